@@ -1,0 +1,145 @@
+// Options shared by the napkin command's subcommands: a model by catalog name
+// or config.json path, a GPU and a link by catalog name or given inline, and
+// the lesson's inference setup.
+#pragma once
+
+#include <napkin/catalog/hardware.hpp>
+#include <napkin/catalog/models.hpp>
+#include <napkin/inference.hpp>
+#include <napkin/io/hf_config.hpp>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <deque>
+#include <iostream>
+#include <optional>
+#include <string>
+
+namespace napkin::cli {
+
+// --- the model ---------------------------------------------------------------
+struct ModelOptions {
+    std::string spec;  // catalog name or path to a config.json
+};
+
+inline void add_model_options(CLI::App* sub, ModelOptions& o) {
+    sub->add_option("--model", o.spec, "catalog name (napkin list) or path to a Hugging Face config.json")
+        ->required();
+}
+
+inline TransformerShape resolve_model(const ModelOptions& o) {
+    if (auto found = catalog::find_model(o.spec)) return *found;
+    if (o.spec.find('/') != std::string::npos || o.spec.ends_with(".json")) {
+        static std::deque<io::LoadedModel> loaded;  // owns the names the shapes point at
+        loaded.push_back(io::read_hf_config(o.spec));
+        return loaded.back().shape;
+    }
+    throw napkin::invalid_argument("--model \"" + o.spec +
+                                   "\": not a catalog model (napkin list) nor a path to a config.json");
+}
+
+// --- the GPU -------------------------------------------------------------------
+struct GpuOptions {
+    std::string name;
+    std::optional<double> memory_gib, usable, bandwidth_gbps, tflops;
+};
+
+inline void add_gpu_options(CLI::App* sub, GpuOptions& o) {
+    sub->add_option("--gpu", o.name, "catalog GPU (napkin list); or give all of --gpu-memory-gib, "
+                                     "--gpu-bandwidth-gbps and --gpu-tflops");
+    sub->add_option("--gpu-memory-gib", o.memory_gib, "memory per GPU in GiB (overrides the catalog)");
+    sub->add_option("--gpu-usable", o.usable, "usable share of the memory, in (0, 1] (default 0.92)");
+    sub->add_option("--gpu-bandwidth-gbps", o.bandwidth_gbps, "memory bandwidth in GB/s");
+    sub->add_option("--gpu-tflops", o.tflops, "peak dense 16-bit TFLOP/s");
+}
+
+inline Gpu resolve_gpu(const GpuOptions& o) {
+    Gpu gpu{.name = "inline", .memory = {}, .usable_fraction = catalog::default_usable_fraction,
+            .memory_bandwidth = {}, .peak_flops = {}};
+    if (!o.name.empty()) {
+        auto found = catalog::find_gpu(o.name);
+        if (!found) throw napkin::invalid_argument("--gpu \"" + o.name + "\": not in the catalog (napkin list)");
+        gpu = *found;
+    } else {
+        for (auto [flag, value] : {std::pair{"--gpu-memory-gib", o.memory_gib}, {"--gpu-bandwidth-gbps", o.bandwidth_gbps},
+                                   {"--gpu-tflops", o.tflops}})
+            if (!value) throw napkin::invalid_argument(std::string("--gpu is not given, so ") + flag + " is required");
+    }
+    if (o.memory_gib) gpu.memory = gibibytes(*o.memory_gib);
+    if (o.usable) gpu.usable_fraction = *o.usable;
+    if (o.bandwidth_gbps) gpu.memory_bandwidth = gigabytes_per_second(*o.bandwidth_gbps);
+    if (o.tflops) gpu.peak_flops = teraflops_per_second(*o.tflops);
+    detail::require_positive("--gpu-memory-gib", in(gpu.memory, units::GiB));
+    detail::require(gpu.usable_fraction > 0 && gpu.usable_fraction <= 1, "--gpu-usable", gpu.usable_fraction,
+                    "must be in (0, 1]");
+    detail::require_positive("--gpu-bandwidth-gbps", in(gpu.memory_bandwidth, units::GBps));
+    detail::require_positive("--gpu-tflops", in(gpu.peak_flops, units::TFLOPps));
+    return gpu;
+}
+
+// --- the link ------------------------------------------------------------------
+struct LinkOptions {
+    std::string name;
+    std::optional<double> bandwidth_gbps, step_us;
+    double base_latency_us = in(catalog::nccl_ring_ll_base_latency, units::us);
+};
+
+inline void add_link_options(CLI::App* sub, LinkOptions& o) {
+    sub->add_option("--link", o.name, "catalog link (napkin list); or give --link-bandwidth-gbps and --link-step-us");
+    sub->add_option("--link-bandwidth-gbps", o.bandwidth_gbps, "link bandwidth in GB/s");
+    sub->add_option("--link-step-us", o.step_us, "latency of one collective step in microseconds");
+    sub->add_option("--base-latency-us", o.base_latency_us,
+                    "latency paid once per collective call in microseconds (default: NCCL ring LL, 6.6)");
+}
+
+inline Link resolve_link(const LinkOptions& o) {
+    Link link{.name = "inline", .bandwidth = {}, .step_latency = {}};
+    if (!o.name.empty()) {
+        auto found = catalog::find_link(o.name);
+        if (!found) throw napkin::invalid_argument("--link \"" + o.name + "\": not in the catalog (napkin list)");
+        link = *found;
+    } else {
+        if (!o.bandwidth_gbps)
+            throw napkin::invalid_argument("--link is not given, so --link-bandwidth-gbps is required");
+        if (!o.step_us) throw napkin::invalid_argument("--link is not given, so --link-step-us is required");
+    }
+    if (o.bandwidth_gbps) link.bandwidth = gigabytes_per_second(*o.bandwidth_gbps);
+    if (o.step_us) link.step_latency = microseconds(*o.step_us);
+    detail::require_positive("--link-bandwidth-gbps", in(link.bandwidth, units::GBps));
+    detail::require_non_negative("--link-step-us", in(link.step_latency, units::us));
+    detail::require_non_negative("--base-latency-us", o.base_latency_us);
+    return link;
+}
+
+inline Ring resolve_ring(const LinkOptions& o) { return Ring{microseconds(o.base_latency_us)}; }
+
+// --- the lesson's inference setup -------------------------------------------------
+struct SetupOptions {
+    InferenceSetup setup = lesson_setup;
+    double context_tokens = in(lesson_setup.context, units::token);
+    double working_tokens = in(lesson_setup.working_tokens, units::token);
+    double overhead_gib = in(lesson_setup.working_allowance, units::GiB);
+};
+
+inline void add_setup_options(CLI::App* sub, SetupOptions& o) {
+    sub->add_option("--context-tokens", o.context_tokens, "tokens of the chat whose KV cache must fit (8192)");
+    sub->add_option("--working-tokens", o.working_tokens, "tokens of working memory (2048)");
+    sub->add_option("--overhead-gib", o.overhead_gib, "fixed working-memory allowance in GiB (1)");
+}
+
+inline InferenceSetup resolve_setup(const SetupOptions& o) {
+    detail::require_non_negative("--context-tokens", o.context_tokens);
+    detail::require_non_negative("--working-tokens", o.working_tokens);
+    detail::require_non_negative("--overhead-gib", o.overhead_gib);
+    InferenceSetup setup = o.setup;
+    setup.context = tokens(o.context_tokens);
+    setup.working_tokens = tokens(o.working_tokens);
+    setup.working_allowance = gibibytes(o.overhead_gib);
+    return setup;
+}
+
+// --- output ------------------------------------------------------------------------
+inline void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+
+}  // namespace napkin::cli

@@ -1,0 +1,222 @@
+// napkin split | fewest | best | list — the split lesson from the command line.
+#include "command.hpp"
+#include "common.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace napkin::cli {
+namespace {
+
+nlohmann::json memory_json(const InferenceMemory& m, const Gpu& gpu) {
+    return {{"weights", m.weights.value()},  {"kv_cache", m.kv_cache.value()},
+            {"working", m.working.value()},  {"total", m.total().value()},
+            {"usable", usable_memory(gpu).value()}};
+}
+
+std::vector<long long> parse_counts(const std::string& text) {
+    std::vector<long long> counts;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        std::size_t used = 0;
+        long long n = 0;
+        try {
+            n = std::stoll(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != item.size() || item.empty())
+            throw napkin::invalid_argument("--gpus \"" + text + "\": \"" + item + "\" is not a whole number");
+        detail::require_at_least_one("--gpus", n);
+        counts.push_back(n);
+    }
+    if (counts.empty()) throw napkin::invalid_argument("--gpus \"" + text + "\": give at least one GPU count");
+    return counts;
+}
+
+Split parse_split(const std::string& text) {
+    if (text == "tensor") return Split::tensor;
+    if (text == "pipeline") return Split::pipeline;
+    throw napkin::invalid_argument("--split \"" + text + "\": must be tensor or pipeline");
+}
+
+}  // namespace
+
+NAPKIN_COMMAND(app) {
+    struct Options {
+        ModelOptions model;
+        GpuOptions gpu;
+        LinkOptions link;
+        SetupOptions setup;
+        std::string gpus = "1,2,4,8,16";
+        std::string split = "tensor";
+        long long tokens = 1;
+        bool json = false;
+    };
+    auto o = std::make_shared<Options>();
+    auto* sub = app.add_subcommand("split", "memory per GPU and time per token for each GPU count");
+    add_model_options(sub, o->model);
+    add_gpu_options(sub, o->gpu);
+    add_link_options(sub, o->link);
+    add_setup_options(sub, o->setup);
+    sub->add_option("--gpus", o->gpus, "comma-separated GPU counts (1,2,4,8,16)");
+    sub->add_option("--split", o->split, "tensor (slices of every layer) or pipeline (groups of layers)");
+    sub->add_option("--tokens", o->tokens, "tokens in flight: chats served together (1)");
+    sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    sub->callback([o] {
+        const TransformerShape model = resolve_model(o->model);
+        const Gpu gpu = resolve_gpu(o->gpu);
+        const Link link = resolve_link(o->link);
+        const Ring ring = resolve_ring(o->link);
+        const InferenceSetup setup = resolve_setup(o->setup);
+        const Split split = parse_split(o->split);
+        detail::require_at_least_one("--tokens", o->tokens);
+        nlohmann::json rows = nlohmann::json::array();
+        if (!o->json)
+            std::printf("%s on %s over %s, %s split, %lld token(s) in flight\n%5s  %-5s  %12s  %12s  %9s  %8s\n",
+                        std::string(model.name).c_str(), std::string(gpu.name).c_str(),
+                        std::string(link.name).c_str(), std::string(to_string(split)).c_str(), o->tokens, "GPUs",
+                        "fits", "memory/GPU", "per token", "waiting", "tokens/s");
+        for (long long n : parse_counts(o->gpus)) {
+            const InferenceMemory memory = memory_per_gpu(model, n, setup);
+            const bool ok = memory.total() <= usable_memory(gpu);
+            const TokenTime t = token_time(model, gpu, link, {n, split, o->tokens}, setup, ring);
+            rows.push_back({{"gpus", n},
+                            {"fits", ok},
+                            {"memory", memory_json(memory, gpu)},
+                            {"read_s", t.read.value()},
+                            {"transfer_s", t.transfer.value()},
+                            {"total_s", t.total().value()},
+                            {"waiting_share", t.waiting_share()},
+                            {"user_tokens_per_s", t.user_tokens_per_second().value()}});
+            if (!o->json)
+                std::printf("%5lld  %-5s  %12s  %12s  %8.1f%%  %8.0f\n", n, ok ? "yes" : "no",
+                            to_string(memory.total()).c_str(), ok ? to_string(t.total()).c_str() : "does not fit",
+                            100 * t.waiting_share(), t.user_tokens_per_second().value());
+        }
+        if (o->json)
+            print_json({{"model", model.name}, {"gpu", gpu.name}, {"link", link.name},
+                        {"split", to_string(split)}, {"tokens", o->tokens}, {"rows", rows}});
+    });
+}
+
+NAPKIN_COMMAND(app) {
+    struct Options {
+        ModelOptions model;
+        GpuOptions gpu;
+        SetupOptions setup;
+        long long max_gpus = 4096;
+        bool json = false;
+    };
+    auto o = std::make_shared<Options>();
+    auto* sub = app.add_subcommand("fewest", "the fewest GPUs whose usable memory holds the model");
+    add_model_options(sub, o->model);
+    add_gpu_options(sub, o->gpu);
+    add_setup_options(sub, o->setup);
+    sub->add_option("--max-gpus", o->max_gpus, "largest count to try (4096)");
+    sub->add_flag("--json", o->json, "machine-readable output");
+    sub->callback([o] {
+        const TransformerShape model = resolve_model(o->model);
+        const Gpu gpu = resolve_gpu(o->gpu);
+        const InferenceSetup setup = resolve_setup(o->setup);
+        const auto n = fewest_gpus(model, gpu, setup, o->max_gpus);
+        if (o->json) {
+            nlohmann::json j{{"model", model.name}, {"gpu", gpu.name}, {"gpus", nullptr}};
+            if (n) j["gpus"] = *n, j["memory"] = memory_json(memory_per_gpu(model, *n, setup), gpu);
+            print_json(j);
+        } else if (n) {
+            std::printf("%s fits on %lld x %s: %s of %s usable each\n", std::string(model.name).c_str(), *n,
+                        std::string(gpu.name).c_str(), to_string(memory_per_gpu(model, *n, setup).total()).c_str(),
+                        to_string(usable_memory(gpu)).c_str());
+        } else {
+            std::printf("%s does not fit on up to %lld x %s\n", std::string(model.name).c_str(), o->max_gpus,
+                        std::string(gpu.name).c_str());
+        }
+    });
+}
+
+NAPKIN_COMMAND(app) {
+    struct Options {
+        ModelOptions model;
+        GpuOptions gpu;
+        LinkOptions link;
+        SetupOptions setup;
+        long long tokens = 1;
+        long long max_gpus = 64;
+        bool divide_heads = false;
+        std::string split = "tensor";
+        bool json = false;
+    };
+    auto o = std::make_shared<Options>();
+    auto* sub = app.add_subcommand("best", "the GPU count with the shortest time per token");
+    add_model_options(sub, o->model);
+    add_gpu_options(sub, o->gpu);
+    add_link_options(sub, o->link);
+    add_setup_options(sub, o->setup);
+    sub->add_option("--tokens", o->tokens, "tokens in flight (1)");
+    sub->add_option("--max-gpus", o->max_gpus, "largest count to try (64)");
+    sub->add_flag("--divide-heads", o->divide_heads, "only counts that divide the attention heads");
+    sub->add_option("--split", o->split, "tensor or pipeline");
+    sub->add_flag("--json", o->json, "machine-readable output");
+    sub->callback([o] {
+        const TransformerShape model = resolve_model(o->model);
+        const Gpu gpu = resolve_gpu(o->gpu);
+        const Link link = resolve_link(o->link);
+        const InferenceSetup setup = resolve_setup(o->setup);
+        detail::require_at_least_one("--tokens", o->tokens);
+        detail::require_at_least_one("--max-gpus", o->max_gpus);
+        const auto best = best_gpu_count(model, gpu, link,
+                                         {o->max_gpus, o->divide_heads, parse_split(o->split), o->tokens}, setup,
+                                         resolve_ring(o->link));
+        if (o->json) {
+            nlohmann::json j{{"model", model.name}, {"gpu", gpu.name}, {"link", link.name}, {"gpus", nullptr}};
+            if (best)
+                j["gpus"] = best->gpus, j["total_s"] = best->time.total().value(),
+                j["read_s"] = best->time.read.value(), j["transfer_s"] = best->time.transfer.value(),
+                j["waiting_share"] = best->time.waiting_share();
+            print_json(j);
+        } else if (best) {
+            std::printf("best: %lld GPUs, %s per token (%.1f%% waiting)\n", best->gpus,
+                        to_string(best->time.total()).c_str(), 100 * best->time.waiting_share());
+        } else {
+            std::printf("no count up to %lld fits\n", o->max_gpus);
+        }
+    });
+}
+
+NAPKIN_COMMAND(app) {
+    auto json = std::make_shared<bool>(false);
+    auto* sub = app.add_subcommand("list", "the catalog: models, GPUs and links");
+    sub->add_flag("--json", *json, "machine-readable output");
+    sub->callback([json] {
+        nlohmann::json j{{"models", nlohmann::json::array()}, {"gpus", nlohmann::json::array()},
+                         {"links", nlohmann::json::array()}};
+        for (const auto* m : catalog::models)
+            j["models"].push_back({{"name", m->name}, {"parameters", parameter_count(*m)}, {"layers", m->layers},
+                                   {"hidden", m->hidden}, {"heads", m->heads}, {"kv_heads", m->kv_heads}});
+        for (const auto* g : catalog::gpus)
+            j["gpus"].push_back({{"name", g->name}, {"memory", g->memory.value()},
+                                 {"usable_fraction", g->usable_fraction},
+                                 {"memory_bandwidth", g->memory_bandwidth.value()},
+                                 {"peak_flops", g->peak_flops.value()}});
+        for (const auto* l : catalog::links)
+            j["links"].push_back({{"name", l->name}, {"bandwidth", l->bandwidth.value()},
+                                  {"step_latency", l->step_latency.value()}});
+        if (*json) return print_json(j);
+        std::printf("models:\n");
+        for (const auto* m : catalog::models)
+            std::printf("  %-20s %.2fB weights, %lld layers\n", std::string(m->name).c_str(),
+                        count(parameter_count(*m)) / 1e9, m->layers);
+        std::printf("gpus:\n");
+        for (const auto* g : catalog::gpus)
+            std::printf("  %-20s %s, %s, %s\n", std::string(g->name).c_str(), to_string(g->memory).c_str(),
+                        to_string(g->memory_bandwidth).c_str(), to_string(g->peak_flops).c_str());
+        std::printf("links:\n");
+        for (const auto* l : catalog::links)
+            std::printf("  %-20s %s, %s per step\n", std::string(l->name).c_str(), to_string(l->bandwidth).c_str(),
+                        to_string(l->step_latency).c_str());
+    });
+}
+
+}  // namespace napkin::cli

@@ -1,0 +1,144 @@
+// napkin/catalog/hardware.hpp — real GPUs and links, each figure with its source.
+#pragma once
+
+#include <napkin/hardware.hpp>
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace napkin::catalog {
+
+// The share of a card a server claims by default in the split lesson (its
+// "lesson 18" setting); a setting, not a property of the card.
+inline constexpr double default_usable_fraction = 0.92;
+
+// NVIDIA A100 Tensor Core GPU data sheet (June 2021), A100 80 GB SXM column:
+// 2,039 GB/s HBM2e, 312 TFLOP/s dense BF16/FP16. The lesson counts its 80 GB as 80 GiB.
+inline constexpr Gpu a100_80gb_sxm = validated(Gpu{
+    .name = "a100-80gb-sxm",
+    .memory = gibibytes(80),
+    .usable_fraction = default_usable_fraction,
+    .memory_bandwidth = gigabytes_per_second(2039),
+    .peak_flops = teraflops_per_second(312),
+});
+
+// NVIDIA A100 data sheet (June 2021), A100 40 GB SXM column: 1,555 GB/s, 312 TFLOP/s.
+inline constexpr Gpu a100_40gb_sxm = validated(Gpu{
+    .name = "a100-40gb-sxm",
+    .memory = gibibytes(40),
+    .usable_fraction = default_usable_fraction,
+    .memory_bandwidth = gigabytes_per_second(1555),
+    .peak_flops = teraflops_per_second(312),
+});
+
+// NVIDIA H100 Tensor Core GPU data sheet, H100 SXM column: 80 GB HBM3,
+// 3.35 TB/s, 989 TFLOP/s dense BF16 (1,979 with sparsity).
+inline constexpr Gpu h100_sxm = validated(Gpu{
+    .name = "h100-sxm",
+    .memory = gibibytes(80),
+    .usable_fraction = default_usable_fraction,
+    .memory_bandwidth = terabytes_per_second(3.35),
+    .peak_flops = teraflops_per_second(989),
+});
+
+// NVIDIA H200 Tensor Core GPU data sheet, H200 SXM column: 141 GB HBM3e,
+// 4.8 TB/s, 989 TFLOP/s dense BF16.
+inline constexpr Gpu h200_sxm = validated(Gpu{
+    .name = "h200-sxm",
+    .memory = gigabytes(141),
+    .usable_fraction = default_usable_fraction,
+    .memory_bandwidth = terabytes_per_second(4.8),
+    .peak_flops = teraflops_per_second(989),
+});
+
+// NVIDIA DGX B200 data sheet: 1,440 GB of HBM3e over 8 GPUs (180 GB each),
+// 64 TB/s over 8 GPUs (8 TB/s each), 2.25 PFLOP/s dense BF16 per GPU.
+inline constexpr Gpu b200 = validated(Gpu{
+    .name = "b200",
+    .memory = gigabytes(180),
+    .usable_fraction = default_usable_fraction,
+    .memory_bandwidth = terabytes_per_second(8),
+    .peak_flops = teraflops_per_second(2250),
+});
+
+// NVIDIA GH200 Grace Hopper Superchip data sheet, the H100 part: 96 GB HBM3,
+// 4 TB/s, 989 TFLOP/s dense BF16.
+inline constexpr Gpu gh200 = validated(Gpu{
+    .name = "gh200",
+    .memory = gigabytes(96),
+    .usable_fraction = default_usable_fraction,
+    .memory_bandwidth = terabytes_per_second(4),
+    .peak_flops = teraflops_per_second(989),
+});
+
+inline constexpr std::array gpus{&a100_80gb_sxm, &a100_40gb_sxm, &h100_sxm, &h200_sxm, &b200, &gh200};
+
+// NCCL's default tuning constants (NVIDIA/nccl src/graph/tuning.cc, hwLat and
+// baseLat tables): a ring all-reduce with the low-latency (LL) protocol pays a
+// base latency of 6.6 µs per call, and 0.6 µs per step on NVLink, 1.0 µs on PCIe.
+inline constexpr Seconds nccl_ring_ll_base_latency = microseconds(6.6);
+
+// The lesson's fast link: NVLink on the A100 data sheet, 600 GB/s as written
+// (the sheet's figure adds both directions), with NCCL's NVLink ring LL step.
+inline constexpr Link nvlink_a100 = validated(Link{
+    .name = "nvlink-a100",
+    .bandwidth = gigabytes_per_second(600),
+    .step_latency = microseconds(0.6),
+});
+
+// The lesson's slow link: PCIe Gen4 at 64 GB/s (A100 data sheet), with NCCL's
+// PCIe ring LL step.
+inline constexpr Link pcie_gen4 = validated(Link{
+    .name = "pcie-gen4",
+    .bandwidth = gigabytes_per_second(64),
+    .step_latency = microseconds(1.0),
+});
+
+// A100 NVLink per direction: the data sheet's 600 GB/s counts both directions
+// (Krashinsky et al., "NVIDIA Ampere Architecture In-Depth", 2020: 12 links of
+// 25 GB/s each way), so one direction carries 300 GB/s.
+inline constexpr Link nvlink3 = validated(Link{
+    .name = "nvlink3",
+    .bandwidth = gigabytes_per_second(300),
+    .step_latency = microseconds(0.6),
+});
+
+// H100 NVLink 4: 900 GB/s both directions (H100 data sheet), 450 GB/s each way.
+inline constexpr Link nvlink4 = validated(Link{
+    .name = "nvlink4",
+    .bandwidth = gigabytes_per_second(450),
+    .step_latency = microseconds(0.6),
+});
+
+// InfiniBand HDR, one 200 Gb/s port per GPU (NVIDIA ConnectX-6 data sheet), with
+// NCCL's network ring LL hop latency of 2.7 µs (tuning.cc hwLat, NET row).
+inline constexpr Link ib_hdr = validated(Link{
+    .name = "ib-hdr",
+    .bandwidth = gigabits_per_second(200),
+    .step_latency = microseconds(2.7),
+});
+
+// InfiniBand NDR, one 400 Gb/s port per GPU (NVIDIA ConnectX-7 data sheet), same
+// NCCL network hop latency.
+inline constexpr Link ib_ndr = validated(Link{
+    .name = "ib-ndr",
+    .bandwidth = gigabits_per_second(400),
+    .step_latency = microseconds(2.7),
+});
+
+inline constexpr std::array links{&nvlink_a100, &pcie_gen4, &nvlink3, &nvlink4, &ib_hdr, &ib_ndr};
+
+// Look-ups by catalog name (the names the `napkin` command accepts).
+[[nodiscard]] constexpr std::optional<Gpu> find_gpu(std::string_view name) {
+    for (const Gpu* gpu : gpus)
+        if (gpu->name == name) return *gpu;
+    return std::nullopt;
+}
+[[nodiscard]] constexpr std::optional<Link> find_link(std::string_view name) {
+    for (const Link* link : links)
+        if (link->name == name) return *link;
+    return std::nullopt;
+}
+
+}  // namespace napkin::catalog

@@ -1,0 +1,219 @@
+// napkin/inference.hpp — one model split over n GPUs to generate tokens: the
+// memory each GPU needs and the time one generated token takes, for a tensor
+// split ("slices": every layer cut into n parts) or a pipeline split
+// ("groups": each GPU holds whole layers).
+//
+// The model follows the split lesson (shared reference
+// lesson-split-one-model-over-gpus.txt): weights are read once per step,
+// reading and computing overlap, and the communication comes on top.
+#pragma once
+
+#include <napkin/catalog/hardware.hpp>
+#include <napkin/collectives.hpp>
+#include <napkin/error.hpp>
+#include <napkin/hardware.hpp>
+#include <napkin/model.hpp>
+#include <napkin/units.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+
+namespace napkin {
+
+// What the serving process keeps besides the weights. The defaults are the
+// lesson's ("lesson 18") setup: 16-bit weights and cache, an 8,192-token chat,
+// 2,048 tokens of working memory and a 1 GiB allowance.
+struct InferenceSetup {
+    double bytes_per_weight = 2.0;       // BF16
+    double bytes_per_cache_value = 2.0;  // 16-bit KV cache
+    double bytes_per_activation = 2.0;   // 16-bit hidden vectors, also on the wire
+    Tokens context = tokens(8192);       // the chat whose KV cache must fit
+    Tokens working_tokens = tokens(2048);
+    Bytes working_allowance = gibibytes(1);
+    // Megatron-LM (Shoeybi et al. 2019, arXiv 1909.08053, Sec. 3): one all-reduce
+    // after the attention block and one after the feed-forward block.
+    long long all_reduces_per_layer = 2;
+};
+
+inline constexpr InferenceSetup lesson_setup{};
+
+// The lesson's collective: NCCL's ring with the low-latency protocol's base latency.
+inline constexpr Ring lesson_collective{catalog::nccl_ring_ll_base_latency};
+
+enum class Split {
+    tensor,   // "slices": every layer cut n ways, two all-reduces per layer
+    pipeline  // "groups": consecutive layers per GPU, one hand-off between groups
+};
+
+[[nodiscard]] constexpr std::string_view to_string(Split split) {
+    return split == Split::tensor ? "tensor" : "pipeline";
+}
+
+namespace detail {
+constexpr void check_setup(const InferenceSetup& s) {
+    require_positive("InferenceSetup.bytes_per_weight", s.bytes_per_weight);
+    require_positive("InferenceSetup.bytes_per_cache_value", s.bytes_per_cache_value);
+    require_positive("InferenceSetup.bytes_per_activation", s.bytes_per_activation);
+    require_non_negative("InferenceSetup.context (tokens)", s.context.value());
+    require_non_negative("InferenceSetup.working_tokens", s.working_tokens.value());
+    require_non_negative("InferenceSetup.working_allowance (bytes)", s.working_allowance.value());
+    require_non_negative("InferenceSetup.all_reduces_per_layer", count(s.all_reduces_per_layer));
+}
+}  // namespace detail
+
+// ---------------------------------------------------------------------------
+// Memory per GPU
+
+struct InferenceMemory {
+    Bytes weights;
+    Bytes kv_cache;
+    Bytes working;
+    [[nodiscard]] constexpr Bytes total() const { return weights + kv_cache + working; }
+};
+
+// The weights are shared out evenly, each share rounded up to a whole byte.
+[[nodiscard]] constexpr Bytes weights_per_gpu(const TransformerShape& model, long long gpus,
+                                              const InferenceSetup& setup = lesson_setup) {
+    detail::require_at_least_one("gpus", gpus);
+    return ceil_whole(weight_bytes(model, setup.bytes_per_weight) / count(gpus));
+}
+
+// The chat's KV cache is shared by KV head, so never into more parts than the
+// model has KV heads: past that each GPU keeps a copy of one head.
+[[nodiscard]] constexpr Bytes kv_cache_per_gpu(const TransformerShape& model, long long gpus,
+                                               const InferenceSetup& setup = lesson_setup) {
+    detail::require_at_least_one("gpus", gpus);
+    const Bytes whole = kv_cache_per_token(model, setup.bytes_per_cache_value) * setup.context;
+    return ceil_whole(whole / count(std::min(gpus, model.kv_heads)));
+}
+
+// Working memory is not shared: intermediate results of `working_tokens`
+// tokens, (3·ffn + 4·hidden) values each, plus a fixed allowance.
+[[nodiscard]] constexpr Bytes working_memory(const TransformerShape& model,
+                                             const InferenceSetup& setup = lesson_setup) {
+    const BytesPerToken per_token =
+        bytes_per_token(count(3 * model.ffn + 4 * model.hidden) * setup.bytes_per_activation);
+    return per_token * setup.working_tokens + setup.working_allowance;
+}
+
+// The memory one of `gpus` GPUs needs. The lesson counts it the same way for
+// both splits.
+[[nodiscard]] constexpr InferenceMemory memory_per_gpu(const TransformerShape& model, long long gpus,
+                                                       const InferenceSetup& setup = lesson_setup) {
+    (void)validated(model);
+    detail::check_setup(setup);
+    return {weights_per_gpu(model, gpus, setup), kv_cache_per_gpu(model, gpus, setup),
+            working_memory(model, setup)};
+}
+
+[[nodiscard]] constexpr bool fits(const TransformerShape& model, const Gpu& gpu, long long gpus,
+                                  const InferenceSetup& setup = lesson_setup) {
+    return memory_per_gpu(model, gpus, setup).total() <= usable_memory(validated(gpu));
+}
+
+// The fewest GPUs whose usable memory holds a share of the model, up to
+// `max_gpus`; none when even `max_gpus` is not enough.
+[[nodiscard]] constexpr std::optional<long long> fewest_gpus(const TransformerShape& model, const Gpu& gpu,
+                                                             const InferenceSetup& setup = lesson_setup,
+                                                             long long max_gpus = 4096) {
+    detail::require_at_least_one("max_gpus", max_gpus);
+    if (working_memory(model, setup) >= usable_memory(validated(gpu))) return std::nullopt;
+    for (long long n = 1; n <= max_gpus; ++n)
+        if (fits(model, gpu, n, setup)) return n;
+    return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// Time per generated token
+
+// Each GPU reads its share of the weights once per step.
+[[nodiscard]] constexpr Seconds weight_read_time(const TransformerShape& model, const Gpu& gpu, long long gpus,
+                                                 const InferenceSetup& setup = lesson_setup) {
+    return read_time(weights_per_gpu(model, gpus, setup), gpu);
+}
+
+// Two operations (a multiply and an add) per weight per token, shared over the GPUs.
+[[nodiscard]] constexpr Seconds token_compute_time(const TransformerShape& model, const Gpu& gpu, long long gpus,
+                                                   long long tokens_in_flight = 1) {
+    detail::require_at_least_one("gpus", gpus);
+    detail::require_at_least_one("tokens_in_flight", tokens_in_flight);
+    const Flops work = flops(2.0 * count(active_parameter_count(model)) * count(tokens_in_flight));
+    return compute_time(work / count(gpus), gpu);
+}
+
+struct Deployment {
+    long long gpus = 1;
+    Split split = Split::tensor;
+    long long tokens_in_flight = 1;  // the lesson's "words at once": one per chat served together
+};
+
+struct TokenTime {
+    Seconds read;      // busy time: the longer of reading the weights and computing
+    Seconds transfer;  // waiting on the link
+    [[nodiscard]] constexpr Seconds total() const { return read + transfer; }
+    [[nodiscard]] constexpr double waiting_share() const {
+        return total().value() == 0.0 ? 0.0 : ratio(transfer, total());
+    }
+    // One user receives one token per step.
+    [[nodiscard]] constexpr TokensPerSecond user_tokens_per_second() const { return tokens(1) / total(); }
+};
+
+// One step that gives each of `tokens_in_flight` chats its next token. A user
+// waits one step per token, so this is also one user's time per token.
+//  - tensor split: every GPU reads its 1/n at once, then `all_reduces_per_layer`
+//    all-reduces per layer of the tokens' hidden vectors;
+//  - pipeline split: the n groups read in turn (n × the share), with n − 1
+//    hand-offs of the hidden vectors between them.
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] constexpr TokenTime token_time(const TransformerShape& model, const Gpu& gpu, const Link& link,
+                                             Deployment where, const InferenceSetup& setup = lesson_setup,
+                                             const Collective& collective = lesson_collective) {
+    (void)validated(model);
+    (void)validated(gpu);
+    (void)validated(link);
+    detail::check_setup(setup);
+    detail::require_at_least_one("gpus", where.gpus);
+    detail::require_at_least_one("tokens_in_flight", where.tokens_in_flight);
+    const Seconds busy = std::max(weight_read_time(model, gpu, where.gpus, setup),
+                                  token_compute_time(model, gpu, where.gpus, where.tokens_in_flight));
+    const Bytes message = hidden_vector(model, setup.bytes_per_activation) * tokens(count(where.tokens_in_flight));
+    if (where.split == Split::tensor) {
+        const double all_reduces = count(setup.all_reduces_per_layer * model.layers);
+        return {busy, all_reduces * collective.all_reduce(message, where.gpus, link).total()};
+    }
+    return {count(where.gpus) * busy,
+            count(where.gpus - 1) * collective.point_to_point(message, link).total()};
+}
+
+struct BestCount {
+    long long gpus;
+    TokenTime time;
+};
+
+struct BestCountQuery {
+    long long max_gpus = 64;
+    bool divide_heads = false;  // slices are cut by head: keep only counts dividing the attention heads
+    Split split = Split::tensor;
+    long long tokens_in_flight = 1;
+};
+
+// The GPU count (among those that fit, up to max_gpus) with the shortest time
+// per token; the smallest such count on a tie. None when no count fits.
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] constexpr std::optional<BestCount> best_gpu_count(const TransformerShape& model, const Gpu& gpu,
+                                                                const Link& link, BestCountQuery query = {},
+                                                                const InferenceSetup& setup = lesson_setup,
+                                                                const Collective& collective = lesson_collective) {
+    detail::require_at_least_one("max_gpus", query.max_gpus);
+    std::optional<BestCount> best;
+    for (long long n = 1; n <= query.max_gpus; ++n) {
+        if (query.divide_heads && model.heads % n != 0) continue;
+        if (!fits(model, gpu, n, setup)) continue;
+        const TokenTime t = token_time(model, gpu, link, {n, query.split, query.tokens_in_flight}, setup, collective);
+        if (!best || t.total() < best->time.total()) best = BestCount{n, t};
+    }
+    return best;
+}
+
+}  // namespace napkin

@@ -1,0 +1,11 @@
+// napkin/napkin.hpp — every model header (no I/O: readers and writers are in napkin/io/).
+#pragma once
+
+#include <napkin/units.hpp>
+#include <napkin/error.hpp>
+#include <napkin/hardware.hpp>
+#include <napkin/model.hpp>
+#include <napkin/catalog/hardware.hpp>
+#include <napkin/catalog/models.hpp>
+#include <napkin/collectives.hpp>
+#include <napkin/inference.hpp>

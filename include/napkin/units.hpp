@@ -1,0 +1,288 @@
+// napkin/units.hpp — the unit layer: the only header that names boost::units.
+//
+// Six dimensions that must never be mixed up: bytes, seconds, FLOPs (a count of
+// floating-point operations) and tokens, plus the rates built from them. Every
+// quantity holds a double. Numbers enter through named constructors
+// (`gibibytes(80)`, `microseconds(6.6)`) or literals, and leave through
+// `in(x, unit)`; nothing converts implicitly from or to a raw double.
+#pragma once
+
+#include <boost/units/base_dimension.hpp>
+#include <boost/units/base_unit.hpp>
+#include <boost/units/base_units/information/byte.hpp>
+#include <boost/units/base_units/si/second.hpp>
+#include <boost/units/derived_dimension.hpp>
+#include <boost/units/make_system.hpp>
+#include <boost/units/physical_dimensions/information.hpp>
+#include <boost/units/physical_dimensions/time.hpp>
+#include <boost/units/quantity.hpp>
+#include <boost/units/unit.hpp>
+
+#include <concepts>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace napkin {
+
+namespace dimensions {
+// Ordinals only need to be unique among base dimensions; Boost's own use small
+// negative numbers, so these large positive ones cannot collide.
+struct flop_base_dimension : boost::units::base_dimension<flop_base_dimension, 7101> {};
+struct token_base_dimension : boost::units::base_dimension<token_base_dimension, 7102> {};
+using flop = flop_base_dimension::dimension_type;
+using token = token_base_dimension::dimension_type;
+}  // namespace dimensions
+
+namespace base_units {
+struct flop : boost::units::base_unit<flop, dimensions::flop, 7111> {
+    static constexpr const char* name() { return "floating-point operation"; }
+    static constexpr const char* symbol() { return "FLOP"; }
+};
+struct token : boost::units::base_unit<token, dimensions::token, 7112> {
+    static constexpr const char* name() { return "token"; }
+    static constexpr const char* symbol() { return "token"; }
+};
+}  // namespace base_units
+
+// One coherent system: second, byte, FLOP, token.
+using system = boost::units::make_system<boost::units::si::second_base_unit,
+                                         boost::units::information::byte_base_unit,
+                                         base_units::flop, base_units::token>::type;
+
+namespace unit_types {
+using second = boost::units::unit<boost::units::time_dimension, system>;
+using byte = boost::units::unit<boost::units::information_dimension, system>;
+using flop = boost::units::unit<dimensions::flop, system>;
+using token = boost::units::unit<dimensions::token, system>;
+using dimensionless = boost::units::unit<boost::units::dimensionless_type, system>;
+}  // namespace unit_types
+
+template <class Unit>
+using Quantity = boost::units::quantity<Unit, double>;
+
+using Seconds = Quantity<unit_types::second>;
+using Bytes = Quantity<unit_types::byte>;
+using Flops = Quantity<unit_types::flop>;  // a count of operations, not a rate
+using Tokens = Quantity<unit_types::token>;
+
+// Rates and ratios are whatever the arithmetic gives, so `Bytes / Seconds` is
+// exactly `BytesPerSecond` and no conversion is ever needed.
+template <class A, class B>
+using Quotient = decltype(std::declval<A>() / std::declval<B>());
+using BytesPerSecond = Quotient<Bytes, Seconds>;
+using FlopsPerSecond = Quotient<Flops, Seconds>;
+using TokensPerSecond = Quotient<Tokens, Seconds>;
+using BytesPerToken = Quotient<Bytes, Tokens>;
+using FlopsPerToken = Quotient<Flops, Tokens>;
+
+template <class Q>
+concept QuantityType = requires(const Q& q) {
+    typename Q::unit_type;
+    { q.value() } -> std::convertible_to<double>;
+};
+
+// A unit to read a quantity in: how many base units it holds and its symbol.
+template <class Q>
+struct Unit {
+    double factor;
+    const char* symbol;
+};
+
+namespace units {
+// Sizes: binary prefixes (IEC 80000-13) are powers of 1,024, decimal ones of 1,000.
+inline constexpr Unit<Bytes> B{1.0, "B"};
+inline constexpr Unit<Bytes> KiB{1024.0, "KiB"};
+inline constexpr Unit<Bytes> MiB{1024.0 * 1024.0, "MiB"};
+inline constexpr Unit<Bytes> GiB{1024.0 * 1024.0 * 1024.0, "GiB"};
+inline constexpr Unit<Bytes> TiB{1024.0 * 1024.0 * 1024.0 * 1024.0, "TiB"};
+inline constexpr Unit<Bytes> KB{1e3, "KB"};
+inline constexpr Unit<Bytes> MB{1e6, "MB"};
+inline constexpr Unit<Bytes> GB{1e9, "GB"};
+inline constexpr Unit<Bytes> TB{1e12, "TB"};
+// Times.
+inline constexpr Unit<Seconds> s{1.0, "s"};
+inline constexpr Unit<Seconds> ms{1e-3, "ms"};
+inline constexpr Unit<Seconds> us{1e-6, "\u00b5s"};
+inline constexpr Unit<Seconds> ns{1e-9, "ns"};
+inline constexpr Unit<Seconds> minutes{60.0, "min"};
+inline constexpr Unit<Seconds> hours{3600.0, "h"};
+// Rates: link and memory figures are quoted in decimal units on data sheets.
+inline constexpr Unit<BytesPerSecond> Bps{1.0, "B/s"};
+inline constexpr Unit<BytesPerSecond> GBps{1e9, "GB/s"};
+inline constexpr Unit<BytesPerSecond> TBps{1e12, "TB/s"};
+inline constexpr Unit<BytesPerSecond> Gbps{1e9 / 8.0, "Gb/s"};  // bits: a byte is 8 bits
+// Work.
+inline constexpr Unit<Flops> FLOP{1.0, "FLOP"};
+inline constexpr Unit<Flops> TFLOP{1e12, "TFLOP"};
+inline constexpr Unit<Flops> PFLOP{1e15, "PFLOP"};
+inline constexpr Unit<FlopsPerSecond> FLOPps{1.0, "FLOP/s"};
+inline constexpr Unit<FlopsPerSecond> TFLOPps{1e12, "TFLOP/s"};
+inline constexpr Unit<FlopsPerSecond> PFLOPps{1e15, "PFLOP/s"};
+inline constexpr Unit<Tokens> token{1.0, "tokens"};
+inline constexpr Unit<TokensPerSecond> tokens_per_s{1.0, "tokens/s"};
+inline constexpr Unit<BytesPerToken> bytes_per_token{1.0, "B/token"};
+}  // namespace units
+
+// The one way a number leaves the type system: `in(t, units::ms)` is t in milliseconds.
+template <class Q>
+[[nodiscard]] constexpr double in(const Q& q, Unit<Q> unit) {
+    return q.value() / unit.factor;
+}
+
+// The one way a number enters it: `quantity(80, units::GiB)` is 80 GiB.
+template <class Q>
+[[nodiscard]] constexpr Q quantity(double value, Unit<Q> unit) {
+    return Q::from_value(value * unit.factor);
+}
+
+// Named constructors.
+[[nodiscard]] constexpr Bytes bytes(double v) { return quantity(v, units::B); }
+[[nodiscard]] constexpr Bytes kibibytes(double v) { return quantity(v, units::KiB); }
+[[nodiscard]] constexpr Bytes mebibytes(double v) { return quantity(v, units::MiB); }
+[[nodiscard]] constexpr Bytes gibibytes(double v) { return quantity(v, units::GiB); }
+[[nodiscard]] constexpr Bytes tebibytes(double v) { return quantity(v, units::TiB); }
+[[nodiscard]] constexpr Bytes kilobytes(double v) { return quantity(v, units::KB); }
+[[nodiscard]] constexpr Bytes megabytes(double v) { return quantity(v, units::MB); }
+[[nodiscard]] constexpr Bytes gigabytes(double v) { return quantity(v, units::GB); }
+[[nodiscard]] constexpr Bytes terabytes(double v) { return quantity(v, units::TB); }
+[[nodiscard]] constexpr Seconds seconds(double v) { return quantity(v, units::s); }
+[[nodiscard]] constexpr Seconds milliseconds(double v) { return quantity(v, units::ms); }
+[[nodiscard]] constexpr Seconds microseconds(double v) { return quantity(v, units::us); }
+[[nodiscard]] constexpr Seconds nanoseconds(double v) { return quantity(v, units::ns); }
+[[nodiscard]] constexpr BytesPerSecond bytes_per_second(double v) { return quantity(v, units::Bps); }
+[[nodiscard]] constexpr BytesPerSecond gigabytes_per_second(double v) { return quantity(v, units::GBps); }
+[[nodiscard]] constexpr BytesPerSecond terabytes_per_second(double v) { return quantity(v, units::TBps); }
+[[nodiscard]] constexpr BytesPerSecond gigabits_per_second(double v) { return quantity(v, units::Gbps); }
+[[nodiscard]] constexpr Flops flops(double v) { return quantity(v, units::FLOP); }
+[[nodiscard]] constexpr FlopsPerSecond flops_per_second(double v) { return quantity(v, units::FLOPps); }
+[[nodiscard]] constexpr FlopsPerSecond teraflops_per_second(double v) { return quantity(v, units::TFLOPps); }
+[[nodiscard]] constexpr FlopsPerSecond petaflops_per_second(double v) { return quantity(v, units::PFLOPps); }
+[[nodiscard]] constexpr Tokens tokens(double v) { return quantity(v, units::token); }
+[[nodiscard]] constexpr TokensPerSecond tokens_per_second(double v) { return quantity(v, units::tokens_per_s); }
+[[nodiscard]] constexpr BytesPerToken bytes_per_token(double v) { return quantity(v, units::bytes_per_token); }
+
+// Integer counts (GPUs, layers, steps) enter arithmetic through this helper, so a
+// narrowing or an integer division is always visible at the call site.
+template <class Int>
+[[nodiscard]] constexpr double count(Int n) {
+    return static_cast<double>(n);
+}
+
+// A dimensionless ratio of two quantities of the same kind, as a plain double.
+template <class Q>
+[[nodiscard]] constexpr double ratio(const Q& a, const Q& b) {
+    return a.value() / b.value();
+}
+
+// Whole units: the smallest whole number of base units at or above x (bytes
+// are whole; the lesson rounds every share of a tensor up to a whole byte).
+template <class Q>
+[[nodiscard]] constexpr Q ceil_whole(const Q& x) {
+    const double v = x.value();
+    const auto truncated = static_cast<double>(static_cast<long long>(v));
+    return Q::from_value(truncated < v ? truncated + 1.0 : truncated);
+}
+template <class Q>
+[[nodiscard]] constexpr Q floor_whole(const Q& x) {
+    const double v = x.value();
+    const auto truncated = static_cast<double>(static_cast<long long>(v));
+    return Q::from_value(truncated > v ? truncated - 1.0 : truncated);
+}
+
+// Literals: `using namespace napkin::literals;` then 80_GiB, 6.6_us, 600_GBps.
+namespace literals {
+#define NAPKIN_DEFINE_LITERAL(suffix, function)                                           \
+    [[nodiscard]] constexpr auto operator""_##suffix(long double v) {                      \
+        return function(static_cast<double>(v));                                           \
+    }                                                                                      \
+    [[nodiscard]] constexpr auto operator""_##suffix(unsigned long long v) {               \
+        return function(static_cast<double>(v));                                           \
+    }
+NAPKIN_DEFINE_LITERAL(B, bytes)
+NAPKIN_DEFINE_LITERAL(KiB, kibibytes)
+NAPKIN_DEFINE_LITERAL(MiB, mebibytes)
+NAPKIN_DEFINE_LITERAL(GiB, gibibytes)
+NAPKIN_DEFINE_LITERAL(TiB, tebibytes)
+NAPKIN_DEFINE_LITERAL(KB, kilobytes)
+NAPKIN_DEFINE_LITERAL(MB, megabytes)
+NAPKIN_DEFINE_LITERAL(GB, gigabytes)
+NAPKIN_DEFINE_LITERAL(TB, terabytes)
+NAPKIN_DEFINE_LITERAL(s, seconds)
+NAPKIN_DEFINE_LITERAL(ms, milliseconds)
+NAPKIN_DEFINE_LITERAL(us, microseconds)
+NAPKIN_DEFINE_LITERAL(ns, nanoseconds)
+NAPKIN_DEFINE_LITERAL(GBps, gigabytes_per_second)
+NAPKIN_DEFINE_LITERAL(TBps, terabytes_per_second)
+NAPKIN_DEFINE_LITERAL(Gbps, gigabits_per_second)
+NAPKIN_DEFINE_LITERAL(TFLOPps, teraflops_per_second)
+NAPKIN_DEFINE_LITERAL(tokens, tokens)
+#undef NAPKIN_DEFINE_LITERAL
+}  // namespace literals
+
+// ---------------------------------------------------------------------------
+// Formatting. Boost's own prefix printing shows bytes as bits (80 GiB prints as
+// "687.195 Gb"), so napkin writes its own: "34.93 GiB", "18.94 ms", "600 GB/s".
+
+namespace detail {
+inline std::string fixed(double v, int decimals) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
+    return buffer;
+}
+// Up to `decimals` decimals, trailing zeros dropped: 600 -> "600", 2.039 -> "2.04".
+inline std::string trimmed(double v, int decimals) {
+    std::string text = fixed(v, decimals);
+    if (text.find('.') != std::string::npos) {
+        while (text.back() == '0') text.pop_back();
+        if (text.back() == '.') text.pop_back();
+    }
+    return text;
+}
+template <class Q, std::size_t N>
+std::string with_best_unit(const Q& q, const Unit<Q> (&ladder)[N], int decimals, bool trim) {
+    const double magnitude = q.value() < 0 ? -q.value() : q.value();
+    const Unit<Q>* chosen = &ladder[0];
+    for (const auto& unit : ladder)
+        if (magnitude >= unit.factor * 0.9999999) chosen = &unit;
+    const double v = in(q, *chosen);
+    return (trim ? trimmed(v, decimals) : fixed(v, decimals)) + " " + chosen->symbol;
+}
+}  // namespace detail
+
+// Sizes in binary units with two decimals: "34.93 GiB", "16.00 KiB", "512 B".
+inline std::string to_string(Bytes b) {
+    if (b.value() < 1024.0 && b.value() > -1024.0) return detail::trimmed(b.value(), 2) + " B";
+    static constexpr Unit<Bytes> ladder[] = {units::B, units::KiB, units::MiB, units::GiB, units::TiB};
+    return detail::with_best_unit(b, ladder, 2, false);
+}
+// Times with two decimals in the largest unit under 1,000: "18.94 ms", "10.24 µs".
+inline std::string to_string(Seconds t) {
+    if (t.value() == 0.0) return "0 s";
+    static constexpr Unit<Seconds> ladder[] = {units::ns, units::us, units::ms, units::s};
+    return detail::with_best_unit(t, ladder, 2, false);
+}
+// Rates in decimal units, trailing zeros dropped: "600 GB/s", "2.04 TB/s".
+inline std::string to_string(BytesPerSecond r) {
+    static constexpr Unit<BytesPerSecond> ladder[] = {units::Bps, units::GBps, units::TBps};
+    return detail::with_best_unit(r, ladder, 2, true);
+}
+inline std::string to_string(Flops f) {
+    static constexpr Unit<Flops> ladder[] = {units::FLOP, units::TFLOP, units::PFLOP};
+    return detail::with_best_unit(f, ladder, 2, true);
+}
+inline std::string to_string(FlopsPerSecond r) {
+    static constexpr Unit<FlopsPerSecond> ladder[] = {units::FLOPps, units::TFLOPps, units::PFLOPps};
+    return detail::with_best_unit(r, ladder, 2, true);
+}
+inline std::string to_string(Tokens t) { return detail::trimmed(t.value(), 2) + " tokens"; }
+inline std::string to_string(TokensPerSecond r) { return detail::trimmed(r.value(), 2) + " tokens/s"; }
+
+// Fixed formatting in a unit the caller picks: format(t, units::ms, 2) == "18.94 ms".
+template <class Q>
+std::string format(const Q& q, Unit<Q> unit, int decimals = 2) {
+    return detail::fixed(in(q, unit), decimals) + " " + unit.symbol;
+}
+
+}  // namespace napkin

@@ -1,0 +1,3 @@
+// The test binary's entry point: doctest's main.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
