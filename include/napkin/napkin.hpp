@@ -9,3 +9,4 @@
 #include <napkin/catalog/models.hpp>
 #include <napkin/collectives.hpp>
 #include <napkin/inference.hpp>
+#include <napkin/inference_planner.hpp>

@@ -1,0 +1,206 @@
+// napkin/inference_planner.hpp — how to serve a model on GPUs of one kind over
+// one link: the fewest GPUs, and the tensor × pipeline split and the tokens in
+// flight that give the lowest time per token, or the most tokens per second
+// under a latency bound.
+//
+// The combined split (extends the split lesson, shared reference
+// lesson-split-one-model-over-gpus.txt, and napkin/inference.hpp): tp·pp GPUs
+// in pp pipeline groups of L/pp consecutive layers, each group a tensor split
+// of tp GPUs. With k tokens in flight and a share S = weights / (tp·pp) per GPU:
+//
+//   busy     = max(S / memory bandwidth, 2·N_active·k / (tp·pp) / peak)
+//   read     = pp · busy                      (the groups work in turn)
+//   transfer = a·L · AllReduce(k·h·b, tp)     (a all-reduces per layer, every
+//                                              layer once, each among tp GPUs)
+//            + (pp − 1) · PointToPoint(k·h·b) (one hand-off per boundary)
+//
+// pp = 1 gives the tensor split of token_time term by term (read = busy,
+// transfer = a·L all-reduces among tp, no hand-off) and tp = 1 gives the
+// pipeline split (read = pp·busy, no all-reduce on one GPU, pp − 1 hand-offs),
+// so both existing results are corners of this one. After the all-reduce every
+// GPU of a group holds the whole hidden vector, and one of them hands it on.
+//
+// Memory per GPU: the weights as in the lesson (an even share of tp·pp); each
+// of the k chats in flight keeps its own KV cache of `setup.context` tokens,
+// split by layer over the pp groups and by KV head over min(tp, kv_heads)
+// GPUs; the working memory is not split. For k = 1 this is the lesson's count
+// when pp = 1, and when tp = 1 and pp ≤ kv_heads (the lesson shares a pipeline
+// split's cache by head too, so for pp > kv_heads it counts more than a group
+// really keeps).
+#pragma once
+
+#include <napkin/collectives.hpp>
+#include <napkin/error.hpp>
+#include <napkin/hardware.hpp>
+#include <napkin/inference.hpp>
+#include <napkin/model.hpp>
+#include <napkin/units.hpp>
+
+#include <algorithm>
+#include <optional>
+
+namespace napkin {
+
+struct TensorPipelineSplit {
+    long long tp = 1;                // GPUs in each tensor-split group
+    long long pp = 1;                // pipeline groups
+    long long tokens_in_flight = 1;  // chats served together, one token each per step
+    [[nodiscard]] constexpr long long gpus() const { return tp * pp; }
+};
+
+namespace detail {
+constexpr void check_split(const TensorPipelineSplit& s) {
+    require_at_least_one("TensorPipelineSplit.tp", s.tp);
+    require_at_least_one("TensorPipelineSplit.pp", s.pp);
+    require_at_least_one("TensorPipelineSplit.tokens_in_flight", s.tokens_in_flight);
+}
+}  // namespace detail
+
+// The KV cache of k chats of `context` tokens: by layer over pp groups, by KV
+// head over min(tp, kv_heads) GPUs (past kv_heads each GPU keeps a copy of one head).
+[[nodiscard]] constexpr Bytes combined_kv_cache_per_gpu(const TransformerShape& model, TensorPipelineSplit split,
+                                                        const InferenceSetup& setup = lesson_setup) {
+    detail::check_split(split);
+    const Bytes whole = kv_cache_per_token(model, setup.bytes_per_cache_value) * setup.context *
+                        count(split.tokens_in_flight);
+    return ceil_whole(whole / (count(split.pp) * count(std::min(split.tp, model.kv_heads))));
+}
+
+[[nodiscard]] constexpr InferenceMemory combined_memory_per_gpu(const TransformerShape& model,
+                                                                TensorPipelineSplit split,
+                                                                const InferenceSetup& setup = lesson_setup) {
+    (void)validated(model);
+    detail::check_setup(setup);
+    return {weights_per_gpu(model, split.gpus(), setup), combined_kv_cache_per_gpu(model, split, setup),
+            working_memory(model, setup)};
+}
+
+// The time of one step that gives each of the k chats its next token (see the
+// derivation at the top of this file).
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] constexpr TokenTime combined_token_time(const TransformerShape& model, const Gpu& gpu,
+                                                      const Link& link, TensorPipelineSplit split,
+                                                      const InferenceSetup& setup = lesson_setup,
+                                                      const Collective& collective = lesson_collective) {
+    (void)validated(model);
+    (void)validated(gpu);
+    (void)validated(link);
+    detail::check_setup(setup);
+    detail::check_split(split);
+    const long long gpus = split.gpus();
+    const Seconds busy = std::max(weight_read_time(model, gpu, gpus, setup),
+                                  token_compute_time(model, gpu, gpus, split.tokens_in_flight));
+    const Bytes message = hidden_vector(model, setup.bytes_per_activation) * tokens(count(split.tokens_in_flight));
+    const Seconds all_reduces =
+        split.tp == 1 ? Seconds{}
+                      : count(setup.all_reduces_per_layer * model.layers) *
+                            collective.all_reduce(message, split.tp, link).total();
+    const Seconds hand_offs = count(split.pp - 1) * collective.point_to_point(message, link).total();
+    return {count(split.pp) * busy, all_reduces + hand_offs};
+}
+
+// ---------------------------------------------------------------------------
+// The planner
+
+enum class InferenceObjective {
+    latency,    // the lowest time per token for each user (ties: fewer GPUs, then more chats)
+    throughput  // the most tokens per second in all (ties: fewer GPUs, then the lower latency)
+};
+
+struct InferencePlanQuery {
+    long long max_gpus = 64;
+    long long max_tokens_in_flight = 1024;
+    std::optional<Seconds> latency_bound = std::nullopt;  // the longest a user may wait for a token
+    InferenceObjective objective = InferenceObjective::latency;
+};
+
+struct InferenceCandidate {
+    TensorPipelineSplit split;
+    InferenceMemory memory;
+    TokenTime time;
+    [[nodiscard]] constexpr TokensPerSecond tokens_per_second() const {
+        return tokens(count(split.tokens_in_flight)) / time.total();
+    }
+};
+
+struct InferencePlan {
+    std::optional<InferenceCandidate> fewest;  // the fewest GPUs that hold the model (one chat); the faster on a tie
+    std::optional<InferenceCandidate> best;    // the objective's winner
+    long long points_evaluated = 0;            // (tp, pp, k) points whose memory and time were computed
+    long long rejected_memory = 0;             // evaluated, did not fit
+    long long rejected_latency = 0;            // evaluated, fit, slower than the bound
+    long long pruned = 0;                      // never evaluated: a bound proves they fail (see plan_inference)
+};
+
+namespace detail {
+// Is `a` a better answer than `b` for the objective?
+constexpr bool better(const InferenceCandidate& a, const InferenceCandidate& b, InferenceObjective objective) {
+    const Seconds ta = a.time.total(), tb = b.time.total();
+    if (objective == InferenceObjective::latency) {
+        if (ta != tb) return ta < tb;
+        if (a.split.gpus() != b.split.gpus()) return a.split.gpus() < b.split.gpus();
+        return a.split.tokens_in_flight > b.split.tokens_in_flight;
+    }
+    const TokensPerSecond ra = a.tokens_per_second(), rb = b.tokens_per_second();
+    if (ra != rb) return ra > rb;
+    if (a.split.gpus() != b.split.gpus()) return a.split.gpus() < b.split.gpus();
+    return ta < tb;
+}
+}  // namespace detail
+
+// Every split with tp dividing the attention heads (slices are cut by head),
+// pp dividing the layers (equal groups), tp·pp ≤ max_gpus, and every k from 1
+// to max_tokens_in_flight. Exhaustive; two proven cut-offs skip the rest of a
+// (tp, pp) row once k is too large:
+//  - memory per GPU never falls as k grows (only the KV cache depends on k, and
+//    it grows with it), so once k does not fit no larger k fits;
+//  - the step time never falls as k grows (busy is a max of a constant and a
+//    term growing in k; the messages grow with k and a collective's time in the
+//    alpha-beta model grows with its message), so once k misses the latency
+//    bound every larger k misses it.
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] constexpr InferencePlan plan_inference(const TransformerShape& model, const Gpu& gpu,
+                                                     const Link& link, InferencePlanQuery query = {},
+                                                     const InferenceSetup& setup = lesson_setup,
+                                                     const Collective& collective = lesson_collective) {
+    (void)validated(model);
+    (void)validated(gpu);
+    (void)validated(link);
+    detail::check_setup(setup);
+    detail::require_at_least_one("max_gpus", query.max_gpus);
+    detail::require_at_least_one("max_tokens_in_flight", query.max_tokens_in_flight);
+    if (query.latency_bound) detail::require_positive("latency_bound (s)", query.latency_bound->value());
+    const Bytes usable = usable_memory(gpu);
+    InferencePlan plan;
+    for (long long tp = 1; tp <= std::min(query.max_gpus, model.heads); ++tp) {
+        if (model.heads % tp != 0) continue;
+        for (long long pp = 1; tp * pp <= query.max_gpus && pp <= model.layers; ++pp) {
+            if (model.layers % pp != 0) continue;
+            for (long long k = 1; k <= query.max_tokens_in_flight; ++k) {
+                const TensorPipelineSplit split{tp, pp, k};
+                const InferenceMemory memory = combined_memory_per_gpu(model, split, setup);
+                ++plan.points_evaluated;
+                if (memory.total() > usable) {
+                    ++plan.rejected_memory;
+                    plan.pruned += query.max_tokens_in_flight - k;
+                    break;
+                }
+                const InferenceCandidate candidate{split, memory,
+                                                   combined_token_time(model, gpu, link, split, setup, collective)};
+                if (k == 1 && (!plan.fewest || split.gpus() < plan.fewest->split.gpus() ||
+                               (split.gpus() == plan.fewest->split.gpus() &&
+                                candidate.time.total() < plan.fewest->time.total())))
+                    plan.fewest = candidate;
+                if (query.latency_bound && candidate.time.total() > *query.latency_bound) {
+                    ++plan.rejected_latency;
+                    plan.pruned += query.max_tokens_in_flight - k;
+                    break;
+                }
+                if (!plan.best || detail::better(candidate, *plan.best, query.objective)) plan.best = candidate;
+            }
+        }
+    }
+    return plan;
+}
+
+}  // namespace napkin
