@@ -7,6 +7,9 @@
 #include <napkin/model.hpp>
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
+#include <napkin/catalog/clusters.hpp>
 #include <napkin/collectives.hpp>
+#include <napkin/parallelism.hpp>
+#include <napkin/memory.hpp>
 #include <napkin/inference.hpp>
 #include <napkin/inference_planner.hpp>

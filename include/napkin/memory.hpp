@@ -1,0 +1,180 @@
+// napkin/memory.hpp — memory per GPU while training: model states (weights,
+// gradients, optimizer) with ZeRO or Megatron's distributed optimizer, and
+// activations after Korthikanti et al. 2022, on the most loaded pipeline stage.
+#pragma once
+
+#include <napkin/error.hpp>
+#include <napkin/hardware.hpp>
+#include <napkin/model.hpp>
+#include <napkin/parallelism.hpp>
+#include <napkin/units.hpp>
+
+#include <algorithm>
+
+namespace napkin {
+
+// ---------------------------------------------------------------------------
+// Model states
+
+struct ModelStates {
+    Bytes weights;
+    Bytes gradients;
+    Bytes optimizer;  // master weights and the two Adam moments
+    [[nodiscard]] constexpr Bytes total() const { return weights + gradients + optimizer; }
+};
+
+// Bytes per parameter of each state before sharding: weights, gradients, and
+// the optimizer's master copy plus Adam's two moments (Kingma & Ba 2015).
+// Defaults: 2 + 2 + (4 + 4 + 4) = 16, ZeRO's K = 12 (Rajbhandari et al. Sec. 3.1).
+[[nodiscard]] constexpr double optimizer_bytes_per_parameter(const Parallelism& par) {
+    return bytes_of(par.master) + 2.0 * bytes_of(par.moments);
+}
+
+// `parameters` weights kept by one model-parallel rank, their states shared
+// over `shards` data-parallel ranks (ZeRO, Rajbhandari et al. SC'20, Sec. 5.1):
+//   none         (w + g + K)·Ψ
+//   P_os         (w + g)·Ψ + K·Ψ/N        (and Megatron's distributed optimizer: 6 + 12/d with fp32 gradients)
+//   P_os+g       w·Ψ + (g + K)·Ψ/N
+//   P_os+g+p     (w + g + K)·Ψ/N
+[[nodiscard]] constexpr ModelStates model_states(double parameters, long long shards, const Parallelism& par) {
+    detail::require_non_negative("parameters", parameters);
+    detail::require_at_least_one("shards", shards);
+    const double n = count(shards);
+    const double psi = parameters;
+    const bool shard_optimizer = par.sharding != Sharding::none;
+    const bool shard_gradients = par.sharding == Sharding::zero2 || par.sharding == Sharding::zero3;
+    const bool shard_weights = par.sharding == Sharding::zero3;
+    return {bytes(bytes_of(par.weights) * psi / (shard_weights ? n : 1.0)),
+            bytes(bytes_of(par.gradients) * psi / (shard_gradients ? n : 1.0)),
+            bytes(optimizer_bytes_per_parameter(par) * psi / (shard_optimizer ? n : 1.0))};
+}
+
+// ---------------------------------------------------------------------------
+// Parameters on one GPU
+
+// Weights one GPU keeps for its share of the most loaded pipeline stage,
+// split into those all data-parallel ranks share (dense) and the experts.
+struct StageParameters {
+    double dense = 0.0;
+    double expert = 0.0;
+    [[nodiscard]] constexpr double total() const { return dense + expert; }
+};
+
+namespace detail {
+// Expert feed-forward weights of one layer (0 for a dense model).
+[[nodiscard]] constexpr double layer_expert_weights(const TransformerShape& m) {
+    return m.experts == 0 ? 0.0 : count(m.experts * feed_forward_weights(m, m.expert_ffn));
+}
+}  // namespace detail
+
+// Megatron-LM's split (Shoeybi et al. 2019, Sec. 3; Narayanan et al. 2021,
+// Sec. 2): every layer's matrices are cut t ways (norms and biases are
+// counted cut as well, under 0.1 % of a layer), each stage holds L/p layers,
+// experts are cut over ep. The word embedding is vocabulary-parallel (V·h/t)
+// on the first stage, the output layer on the last (a tied one is kept as a
+// second copy there when p > 1), learned positions whole on the first stage.
+[[nodiscard]] constexpr StageParameters parameters_per_gpu(const TransformerShape& m, const Parallelism& par) {
+    const double t = count(par.tp);
+    const double layers = count(m.layers / par.pp);
+    const double expert = detail::layer_expert_weights(m);
+    const double dense_layer = count(layer_weights(m)) - expert;
+    const double table = count(m.vocabulary * m.hidden) / t;
+    const double positions = count(m.learned_positions * m.hidden);
+    const double output = (!m.tied_embeddings || par.pp > 1) ? table : 0.0;
+    const double final_norm = count(norm_weights(m));
+    const double body = layers * dense_layer / t;
+    const double first = body + table + positions + (par.pp == 1 ? output + final_norm : 0.0);
+    const double last = body + output + final_norm;
+    return {std::max(first, last), layers * expert / (t * count(par.ep))};
+}
+
+// ---------------------------------------------------------------------------
+// Activations (Korthikanti et al. 2022, arXiv 2205.05198)
+
+// Bytes of activations one layer keeps for one micro-batch, at 16 bits.
+// Sec. 4.1 counts, per layer, with s tokens, b sequences, h hidden, a heads:
+//   attention 11·sbh + 5·a·s²·b, MLP 19·sbh, two LayerNorms 4·sbh
+// which Table 2 cuts by the tensor-parallel size t:
+//   tensor parallel          sbh·(10 + 24/t + 5·a·s/(h·t))
+//   + sequence parallel      sbh/t·(34 + 5·a·s/h)
+//   + selective recompute    the 5·a·s²·b term goes (so does flash attention)
+//   full recompute           2·sbh (÷ t with sequence parallelism): the layer input only.
+// The same parts are written here by what they hold, so GQA (narrower K, V)
+// and SwiGLU (gate, up, down inputs) follow; for a GPT layer they are exactly
+// Table 2. MoE: each token's MLP part is kept for each of its k experts.
+// Context parallelism keeps s/c tokens per GPU.
+[[nodiscard]] constexpr Bytes activation_bytes_per_layer(const TransformerShape& m, const Parallelism& par) {
+    const double t = count(par.tp);
+    const double s = count(par.sequence / par.cp);
+    const double b = count(par.micro_batch);
+    const double h = count(m.hidden);
+    const double sbh = s * b * h;
+    if (par.recompute == Recompute::full) return bytes(2.0 * sbh / (par.sequence_parallel ? t : 1.0));
+    const double q_width = count(m.heads * head_dim(m));
+    const double kv_width = count(m.kv_heads * head_dim(m));
+    // Cut by t: Q, K, V (2 bytes each), the output projection's input.
+    const double attention_split = 2.0 * s * b * (2.0 * q_width + 2.0 * kv_width);
+    // The attention core: softmax output (2), dropout mask (1), dropout output (2) per score.
+    const bool keep_scores = par.recompute == Recompute::none && !par.flash_attention;
+    const double scores = keep_scores ? 5.0 * count(m.heads) * s * count(par.sequence / par.cp) * b : 0.0;
+    // Cut by t: the feed-forward inputs after the first matrix (GELU in and
+    // second matrix in: 2·2·s·b·f; SwiGLU gate, up and down in: 3·2·s·b·f).
+    const bool moe = m.experts > 0;
+    const double f = count(moe ? m.expert_ffn : m.ffn);
+    const double routed = moe ? count(m.experts_per_token) : 1.0;
+    const double mlp_split = (m.feed_forward == FeedForward::gated ? 6.0 : 4.0) * s * b * f * routed;
+    // Not cut by t without sequence parallelism: attention input (2) and its
+    // dropout mask (1), MLP input (2) and its dropout mask (1), two LayerNorm inputs (2 + 2).
+    const double replicated = 10.0 * sbh;
+    const double split = (attention_split + scores + mlp_split) / t;
+    return bytes(par.sequence_parallel ? (replicated / t + split) : (replicated + split));
+}
+
+// Layers' worth of micro-batch activations the first stage holds at its peak.
+// 1F1B (Narayanan et al. 2021, Sec. 2.2): min(m, p) micro-batches in flight
+// × L/p layers, i.e. L when m ≥ p. Interleaved (v chunks): Megatron's warm-up
+// on rank 0 runs 2(p − 1) + (v − 1)·p forward chunks before the first
+// backward (megatron/core/pipeline_parallel/schedules.py), plus the one in
+// steady state, each L/(p·v) layers: L·(1 + (p − 1)/(p·v)) for m ≥ p
+// (Korthikanti Sec. 4.2.3), capped at all m·v chunks.
+[[nodiscard]] constexpr double layers_in_flight(const TransformerShape& m, const Parallelism& par) {
+    const long long mb = microbatches(par);
+    const double layers_per_chunk = count(m.layers) / count(par.pp * par.virtual_stages);
+    if (par.virtual_stages == 1) return count(std::min(mb, par.pp)) * layers_per_chunk;
+    const long long chunks = 2 * (par.pp - 1) + (par.virtual_stages - 1) * par.pp + 1;
+    return count(std::min(chunks, mb * par.virtual_stages)) * layers_per_chunk;
+}
+
+// The first stage's activations at the peak.
+[[nodiscard]] constexpr Bytes activation_memory(const TransformerShape& m, const Parallelism& par) {
+    return layers_in_flight(m, par) * activation_bytes_per_layer(m, par);
+}
+
+// ---------------------------------------------------------------------------
+// Everything on one GPU
+
+struct TrainingMemory {
+    Bytes weights;
+    Bytes gradients;
+    Bytes optimizer;
+    Bytes activations;
+    [[nodiscard]] constexpr Bytes states() const { return weights + gradients + optimizer; }
+    [[nodiscard]] constexpr Bytes total() const { return states() + activations; }
+};
+
+// The most loaded GPU: its stage's model states, dense ones sharded over the
+// d·c data-parallel ranks, expert ones over the d·c/ep ranks that hold the
+// same experts, and the first stage's activation peak.
+[[nodiscard]] constexpr TrainingMemory training_memory(const TransformerShape& m, const Parallelism& par) {
+    const StageParameters params = parameters_per_gpu(m, par);
+    const ModelStates dense = model_states(params.dense, par.dp * par.cp, par);
+    const ModelStates expert = model_states(params.expert, par.dp * par.cp / par.ep, par);
+    return {dense.weights + expert.weights, dense.gradients + expert.gradients, dense.optimizer + expert.optimizer,
+            activation_memory(m, par)};
+}
+
+[[nodiscard]] constexpr bool fits(const TrainingMemory& memory, const Gpu& gpu) {
+    return memory.total() <= usable_memory(gpu);
+}
+
+}  // namespace napkin

@@ -1,0 +1,339 @@
+// napkin/parallelism.hpp — how a training run is laid out over a cluster.
+//
+// A `Parallelism` says how the model and the batch are cut: tensor (tp),
+// pipeline (pp, with `virtual_stages` chunks per rank), data (dp), expert (ep)
+// and context (cp) parallel sizes, the micro-batch and global batch, the
+// sequence length, sequence parallelism, activation recomputation, ZeRO
+// sharding or Megatron's distributed optimizer, and the number format of each
+// training state. A `Cluster` is nodes × GPUs per node with a link inside the
+// node and a network between nodes.
+//
+// Ranks are placed in Megatron-LM's order (megatron/core/parallel_state.py,
+// order "tp-cp-ep-dp-pp"): tensor-parallel ranks are neighbours, then context,
+// then data (the expert-parallel groups are cut out of the data-parallel
+// ones), pipeline stages outermost. From the placement the library knows
+// which group stays inside a node and which crosses the network.
+#pragma once
+
+#include <napkin/error.hpp>
+#include <napkin/hardware.hpp>
+#include <napkin/model.hpp>
+#include <napkin/units.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace napkin {
+
+// ---------------------------------------------------------------------------
+// Number formats of the training states
+
+enum class DType { none, fp8, bf16, fp16, fp32 };
+
+// Bytes of one value (none: the state is not kept, e.g. no separate master copy).
+[[nodiscard]] constexpr double bytes_of(DType d) {
+    switch (d) {
+        case DType::none: return 0.0;
+        case DType::fp8: return 1.0;
+        case DType::bf16:
+        case DType::fp16: return 2.0;
+        case DType::fp32: return 4.0;
+    }
+    return 0.0;
+}
+
+[[nodiscard]] constexpr std::string_view to_string(DType d) {
+    switch (d) {
+        case DType::none: return "none";
+        case DType::fp8: return "fp8";
+        case DType::bf16: return "bf16";
+        case DType::fp16: return "fp16";
+        case DType::fp32: return "fp32";
+    }
+    return "?";
+}
+
+[[nodiscard]] constexpr std::optional<DType> parse_dtype(std::string_view text) {
+    for (DType d : {DType::none, DType::fp8, DType::bf16, DType::fp16, DType::fp32})
+        if (to_string(d) == text) return d;
+    return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// Choices
+
+// Activation recomputation (Korthikanti et al. 2022, arXiv 2205.05198): keep
+// every activation, recompute only the attention core (selective), or keep
+// only each layer's input and replay the whole forward pass (full).
+enum class Recompute { none, selective, full };
+
+[[nodiscard]] constexpr std::string_view to_string(Recompute r) {
+    switch (r) {
+        case Recompute::none: return "none";
+        case Recompute::selective: return "selective";
+        case Recompute::full: return "full";
+    }
+    return "?";
+}
+
+[[nodiscard]] constexpr std::optional<Recompute> parse_recompute(std::string_view text) {
+    for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full})
+        if (to_string(r) == text) return r;
+    return std::nullopt;
+}
+
+// How the model states are shared over the data-parallel ranks: ZeRO stages
+// 0–3 (Rajbhandari et al., SC'20, Sec. 5) or Megatron-LM's distributed
+// optimizer (master weights and moments sharded, like ZeRO-1, gradients
+// reduce-scattered and weights all-gathered).
+enum class Sharding { none, zero1, zero2, zero3, distributed };
+
+[[nodiscard]] constexpr std::string_view to_string(Sharding s) {
+    switch (s) {
+        case Sharding::none: return "0";
+        case Sharding::zero1: return "1";
+        case Sharding::zero2: return "2";
+        case Sharding::zero3: return "3";
+        case Sharding::distributed: return "distributed";
+    }
+    return "?";
+}
+
+[[nodiscard]] constexpr std::optional<Sharding> parse_sharding(std::string_view text) {
+    for (Sharding s : {Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3, Sharding::distributed})
+        if (to_string(s) == text) return s;
+    return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// The layout
+
+struct Parallelism {
+    long long tp = 1;              // tensor-parallel size t
+    long long pp = 1;              // pipeline stages p
+    long long dp = 1;              // data-parallel copies d
+    long long ep = 1;              // expert-parallel size (divides dp·cp)
+    long long cp = 1;              // context-parallel size (splits the sequence)
+    long long virtual_stages = 1;  // model chunks per pipeline rank v (interleaved 1F1B when > 1)
+    long long micro_batch = 1;     // sequences per micro-batch b
+    long long global_batch = 1;    // sequences per optimizer step B
+    long long sequence = 2048;     // tokens per sequence s
+    bool sequence_parallel = false;
+    Recompute recompute = Recompute::none;
+    Sharding sharding = Sharding::none;
+    // Fused attention (Dao et al. 2022, FlashAttention) keeps no s × s score
+    // matrices: a kernel choice, kept here because memory depends on it.
+    bool flash_attention = false;
+    // Mixed-precision Adam as in ZeRO (Sec. 3.1): 16-bit weights and
+    // gradients, fp32 master weights and two fp32 moments: 2 + 2 + 12 bytes.
+    DType weights = DType::bf16;
+    DType gradients = DType::bf16;
+    DType master = DType::fp32;
+    DType moments = DType::fp32;  // each of Adam's two moments
+};
+
+// GPUs the layout occupies: t · c · p · d (experts reuse the data-parallel ranks).
+[[nodiscard]] constexpr long long gpus(const Parallelism& par) { return par.tp * par.cp * par.pp * par.dp; }
+
+// Gradient accumulation: m = B / (b · d) micro-batches per optimizer step.
+[[nodiscard]] constexpr long long microbatches(const Parallelism& par) {
+    return par.global_batch / (par.micro_batch * par.dp);
+}
+
+// ---------------------------------------------------------------------------
+// The cluster
+
+// Where the network card sits: one per GPU (DGX A100, DGX H100: 8 NICs for 8
+// GPUs), or one shared by all GPUs of a node.
+enum class Nic { per_gpu, per_node };
+
+// A server: its GPUs, the link between them and the link each NIC drives.
+struct Node {
+    std::string_view name;
+    Gpu gpu;
+    long long gpus;
+    Link intra;  // GPU to GPU inside the node (per direction, per GPU)
+    Link inter;  // one NIC's link into the network
+    Nic nic = Nic::per_gpu;
+};
+
+struct Cluster {
+    Node node;
+    long long nodes = 1;
+};
+
+[[nodiscard]] constexpr long long gpus(const Cluster& c) { return c.nodes * c.node.gpus; }
+
+[[nodiscard]] constexpr Cluster cluster_of(const Node& node, long long nodes) { return Cluster{node, nodes}; }
+
+[[nodiscard]] constexpr const Node& validated(const Node& node) {
+    (void)validated(node.gpu);
+    detail::require_at_least_one("Node.gpus", node.gpus);
+    (void)validated(node.intra);
+    (void)validated(node.inter);
+    return node;
+}
+
+[[nodiscard]] constexpr const Cluster& validated(const Cluster& c) {
+    (void)validated(c.node);
+    detail::require_at_least_one("Cluster.nodes", c.nodes);
+    return c;
+}
+
+// The network link one GPU sees: its own NIC, or its share of the node's.
+[[nodiscard]] constexpr Link network_link_per_gpu(const Node& node) {
+    if (node.nic == Nic::per_gpu) return node.inter;
+    return Link{node.inter.name, node.inter.bandwidth / count(node.gpus), node.inter.step_latency};
+}
+
+// ---------------------------------------------------------------------------
+// Rank placement
+
+// A rank's coordinates in the layout.
+struct RankCoordinates {
+    long long tp = 0, cp = 0, dp = 0, pp = 0;
+};
+
+// Megatron order: rank = tp + t·(cp + c·(dp + d·pp)).
+[[nodiscard]] constexpr long long rank_of(const RankCoordinates& r, const Parallelism& par) {
+    return r.tp + par.tp * (r.cp + par.cp * (r.dp + par.dp * r.pp));
+}
+
+[[nodiscard]] constexpr RankCoordinates coordinates_of(long long rank, const Parallelism& par) {
+    detail::require(rank >= 0 && rank < gpus(par), "rank", count(rank), "must be in [0, tp·cp·pp·dp)");
+    RankCoordinates r;
+    r.tp = rank % par.tp;
+    rank /= par.tp;
+    r.cp = rank % par.cp;
+    rank /= par.cp;
+    r.dp = rank % par.dp;
+    r.pp = rank / par.dp;
+    return r;
+}
+
+// One communication group as it lands on the cluster: `size` ranks `stride`
+// apart. Its members share a node when the whole span fits in one.
+struct GroupPlacement {
+    long long size = 1;
+    long long stride = 1;
+    long long ranks_per_node = 1;  // members of one group inside one node
+    long long nodes = 1;           // nodes one group touches
+    [[nodiscard]] constexpr bool crosses_nodes() const { return nodes > 1; }
+};
+
+[[nodiscard]] constexpr GroupPlacement place_group(long long size, long long stride, long long gpus_per_node) {
+    detail::require_at_least_one("group size", size);
+    detail::require_at_least_one("group stride", stride);
+    detail::require_at_least_one("gpus_per_node", gpus_per_node);
+    if (size == 1) return {1, stride, 1, 1};
+    // Members are `stride` ranks apart; a node holds gpus_per_node consecutive ranks.
+    const long long per_node = stride >= gpus_per_node ? 1 : std::min(size, gpus_per_node / stride);
+    const long long span_nodes = (size + per_node - 1) / per_node;
+    return {size, stride, per_node, span_nodes};
+}
+
+// The groups of the Megatron order.
+[[nodiscard]] constexpr GroupPlacement tensor_group(const Parallelism& par, const Cluster& c) {
+    return place_group(par.tp, 1, c.node.gpus);
+}
+[[nodiscard]] constexpr GroupPlacement context_group(const Parallelism& par, const Cluster& c) {
+    return place_group(par.cp, par.tp, c.node.gpus);
+}
+// Gradients of the dense weights are reduced over data × context ranks
+// (Megatron reduces over the combined dp-cp group).
+[[nodiscard]] constexpr GroupPlacement data_group(const Parallelism& par, const Cluster& c) {
+    return place_group(par.dp * par.cp, par.tp, c.node.gpus);
+}
+// Expert-parallel ranks are the innermost `ep` of the data-parallel ranks.
+[[nodiscard]] constexpr GroupPlacement expert_group(const Parallelism& par, const Cluster& c) {
+    return place_group(par.ep, par.tp * par.cp, c.node.gpus);
+}
+// Expert weights are replicated over the remaining dp·cp / ep ranks.
+[[nodiscard]] constexpr GroupPlacement expert_data_group(const Parallelism& par, const Cluster& c) {
+    return place_group(par.dp * par.cp / par.ep, par.tp * par.cp * par.ep, c.node.gpus);
+}
+// Neighbouring pipeline stages are t·c·d ranks apart.
+[[nodiscard]] constexpr GroupPlacement pipeline_group(const Parallelism& par, const Cluster& c) {
+    return place_group(par.pp, par.tp * par.cp * par.dp, c.node.gpus);
+}
+
+// The link a group's collectives run on: NVLink inside a node, the network
+// (the GPU's share of it) once the group spans nodes.
+[[nodiscard]] constexpr Link link_for(const GroupPlacement& g, const Cluster& c) {
+    return g.crosses_nodes() ? network_link_per_gpu(c.node) : c.node.intra;
+}
+
+// ---------------------------------------------------------------------------
+// Validation
+
+namespace detail {
+inline std::string whole(long long n) { return std::to_string(n); }
+}  // namespace detail
+
+// Checks the layout on its own: sizes at least 1, the batch split evenly.
+[[nodiscard]] constexpr const Parallelism& validated(const Parallelism& par) {
+    detail::require_at_least_one("Parallelism.tp", par.tp);
+    detail::require_at_least_one("Parallelism.pp", par.pp);
+    detail::require_at_least_one("Parallelism.dp", par.dp);
+    detail::require_at_least_one("Parallelism.ep", par.ep);
+    detail::require_at_least_one("Parallelism.cp", par.cp);
+    detail::require_at_least_one("Parallelism.virtual_stages", par.virtual_stages);
+    detail::require_at_least_one("Parallelism.micro_batch", par.micro_batch);
+    detail::require_at_least_one("Parallelism.global_batch", par.global_batch);
+    detail::require_at_least_one("Parallelism.sequence", par.sequence);
+    if (par.global_batch % (par.micro_batch * par.dp) != 0)
+        detail::reject("Parallelism.global_batch", count(par.global_batch),
+                       "must be a multiple of micro_batch × dp = " + detail::whole(par.micro_batch * par.dp));
+    if ((par.dp * par.cp) % par.ep != 0)
+        detail::reject("Parallelism.ep", count(par.ep),
+                       "must divide dp × cp = " + detail::whole(par.dp * par.cp));
+    if (par.sequence % par.cp != 0)
+        detail::reject("Parallelism.sequence", count(par.sequence),
+                       "must be a multiple of cp = " + detail::whole(par.cp));
+    if (par.virtual_stages > 1 && par.pp == 1)
+        detail::reject("Parallelism.virtual_stages", count(par.virtual_stages), "needs pp > 1");
+    // Megatron-LM's interleaved schedule runs micro-batches in groups of p
+    // (megatron/core/pipeline_parallel/schedules.py).
+    if (par.virtual_stages > 1 && microbatches(par) % par.pp != 0)
+        detail::reject("micro-batches per step (global_batch / (micro_batch × dp))", count(microbatches(par)),
+                       "must be a multiple of pp = " + detail::whole(par.pp) + " for the interleaved schedule");
+    if (par.weights == DType::none) detail::reject("Parallelism.weights", "none", "weights need a number format");
+    if (par.gradients == DType::none)
+        detail::reject("Parallelism.gradients", "none", "gradients need a number format");
+    return par;
+}
+
+// Checks the layout against a model: heads split by tp, layers by pp × v,
+// experts by ep.
+[[nodiscard]] constexpr const Parallelism& validated(const Parallelism& par, const TransformerShape& model) {
+    (void)validated(par);
+    (void)validated(model);
+    if (model.heads % par.tp != 0)
+        detail::reject("Parallelism.tp", count(par.tp),
+                       "must divide the model's attention heads (" + detail::whole(model.heads) + ")");
+    if (model.layers % (par.pp * par.virtual_stages) != 0)
+        detail::reject("Parallelism.pp × virtual_stages", count(par.pp * par.virtual_stages),
+                       "must divide the model's layers (" + detail::whole(model.layers) + ")");
+    if (par.ep > 1 && model.experts == 0)
+        detail::reject("Parallelism.ep", count(par.ep), "needs a mixture-of-experts model");
+    if (model.experts > 0 && model.experts % par.ep != 0)
+        detail::reject("Parallelism.ep", count(par.ep),
+                       "must divide the model's experts (" + detail::whole(model.experts) + ")");
+    return par;
+}
+
+// Checks the layout against a model and a cluster: t·c·p·d = the cluster's GPUs.
+[[nodiscard]] constexpr const Parallelism& validated(const Parallelism& par, const TransformerShape& model,
+                                                     const Cluster& cluster) {
+    (void)validated(par, model);
+    (void)validated(cluster);
+    if (gpus(par) != gpus(cluster))
+        detail::reject("tp × cp × pp × dp", count(gpus(par)),
+                       "must equal the cluster's GPUs (" + detail::whole(cluster.nodes) + " nodes × " +
+                           detail::whole(cluster.node.gpus) + " = " + detail::whole(gpus(cluster)) + ")");
+    return par;
+}
+
+}  // namespace napkin
