@@ -11,5 +11,7 @@
 #include <napkin/collectives.hpp>
 #include <napkin/parallelism.hpp>
 #include <napkin/memory.hpp>
+#include <napkin/compute.hpp>
+#include <napkin/training.hpp>
 #include <napkin/inference.hpp>
 #include <napkin/inference_planner.hpp>

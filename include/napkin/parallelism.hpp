@@ -15,6 +15,7 @@
 // which group stays inside a node and which crosses the network.
 #pragma once
 
+#include <napkin/collectives.hpp>
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
 #include <napkin/model.hpp>
@@ -145,10 +146,6 @@ struct Parallelism {
 // ---------------------------------------------------------------------------
 // The cluster
 
-// Where the network card sits: one per GPU (DGX A100, DGX H100: 8 NICs for 8
-// GPUs), or one shared by all GPUs of a node.
-enum class Nic { per_gpu, per_node };
-
 // A server: its GPUs, the link between them and the link each NIC drives.
 struct Node {
     std::string_view name;
@@ -156,7 +153,7 @@ struct Node {
     long long gpus;
     Link intra;  // GPU to GPU inside the node (per direction, per GPU)
     Link inter;  // one NIC's link into the network
-    Nic nic = Nic::per_gpu;
+    Nic nic = Nic::per_gpu;  // one NIC per GPU (DGX A100, DGX H100) or one shared by the node
 };
 
 struct Cluster {
@@ -263,6 +260,16 @@ struct GroupPlacement {
 // (the GPU's share of it) once the group spans nodes.
 [[nodiscard]] constexpr Link link_for(const GroupPlacement& g, const Cluster& c) {
     return g.crosses_nodes() ? network_link_per_gpu(c.node) : c.node.intra;
+}
+
+// A group that spans nodes as the hierarchical collectives see it: its
+// members per node on NVLink, one ring per GPU position across the nodes, each
+// GPU with its share of the network (all groups of a node talk at once, so a
+// shared NIC is split over all the node's GPUs).
+[[nodiscard]] constexpr HierarchicalTopology topology_of(const GroupPlacement& g, const Cluster& c) {
+    return HierarchicalTopology{.nodes = g.nodes, .gpus_per_node = g.ranks_per_node, .intra = c.node.intra,
+                                .inter = network_link_per_gpu(c.node), .nic = Nic::per_gpu,
+                                .oversubscription = 1.0};
 }
 
 // ---------------------------------------------------------------------------

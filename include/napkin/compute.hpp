@@ -1,0 +1,168 @@
+// napkin/compute.hpp — the arithmetic of training: FLOPs per layer and per
+// iteration, the share of a GPU's peak the matrix multiplications reach, and
+// model / hardware FLOPs utilisation (MFU, HFU).
+#pragma once
+
+#include <napkin/error.hpp>
+#include <napkin/hardware.hpp>
+#include <napkin/model.hpp>
+#include <napkin/parallelism.hpp>
+#include <napkin/units.hpp>
+
+namespace napkin {
+
+// ---------------------------------------------------------------------------
+// FLOPs
+
+// A matrix multiplication of an (m × k) by a (k × n) matrix costs 2·m·k·n
+// FLOPs (a multiply and an add per term); the backward pass costs twice the
+// forward (input and weight gradients), so training is 3 × forward
+// (Narayanan et al. 2021, SC'21, Sec. 5.1; Kaplan et al. 2020, Sec. 2.1).
+
+// Forward FLOPs of one layer for one sequence of s tokens: the weight
+// matrices (Q, K, V, O with GQA's narrower K and V; two GELU or three SwiGLU
+// matrices, the k active experts and the router for MoE), plus the attention
+// core QKᵀ and scores·V, 2·2·s²·(a·d); causal masking skips half of the
+// scores when the kernel exploits it (Narayanan et al. count the full square).
+[[nodiscard]] constexpr Flops layer_forward_flops(const TransformerShape& m, long long sequence,
+                                                 bool causal = false) {
+    const double s = count(sequence);
+    const double h = count(m.hidden);
+    const double q_width = count(m.heads * head_dim(m));
+    const double kv_width = count(m.kv_heads * head_dim(m));
+    const double attention_matrices = 2.0 * h * q_width + 2.0 * h * kv_width;
+    const double matrices_per_ffn = m.feed_forward == FeedForward::gated ? 3.0 : 2.0;
+    const double ffn_matrices = m.experts == 0 ? matrices_per_ffn * h * count(m.ffn)
+                                               : count(m.experts_per_token) * matrices_per_ffn * h *
+                                                         count(m.expert_ffn) +
+                                                     h * count(m.experts);
+    const double core = 2.0 * 2.0 * s * s * q_width * (causal ? 0.5 : 1.0);
+    return flops(2.0 * s * (attention_matrices + ffn_matrices) + core);
+}
+
+// The attention core alone (what selective recomputation replays).
+[[nodiscard]] constexpr Flops attention_core_flops(const TransformerShape& m, long long sequence,
+                                                  bool causal = false) {
+    const double s = count(sequence);
+    return flops(2.0 * 2.0 * s * s * count(m.heads * head_dim(m)) * (causal ? 0.5 : 1.0));
+}
+
+// The output layer (logits) for one sequence: 2·s·h·V.
+[[nodiscard]] constexpr Flops logits_forward_flops(const TransformerShape& m, long long sequence) {
+    return flops(2.0 * count(sequence) * count(m.hidden) * count(m.vocabulary));
+}
+
+// Model FLOPs of one iteration (no recomputation counted): 3 × forward over
+// every layer and the logits, for all B sequences of the global batch.
+[[nodiscard]] constexpr Flops model_flops_per_iteration(const TransformerShape& m, const Parallelism& par,
+                                                       bool causal = false) {
+    const Flops forward = count(m.layers) * layer_forward_flops(m, par.sequence, causal) +
+                          logits_forward_flops(m, par.sequence);
+    return 3.0 * count(par.global_batch) * forward;
+}
+
+// The forward work recomputation adds per sequence: the whole forward pass of
+// every layer (full) or only the attention cores (selective, Korthikanti et
+// al. 2022, Sec. 5); the logits are never recomputed.
+[[nodiscard]] constexpr Flops recompute_flops_per_sequence(const TransformerShape& m, const Parallelism& par,
+                                                          bool causal = false) {
+    switch (par.recompute) {
+        case Recompute::none: return Flops{};
+        case Recompute::selective: return count(m.layers) * attention_core_flops(m, par.sequence, causal);
+        case Recompute::full: return count(m.layers) * layer_forward_flops(m, par.sequence, causal);
+    }
+    return Flops{};
+}
+
+// Hardware FLOPs of one iteration: the model FLOPs plus what recomputation replays.
+[[nodiscard]] constexpr Flops hardware_flops_per_iteration(const TransformerShape& m, const Parallelism& par,
+                                                          bool causal = false) {
+    return model_flops_per_iteration(m, par, causal) +
+           count(par.global_batch) * recompute_flops_per_sequence(m, par, causal);
+}
+
+// Narayanan et al. 2021 (SC'21), Sec. 5.1, for a GPT model with full recomputation:
+//   F = 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h))
+[[nodiscard]] constexpr Flops narayanan_flops_with_recomputation(long long batch, long long sequence,
+                                                                 long long layers, long long hidden,
+                                                                 long long vocabulary) {
+    const double B = count(batch), s = count(sequence), l = count(layers), h = count(hidden),
+                 V = count(vocabulary);
+    return flops(96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h)));
+}
+
+// The same without recomputation (the model FLOPs): 72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h)).
+[[nodiscard]] constexpr Flops narayanan_model_flops(long long batch, long long sequence, long long layers,
+                                                    long long hidden, long long vocabulary) {
+    const double B = count(batch), s = count(sequence), l = count(layers), h = count(hidden),
+                 V = count(vocabulary);
+    return flops(72.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * l * h)));
+}
+
+// The rough check (Kaplan et al. 2020, Sec. 2.1): 6 FLOPs per parameter per token.
+[[nodiscard]] constexpr Flops six_n_d(long long parameters, Tokens trained) {
+    return flops(6.0 * count(parameters) * in(trained, units::token));
+}
+
+// ---------------------------------------------------------------------------
+// Achievable efficiency
+
+// The share of peak a GPU reaches on the layer's matrix multiplications as a
+// function of their size, in Hockney's (r∞, n½) form (Hockney & Jesshope,
+// "Parallel Computers 2", 1988): r(n) = r∞ · n / (n + n½), with n the width
+// one GPU's share of a layer's weight matrices has, h / t. Small tensor-
+// parallel shards run narrow, badly-utilised GEMMs; wide ones approach r∞.
+// It also absorbs the memory-bound element-wise work (LayerNorm, softmax,
+// dropout, GELU) that scales with the matrix work.
+//
+// Defaults: r∞ = 0.62, n½ = 100, fitted (the full step model around them, on
+// DGX A100 nodes with fp32 gradients, micro-batch 1, no interleaving, full
+// recomputation) to two rows of Narayanan et al. 2021 (SC'21), Table 1: the
+// 18.4B model (t8 p1, 256 GPUs, batch 1,024: 135 TFLOP/s per GPU) and the
+// 145.6B model (t8 p8, 1,536 GPUs, batch 2,304: 148 TFLOP/s). The GPT-3 175B
+// point (1,024 GPUs, ~138 TFLOP/s) and the 1T point (3,072 GPUs, 163 TFLOP/s)
+// were not used; the library predicts them 6 % high and 8 % low.
+struct EfficiencyModel {
+    double peak_share = 0.62;   // r∞ / peak: the share the widest multiplications reach
+    double half_width = 100.0;  // n½: the width at which half of r∞ is reached
+};
+
+inline constexpr EfficiencyModel default_efficiency{};
+
+[[nodiscard]] constexpr double achievable_efficiency(const EfficiencyModel& e, double width) {
+    detail::require(e.peak_share > 0.0 && e.peak_share <= 1.0, "EfficiencyModel.peak_share", e.peak_share,
+                    "must be in (0, 1]");
+    detail::require_non_negative("EfficiencyModel.half_width", e.half_width);
+    detail::require_positive("width", width);
+    return e.peak_share * width / (width + e.half_width);
+}
+
+// The width of one GPU's share of a layer's matrices under tensor parallelism.
+[[nodiscard]] constexpr double matmul_width(const TransformerShape& m, const Parallelism& par) {
+    return count(m.hidden) / count(par.tp);
+}
+
+// Time to run `work` on one GPU at the achievable share of its peak.
+[[nodiscard]] constexpr Seconds achievable_compute_time(Flops work, const Gpu& gpu, double efficiency) {
+    detail::require(efficiency > 0.0 && efficiency <= 1.0, "efficiency", efficiency, "must be in (0, 1]");
+    return work / (gpu.peak_flops * efficiency);
+}
+
+// ---------------------------------------------------------------------------
+// Utilisation (Chowdhery et al. 2022, PaLM, Appendix B)
+
+// MFU: model FLOPs per second over the peak of all GPUs.
+[[nodiscard]] constexpr double model_flops_utilisation(Flops model_flops, Seconds step, long long gpus,
+                                                       const Gpu& gpu) {
+    detail::require_positive("step (s)", step.value());
+    detail::require_at_least_one("gpus", gpus);
+    return ratio(model_flops / step, count(gpus) * gpu.peak_flops);
+}
+
+// HFU: the same with the FLOPs the hardware really ran (recomputation included).
+[[nodiscard]] constexpr double hardware_flops_utilisation(Flops hardware_flops, Seconds step, long long gpus,
+                                                          const Gpu& gpu) {
+    return model_flops_utilisation(hardware_flops, step, gpus, gpu);
+}
+
+}  // namespace napkin

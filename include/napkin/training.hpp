@@ -1,0 +1,253 @@
+// napkin/training.hpp — one training iteration of a TP × PP × DP (× EP)
+// layout: memory per GPU, the step time and where it goes, tokens per second
+// and MFU, from one call:
+//
+//   const TrainingEstimate e = evaluate_training(catalog::gpt3_175b,
+//       cluster_of(catalog::dgx_a100, 128),
+//       Parallelism{.tp = 8, .pp = 16, .dp = 8, .global_batch = 1536, .recompute = Recompute::full});
+//
+// The step is Megatron-LM's (Narayanan et al. 2021, SC'21, Sec. 2–3): each
+// of the m = B / (b·d) micro-batches runs forward and backward through the
+// slowest stage's L/p layers, with tensor-parallel collectives inside every
+// layer, activations handed between stages, the pipeline bubble, then the
+// data-parallel gradient synchronisation and the optimizer step. The parts are
+// kept apart and add up to the total. No allocation, constexpr throughout.
+#pragma once
+
+#include <napkin/catalog/hardware.hpp>
+#include <napkin/collectives.hpp>
+#include <napkin/compute.hpp>
+#include <napkin/error.hpp>
+#include <napkin/hardware.hpp>
+#include <napkin/memory.hpp>
+#include <napkin/model.hpp>
+#include <napkin/parallelism.hpp>
+#include <napkin/units.hpp>
+
+#include <algorithm>
+
+namespace napkin {
+
+struct TrainingOptions {
+    EfficiencyModel efficiency = default_efficiency;
+    // NCCL's per-call base latency (src/graph/tuning.cc, ring LL: 6.6 µs).
+    Seconds collective_base_latency = catalog::nccl_ring_ll_base_latency;
+    // Count FLOPs of the attention core for a causal kernel that skips masked
+    // blocks (false: the full square, as Narayanan et al. count them).
+    bool causal = false;
+    // Megatron's scatter/gather optimisation (Narayanan et al. Sec. 4.1): a
+    // stage sends b·s·h/t per boundary instead of b·s·h.
+    bool pipeline_scatter_gather = true;
+    // Overlap the data-parallel gradient synchronisation with the last
+    // micro-batch's backward pass (Megatron's --overlap-grad-reduce).
+    bool overlap_dp = false;
+};
+
+inline constexpr TrainingOptions default_training_options{};
+
+// Where one iteration's time goes, on the slowest pipeline stage.
+struct StepBreakdown {
+    Seconds compute;    // forward and backward of every micro-batch
+    Seconds recompute;  // the forward work recomputation replays
+    Seconds tp;         // tensor-parallel all-reduces (or reduce-scatter + all-gather)
+    Seconds pp;         // activations and gradients sent between stages
+    Seconds bubble;     // pipeline fill and drain
+    Seconds dp;         // gradient synchronisation not hidden behind compute
+    Seconds ep;         // expert-parallel all-to-alls
+    Seconds optimizer;  // the Adam update
+    [[nodiscard]] constexpr Seconds total() const {
+        return compute + recompute + tp + pp + bubble + dp + ep + optimizer;
+    }
+};
+
+struct TrainingEstimate {
+    TrainingMemory memory;
+    bool fits = false;
+    StepBreakdown breakdown;
+    Seconds step;
+    TokensPerSecond tokens_per_second;
+    double mfu = 0.0;
+    double hfu = 0.0;
+    Flops model_flops;     // per iteration, all GPUs
+    Flops hardware_flops;  // the same with recomputation
+};
+
+// ---------------------------------------------------------------------------
+// The parts, one micro-batch at a time
+
+// Forward + backward (3 × forward) of one micro-batch on one GPU of the
+// slowest stage: its L/p layers and, on the last stage, the logits (the first
+// stage's embedding look-up costs no multiplications). The GPU's share is
+// 1/(t·c) of the work.
+[[nodiscard]] constexpr Flops stage_flops_per_microbatch(const TransformerShape& m, const Parallelism& par,
+                                                        bool causal = false) {
+    const double layers = count(m.layers / par.pp);
+    const Flops forward = layers * layer_forward_flops(m, par.sequence, causal) +
+                          logits_forward_flops(m, par.sequence);
+    return 3.0 * count(par.micro_batch) * forward / count(par.tp * par.cp);
+}
+
+// What recomputation adds on the same GPU for one micro-batch.
+[[nodiscard]] constexpr Flops stage_recompute_flops_per_microbatch(const TransformerShape& m,
+                                                                  const Parallelism& par, bool causal = false) {
+    return count(par.micro_batch) * recompute_flops_per_sequence(m, par, causal) / count(par.pp * par.tp * par.cp);
+}
+
+// Bytes of one micro-batch's hidden states on one GPU: b · (s/c) · h values
+// in the weights' 16-bit format.
+[[nodiscard]] constexpr Bytes hidden_states_bytes(const TransformerShape& m, const Parallelism& par) {
+    return bytes(count(par.micro_batch) * count(par.sequence / par.cp) * count(m.hidden) * bytes_of(par.weights));
+}
+
+// Megatron-LM's tensor parallelism (Shoeybi et al. 2019, Sec. 3; shared
+// reference tensor-parallel-mlp.txt): the f and g operators put one
+// all-reduce of b·s·h values forward and one backward around each of the
+// attention and MLP blocks: 4 per layer per micro-batch, 2 more when full
+// recomputation replays the forward pass. With sequence parallelism each
+// becomes a reduce-scatter plus an all-gather of the same volume
+// (Korthikanti et al. 2022, Sec. 4.2.2).
+[[nodiscard]] constexpr Seconds tp_time_per_microbatch(const TransformerShape& m, const Parallelism& par,
+                                                      const Cluster& c, const TrainingOptions& o) {
+    if (par.tp == 1) return Seconds{};
+    const Link link = link_for(tensor_group(par, c), c);
+    const Bytes message = hidden_states_bytes(m, par);
+    const CollectiveTime one = par.sequence_parallel
+                                   ? reduce_scatter(message, par.tp, link, o.collective_base_latency) +
+                                         all_gather(message, par.tp, link, o.collective_base_latency)
+                                   : ring_allreduce(message, par.tp, link, o.collective_base_latency);
+    const double per_layer = par.recompute == Recompute::full ? 6.0 : 4.0;
+    return count(m.layers / par.pp) * per_layer * one.total();
+}
+
+// Pipeline sends (Narayanan et al. Sec. 4.1): per micro-batch each of the v
+// chunks receives the activations forward and the gradients backward,
+// b·s·h values per boundary (÷ t with scatter/gather), on NVLink when the
+// neighbouring stage shares the node.
+[[nodiscard]] constexpr Seconds pp_time_per_microbatch(const TransformerShape& m, const Parallelism& par,
+                                                      const Cluster& c, const TrainingOptions& o) {
+    if (par.pp == 1) return Seconds{};
+    const Link link = link_for(pipeline_group(par, c), c);
+    const Bytes message = hidden_states_bytes(m, par) / (o.pipeline_scatter_gather ? count(par.tp) : 1.0);
+    return 2.0 * count(par.virtual_stages) * point_to_point(message, link, o.collective_base_latency).total();
+}
+
+// Expert parallelism (Lepikhin et al. 2020, GShard, Sec. 2.2; shared reference
+// moe-training-step-1024-gpus.json): dispatch and combine all-to-alls around
+// each MoE layer forward and again backward (2 more with full recomputation),
+// each rank sending its tokens' k routed copies of h values.
+[[nodiscard]] constexpr Seconds ep_time_per_microbatch(const TransformerShape& m, const Parallelism& par,
+                                                      const Cluster& c, const TrainingOptions& o) {
+    if (par.ep == 1 || m.experts == 0) return Seconds{};
+    const Link link = link_for(expert_group(par, c), c);
+    const Bytes per_rank = hidden_states_bytes(m, par) * count(m.experts_per_token);
+    const double per_layer = par.recompute == Recompute::full ? 6.0 : 4.0;
+    return count(m.layers / par.pp) * per_layer * all_to_all(per_rank, par.ep, link, o.collective_base_latency).total();
+}
+
+// The bubble of 1F1B, interleaved when v > 1 (Narayanan et al. Sec. 2.2):
+// (p − 1)/v micro-batch times of the stage.
+[[nodiscard]] constexpr Seconds bubble_time(const Parallelism& par, Seconds per_microbatch) {
+    return count(par.pp - 1) / count(par.virtual_stages) * per_microbatch;
+}
+
+// Data-parallel synchronisation of one group's gradients (`parameters` per
+// GPU over `group`): an all-reduce (Li et al. 2020, PyTorch DDP); with ZeRO-1/2 or
+// the distributed optimizer a reduce-scatter of the gradients and an
+// all-gather of the updated weights, the same volume; ZeRO-3 gathers the
+// weights again for the forward and the backward of every micro-batch, 1.5×
+// the volume at m = 1 (Rajbhandari et al. Sec. 7.2.2). Across nodes it runs
+// hierarchically: inside the node, then one ring per GPU position.
+[[nodiscard]] constexpr Seconds gradient_sync_time(double parameters, const GroupPlacement& group,
+                                                  const Parallelism& par, const Cluster& c,
+                                                  const TrainingOptions& o) {
+    if (group.size == 1 || parameters == 0.0) return Seconds{};
+    const Bytes gradients = bytes(parameters * bytes_of(par.gradients));
+    const Bytes weights = bytes(parameters * bytes_of(par.weights));
+    const Seconds base = o.collective_base_latency;
+    const HierarchicalTopology topology = topology_of(group, c);
+    const bool across = group.crosses_nodes();
+    const Link link = c.node.intra;
+    const auto all_reduce = [&](Bytes b) {
+        return across ? hierarchical_allreduce(b, topology, base) : ring_allreduce(b, group.size, link, base);
+    };
+    const auto scatter = [&](Bytes b) {
+        return across ? hierarchical_reduce_scatter(b, topology, base) : reduce_scatter(b, group.size, link, base);
+    };
+    const auto gather = [&](Bytes b) {
+        return across ? hierarchical_all_gather(b, topology, base) : all_gather(b, group.size, link, base);
+    };
+    switch (par.sharding) {
+        case Sharding::none: return all_reduce(gradients).total();
+        case Sharding::zero1:
+        case Sharding::zero2:
+        case Sharding::distributed: return scatter(gradients).total() + gather(weights).total();
+        case Sharding::zero3:
+            return scatter(gradients).total() + 2.0 * count(microbatches(par)) * gather(weights).total();
+    }
+    return Seconds{};
+}
+
+// Adam's update is element-wise and memory-bound (Kingma & Ba 2015, Alg. 1):
+// per parameter it reads the gradient, the master weight and both moments,
+// writes them back and writes the 16-bit weight, at the GPU's memory
+// bandwidth, over the shard this GPU owns.
+[[nodiscard]] constexpr Seconds optimizer_time(const StageParameters& params, const Parallelism& par,
+                                              const Gpu& gpu) {
+    const bool sharded = par.sharding != Sharding::none;
+    const double dense = params.dense / (sharded ? count(par.dp * par.cp) : 1.0);
+    const double expert = params.expert / (sharded ? count(par.dp * par.cp / par.ep) : 1.0);
+    const double per_parameter =
+        bytes_of(par.gradients) + 2.0 * optimizer_bytes_per_parameter(par) + bytes_of(par.weights);
+    return read_time(bytes((dense + expert) * per_parameter), gpu);
+}
+
+// ---------------------------------------------------------------------------
+// The iteration
+
+// Memory, step time, throughput and utilisation of one layout. Rejects a
+// layout that does not match the model or the cluster.
+[[nodiscard]] constexpr TrainingEstimate evaluate_training(const TransformerShape& m, const Cluster& c,
+                                                           const Parallelism& par,
+                                                           const TrainingOptions& o = default_training_options) {
+    (void)validated(par, m, c);
+    const Gpu& gpu = c.node.gpu;
+    const double mb = count(microbatches(par));
+    const double efficiency = achievable_efficiency(o.efficiency, matmul_width(m, par));
+
+    // One micro-batch on the slowest stage.
+    const Seconds work = achievable_compute_time(stage_flops_per_microbatch(m, par, o.causal), gpu, efficiency);
+    const Seconds replay =
+        achievable_compute_time(stage_recompute_flops_per_microbatch(m, par, o.causal), gpu, efficiency);
+    const Seconds tp = tp_time_per_microbatch(m, par, c, o);
+    const Seconds pp = pp_time_per_microbatch(m, par, c, o);
+    const Seconds ep = ep_time_per_microbatch(m, par, c, o);
+    const Seconds per_microbatch = work + replay + tp + pp + ep;
+
+    // Once per iteration.
+    const StageParameters params = parameters_per_gpu(m, par);
+    const Seconds dp_full = gradient_sync_time(params.dense, data_group(par, c), par, c, o) +
+                            gradient_sync_time(params.expert, expert_data_group(par, c), par, c, o);
+    const Seconds backward = (2.0 / 3.0) * work + replay;
+    const Seconds dp = o.overlap_dp ? std::max(Seconds{}, dp_full - backward) : dp_full;
+
+    TrainingEstimate e;
+    e.memory = training_memory(m, par);
+    e.fits = fits(e.memory, gpu);
+    e.breakdown = StepBreakdown{.compute = mb * work,
+                                .recompute = mb * replay,
+                                .tp = mb * tp,
+                                .pp = mb * pp,
+                                .bubble = bubble_time(par, per_microbatch),
+                                .dp = dp,
+                                .ep = mb * ep,
+                                .optimizer = optimizer_time(params, par, gpu)};
+    e.step = e.breakdown.total();
+    e.tokens_per_second = tokens(count(par.global_batch * par.sequence)) / e.step;
+    e.model_flops = model_flops_per_iteration(m, par, o.causal);
+    e.hardware_flops = hardware_flops_per_iteration(m, par, o.causal);
+    e.mfu = model_flops_utilisation(e.model_flops, e.step, gpus(par), gpu);
+    e.hfu = hardware_flops_utilisation(e.hardware_flops, e.step, gpus(par), gpu);
+    return e;
+}
+
+}  // namespace napkin
