@@ -37,6 +37,7 @@
 #include <napkin/units.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 namespace napkin {
@@ -110,7 +111,8 @@ enum class InferenceObjective {
 struct InferencePlanQuery {
     long long max_gpus = 64;
     long long max_tokens_in_flight = 1024;
-    std::optional<Seconds> latency_bound = std::nullopt;  // the longest a user may wait for a token
+    // The longest a user may wait for a token (no bound by default).
+    Seconds latency_bound = seconds(std::numeric_limits<double>::infinity());
     InferenceObjective objective = InferenceObjective::latency;
 };
 
@@ -169,7 +171,7 @@ template <CollectivePolicy Collective = Ring>
     detail::check_setup(setup);
     detail::require_at_least_one("max_gpus", query.max_gpus);
     detail::require_at_least_one("max_tokens_in_flight", query.max_tokens_in_flight);
-    if (query.latency_bound) detail::require_positive("latency_bound (s)", query.latency_bound->value());
+    detail::require_positive("latency_bound (s)", query.latency_bound.value());
     const Bytes usable = usable_memory(gpu);
     InferencePlan plan;
     for (long long tp = 1; tp <= std::min(query.max_gpus, model.heads); ++tp) {
@@ -191,7 +193,7 @@ template <CollectivePolicy Collective = Ring>
                                (split.gpus() == plan.fewest->split.gpus() &&
                                 candidate.time.total() < plan.fewest->time.total())))
                     plan.fewest = candidate;
-                if (query.latency_bound && candidate.time.total() > *query.latency_bound) {
+                if (candidate.time.total() > query.latency_bound) {
                     ++plan.rejected_latency;
                     plan.pruned += query.max_tokens_in_flight - k;
                     break;
