@@ -142,4 +142,11 @@ inline InferenceSetup resolve_setup(const SetupOptions& o) {
 // --- output ------------------------------------------------------------------------
 inline void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
 
+// Whole byte counts print as integers (37508222976, not 37508222976.0).
+inline nlohmann::json json_bytes(Bytes b) {
+    const double v = b.value();
+    if (v == static_cast<double>(static_cast<long long>(v))) return static_cast<long long>(v);
+    return v;
+}
+
 }  // namespace napkin::cli

@@ -9,9 +9,9 @@ namespace napkin::cli {
 namespace {
 
 nlohmann::json memory_json(const InferenceMemory& m, const Gpu& gpu) {
-    return {{"weights", m.weights.value()},  {"kv_cache", m.kv_cache.value()},
-            {"working", m.working.value()},  {"total", m.total().value()},
-            {"usable", usable_memory(gpu).value()}};
+    return {{"weights", json_bytes(m.weights)}, {"kv_cache", json_bytes(m.kv_cache)},
+            {"working", json_bytes(m.working)}, {"total", json_bytes(m.total())},
+            {"usable", json_bytes(usable_memory(gpu))}};
 }
 
 std::vector<long long> parse_counts(const std::string& text) {
@@ -72,13 +72,14 @@ NAPKIN_COMMAND(app) {
         const InferenceSetup setup = resolve_setup(o->setup);
         const Split split = parse_split(o->split);
         detail::require_at_least_one("--tokens", o->tokens);
+        const std::vector<long long> counts = parse_counts(o->gpus);
         nlohmann::json rows = nlohmann::json::array();
         if (!o->json)
             std::printf("%s on %s over %s, %s split, %lld token(s) in flight\n%5s  %-5s  %12s  %12s  %9s  %8s\n",
                         std::string(model.name).c_str(), std::string(gpu.name).c_str(),
                         std::string(link.name).c_str(), std::string(to_string(split)).c_str(), o->tokens, "GPUs",
                         "fits", "memory/GPU", "per token", "waiting", "tokens/s");
-        for (long long n : parse_counts(o->gpus)) {
+        for (long long n : counts) {
             const InferenceMemory memory = memory_per_gpu(model, n, setup);
             const bool ok = memory.total() <= usable_memory(gpu);
             const TokenTime t = token_time(model, gpu, link, {n, split, o->tokens}, setup, ring);
@@ -91,9 +92,10 @@ NAPKIN_COMMAND(app) {
                             {"waiting_share", t.waiting_share()},
                             {"user_tokens_per_s", t.user_tokens_per_second().value()}});
             if (!o->json)
-                std::printf("%5lld  %-5s  %12s  %12s  %8.1f%%  %8.0f\n", n, ok ? "yes" : "no",
+                std::printf("%5lld  %-5s  %12s  %12s  %9s  %8s\n", n, ok ? "yes" : "no",
                             to_string(memory.total()).c_str(), ok ? to_string(t.total()).c_str() : "does not fit",
-                            100 * t.waiting_share(), t.user_tokens_per_second().value());
+                            ok ? (detail::fixed(100 * t.waiting_share(), 1) + "%").c_str() : "",
+                            ok ? detail::fixed(t.user_tokens_per_second().value(), 0).c_str() : "");
         }
         if (o->json)
             print_json({{"model", model.name}, {"gpu", gpu.name}, {"link", link.name},

@@ -131,7 +131,11 @@ public:
     [[nodiscard]] double height() const { return height_; }
 
 private:
-    static std::string spaced(std::string_view extra) { return extra.empty() ? "" : " " + std::string(extra); }
+    static std::string spaced(std::string_view extra) {
+        std::string out;
+        if (!extra.empty()) out.append(" ").append(extra);
+        return out;
+    }
     std::string hatch_id(std::string_view colour) {
         if (std::find(hatches_.begin(), hatches_.end(), colour) == hatches_.end()) hatches_.emplace_back(colour);
         return static_cast<const Document*>(this)->hatch_id(colour);
@@ -193,7 +197,7 @@ struct Marker {
 inline Document horizontal_bars(std::string_view title, const std::vector<Bar>& bars, std::string_view unit,
                                 const std::vector<LegendEntry>& legend = {}, const std::vector<Marker>& markers = {},
                                 double width = 720) {
-    const double left = 150, right = 110, top = 48, bar_height = 30, gap = 16;
+    const double left = 150, right = 180, top = 48, bar_height = 30, gap = 16;
     const double plot_width = width - left - right;
     const double height = top + static_cast<double>(bars.size()) * (bar_height + gap) + 70;
     double biggest = 0;
@@ -279,7 +283,10 @@ inline Document line_chart(std::string_view title, const std::vector<std::string
         std::vector<std::pair<double, double>> points;
         for (std::size_t i = 0; i < s.values.size(); ++i) points.emplace_back(x_of(i), y_of(s.values[i]));
         doc.polyline(points, s.colour, 2.5);
-        for (const auto& [x, y] : points) doc.circle(x, y, 3.5, s.colour);
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            doc.circle(points[i].first, points[i].second, 3.5, s.colour);
+            doc.text(points[i].first, points[i].second - 8, number(std::round(s.values[i])), 10, "middle");
+        }
         doc.line(left + plot_w + 14, ly, left + plot_w + 34, ly, s.colour, 3);
         doc.text(left + plot_w + 40, ly + 4, s.label, 12);
         ly += 20;

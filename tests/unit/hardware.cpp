@@ -1,0 +1,48 @@
+// napkin/hardware.hpp and the hardware catalog.
+#include <napkin/catalog/hardware.hpp>
+#include <napkin/hardware.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace napkin;
+
+TEST_SUITE("hardware") {
+    TEST_CASE("usable memory is 92 % of 80 GiB, rounded down to whole bytes: 79,027,398,246") {
+        // 85,899,345,920 × 0.92 = 79,027,398,246.4
+        CHECK(usable_memory(catalog::a100_80gb_sxm).value() == 79027398246.0);
+        CHECK(format(usable_memory(catalog::a100_80gb_sxm), units::GiB, 1) == "73.6 GiB");
+    }
+
+    TEST_CASE("read and compute times follow the data sheet rates") {
+        // 2,039 GB read at 2,039 GB/s takes one second; 312 TFLOP at 312 TFLOP/s too.
+        CHECK(in(read_time(gigabytes(2039), catalog::a100_80gb_sxm), units::s) == doctest::Approx(1.0));
+        CHECK(in(compute_time(flops(312e12), catalog::a100_80gb_sxm), units::s) == doctest::Approx(1.0));
+    }
+
+    TEST_CASE("catalog names are found, unknown ones are not") {
+        CHECK(catalog::find_gpu("a100-80gb-sxm")->memory == gibibytes(80));
+        CHECK(catalog::find_gpu("h100-sxm")->peak_flops == teraflops_per_second(989));
+        CHECK(catalog::find_link("nvlink-a100")->bandwidth == gigabytes_per_second(600));
+        CHECK(catalog::find_link("pcie-gen4")->step_latency == microseconds(1.0));
+        CHECK_FALSE(catalog::find_gpu("a100").has_value());
+        CHECK_FALSE(catalog::find_link("nvlink").has_value());
+    }
+
+    TEST_CASE("impossible hardware is rejected with the field and its value") {
+        Gpu gpu = catalog::a100_80gb_sxm;
+        gpu.usable_fraction = 1.5;
+        CHECK_THROWS_WITH_AS((void)validated(gpu), "Gpu.usable_fraction = 1.5: must be in (0, 1]",
+                             napkin::invalid_argument);
+        gpu.usable_fraction = 0.0;
+        CHECK_THROWS_AS((void)validated(gpu), napkin::invalid_argument);
+        gpu = catalog::a100_80gb_sxm;
+        gpu.memory_bandwidth = gigabytes_per_second(-1);
+        CHECK_THROWS_WITH((void)validated(gpu), "Gpu.memory_bandwidth (bytes/s) = -1000000000: must be positive");
+        Link link = catalog::nvlink_a100;
+        link.bandwidth = bytes_per_second(0);
+        CHECK_THROWS_WITH((void)validated(link), "Link.bandwidth (bytes/s) = 0: must be positive");
+        link = catalog::nvlink_a100;
+        link.step_latency = microseconds(-1);
+        CHECK_THROWS_AS((void)validated(link), napkin::invalid_argument);
+    }
+}
