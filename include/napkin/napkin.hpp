@@ -15,3 +15,4 @@
 #include <napkin/training.hpp>
 #include <napkin/inference.hpp>
 #include <napkin/inference_planner.hpp>
+#include <napkin/planner.hpp>
