@@ -1,0 +1,143 @@
+// napkin/training.hpp: the step time of a TP × PP × DP (× EP) iteration.
+#include <napkin/catalog/clusters.hpp>
+#include <napkin/catalog/models.hpp>
+#include <napkin/training.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace napkin;
+
+namespace {
+double s_of(Seconds t) { return in(t, units::s); }
+}  // namespace
+
+TEST_SUITE("training") {
+    TEST_CASE("GPT-2 small on one A100: the compute by hand") {
+        // Forward per 1,024-token sequence: per layer 2·1024·12·768² = 14,495,514,624 plus the
+        // core 4·1024²·768 = 3,221,225,472; × 12 layers = 212,600,881,152; logits 2·1024·768·50,257 =
+        // 79,047,426,048. × 3 (forward + backward) × 512 sequences = 447,971,799,859,200 FLOPs, at
+        // 312 TFLOP/s × 0.62·768/868.
+        const Parallelism par{.micro_batch = 16, .global_batch = 512, .sequence = 1024};
+        const TrainingEstimate e = evaluate_training(catalog::gpt2_small, cluster_of(catalog::dgx_a100, 1),
+                                                     Parallelism{.dp = 8, .micro_batch = 16, .global_batch = 512,
+                                                                 .sequence = 1024});
+        const Node one_gpu{.name = "one", .gpu = catalog::a100_80gb_sxm, .gpus = 1, .intra = catalog::nvlink3,
+                           .inter = catalog::ib_hdr};
+        const TrainingEstimate single = evaluate_training(catalog::gpt2_small, cluster_of(one_gpu, 1), par);
+        const double expected = 447'971'799'859'200.0 / (312e12 * 0.62 * 768 / 868);
+        CHECK(s_of(single.breakdown.compute) == doctest::Approx(expected).epsilon(1e-12));
+        CHECK(single.breakdown.tp.value() == 0.0);
+        CHECK(single.breakdown.pp.value() == 0.0);
+        CHECK(single.breakdown.bubble.value() == 0.0);
+        CHECK(single.breakdown.dp.value() == 0.0);
+        // Eight GPUs: 4 waves instead of 32, then the all-reduce.
+        CHECK(s_of(e.breakdown.compute) == doctest::Approx(expected / 8).epsilon(1e-12));
+        CHECK(e.breakdown.dp.value() > 0.0);
+        CHECK(e.step < single.step);
+    }
+
+    TEST_CASE("tensor-parallel all-reduces of the 22B model inside a DGX A100") {
+        // 4 per layer × 48 layers of 4·2048·6144·2 = 100,663,296 bytes on 8 GPUs over nvlink3:
+        // latency 6.6 + 14·0.6 = 15 µs, bandwidth 1.75 · 100,663,296 / 300 GB/s = 587.20256 µs.
+        const Parallelism par{.tp = 8, .micro_batch = 4, .global_batch = 4, .sequence = 2048};
+        const TrainingEstimate e = evaluate_training(catalog::megatron_22b, cluster_of(catalog::dgx_a100, 1), par);
+        CHECK(s_of(e.breakdown.tp) == doctest::Approx(192 * (15e-6 + 587.20256e-6)).epsilon(1e-12));
+        // Sequence parallelism: reduce-scatter + all-gather, the same bytes, twice the base latency.
+        Parallelism sp = par;
+        sp.sequence_parallel = true;
+        const double with_sp = s_of(evaluate_training(catalog::megatron_22b, cluster_of(catalog::dgx_a100, 1), sp).breakdown.tp);
+        CHECK(with_sp == doctest::Approx(192 * (2 * 6.6e-6 + 14 * 0.6e-6 + 587.20256e-6)).epsilon(1e-12));
+        // Full recomputation replays the two forward all-reduces: 6 per layer.
+        Parallelism full = par;
+        full.recompute = Recompute::full;
+        CHECK(s_of(evaluate_training(catalog::megatron_22b, cluster_of(catalog::dgx_a100, 1), full).breakdown.tp) ==
+              doctest::Approx(288 * (15e-6 + 587.20256e-6)).epsilon(1e-12));
+    }
+
+    TEST_CASE("data-parallel all-reduce across two DGX nodes runs hierarchically") {
+        // GPT-2 small, d = 16: 248,879,616 gradient bytes. Reduce-scatter inside (7·0.6 µs +
+        // 7/8·M/300 GB/s), ring across 2 nodes on ib-hdr (2·2.7 µs + (M/8)/25 GB/s), all-gather
+        // inside, 6.6 µs once: 2,716.59584 µs.
+        const Parallelism par{.dp = 16, .micro_batch = 4, .global_batch = 64, .sequence = 1024};
+        const TrainingEstimate e = evaluate_training(catalog::gpt2_small, cluster_of(catalog::dgx_a100, 2), par);
+        CHECK(s_of(e.breakdown.dp) == doctest::Approx(2716.59584e-6).epsilon(1e-9));
+        // Overlapped with the last backward pass, less of it shows.
+        const TrainingEstimate overlapped = evaluate_training(catalog::gpt2_small, cluster_of(catalog::dgx_a100, 2),
+                                                              par, TrainingOptions{.overlap_dp = true});
+        CHECK(overlapped.breakdown.dp < e.breakdown.dp);
+        CHECK(overlapped.breakdown.dp.value() >= 0.0);
+    }
+
+    TEST_CASE("the parts add up, and throughput and MFU follow from the step") {
+        const Parallelism par{.tp = 8, .pp = 16, .dp = 8, .global_batch = 1536, .sequence = 2048,
+                              .recompute = Recompute::full};
+        const TrainingEstimate e = evaluate_training(catalog::gpt3_175b, cluster_of(catalog::dgx_a100, 128), par);
+        const StepBreakdown& b = e.breakdown;
+        CHECK(s_of(e.step) == doctest::Approx(s_of(b.compute + b.recompute + b.tp + b.pp + b.bubble + b.dp + b.ep +
+                                                   b.optimizer)).epsilon(1e-12));
+        CHECK(in(e.tokens_per_second, units::tokens_per_s) == doctest::Approx(1536.0 * 2048 / s_of(e.step)));
+        CHECK(e.mfu == doctest::Approx(in(e.model_flops, units::FLOP) / (s_of(e.step) * 1024 * 312e12)));
+        CHECK(e.hfu > e.mfu);
+        // 1F1B bubble: (p − 1) = 15 micro-batch times of the stage, m = 192.
+        const Seconds per_microbatch = (b.compute + b.recompute + b.tp + b.pp + b.ep) / 192.0;
+        CHECK(s_of(b.bubble) == doctest::Approx(15 * s_of(per_microbatch)).epsilon(1e-12));
+        // Interleaving with v = 2 halves it.
+        Parallelism v2 = par;
+        v2.virtual_stages = 2;
+        const TrainingEstimate e2 = evaluate_training(catalog::gpt3_175b, cluster_of(catalog::dgx_a100, 128), v2);
+        CHECK(s_of(e2.breakdown.bubble) == doctest::Approx(s_of(b.bubble) / 2).epsilon(0.02));
+    }
+
+    TEST_CASE("gradient accumulation: twice the batch, twice the compute, the same all-reduce") {
+        const Cluster c = cluster_of(catalog::dgx_a100, 1);
+        const Parallelism one{.dp = 8, .micro_batch = 8, .global_batch = 64, .sequence = 1024};
+        Parallelism two = one;
+        two.global_batch = 128;
+        const auto a = evaluate_training(catalog::gpt2_medium, c, one), b = evaluate_training(catalog::gpt2_medium, c, two);
+        CHECK(s_of(b.breakdown.compute) == doctest::Approx(2 * s_of(a.breakdown.compute)));
+        CHECK(s_of(b.breakdown.dp) == doctest::Approx(s_of(a.breakdown.dp)));
+    }
+
+    TEST_CASE("calibration check: Megatron-LM points that did not inform the defaults") {
+        // Narayanan et al. 2021 count 96·B·s·l·h²·(1 + s/(6h) + V/(16lh)) per iteration.
+        // GPT-3 175B, 1,024 A100s, t8 p16, batch 1,536: about 138 TFLOP/s per GPU.
+        // 1T, 3,072 A100s, t8 p64, batch 3,072: 163 TFLOP/s per GPU. The library, with fp32 gradients,
+        // micro-batch 1, full recomputation and no interleaving, predicts +6 % and −8 %.
+        const auto per_gpu = [](const TransformerShape& m, long long pp, long long nodes, long long batch) {
+            const Parallelism par{.tp = 8, .pp = pp, .dp = nodes * 8 / (8 * pp), .global_batch = batch,
+                                  .sequence = 2048, .recompute = Recompute::full, .gradients = DType::fp32};
+            const TrainingEstimate e = evaluate_training(m, cluster_of(catalog::dgx_a100, nodes), par);
+            return in(narayanan_flops_with_recomputation(batch, 2048, m.layers, m.hidden, m.vocabulary),
+                      units::TFLOP) / s_of(e.step) / count(nodes * 8);
+        };
+        const double gpt3 = per_gpu(catalog::gpt3_175b, 16, 128, 1536);
+        const double one_t = per_gpu(catalog::megatron_1t, 64, 384, 3072);
+        CHECK(gpt3 / 138.0 > 1.0);
+        CHECK(gpt3 / 138.0 < 1.08);
+        CHECK(one_t / 163.0 > 0.90);
+        CHECK(one_t / 163.0 < 1.0);
+    }
+
+    TEST_CASE("expert parallelism adds all-to-alls and shards the experts") {
+        TransformerShape moe = catalog::gpt2_medium;
+        moe.experts = 8;
+        moe.experts_per_token = 2;
+        moe.expert_ffn = 4096;
+        const Parallelism par{.dp = 8, .ep = 8, .micro_batch = 4, .global_batch = 32, .sequence = 1024};
+        const TrainingEstimate e = evaluate_training(moe, cluster_of(catalog::dgx_a100, 1), par);
+        CHECK(e.breakdown.ep.value() > 0.0);
+        // 4 all-to-alls per layer × 24 layers, 4·1024·1024·2·2 bytes per rank over nvlink3, 8 ranks:
+        // 7·0.6 µs + 6.6 µs latency, 7/8 · 16,777,216 / 300 GB/s.
+        CHECK(s_of(e.breakdown.ep) == doctest::Approx(96 * (10.8e-6 + 7.0 / 8 * 16777216 / 300e9)).epsilon(1e-9));
+        // Each GPU keeps 1 of the 8 experts of each layer.
+        const StageParameters p = parameters_per_gpu(moe, par);
+        CHECK(p.expert == doctest::Approx(24.0 * count(feed_forward_weights(moe, 4096))));
+    }
+
+    TEST_CASE("a layout that does not match the cluster is rejected") {
+        CHECK_THROWS_WITH_AS((void)evaluate_training(catalog::gpt3_175b, cluster_of(catalog::dgx_a100, 2),
+                                                     Parallelism{.tp = 8, .pp = 1, .dp = 1, .global_batch = 8}),
+                             doctest::Contains("must equal the cluster's GPUs (2 nodes × 8 = 16)"),
+                             napkin::invalid_argument);
+    }
+}
