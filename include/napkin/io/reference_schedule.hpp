@@ -1,0 +1,81 @@
+// napkin/io/reference_schedule.hpp — reads a simulated training step in the
+// shape of the shared reference moe-training-step-1024-gpus.json: per stage
+// the compute blocks {pass, microbatch, chunk, start, end, paired}, and the
+// pipeline sends. Stages, micro-batches and chunks count from 1 in the file
+// and from 0 here, as in napkin::Operation.
+#pragma once
+
+#include <napkin/error.hpp>
+#include <napkin/schedule.hpp>
+#include <napkin/units.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace napkin::io {
+
+struct ReferenceBlock {
+    Pass pass;
+    long long microbatch;  // from 0
+    long long chunk;       // from 0
+    Seconds start;
+    Seconds end;
+    bool paired;  // a forward and a backward overlapped in one block; the file lists the forward first
+};
+
+struct ReferenceSend {
+    long long from_stage, to_stage;  // from 0
+    Pass pass;                       // forward (activations) or backward (gradients)
+    long long microbatch;
+    Seconds start, end;
+};
+
+struct ReferenceSchedule {
+    PipelineShape shape;
+    std::vector<std::vector<ReferenceBlock>> stages;
+    std::vector<ReferenceSend> sends;
+    Seconds step;
+    double idle_fraction;
+};
+
+namespace detail {
+inline Pass reference_pass(const std::string& text) {
+    if (text == "forward") return Pass::forward;
+    if (text == "backward") return Pass::backward;
+    napkin::detail::reject("pass", text, "must be forward or backward");
+}
+}  // namespace detail
+
+[[nodiscard]] inline ReferenceSchedule parse_reference_schedule(const nlohmann::json& j) {
+    ReferenceSchedule r;
+    const auto& par = j.at("parallelism");
+    r.shape = {par.at("pp").get<long long>(), par.at("microbatchesPerPipeline").get<long long>(),
+               par.value("vpp", 1LL)};
+    for (const auto& stage : j.at("stages")) {
+        auto& blocks = r.stages.emplace_back();
+        for (const auto& c : stage.at("compute"))
+            blocks.push_back({detail::reference_pass(c.at("pass").get<std::string>()),
+                              c.at("microbatch").get<long long>() - 1, c.at("chunk").get<long long>() - 1,
+                              seconds(c.at("start").get<double>()), seconds(c.at("end").get<double>()),
+                              c.value("paired", false)});
+    }
+    for (const auto& s : j.value("pipelineSends", nlohmann::json::array()))
+        r.sends.push_back({s.at("fromStage").get<long long>() - 1, s.at("toStage").get<long long>() - 1,
+                           detail::reference_pass(s.at("dir").get<std::string>()),
+                           s.at("microbatch").get<long long>() - 1, seconds(s.at("start").get<double>()),
+                           seconds(s.at("end").get<double>())});
+    r.step = seconds(j.at("step").at("total").get<double>());
+    r.idle_fraction = j.at("step").at("pipelineIdleFraction").get<double>();
+    return r;
+}
+
+[[nodiscard]] inline ReferenceSchedule read_reference_schedule(const std::string& path) {
+    std::ifstream file(path);
+    if (!file) napkin::detail::reject("path", path, "cannot be opened");
+    return parse_reference_schedule(nlohmann::json::parse(file));
+}
+
+}  // namespace napkin::io

@@ -1,0 +1,346 @@
+// napkin/pipeline.hpp — pipeline parallelism in closed form: the bubble, the
+// step time and the activations in flight of each pipeline schedule.
+//
+// Notation (shared with the papers cited below): p stages (ranks), m
+// micro-batches per step, v chunks (virtual stages) per rank. StageTimes hold
+// one micro-batch's forward F and full backward B through a whole stage (all
+// its chunks); W is the weight-gradient part of B, which the zero-bubble and
+// DualPipe schedules run on its own.
+//
+// Two conventions for "the bubble", named so they cannot be confused:
+//   bubble_share_of_step   bubble / step          (p − 1)/(v·m + p − 1) for 1F1B-like schedules
+//   bubble_ratio_to_ideal  bubble / (m·(F + B))   (p − 1)/(v·m), Narayanan et al. 2021 Sec. 2.2
+//
+// Schedules are types satisfying `PipelineSchedule`; pass one by value:
+//   bubble_time(Interleaved{}, {.stages = 4, .microbatches = 8, .chunks = 2}, times)
+#pragma once
+
+#include <napkin/error.hpp>
+#include <napkin/units.hpp>
+
+#include <algorithm>
+#include <concepts>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace napkin {
+
+// p, m, v.
+struct PipelineShape {
+    long long stages;
+    long long microbatches;
+    long long chunks = 1;
+};
+
+// One micro-batch through one whole stage (all of its chunks).
+struct StageTimes {
+    Seconds forward;
+    Seconds backward;                    // the full backward: input gradient and weight gradient
+    Seconds weight_grad = Seconds{};     // the weight-gradient part of `backward` (zero-bubble W)
+};
+
+namespace detail {
+constexpr void check_shape(const PipelineShape& s) {
+    require_at_least_one("PipelineShape.stages", s.stages);
+    require_at_least_one("PipelineShape.microbatches", s.microbatches);
+    require_at_least_one("PipelineShape.chunks", s.chunks);
+}
+constexpr void check_times(const StageTimes& t) {
+    require_non_negative("StageTimes.forward (s)", t.forward.value());
+    require_non_negative("StageTimes.backward (s)", t.backward.value());
+    require_non_negative("StageTimes.weight_grad (s)", t.weight_grad.value());
+    require(t.weight_grad <= t.backward, "StageTimes.weight_grad (s)", t.weight_grad.value(),
+            "must not exceed StageTimes.backward, of which it is a part");
+}
+constexpr void require_one_chunk(const PipelineShape& s) {
+    require(s.chunks == 1, "PipelineShape.chunks", count(s.chunks),
+            "must be 1 for this schedule (interleaved chunks are the Interleaved schedule)");
+}
+constexpr void check_rank(const PipelineShape& s, long long rank) {
+    require(rank >= 0 && rank < s.stages, "rank", count(rank), "must be in [0, PipelineShape.stages)");
+}
+}  // namespace detail
+
+// ---------------------------------------------------------------------------
+// The schedules. Each knows its closed-form bubble, the micro-batches a rank
+// holds activations for, and how much parameter memory it needs relative to
+// a plain pipeline (1 = the rank's 1/p share of the model).
+
+// GPipe (Huang et al. 2019, Sec. 2.2): all forwards, then all backwards; the
+// bubble is (p − 1)(F + B) and every rank keeps all m micro-batches' activations.
+struct GPipe {
+    static constexpr std::string_view name = "gpipe";
+    constexpr void validate(const PipelineShape& s) const { detail::require_one_chunk(s); }
+    [[nodiscard]] constexpr Seconds bubble(const PipelineShape& s, const StageTimes& t) const {
+        return count(s.stages - 1) * (t.forward + t.backward);
+    }
+    [[nodiscard]] constexpr long long in_flight(const PipelineShape& s, long long) const { return s.microbatches; }
+    [[nodiscard]] constexpr double peak_activations(const PipelineShape& s) const { return count(s.microbatches); }
+    [[nodiscard]] constexpr double parameter_copies() const { return 1.0; }
+};
+
+// 1F1B, PipeDream-Flush (Narayanan et al. 2021, Sec. 2.2.1): rank r runs
+// p − r − 1 warm-up forwards, then alternates one forward and one backward.
+// Same bubble as GPipe, (p − 1)(F + B), but rank r holds only p − r micro-batches.
+struct OneFOneB {
+    static constexpr std::string_view name = "1f1b";
+    constexpr void validate(const PipelineShape& s) const { detail::require_one_chunk(s); }
+    [[nodiscard]] constexpr Seconds bubble(const PipelineShape& s, const StageTimes& t) const {
+        return count(s.stages - 1) * (t.forward + t.backward);
+    }
+    [[nodiscard]] constexpr long long in_flight(const PipelineShape& s, long long rank) const {
+        return std::min(s.stages - rank, s.microbatches);
+    }
+    [[nodiscard]] constexpr double peak_activations(const PipelineShape& s) const {
+        return count(in_flight(s, 0));
+    }
+    [[nodiscard]] constexpr double parameter_copies() const { return 1.0; }
+};
+
+// Interleaved 1F1B (Narayanan et al. 2021, Sec. 2.2.2; Megatron-LM
+// megatron/core/pipeline_parallel/schedules.py): each rank holds v chunks, so a
+// micro-batch crosses every rank v times and the bubble shrinks v-fold:
+// (p − 1)(F + B)/v. Megatron's order takes virtual micro-batches in groups of
+// p, which needs m to be a multiple of p. With v = 1 it is 1F1B.
+struct Interleaved {
+    // Forwards run before the first backward beyond Megatron's warm-up count.
+    // Megatron with --overlap-moe-expert-parallel-comm runs one more, so each
+    // steady-state forward can overlap a backward (the reference schedule
+    // moe-training-step-1024-gpus.json shows it on all 4 of its stages).
+    long long extra_warmup = 0;
+
+    static constexpr std::string_view name = "interleaved";
+    constexpr void validate(const PipelineShape& s) const {
+        detail::require_non_negative("Interleaved.extra_warmup", count(extra_warmup));
+        if (s.chunks > 1 && s.microbatches % s.stages != 0)
+            detail::reject("PipelineShape.microbatches", count(s.microbatches),
+                           "must be a multiple of PipelineShape.stages = " + std::to_string(s.stages) +
+                               " in Megatron's interleaved schedule");
+    }
+    [[nodiscard]] constexpr Seconds bubble(const PipelineShape& s, const StageTimes& t) const {
+        return count(s.stages - 1) * (t.forward + t.backward) / count(s.chunks);
+    }
+    // Megatron's warm-up on rank r: 2(p − r − 1) + (v − 1)·p forwards, capped at
+    // m·v, and every forward first when m == p; one more forward runs before the
+    // first backward. Counted in chunk passes: each holds 1/v of a stage's activations.
+    [[nodiscard]] constexpr long long warmup(const PipelineShape& s, long long rank) const {
+        const long long p = s.stages, m = s.microbatches, v = s.chunks;
+        if (v == 1) return std::min(p - rank - 1 + extra_warmup, m);
+        if (m == p) return m * v;
+        return std::min(2 * (p - rank - 1) + (v - 1) * p + extra_warmup, m * v);
+    }
+    [[nodiscard]] constexpr long long in_flight(const PipelineShape& s, long long rank) const {
+        return std::min(warmup(s, rank) + 1, s.microbatches * s.chunks);
+    }
+    // Rank 0 holds the most: p + (p − 1)/v micro-batches, the (1 + (p − 1)/(p·v))
+    // factor of Korthikanti et al. 2022 Sec. 4.2.3.
+    [[nodiscard]] constexpr double peak_activations(const PipelineShape& s) const {
+        return count(in_flight(s, 0)) / count(s.chunks);
+    }
+    [[nodiscard]] constexpr double parameter_copies() const { return 1.0; }
+};
+
+// Zero Bubble ZB-H1 (Qi et al. 2023, "Zero Bubble Pipeline Parallelism", Sec. 3.1):
+// the backward is split into B (input gradient) and W (weight gradient), W runs
+// later to fill the cool-down. Paper notation T_B = B − W here:
+// bubble (p − 1)(T_F + T_B − T_W) = (p − 1)(F + B − 2W), activations p·M_B as 1F1B.
+// The paper's handcrafted schedule reaches it when W ≤ F and W ≤ B − W and m ≥ p.
+struct ZeroBubbleH1 {
+    static constexpr std::string_view name = "zb-h1";
+    constexpr void validate(const PipelineShape& s) const { detail::require_one_chunk(s); }
+    [[nodiscard]] constexpr Seconds bubble(const PipelineShape& s, const StageTimes& t) const {
+        return std::max(Seconds{}, count(s.stages - 1) * (t.forward + t.backward - 2.0 * t.weight_grad));
+    }
+    [[nodiscard]] constexpr long long in_flight(const PipelineShape& s, long long) const {
+        return std::min(s.stages, s.microbatches);
+    }
+    [[nodiscard]] constexpr double peak_activations(const PipelineShape& s) const { return count(in_flight(s, 0)); }
+    [[nodiscard]] constexpr double parameter_copies() const { return 1.0; }
+};
+
+// Zero Bubble ZB-H2 (Qi et al. 2023, Sec. 3.1): more warm-up forwards fill the
+// bubble before the first B; bubble (p − 1)(T_F + T_B − 2T_W) = (p − 1)(F + B − 3W),
+// zero when F = T_B = W, for (2p − 1)·M_B of activations. The bubble is each
+// stage's idle time inside its own span: the step is a parallelogram whose
+// first and last stages start and end (p − 1)·F apart, and the paper overlaps
+// consecutive steps (post-validation instead of an optimizer barrier, Sec. 4).
+struct ZeroBubbleH2 {
+    static constexpr std::string_view name = "zb-h2";
+    constexpr void validate(const PipelineShape& s) const { detail::require_one_chunk(s); }
+    [[nodiscard]] constexpr Seconds bubble(const PipelineShape& s, const StageTimes& t) const {
+        return std::max(Seconds{}, count(s.stages - 1) * (t.forward + t.backward - 3.0 * t.weight_grad));
+    }
+    [[nodiscard]] constexpr long long in_flight(const PipelineShape& s, long long) const {
+        return std::min(2 * s.stages - 1, s.microbatches);
+    }
+    [[nodiscard]] constexpr double peak_activations(const PipelineShape& s) const { return count(in_flight(s, 0)); }
+    [[nodiscard]] constexpr double parameter_copies() const { return 1.0; }
+};
+
+// DualPipe (DeepSeek-V3 technical report 2024, Sec. 3.2.1, and the DualPipe
+// repository's README table): micro-batches enter from both ends of the
+// pipeline, each rank holding its own stage and the mirrored one.
+// Bubble (p/2 − 1)(F&B + B − 3W), F&B the time of a forward and a backward
+// chunk overlapped with each other (F + B when no overlap is assumed);
+// 2× parameters, p + 1 micro-batches of activations; p must be even.
+struct DualPipe {
+    std::optional<Seconds> overlapped_forward_backward{};  // F&B; F + B when not given
+
+    static constexpr std::string_view name = "dualpipe";
+    constexpr void validate(const PipelineShape& s) const {
+        detail::require_one_chunk(s);
+        detail::require(s.stages % 2 == 0, "PipelineShape.stages", count(s.stages), "must be even for DualPipe");
+        if (overlapped_forward_backward)
+            detail::require_non_negative("DualPipe.overlapped_forward_backward (s)",
+                                         overlapped_forward_backward->value());
+    }
+    [[nodiscard]] constexpr Seconds paired(const StageTimes& t) const {
+        return overlapped_forward_backward.value_or(t.forward + t.backward);
+    }
+    [[nodiscard]] constexpr Seconds bubble(const PipelineShape& s, const StageTimes& t) const {
+        return std::max(Seconds{}, (count(s.stages) / 2.0 - 1.0) * (paired(t) + t.backward - 3.0 * t.weight_grad));
+    }
+    [[nodiscard]] constexpr long long in_flight(const PipelineShape& s, long long) const {
+        return std::min(s.stages + 1, s.microbatches);
+    }
+    [[nodiscard]] constexpr double peak_activations(const PipelineShape& s) const { return count(in_flight(s, 0)); }
+    [[nodiscard]] constexpr double parameter_copies() const { return 2.0; }
+};
+
+// DualPipeV (DualPipe repository, the "cut-in-half" V-shape): a DualPipe of 2p
+// stages folded onto p ranks, each rank holding two of them. Its README gives
+// (PP/2 − 1)(F&B + B − 3W) per stage with PP = 2p stages; with this file's
+// per-rank times a stage takes half of them, so the bubble is
+// (p − 1)(F&B + B − 3W)/2. Each rank holds two stages (1× a rank's share of
+// the parameters) and PP + 1 = 2p + 1 stage micro-batches, p + 1/2 in rank units.
+struct DualPipeV {
+    std::optional<Seconds> overlapped_forward_backward{};  // F&B per rank; F + B when not given
+
+    static constexpr std::string_view name = "dualpipev";
+    constexpr void validate(const PipelineShape& s) const {
+        detail::require_one_chunk(s);
+        if (overlapped_forward_backward)
+            detail::require_non_negative("DualPipeV.overlapped_forward_backward (s)",
+                                         overlapped_forward_backward->value());
+    }
+    [[nodiscard]] constexpr Seconds paired(const StageTimes& t) const {
+        return overlapped_forward_backward.value_or(t.forward + t.backward);
+    }
+    [[nodiscard]] constexpr Seconds bubble(const PipelineShape& s, const StageTimes& t) const {
+        return std::max(Seconds{}, count(s.stages - 1) * (paired(t) + t.backward - 3.0 * t.weight_grad) / 2.0);
+    }
+    [[nodiscard]] constexpr long long in_flight(const PipelineShape& s, long long) const {
+        return std::min(2 * s.stages + 1, 2 * s.microbatches);  // in stage (half-rank) micro-batches
+    }
+    [[nodiscard]] constexpr double peak_activations(const PipelineShape& s) const {
+        return count(in_flight(s, 0)) / 2.0;
+    }
+    [[nodiscard]] constexpr double parameter_copies() const { return 1.0; }
+};
+
+template <class S>
+concept PipelineSchedule = std::copy_constructible<S> &&
+    requires(const S& s, const PipelineShape& shape, const StageTimes& t, long long rank) {
+        { S::name } -> std::convertible_to<std::string_view>;
+        s.validate(shape);
+        { s.bubble(shape, t) } -> std::same_as<Seconds>;
+        { s.in_flight(shape, rank) } -> std::same_as<long long>;
+        { s.peak_activations(shape) } -> std::same_as<double>;
+        { s.parameter_copies() } -> std::same_as<double>;
+    };
+
+// ---------------------------------------------------------------------------
+// The formulas, for any schedule.
+
+template <PipelineSchedule S>
+constexpr void validate(const S& schedule, const PipelineShape& shape) {
+    detail::check_shape(shape);
+    schedule.validate(shape);
+}
+
+// The ideal step: every rank busy all the time, m·(F + B).
+[[nodiscard]] constexpr Seconds ideal_step_time(const PipelineShape& shape, const StageTimes& t) {
+    detail::check_shape(shape);
+    detail::check_times(t);
+    return count(shape.microbatches) * (t.forward + t.backward);
+}
+
+// Idle time per rank in one step, as the schedule's paper states it.
+template <PipelineSchedule S>
+[[nodiscard]] constexpr Seconds bubble_time(const S& schedule, const PipelineShape& shape, const StageTimes& t) {
+    validate(schedule, shape);
+    detail::check_times(t);
+    return schedule.bubble(shape, t);
+}
+
+// step = m·(F + B) + bubble.
+template <PipelineSchedule S>
+[[nodiscard]] constexpr Seconds step_time(const S& schedule, const PipelineShape& shape, const StageTimes& t) {
+    return ideal_step_time(shape, t) + bubble_time(schedule, shape, t);
+}
+
+// bubble / step: the share of the step a rank spends idle; (p − 1)/(v·m + p − 1)
+// for GPipe, 1F1B and interleaved 1F1B (p = 4, m = 8: 3/11).
+template <PipelineSchedule S>
+[[nodiscard]] constexpr double bubble_share_of_step(const S& schedule, const PipelineShape& shape,
+                                                    const StageTimes& t) {
+    const Seconds step = step_time(schedule, shape, t);
+    detail::require_positive("StageTimes.forward + StageTimes.backward (s)", (t.forward + t.backward).value());
+    return ratio(bubble_time(schedule, shape, t), step);
+}
+
+// bubble / (m·(F + B)): Narayanan et al. 2021's "bubble time fraction",
+// (p − 1)/(v·m) for GPipe, 1F1B and interleaved 1F1B (p = 4, m = 8: 3/8).
+template <PipelineSchedule S>
+[[nodiscard]] constexpr double bubble_ratio_to_ideal(const S& schedule, const PipelineShape& shape,
+                                                     const StageTimes& t) {
+    const Seconds ideal = ideal_step_time(shape, t);
+    detail::require_positive("StageTimes.forward + StageTimes.backward (s)", (t.forward + t.backward).value());
+    return ratio(bubble_time(schedule, shape, t), ideal);
+}
+
+// Micro-batches whose activations rank r holds at its peak: GPipe m, 1F1B
+// p − r, interleaved Megatron's warm-up + 1 (in chunk passes, 1/v of a stage
+// each), zero-bubble p or 2p − 1.
+template <PipelineSchedule S>
+[[nodiscard]] constexpr long long microbatches_in_flight(const S& schedule, const PipelineShape& shape,
+                                                         long long rank) {
+    validate(schedule, shape);
+    detail::check_rank(shape, rank);
+    return schedule.in_flight(shape, rank);
+}
+
+// Memory multipliers. Activations: the most a rank holds, in micro-batches
+// through a whole stage (1F1B: p; GPipe: m; interleaved p + (p − 1)/v; ZB-H2
+// 2p − 1; DualPipe p + 1). Parameters: a rank's weights relative to its 1/p
+// share of the model (DualPipe keeps two stages per rank: 2).
+template <PipelineSchedule S>
+[[nodiscard]] constexpr double activation_memory_multiplier(const S& schedule, const PipelineShape& shape) {
+    validate(schedule, shape);
+    return schedule.peak_activations(shape);
+}
+template <PipelineSchedule S>
+[[nodiscard]] constexpr double parameter_memory_multiplier(const S& schedule) {
+    return schedule.parameter_copies();
+}
+
+// ---------------------------------------------------------------------------
+// Choosing a schedule at run time (the CLI, a planner's search).
+
+using AnySchedule = std::variant<GPipe, OneFOneB, Interleaved, ZeroBubbleH1, ZeroBubbleH2, DualPipe, DualPipeV>;
+
+// "gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "dualpipe", "dualpipev".
+[[nodiscard]] inline AnySchedule schedule_from_name(std::string_view name) {
+    if (name == GPipe::name) return GPipe{};
+    if (name == OneFOneB::name) return OneFOneB{};
+    if (name == Interleaved::name) return Interleaved{};
+    if (name == ZeroBubbleH1::name) return ZeroBubbleH1{};
+    if (name == ZeroBubbleH2::name) return ZeroBubbleH2{};
+    if (name == DualPipe::name) return DualPipe{};
+    if (name == DualPipeV::name) return DualPipeV{};
+    detail::reject("schedule", name, "must be gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipe or dualpipev");
+}
+
+}  // namespace napkin
