@@ -1,0 +1,123 @@
+// napkin/calibrate.hpp — α and B (and the base latency) from measured times,
+// by weighted linear least squares (Eigen).
+//
+// The ring algorithms' time is linear in the unknowns:
+//   t = base + steps(op, n)·α + share(op, n)·M · (1/B)
+// with steps = 2(n−1) and share = 2(n−1)/n for an all-reduce, n−1 and (n−1)/n
+// for reduce-scatter, all-gather and all-to-all (napkin/collectives.hpp). Each
+// sample's equation is divided by its measured time, so the fit minimises the
+// sum of squared RELATIVE errors: a 10 µs and a 10 s measurement count alike.
+//
+// The base latency and α can only be told apart when the samples cover more
+// than one rank count (on one n, base + steps·α is one number); the fit says so.
+//
+// This header needs Eigen (target napkin::calibrate); the core napkin target does not.
+#pragma once
+
+#include <napkin/collectives.hpp>
+#include <napkin/error.hpp>
+#include <napkin/hardware.hpp>
+#include <napkin/units.hpp>
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace napkin {
+
+struct CalibrationOptions {
+    bool fit_base_latency = false;  // also fit a latency paid once per call (needs ≥ 2 rank counts)
+    Seconds base_latency{};         // the base latency to assume when it is not fitted
+};
+
+struct CalibrationFit {
+    Seconds step_latency;       // α
+    BytesPerSecond bandwidth;   // B, the bus bandwidth per rank and direction
+    Seconds base_latency;       // fitted, or the assumed one
+    bool base_latency_fitted = false;
+    std::vector<double> relative_residuals;  // (model − measured) / measured, one per sample
+    double rms_relative_residual = 0.0;
+    double max_relative_residual = 0.0;      // largest |residual|
+
+    // The fitted link, for the collectives and the composite models.
+    [[nodiscard]] Link link(std::string_view name = "calibrated") const {
+        return {name, bandwidth, step_latency};
+    }
+};
+
+namespace detail {
+inline void check_samples(std::span<const CollectiveSample> samples, std::size_t unknowns) {
+    require(samples.size() >= unknowns, "samples (count)", static_cast<double>(samples.size()),
+            unknowns == 3 ? "need at least 3 to fit base latency, step latency and bandwidth"
+                          : "need at least 2 to fit step latency and bandwidth");
+    for (const CollectiveSample& s : samples) {
+        require(s.ranks >= 2, "sample.ranks", count(s.ranks), "must be at least 2 (one rank does not communicate)");
+        require_non_negative("sample.message (bytes)", s.message.value());
+        require_positive("sample.time (s)", s.time.value());
+    }
+}
+}  // namespace detail
+
+// Fit α, B (and the base latency if asked) to measured samples.
+[[nodiscard]] inline CalibrationFit fit_alpha_beta(std::span<const CollectiveSample> samples,
+                                                   const CalibrationOptions& options = {}) {
+    const std::size_t unknowns = options.fit_base_latency ? 3 : 2;
+    detail::check_samples(samples, unknowns);
+    detail::require_non_negative("CalibrationOptions.base_latency (s)", options.base_latency.value());
+
+    const auto rows = static_cast<Eigen::Index>(samples.size());
+    Eigen::MatrixXd a(rows, static_cast<Eigen::Index>(unknowns));
+    Eigen::VectorXd b(rows);
+    for (Eigen::Index i = 0; i < rows; ++i) {
+        const CollectiveSample& s = samples[static_cast<std::size_t>(i)];
+        const double t = s.time.value();
+        // Columns: α [s], 1/B [s/byte], base [s]; each row ÷ t (relative error).
+        a(i, 0) = latency_steps(s.op, s.ranks) / t;
+        a(i, 1) = bus_bandwidth_factor(s.op, s.ranks) * s.message.value() / t;
+        if (options.fit_base_latency) a(i, 2) = 1.0 / t;
+        b(i) = (t - (options.fit_base_latency ? 0.0 : options.base_latency.value())) / t;
+    }
+    // Scale the columns to unit norm so seconds and seconds-per-byte share one
+    // numerical range, then solve by column-pivoting QR.
+    Eigen::VectorXd scale = a.colwise().norm().transpose();
+    for (Eigen::Index j = 0; j < scale.size(); ++j) {
+        detail::require(scale(j) > 0.0, "samples", static_cast<double>(samples.size()),
+                        j == 1 ? "all messages are empty: the bandwidth cannot be fitted"
+                               : "carry no latency steps: the latency cannot be fitted");
+        a.col(j) /= scale(j);
+    }
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
+    qr.setThreshold(1e-10);
+    detail::require(qr.rank() == static_cast<Eigen::Index>(unknowns), "samples (distinct shapes)",
+                    static_cast<double>(qr.rank()),
+                    options.fit_base_latency
+                        ? "base and step latency cannot be told apart: give samples at 2 or more rank counts, "
+                          "and at 2 or more message sizes"
+                        : "give samples at 2 or more message sizes");
+    const Eigen::VectorXd x = qr.solve(b).cwiseQuotient(scale);
+    detail::require(x(1) > 0.0, "fitted 1/bandwidth (s/byte)", x(1),
+                    "must be positive: the times do not grow with the message size");
+
+    CalibrationFit fit;
+    fit.step_latency = seconds(x(0));
+    fit.bandwidth = bytes_per_second(1.0 / x(1));
+    fit.base_latency = options.fit_base_latency ? seconds(x(2)) : options.base_latency;
+    fit.base_latency_fitted = options.fit_base_latency;
+    double sum_of_squares = 0.0;
+    for (const CollectiveSample& s : samples) {
+        const Seconds model = fit.base_latency + latency_steps(s.op, s.ranks) * fit.step_latency +
+                              bus_bandwidth_factor(s.op, s.ranks) * (s.message / fit.bandwidth);
+        const double r = ratio(model - s.time, s.time);
+        fit.relative_residuals.push_back(r);
+        sum_of_squares += r * r;
+        fit.max_relative_residual = std::max(fit.max_relative_residual, std::abs(r));
+    }
+    fit.rms_relative_residual = std::sqrt(sum_of_squares / static_cast<double>(samples.size()));
+    return fit;
+}
+
+}  // namespace napkin
