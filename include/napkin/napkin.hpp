@@ -9,6 +9,7 @@
 #include <napkin/catalog/models.hpp>
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/collectives.hpp>
+#include <napkin/communication_budget.hpp>
 #include <napkin/parallelism.hpp>
 #include <napkin/memory.hpp>
 #include <napkin/compute.hpp>
