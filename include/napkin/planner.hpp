@@ -255,14 +255,21 @@ inline long long row_points(const TrainingPlanQuery& q, const PlanRow& row) {
            static_cast<long long>(row_schedules(q, row).size) * 2;
 }
 
+// Megatron's interleaved order takes micro-batches in groups of p
+// (megatron/core/pipeline_parallel/schedules.py); ZB-H1's schedule needs m ≥ p (Qi et al. 2023, Sec. 3.1).
+constexpr bool schedule_runs(TrainingSchedule schedule, long long microbatches, long long pp) {
+    if (schedule == TrainingSchedule::interleaved) return microbatches % pp == 0;
+    if (schedule == TrainingSchedule::zero_bubble_h1) return microbatches >= pp;
+    return true;
+}
+
 template <class Sink>
 void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, Sink&& sink) {
     const Bytes usable = usable_memory(q.cluster.node.gpu);
     const RowSchedules schedules = row_schedules(q, row);
     const std::vector<long long> sizes = micro_batch_sizes(q.global_batch / row.dp);
-    const long long per_memory_check = 2 * static_cast<long long>(schedules.size);  // schedules × overlap
     const long long sp_choices = row.tp > 1 ? 2 : 1;
-    const long long all = static_cast<long long>(sizes.size()) * 3 * sp_choices * per_memory_check;
+    const long long all = static_cast<long long>(sizes.size()) * 3 * sp_choices * 2 * static_cast<long long>(schedules.size);
     out.points += all;
     if (all == 0) return;
 
@@ -279,9 +286,18 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
 
     const bool prune = q.must_fit && q.prune;
     // Bound 1: the model states alone do not fit.
+    // Points of micro-batch sizes[from..] that a bound settles, `combos` times
+    // over: those the schedule cannot run count as such, the rest as memory.
+    const auto settle = [&](std::size_t from, long long combos) {
+        for (std::size_t j = from; j < sizes.size(); ++j)
+            for (std::size_t s = 0; s < schedules.size; ++s) {
+                const bool runs = schedule_runs(schedules.items[s], q.global_batch / (sizes[j] * row.dp), row.pp);
+                (runs ? out.memory : out.schedule) += 2 * combos;
+                if (runs) out.pruned += 2 * combos;
+            }
+    };
     if (prune && training_memory(q.model, par).states() > usable) {
-        out.pruned += all;
-        out.memory += all;
+        settle(0, 3 * sp_choices);
         return;
     }
     for (Recompute recompute : recompute_choices) {
@@ -292,16 +308,13 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
                 par.micro_batch = sizes[i];
                 // Bound 2: this micro-batch does not fit, so no larger one does.
                 if (prune && training_memory(q.model, par).total() > usable) {
-                    const long long rest = static_cast<long long>(sizes.size() - i) * per_memory_check;
-                    out.pruned += rest;
-                    out.memory += rest;
+                    settle(i, 1);
                     break;
                 }
                 const long long m = microbatches(par);
                 for (std::size_t s = 0; s < schedules.size; ++s) {
                     const TrainingSchedule schedule = schedules.items[s];
-                    if ((schedule == TrainingSchedule::interleaved && m % row.pp != 0) ||
-                        (schedule == TrainingSchedule::zero_bubble_h1 && m < row.pp)) {
+                    if (!schedule_runs(schedule, m, row.pp)) {
                         out.schedule += 2;
                         continue;
                     }

@@ -1,8 +1,10 @@
 // Tests of the inference planner (napkin/inference_planner.hpp) and the
 // training planner (napkin/planner.hpp).
+#include <napkin/catalog/clusters.hpp>
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/inference_planner.hpp>
+#include <napkin/planner.hpp>
 
 #include <doctest/doctest.h>
 
@@ -155,5 +157,194 @@ TEST_SUITE("inference_planner") {
         CHECK_THROWS_WITH_AS((void)plan_inference(llama8b, a100, catalog::nvlink_a100,
                                                   {.latency_bound = milliseconds(-1)}),
                              "latency_bound (s) = -0.001: must be positive", napkin::invalid_argument);
+    }
+}
+
+TEST_SUITE("planner") {
+    // GPT-2 small (12 layers, 12 heads, hidden 768) on one DGX A100 (8 GPUs),
+    // 16 sequences of 1,024 tokens: small enough to count by hand.
+    const TrainingPlanQuery small{.model = catalog::gpt2_small, .cluster = cluster_of(catalog::dgx_a100, 1),
+                                  .global_batch = 16, .sequence = 1024};
+
+    bool same_point(const TrainingCandidate& a, const TrainingCandidate& b) {
+        return detail::choice_key(a.point) == detail::choice_key(b.point) && a.estimate.step == b.estimate.step &&
+               a.estimate.memory.total() == b.estimate.memory.total();
+    }
+    void check_same(const std::vector<TrainingCandidate>& a, const std::vector<TrainingCandidate>& b) {
+        REQUIRE(a.size() == b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) CHECK(same_point(a[i], b[i]));
+    }
+
+    TEST_CASE("the space of GPT-2 small on 8 GPUs, counted by hand") {
+        // tp | 12 and 768: 1 2 3 4 6 12; pp | 12: 1 2 3 4 6 12; of the 36 pairs, 8 have
+        // tp·pp dividing 8 (28 rejected). Per (tp, pp, dp): micro-batch sizes d(16/dp)
+        // × 3 recomputations × (2 sequence-parallel choices when tp > 1) × schedules
+        // (v = 1: 1F1B, + ZB-H1 when pp > 1; v > 1 with pp·v | 12: interleaved) × 2
+        // overlap choices, × 5 shardings:
+        //   t1 p1 d8: 2·3·1·1·2                          = 12  → 60
+        //   t1 p2 d4: 3·3·2·2 + 3 × 3·3·2 (v = 2, 3, 6)  = 90  → 450
+        //   t1 p4 d2: 4·3·2·2 + 4·3·2 (v = 3)            = 72  → 360
+        //   t2 p1 d4: 3·3·2·2                            = 36  → 180
+        //   t2 p2 d2: 4·3·2·2·2 + 3 × 4·3·2·2            = 240 → 1,200
+        //   t2 p4 d1: 5·3·2·2·2 + 5·3·2·2                = 180 → 900
+        //   t4 p1 d2: 4·3·2·2                            = 48  → 240
+        //   t4 p2 d1: 5·3·2·2·2 + 3 × 5·3·2·2            = 300 → 1,500       total 4,890
+        const TrainingPlan plan = plan_training(small);
+        CHECK(plan.points == 4890);
+        CHECK(plan.rejected.gpus == 28);
+        CHECK(plan.rejected.batch == 0);
+        CHECK(plan.points_evaluated + plan.points_pruned + plan.rejected.schedule == plan.points);
+        CHECK(plan.rejected.memory == plan.points_pruned + (plan.points_evaluated - plan.points_fitting));
+        CHECK(plan.top.size() == 10);
+        CHECK(plan_rows(small).size() == 5 * (1 + 4 + 2 + 1 + 4 + 2 + 1 + 4));
+    }
+
+    TEST_CASE("the ranking: fastest first, each point what evaluate_training says") {
+        const TrainingPlan plan = plan_training(small);
+        REQUIRE(!plan.top.empty());
+        for (std::size_t i = 1; i < plan.top.size(); ++i) CHECK(plan.top[i - 1].estimate.step <= plan.top[i].estimate.step);
+        for (const TrainingCandidate& c : plan.top) {
+            CHECK(c.estimate.fits);
+            TrainingOptions options;
+            options.overlap_dp = c.point.overlap_dp;
+            TrainingEstimate e = evaluate_training(small.model, small.cluster, c.point.parallelism, options);
+            if (c.point.schedule == TrainingSchedule::zero_bubble_h1) e = zero_bubble_h1(e, c.point.parallelism);
+            CHECK(e.step == c.estimate.step);
+            CHECK(e.memory.total() == c.estimate.memory.total());
+            // All points share B·s, so tokens/s ranks like the step time.
+            CHECK(in(c.estimate.tokens_per_second, units::tokens_per_s) ==
+                  doctest::Approx(16.0 * 1024.0 / in(c.estimate.step, units::s)).epsilon(1e-12).scale(0));
+        }
+        // The Pareto front: memory rises, time falls, and the fastest point ends it.
+        REQUIRE(!plan.pareto.empty());
+        for (std::size_t i = 1; i < plan.pareto.size(); ++i) {
+            CHECK(plan.pareto[i - 1].estimate.memory.total() < plan.pareto[i].estimate.memory.total());
+            CHECK(plan.pareto[i - 1].estimate.step > plan.pareto[i].estimate.step);
+        }
+        CHECK(same_point(plan.pareto.back(), plan.top.front()));
+    }
+
+    TEST_CASE("the Pareto front holds exactly the points nothing beats on both memory and time") {
+        std::vector<TrainingCandidate> all;
+        for_each_training_point(small, [&](const TrainingCandidate& c) {
+            if (c.estimate.fits) all.push_back(c);
+        });
+        const TrainingPlan plan = plan_training(small);
+        CHECK(static_cast<long long>(all.size()) == plan.points_fitting);
+        std::size_t on_front = 0;
+        for (const TrainingCandidate& c : all) {
+            const bool dominated = std::any_of(all.begin(), all.end(), [&](const TrainingCandidate& o) {
+                const Bytes mo = o.estimate.memory.total(), mc = c.estimate.memory.total();
+                return mo <= mc && o.estimate.step <= c.estimate.step && (mo < mc || o.estimate.step < c.estimate.step);
+            });
+            if (dominated) continue;
+            // Not dominated: on the front, or an exact tie with a point that is.
+            ++on_front;
+            CHECK(std::any_of(plan.pareto.begin(), plan.pareto.end(), [&](const TrainingCandidate& f) {
+                return f.estimate.step == c.estimate.step && f.estimate.memory.total() == c.estimate.memory.total();
+            }));
+        }
+        CHECK(on_front >= plan.pareto.size());
+    }
+
+    TEST_CASE("the memory bounds skip only points that would not fit: pruned and unpruned searches agree") {
+        // GPT-3 175B on 128 A100s (16 nodes): most layouts do not fit, so both bounds fire.
+        TrainingPlanQuery q{.model = catalog::gpt3_175b, .cluster = cluster_of(catalog::dgx_a100, 16),
+                            .global_batch = 64, .sequence = 2048, .top_k = 20};
+        const TrainingPlan pruned = plan_training(q);
+        q.prune = false;
+        const TrainingPlan full = plan_training(q);
+        CHECK(pruned.points == full.points);
+        CHECK(pruned.points_pruned > 0);
+        CHECK(full.points_pruned == 0);
+        CHECK(full.points_evaluated + full.rejected.schedule == full.points);
+        CHECK(pruned.points_evaluated < full.points_evaluated);
+        CHECK(pruned.points_fitting == full.points_fitting);
+        CHECK(pruned.rejected.memory == full.rejected.memory);
+        check_same(pruned.top, full.top);
+        check_same(pruned.pareto, full.pareto);
+    }
+
+    TEST_CASE("the result does not depend on the number of threads") {
+        TrainingPlanQuery q = small;
+        q.threads = 1;
+        const TrainingPlan one = plan_training(q);
+        q.threads = 3;
+        const TrainingPlan three = plan_training(q);
+        check_same(one.top, three.top);
+        check_same(one.pareto, three.pareto);
+        CHECK(one.points_evaluated == three.points_evaluated);
+        CHECK(one.rejected.memory == three.rejected.memory);
+    }
+
+    TEST_CASE("constraints: maximum tp, schedules, must fit") {
+        TrainingPlanQuery q = small;
+        q.max_tp = 2;
+        q.schedules = schedule_bit(TrainingSchedule::one_f_one_b);
+        const TrainingPlan plan = plan_training(q);
+        // Of the 8 (tp, pp) pairs, t4 p1 and t4 p2 exceed max_tp; 1F1B only: v = 1 rows, no ZB-H1:
+        // t1 p1 12, t1 p2 3·3·2 = 18, t1 p4 4·3·2 = 24, t2 p1 36, t2 p2 4·3·2·2 = 48, t2 p4 5·3·2·2 = 60;
+        // (12 + 18 + 24 + 36 + 48 + 60) × 5 = 990.
+        CHECK(plan.rejected.max_tp == 2);
+        CHECK(plan.points == 990);
+        for (const auto& c : plan.top) {
+            CHECK(c.point.parallelism.tp <= 2);
+            CHECK(c.point.schedule == TrainingSchedule::one_f_one_b);
+        }
+        // Without must_fit every point is evaluated and ranked, fitting or not.
+        TrainingPlanQuery loose{.model = catalog::gpt3_175b, .cluster = cluster_of(catalog::dgx_a100, 2),
+                                .global_batch = 16, .sequence = 2048, .must_fit = false};
+        const TrainingPlan any = plan_training(loose);
+        CHECK(any.points_pruned == 0);
+        CHECK(any.points_fitting < any.points_evaluated);
+        REQUIRE(!any.top.empty());
+        CHECK_FALSE(any.top.front().estimate.fits);  // 175B on 16 GPUs fits no layout
+        loose.must_fit = true;
+        const TrainingPlan none = plan_training(loose);
+        CHECK(none.top.empty());
+        CHECK(none.points_fitting == 0);
+    }
+
+    TEST_CASE("ZB-H1 shortens the 1F1B bubble by 2(p - 1) weight-gradient times (Qi et al. 2023)") {
+        // With F = B = W = 1 s per micro-batch on p = 4 stages: 1F1B's bubble is
+        // (p − 1)(F + B + W) = 9 s, ZB-H1's (p − 1)(F + B − W) = 3 s. Over m = 4
+        // micro-batches the stage computes 4 × 3 s = 12 s.
+        const Parallelism par{.tp = 1, .pp = 4, .dp = 1, .micro_batch = 1, .global_batch = 4, .sequence = 1000};
+        TrainingEstimate e;
+        e.breakdown.compute = seconds(12);
+        e.breakdown.bubble = seconds(9);
+        e.step = e.breakdown.total();
+        e.tokens_per_second = tokens(4000) / e.step;
+        e.mfu = 0.42;
+        const TrainingEstimate zb = zero_bubble_h1(e, par);
+        CHECK(in(zb.breakdown.bubble, units::s) == doctest::Approx(3.0).epsilon(1e-12).scale(0));
+        CHECK(in(zb.step, units::s) == doctest::Approx(15.0).epsilon(1e-12).scale(0));
+        CHECK(in(zb.tokens_per_second, units::tokens_per_s) == doctest::Approx(4000.0 / 15.0).epsilon(1e-12).scale(0));
+        CHECK(zb.mfu == doctest::Approx(0.42 * 21.0 / 15.0).epsilon(1e-12).scale(0));
+        CHECK_THROWS_WITH_AS((void)zero_bubble_h1(e, Parallelism{.pp = 4, .virtual_stages = 2, .global_batch = 4}),
+                             "Parallelism.virtual_stages = 2: must be 1 for ZB-H1", napkin::invalid_argument);
+    }
+
+    TEST_CASE("GPT-3 175B on 1,024 A100s: a search in well under a minute finds layouts that fit") {
+        const TrainingPlanQuery q{.model = catalog::gpt3_175b, .cluster = cluster_of(catalog::dgx_a100, 128),
+                                  .global_batch = 1536, .sequence = 2048};
+        const TrainingPlan plan = plan_training(q);
+        // 1,024 = 2^10 GPUs: tp ∈ {1, 2, 4, 8, 16, 32} (divisors of 96 that are powers of 2),
+        // pp likewise; dp = 1,024 / (tp·pp) must divide 1,536 = 2^9 · 3, so tp·pp ≥ 2:
+        // only t1 p1 (dp 1,024) fails the batch.
+        CHECK(plan.rejected.batch == 1);
+        REQUIRE(!plan.top.empty());
+        CHECK(plan.top.front().estimate.fits);
+        CHECK(plan.points > 100000);
+    }
+
+    TEST_CASE("bad input names the argument and its value") {
+        TrainingPlanQuery q = small;
+        q.global_batch = 0;
+        CHECK_THROWS_WITH_AS((void)plan_training(q), "global_batch = 0: must be at least 1", napkin::invalid_argument);
+        q = small;
+        q.schedules = 0;
+        CHECK_THROWS_WITH_AS((void)plan_training(q), "schedules = 0: must be a non-empty set of TrainingSchedule bits",
+                             napkin::invalid_argument);
     }
 }
