@@ -1,0 +1,140 @@
+// napkin train — memory per GPU and the step time of one training layout.
+#include "command.hpp"
+#include "common.hpp"
+
+#include <napkin/catalog/clusters.hpp>
+#include <napkin/training.hpp>
+
+#include <cstdio>
+
+namespace napkin::cli {
+namespace {
+
+template <class T, class Parse>
+T parse_choice(const std::string& flag, const std::string& text, Parse parse, const char* choices) {
+    if (auto value = parse(text)) return *value;
+    throw napkin::invalid_argument(flag + " \"" + text + "\": must be one of " + choices);
+}
+
+Link find_link_or_throw(const std::string& flag, const std::string& name) {
+    auto link = catalog::find_link(name);
+    if (!link) throw napkin::invalid_argument(flag + " \"" + name + "\": not in the catalog (napkin list)");
+    return *link;
+}
+
+}  // namespace
+
+NAPKIN_COMMAND(app) {
+    struct Options {
+        ModelOptions model;
+        GpuOptions gpu;
+        long long gpus_per_node = 8;
+        std::string intra = "nvlink3", inter = "ib-hdr", nic = "per-gpu";
+        Parallelism par{};
+        std::string recompute = "none", zero = "0";
+        std::string weights = "bf16", grads = "bf16", master = "fp32", moments = "fp32";
+        bool overlap_dp = false;
+        bool json = false;
+    };
+    auto o = std::make_shared<Options>();
+    o->gpu.name = "a100-80gb-sxm";
+    auto* sub = app.add_subcommand("train", "memory per GPU and step time of a TP x PP x DP (x EP) training run");
+    add_model_options(sub, o->model);
+    add_gpu_options(sub, o->gpu);
+    sub->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (8)");
+    sub->add_option("--intra-link", o->intra, "catalog link inside a node (nvlink3)");
+    sub->add_option("--inter-link", o->inter, "catalog link of one NIC between nodes (ib-hdr)");
+    sub->add_option("--nic", o->nic, "per-gpu (one NIC per GPU) or per-node (one shared NIC)");
+    sub->add_option("--tp", o->par.tp, "tensor-parallel size");
+    sub->add_option("--pp", o->par.pp, "pipeline stages");
+    sub->add_option("--dp", o->par.dp, "data-parallel copies");
+    sub->add_option("--ep", o->par.ep, "expert-parallel size (divides dp)");
+    sub->add_option("--vp", o->par.virtual_stages, "virtual stages (model chunks) per pipeline rank");
+    sub->add_option("--micro-batch", o->par.micro_batch, "sequences per micro-batch");
+    sub->add_option("--global-batch", o->par.global_batch, "sequences per optimizer step");
+    sub->add_option("--seq-len", o->par.sequence, "tokens per sequence (2048)");
+    sub->add_flag("--sequence-parallel", o->par.sequence_parallel, "Megatron sequence parallelism");
+    sub->add_option("--recompute", o->recompute, "activation recomputation: none, selective or full");
+    sub->add_option("--zero", o->zero, "ZeRO stage 0, 1, 2, 3, or distributed (Megatron's distributed optimizer)");
+    sub->add_flag("--flash-attention", o->par.flash_attention, "fused attention: no s x s scores kept");
+    sub->add_option("--weight-dtype", o->weights, "bf16, fp16, fp32 or fp8 (bf16)");
+    sub->add_option("--grad-dtype", o->grads, "bf16 or fp32 (bf16; Megatron keeps fp32)");
+    sub->add_option("--master-dtype", o->master, "fp32 or none (fp32)");
+    sub->add_option("--moment-dtype", o->moments, "each Adam moment: fp32 or bf16 (fp32)");
+    sub->add_flag("--overlap-dp", o->overlap_dp, "overlap the gradient sync with the last backward pass");
+    sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    sub->callback([o] {
+        const TransformerShape model = resolve_model(o->model);
+        Parallelism par = o->par;
+        constexpr const char* dtypes = "none, fp8, bf16, fp16, fp32";
+        par.recompute = parse_choice<Recompute>("--recompute", o->recompute, parse_recompute, "none, selective, full");
+        par.sharding = parse_choice<Sharding>("--zero", o->zero, parse_sharding, "0, 1, 2, 3, distributed");
+        par.weights = parse_choice<DType>("--weight-dtype", o->weights, parse_dtype, dtypes);
+        par.gradients = parse_choice<DType>("--grad-dtype", o->grads, parse_dtype, dtypes);
+        par.master = parse_choice<DType>("--master-dtype", o->master, parse_dtype, dtypes);
+        par.moments = parse_choice<DType>("--moment-dtype", o->moments, parse_dtype, dtypes);
+        detail::require_at_least_one("--gpus-per-node", o->gpus_per_node);
+        detail::require_at_least_one("--tp", par.tp);
+        detail::require_at_least_one("--pp", par.pp);
+        detail::require_at_least_one("--dp", par.dp);
+        if (o->nic != "per-gpu" && o->nic != "per-node")
+            throw napkin::invalid_argument("--nic \"" + o->nic + "\": must be per-gpu or per-node");
+        // The cluster is as large as the layout: whole nodes, or part of one.
+        const long long total = gpus(par);
+        Node node{.name = "node", .gpu = resolve_gpu(o->gpu), .gpus = o->gpus_per_node,
+                  .intra = find_link_or_throw("--intra-link", o->intra),
+                  .inter = find_link_or_throw("--inter-link", o->inter),
+                  .nic = o->nic == "per-gpu" ? Nic::per_gpu : Nic::per_node};
+        if (total < node.gpus) node.gpus = total;
+        if (total % node.gpus != 0)
+            detail::reject("tp × cp × pp × dp", count(total),
+                           "must fill whole nodes of --gpus-per-node = " + std::to_string(o->gpus_per_node));
+        const Cluster cluster = cluster_of(node, total / node.gpus);
+        const TrainingEstimate e = evaluate_training(model, cluster, par, TrainingOptions{.overlap_dp = o->overlap_dp});
+        const StepBreakdown& b = e.breakdown;
+        if (o->json) {
+            print_json({{"model", model.name},
+                        {"gpu", node.gpu.name},
+                        {"gpus", total},
+                        {"nodes", cluster.nodes},
+                        {"memory",
+                         {{"weights", e.memory.weights.value()},
+                          {"gradients", e.memory.gradients.value()},
+                          {"optimizer", e.memory.optimizer.value()},
+                          {"activations", e.memory.activations.value()},
+                          {"total", e.memory.total().value()},
+                          {"usable", usable_memory(node.gpu).value()},
+                          {"fits", e.fits}}},
+                        {"step_s", e.step.value()},
+                        {"breakdown",
+                         {{"compute", b.compute.value()},
+                          {"recompute", b.recompute.value()},
+                          {"tp", b.tp.value()},
+                          {"pp", b.pp.value()},
+                          {"bubble", b.bubble.value()},
+                          {"dp", b.dp.value()},
+                          {"ep", b.ep.value()},
+                          {"optimizer", b.optimizer.value()}}},
+                        {"microbatches", microbatches(par)},
+                        {"tokens_per_s", e.tokens_per_second.value()},
+                        {"mfu", e.mfu},
+                        {"hfu", e.hfu}});
+            return;
+        }
+        std::printf("%s on %lld x %s (%lld nodes), tp %lld pp %lld dp %lld, %lld micro-batches of %lld\n",
+                    std::string(model.name).c_str(), total, std::string(node.gpu.name).c_str(), cluster.nodes,
+                    par.tp, par.pp, par.dp, microbatches(par), par.micro_batch);
+        std::printf("memory per GPU: weights %s, gradients %s, optimizer %s, activations %s = %s of %s usable (%s)\n",
+                    to_string(e.memory.weights).c_str(), to_string(e.memory.gradients).c_str(),
+                    to_string(e.memory.optimizer).c_str(), to_string(e.memory.activations).c_str(),
+                    to_string(e.memory.total()).c_str(), to_string(usable_memory(node.gpu)).c_str(),
+                    e.fits ? "fits" : "does not fit");
+        std::printf("step %s: compute %s, recompute %s, tp %s, pp %s, bubble %s, dp %s, ep %s, optimizer %s\n",
+                    to_string(e.step).c_str(), to_string(b.compute).c_str(), to_string(b.recompute).c_str(),
+                    to_string(b.tp).c_str(), to_string(b.pp).c_str(), to_string(b.bubble).c_str(),
+                    to_string(b.dp).c_str(), to_string(b.ep).c_str(), to_string(b.optimizer).c_str());
+        std::printf("%.0f tokens/s, MFU %.1f%%, HFU %.1f%%\n", e.tokens_per_second.value(), 100 * e.mfu, 100 * e.hfu);
+    });
+}
+
+}  // namespace napkin::cli
