@@ -1,0 +1,11 @@
+# The version of the host's nlohmann/json, read from its header.
+file(STRINGS "/usr/include/nlohmann/detail/abi_macros.hpp" _napkin_json_lines REGEX "^#define NLOHMANN_JSON_VERSION_(MAJOR|MINOR|PATCH) [0-9]+")
+foreach(_part MAJOR MINOR PATCH)
+  string(REGEX REPLACE ".*#define NLOHMANN_JSON_VERSION_${_part} ([0-9]+).*" "\\1" _napkin_json_${_part} "${_napkin_json_lines}")
+endforeach()
+set(PACKAGE_VERSION "${_napkin_json_MAJOR}.${_napkin_json_MINOR}.${_napkin_json_PATCH}")
+if(PACKAGE_VERSION VERSION_LESS PACKAGE_FIND_VERSION OR NOT PACKAGE_VERSION VERSION_LESS "4")
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+else()
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+endif()
