@@ -159,6 +159,33 @@ struct TokenTime {
     [[nodiscard]] constexpr TokensPerSecond user_tokens_per_second() const { return tokens(1) / total(); }
 };
 
+namespace detail {
+// The formula without the input checks, for callers that checked once already.
+template <CollectivePolicy Collective>
+[[nodiscard]] constexpr TokenTime token_time_of(const TransformerShape& model, const Gpu& gpu, const Link& link,
+                                                Deployment where, const InferenceSetup& setup,
+                                                const Collective& collective) {
+    const Seconds busy = std::max(weight_read_time(model, gpu, where.gpus, setup),
+                                  token_compute_time(model, gpu, where.gpus, where.tokens_in_flight));
+    const Bytes message = hidden_vector(model, setup.bytes_per_activation) * tokens(count(where.tokens_in_flight));
+    if (where.split == Split::tensor) {
+        const double all_reduces = count(setup.all_reduces_per_layer * model.layers);
+        return {busy, all_reduces * collective.all_reduce(message, where.gpus, link).total()};
+    }
+    return {count(where.gpus) * busy,
+            count(where.gpus - 1) * collective.point_to_point(message, link).total()};
+}
+constexpr void check_token_time(const TransformerShape& model, const Gpu& gpu, const Link& link, Deployment where,
+                                const InferenceSetup& setup) {
+    (void)validated(model);
+    (void)validated(gpu);
+    (void)validated(link);
+    check_setup(setup);
+    require_at_least_one("gpus", where.gpus);
+    require_at_least_one("tokens_in_flight", where.tokens_in_flight);
+}
+}  // namespace detail
+
 // One step that gives each of `tokens_in_flight` chats its next token. A user
 // waits one step per token, so this is also one user's time per token.
 //  - tensor split: every GPU reads its 1/n at once, then `all_reduces_per_layer`
@@ -169,21 +196,8 @@ template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr TokenTime token_time(const TransformerShape& model, const Gpu& gpu, const Link& link,
                                              Deployment where, const InferenceSetup& setup = lesson_setup,
                                              const Collective& collective = lesson_collective) {
-    (void)validated(model);
-    (void)validated(gpu);
-    (void)validated(link);
-    detail::check_setup(setup);
-    detail::require_at_least_one("gpus", where.gpus);
-    detail::require_at_least_one("tokens_in_flight", where.tokens_in_flight);
-    const Seconds busy = std::max(weight_read_time(model, gpu, where.gpus, setup),
-                                  token_compute_time(model, gpu, where.gpus, where.tokens_in_flight));
-    const Bytes message = hidden_vector(model, setup.bytes_per_activation) * tokens(count(where.tokens_in_flight));
-    if (where.split == Split::tensor) {
-        const double all_reduces = count(setup.all_reduces_per_layer * model.layers);
-        return {busy, all_reduces * collective.all_reduce(message, where.gpus, link).total()};
-    }
-    return {count(where.gpus) * busy,
-            count(where.gpus - 1) * collective.point_to_point(message, link).total()};
+    detail::check_token_time(model, gpu, link, where, setup);
+    return detail::token_time_of(model, gpu, link, where, setup, collective);
 }
 
 struct BestCount {
@@ -206,11 +220,15 @@ template <CollectivePolicy Collective = Ring>
                                                                 const InferenceSetup& setup = lesson_setup,
                                                                 const Collective& collective = lesson_collective) {
     detail::require_at_least_one("max_gpus", query.max_gpus);
+    detail::check_token_time(model, gpu, link, {1, query.split, query.tokens_in_flight}, setup);
+    const Bytes usable = usable_memory(gpu);
+    const Bytes working = working_memory(model, setup);
     std::optional<BestCount> best;
     for (long long n = 1; n <= query.max_gpus; ++n) {
         if (query.divide_heads && model.heads % n != 0) continue;
-        if (!fits(model, gpu, n, setup)) continue;
-        const TokenTime t = token_time(model, gpu, link, {n, query.split, query.tokens_in_flight}, setup, collective);
+        if (weights_per_gpu(model, n, setup) + kv_cache_per_gpu(model, n, setup) + working > usable) continue;
+        const TokenTime t =
+            detail::token_time_of(model, gpu, link, {n, query.split, query.tokens_in_flight}, setup, collective);
         if (!best || t.total() < best->time.total()) best = BestCount{n, t};
     }
     return best;
