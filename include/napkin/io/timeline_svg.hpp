@@ -71,8 +71,11 @@ inline std::string microbatch_colour(long long microbatch) {
                                                                     : "stroke=\"white\" stroke-width=\"0.5\"";
             doc.rect(x, y, w, o.row_height, op.pass == Pass::weight_grad ? detail::tint(base, 0.25) : fill, stroke);
             if (w >= 14) {
-                std::string label = std::to_string(op.microbatch + 1);
-                if (shape.chunks > 1 && w >= 26) label += "." + std::to_string(op.chunk + 1);
+                char label[48];
+                if (shape.chunks > 1 && w >= 26)
+                    std::snprintf(label, sizeof label, "%lld.%lld", op.microbatch + 1, op.chunk + 1);
+                else
+                    std::snprintf(label, sizeof label, "%lld", op.microbatch + 1);
                 doc.text(x + w / 2, y + o.row_height / 2 + 4, label, 10, "middle",
                          op.pass == Pass::forward ? "" : "fill=\"white\"");
             }

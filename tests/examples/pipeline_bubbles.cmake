@@ -1,0 +1,56 @@
+# pipeline_bubbles: p = 4, m = 8, F = 1 ms, B = 2 ms, W = 1 ms. By hand:
+# GPipe and 1F1B bubble 3 × 3 = 9 ms of a 33 ms step (3/11 = 27.27%, 9/24 = 37.50% of ideal);
+# interleaved v = 2: 4.5 ms of 28.5 (3/19 = 15.79%), v = 4: 2.25 ms of 26.25 (3/35 = 8.57%);
+# ZB-H1: 3 × (1 + 2 − 2) = 3 ms of 27 (11.11%). The simulated step must equal each closed form.
+napkin_check_output(example.pipeline_bubbles
+  COMMAND $<TARGET_FILE:pipeline_bubbles> .
+  EXPECT "ideal step m(F + B) = 24.00 ms"
+         "GPipe               9.00 ms   33.00 ms     27.27%     37.50%    33.00 ms"
+         "1F1B                9.00 ms   33.00 ms     27.27%     37.50%    33.00 ms"
+         "interleaved v=2     4.50 ms   28.50 ms     15.79%     18.75%    28.50 ms"
+         "interleaved v=4     2.25 ms   26.25 ms      8.57%      9.38%    26.25 ms"
+         "ZB-H1               3.00 ms   27.00 ms     11.11%     12.50%    27.00 ms"
+         "GPipe 8, 1F1B 4, interleaved v=2 5.5, ZB-H1 4")
+
+# napkin bubble / schedule: the same numbers from the command line, and bad input.
+napkin_check_output(cli.bubble.1f1b
+  COMMAND $<TARGET_FILE:napkin-cli> bubble --schedule 1f1b --stages 4 --microbatches 8 --json
+  EXPECT "\"bubble_fraction_of_step\": 0.2727" "\"bubble_ratio_to_ideal\": 0.37" "\"bubble_s\": 0.009"
+         "\"step_s\": 0.033")
+napkin_check_output(cli.bubble.interleaved
+  COMMAND $<TARGET_FILE:napkin-cli> bubble --schedule interleaved --stages 4 --microbatches 8 --chunks 2
+  EXPECT "bubble 4.50 ms of a 28.50 ms step: 15.79% of the step, 18.75% of the ideal 24.00 ms")
+napkin_check_output(cli.bubble.zb_h2
+  COMMAND $<TARGET_FILE:napkin-cli> bubble --schedule zb-h2 --stages 4 --microbatches 8 --forward-ms 2
+          --backward-ms 3 --weight-grad-ms 1
+  EXPECT "bubble 6.00 ms of a 46.00 ms step" "activations: 7 micro-batches")
+napkin_check_output(cli.bubble.dualpipe
+  COMMAND $<TARGET_FILE:napkin-cli> bubble --schedule dualpipe --stages 8 --microbatches 16 --json
+  EXPECT "\"bubble_s\": 0.006" "\"parameter_memory_multiplier\": 2.0")
+napkin_check_output(cli.schedule.1f1b_sends
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 2 --microbatches 2 --forward-ms 1
+          --backward-ms 2 --send-ms 0.5 --svg t.svg
+  EXPECT "step 10.00 ms (closed form 9.00 ms), idle 40.00%" "stage 1: busy 6.00 ms, idle 4.00 ms" "timeline: t.svg")
+napkin_check_output(cli.schedule.json
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule interleaved --stages 4 --microbatches 8 --chunks 2
+          --forward-ms 1 --backward-ms 2 --json
+  EXPECT "\"step_s\": 0.0285" "\"idle_fraction\": 0.1578" "\"pass\": \"forward\"" "\"microbatch\": 8"
+         "\"chunk\": 2" "\"start_s\": 0.0" "\"end_s\": 0.0285")
+napkin_check_output(cli.bubble.zero_microbatches
+  COMMAND $<TARGET_FILE:napkin-cli> bubble --schedule 1f1b --stages 4 --microbatches 0
+  EXPECT "microbatches = 0: must be at least 1" EXIT_CODE 2)
+napkin_check_output(cli.bubble.interleaved_not_multiple
+  COMMAND $<TARGET_FILE:napkin-cli> bubble --schedule interleaved --stages 4 --microbatches 6 --chunks 2
+  EXPECT "microbatches = 6: must be a multiple of PipelineShape.stages = 4" EXIT_CODE 2)
+napkin_check_output(cli.schedule.negative_forward
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule gpipe --stages 4 --microbatches 8 --forward-ms -1
+          --backward-ms 2
+  EXPECT "--forward-ms = -1: must not be negative" EXIT_CODE 2)
+napkin_check_output(cli.schedule.unknown
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule pipedream --stages 4 --microbatches 8 --forward-ms 1
+          --backward-ms 2
+  EXPECT "schedule = \"pipedream\"" EXIT_CODE 2)
+napkin_check_output(cli.schedule.dualpipe
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule dualpipe --stages 4 --microbatches 8 --forward-ms 1
+          --backward-ms 2
+  EXPECT "does not model DualPipe" EXIT_CODE 2)
