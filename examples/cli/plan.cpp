@@ -2,11 +2,15 @@
 #include "command.hpp"
 #include "common.hpp"
 
+#include <napkin/catalog/clusters.hpp>
 #include <napkin/inference_planner.hpp>
+#include <napkin/io/progress.hpp>
+#include <napkin/planner.hpp>
 
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <sstream>
 #include <string>
 
 namespace napkin::cli {
@@ -46,7 +50,199 @@ void print_inference_candidate(const char* what, const InferenceCandidate& c) {
                 to_string(c.memory.total()).c_str());
 }
 
+Link catalog_link(const std::string& flag, const std::string& name) {
+    auto link = catalog::find_link(name);
+    if (!link) throw napkin::invalid_argument(flag + " \"" + name + "\": not in the catalog (napkin list)");
+    return *link;
+}
+
+unsigned parse_schedules(const std::string& text) {
+    unsigned bits = 0;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        bool known = false;
+        for (auto s : {TrainingSchedule::one_f_one_b, TrainingSchedule::interleaved, TrainingSchedule::zero_bubble_h1})
+            if (item == to_string(s)) bits |= schedule_bit(s), known = true;
+        if (!known)
+            throw napkin::invalid_argument("--schedules \"" + text + "\": \"" + item +
+                                           "\" is not one of 1f1b, interleaved, zb-h1");
+    }
+    if (bits == 0) throw napkin::invalid_argument("--schedules \"" + text + "\": give at least one schedule");
+    return bits;
+}
+
+nlohmann::json training_candidate_json(const TrainingCandidate& c, const Gpu& gpu) {
+    const Parallelism& p = c.point.parallelism;
+    const TrainingEstimate& e = c.estimate;
+    const StepBreakdown& b = e.breakdown;
+    return {{"tp", p.tp},
+            {"pp", p.pp},
+            {"dp", p.dp},
+            {"vp", p.virtual_stages},
+            {"micro_batch", p.micro_batch},
+            {"microbatches", microbatches(p)},
+            {"recompute", to_string(p.recompute)},
+            {"sequence_parallel", p.sequence_parallel},
+            {"zero", to_string(p.sharding)},
+            {"schedule", to_string(c.point.schedule)},
+            {"overlap_dp", c.point.overlap_dp},
+            {"memory",
+             {{"weights", e.memory.weights.value()},
+              {"gradients", e.memory.gradients.value()},
+              {"optimizer", e.memory.optimizer.value()},
+              {"activations", e.memory.activations.value()},
+              {"total", e.memory.total().value()},
+              {"usable", usable_memory(gpu).value()},
+              {"fits", e.fits}}},
+            {"step_s", e.step.value()},
+            {"breakdown",
+             {{"compute", b.compute.value()},
+              {"recompute", b.recompute.value()},
+              {"tp", b.tp.value()},
+              {"pp", b.pp.value()},
+              {"bubble", b.bubble.value()},
+              {"dp", b.dp.value()},
+              {"ep", b.ep.value()},
+              {"optimizer", b.optimizer.value()}}},
+            {"tokens_per_s", e.tokens_per_second.value()},
+            {"mfu", e.mfu}};
+}
+
+void print_training_candidate(long long rank, const TrainingCandidate& c) {
+    const Parallelism& p = c.point.parallelism;
+    const StepBreakdown& b = c.estimate.breakdown;
+    std::printf("%4lld  t%-2lld p%-3lld d%-4lld v%-2lld b%-3lld %-9s %-3s %-11s %-11s %-3s %9s %10s %10.0f %6.1f%%"
+                "   compute %s, recompute %s, tp %s, pp %s, bubble %s, dp %s, optimizer %s\n",
+                rank, p.tp, p.pp, p.dp, p.virtual_stages, p.micro_batch, std::string(to_string(p.recompute)).c_str(),
+                p.sequence_parallel ? "on" : "off", std::string(to_string(p.sharding)).c_str(),
+                std::string(to_string(c.point.schedule)).c_str(), c.point.overlap_dp ? "on" : "off",
+                to_string(c.estimate.step).c_str(), to_string(c.estimate.memory.total()).c_str(),
+                c.estimate.tokens_per_second.value(), 100.0 * c.estimate.mfu, to_string(b.compute).c_str(),
+                to_string(b.recompute).c_str(), to_string(b.tp).c_str(), to_string(b.pp).c_str(),
+                to_string(b.bubble).c_str(), to_string(b.dp).c_str(), to_string(b.optimizer).c_str());
+}
+
 }  // namespace
+
+NAPKIN_COMMAND(app) {
+    struct Options {
+        ModelOptions model;
+        GpuOptions gpu;
+        long long gpus = 0;
+        long long gpus_per_node = 8;
+        std::string intra = "nvlink3", inter = "ib-hdr";
+        long long global_batch = 0;
+        long long sequence = 2048;
+        long long top = 10;
+        long long max_tp = 0;
+        std::string schedules = "1f1b,interleaved,zb-h1";
+        bool include_non_fitting = false;
+        bool flash_attention = false;
+        std::string grads = "bf16";
+        unsigned threads = 0;
+        bool pareto = false;
+        bool json = false;
+    };
+    auto o = std::make_shared<Options>();
+    o->gpu.name = "a100-80gb-sxm";
+    auto* sub = app.add_subcommand("plan", "search every training layout of a model on a cluster: the fastest that "
+                                           "fit, the memory/time Pareto front, the search statistics");
+    add_model_options(sub, o->model);
+    add_gpu_options(sub, o->gpu);
+    sub->add_option("--gpus", o->gpus, "GPUs to train on (whole nodes)")->required();
+    sub->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (8)");
+    sub->add_option("--intra-link", o->intra, "catalog link inside a node (nvlink3)");
+    sub->add_option("--inter-link", o->inter, "catalog link of one NIC between nodes, one NIC per GPU (ib-hdr)");
+    sub->add_option("--global-batch", o->global_batch, "sequences per optimizer step")->required();
+    sub->add_option("--seq-len", o->sequence, "tokens per sequence (2048)");
+    sub->add_option("--top", o->top, "how many of the fastest layouts to show (10)");
+    sub->add_option("--max-tp", o->max_tp, "largest tensor-parallel size to consider (no limit)");
+    sub->add_option("--schedules", o->schedules, "pipeline schedules to consider: 1f1b,interleaved,zb-h1 (all)");
+    sub->add_flag("--include-non-fitting", o->include_non_fitting, "rank layouts that do not fit in memory too");
+    sub->add_flag("--flash-attention", o->flash_attention, "fused attention: no s x s scores kept");
+    sub->add_option("--grad-dtype", o->grads, "gradients: bf16 or fp32 (bf16)");
+    sub->add_option("--threads", o->threads, "worker threads (every core)");
+    sub->add_flag("--pareto", o->pareto, "also print the memory/time Pareto front");
+    sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    sub->callback([o] {
+        const TransformerShape model = resolve_model(o->model);
+        detail::require_at_least_one("--gpus", o->gpus);
+        detail::require_at_least_one("--gpus-per-node", o->gpus_per_node);
+        detail::require_at_least_one("--global-batch", o->global_batch);
+        detail::require_at_least_one("--seq-len", o->sequence);
+        detail::require_non_negative("--top", count(o->top));
+        detail::require_non_negative("--max-tp", count(o->max_tp));
+        const long long per_node = std::min(o->gpus, o->gpus_per_node);
+        if (o->gpus % per_node != 0)
+            detail::reject("--gpus", count(o->gpus),
+                           "must fill whole nodes of --gpus-per-node = " + std::to_string(o->gpus_per_node));
+        const Node node{.name = "node", .gpu = resolve_gpu(o->gpu), .gpus = per_node,
+                        .intra = catalog_link("--intra-link", o->intra),
+                        .inter = catalog_link("--inter-link", o->inter), .nic = Nic::per_gpu};
+        TrainingPlanQuery query{.model = model, .cluster = cluster_of(node, o->gpus / per_node),
+                                .global_batch = o->global_batch, .sequence = o->sequence, .max_tp = o->max_tp,
+                                .must_fit = !o->include_non_fitting, .schedules = parse_schedules(o->schedules),
+                                .top_k = o->top, .threads = o->threads};
+        query.base.flash_attention = o->flash_attention;
+        const auto grads = parse_dtype(o->grads);
+        if (!grads || *grads == DType::none)
+            throw napkin::invalid_argument("--grad-dtype \"" + o->grads + "\": must be bf16, fp16, fp32 or fp8");
+        query.base.gradients = *grads;
+
+        const auto start = std::chrono::steady_clock::now();
+        TrainingPlan plan;
+        {
+            io::ProgressBar bar("planning");
+            plan = plan_training(query, [&bar](long long done, long long total) { bar.report(done, total); });
+        }
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+        if (o->json) {
+            nlohmann::json top = nlohmann::json::array(), front = nlohmann::json::array();
+            for (const auto& c : plan.top) top.push_back(training_candidate_json(c, node.gpu));
+            for (const auto& c : plan.pareto) front.push_back(training_candidate_json(c, node.gpu));
+            nlohmann::json search = search_json(plan.points_evaluated, plan.rejected.total(), seconds);
+            search["points"] = plan.points;
+            search["points_pruned"] = plan.points_pruned;
+            search["points_fitting"] = plan.points_fitting;
+            search["rejected"] = {{"memory", plan.rejected.memory},     {"schedule", plan.rejected.schedule},
+                                  {"gpus", plan.rejected.gpus},         {"batch", plan.rejected.batch},
+                                  {"max_tp", plan.rejected.max_tp}};
+            return print_json({{"model", model.name},
+                               {"gpu", node.gpu.name},
+                               {"gpus", o->gpus},
+                               {"nodes", query.cluster.nodes},
+                               {"global_batch", o->global_batch},
+                               {"seq_len", o->sequence},
+                               {"top", top},
+                               {"pareto", front},
+                               {"search", search}});
+        }
+        std::printf("%s on %lld x %s (%lld nodes of %lld, %s inside, %s between), batch %lld x %lld tokens\n",
+                    std::string(model.name).c_str(), o->gpus, std::string(node.gpu.name).c_str(),
+                    query.cluster.nodes, per_node, o->intra.c_str(), o->inter.c_str(), o->global_batch, o->sequence);
+        std::printf("search: %lld points, %lld evaluated, %lld fit; rejected %lld (memory %lld of which %lld by bound, "
+                    "schedule %lld; layouts: gpus %lld, batch %lld, max-tp %lld); %.2f s, %.0f points/s\n",
+                    plan.points, plan.points_evaluated, plan.points_fitting, plan.rejected.total(),
+                    plan.rejected.memory, plan.points_pruned, plan.rejected.schedule, plan.rejected.gpus,
+                    plan.rejected.batch, plan.rejected.max_tp, seconds,
+                    seconds > 0 ? static_cast<double>(plan.points_evaluated) / seconds : 0.0);
+        if (plan.top.empty()) {
+            std::printf("no layout fits\n");
+            return;
+        }
+        std::printf("\n%4s  %-3s %-4s %-5s %-3s %-4s %-9s %-3s %-11s %-11s %-3s %9s %10s %10s %7s\n", "rank", "tp",
+                    "pp", "dp", "vp", "mb", "recompute", "sp", "zero", "schedule", "ovl", "step", "memory",
+                    "tokens/s", "MFU");
+        for (std::size_t i = 0; i < plan.top.size(); ++i)
+            print_training_candidate(static_cast<long long>(i + 1), plan.top[i]);
+        if (o->pareto) {
+            std::printf("\nPareto front (memory per GPU vs step time):\n");
+            for (const auto& c : plan.pareto) print_training_candidate(0, c);
+        }
+    });
+}
 
 NAPKIN_COMMAND(app) {
     struct Options {

@@ -4,6 +4,7 @@
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/inference_planner.hpp>
+#include <napkin/io/progress.hpp>
 #include <napkin/planner.hpp>
 
 #include <doctest/doctest.h>
@@ -333,6 +334,10 @@ TEST_SUITE("planner") {
         // pp likewise; dp = 1,024 / (tp·pp) must divide 1,536 = 2^9 · 3, so tp·pp ≥ 2:
         // only t1 p1 (dp 1,024) fails the batch.
         CHECK(plan.rejected.batch == 1);
+        // Σ over the 185 valid (tp, pp, v) of 5 shardings × d(1,536/dp) micro-batch sizes × 3
+        // recomputations × (2 with tp > 1) × schedules × 2 overlaps, recounted outside napkin.
+        CHECK(plan.points == 120900);
+        CHECK(plan_rows(q).size() == 925);
         REQUIRE(!plan.top.empty());
         CHECK(plan.top.front().estimate.fits);
         CHECK(plan.points > 100000);
@@ -346,5 +351,23 @@ TEST_SUITE("planner") {
         q.schedules = 0;
         CHECK_THROWS_WITH_AS((void)plan_training(q), "schedules = 0: must be a non-empty set of TrainingSchedule bits",
                              napkin::invalid_argument);
+    }
+}
+
+TEST_SUITE("progress") {
+    TEST_CASE("the bar counts what it is told and draws only when enabled and past its delay") {
+        io::ProgressBar quiet("test", 100, std::chrono::milliseconds(0), false);
+        quiet.advance(30);
+        quiet.report(70, 100);
+        quiet.report(50, 100);  // a late report from another thread never moves the count back
+        CHECK(quiet.done() == 70);
+        CHECK_FALSE(quiet.drawn_once());
+        io::ProgressBar patient("test", 100, std::chrono::hours(1), true);
+        patient.advance(10);
+        CHECK_FALSE(patient.drawn_once());
+        io::ProgressBar eager("test", 100, std::chrono::milliseconds(0), true);
+        eager.advance(10);
+        CHECK(eager.drawn_once());
+        eager.finish();
     }
 }

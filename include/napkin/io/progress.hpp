@@ -31,8 +31,18 @@ public:
     void set_total(long long total) { total_.store(total, std::memory_order_relaxed); }
 
     // Add `n` finished units; redraws when due.
-    void advance(long long n) {
-        const long long done = done_.fetch_add(n, std::memory_order_relaxed) + n;
+    void advance(long long n) { maybe_draw(done_.fetch_add(n, std::memory_order_relaxed) + n); }
+
+    // `done` of `total` units finished (a search reporting its running count).
+    void report(long long done, long long total) {
+        total_.store(total, std::memory_order_relaxed);
+        long long seen = done_.load(std::memory_order_relaxed);
+        while (seen < done && !done_.compare_exchange_weak(seen, done, std::memory_order_relaxed)) {
+        }
+        maybe_draw(done);
+    }
+
+    void maybe_draw(long long done) {
         if (!enabled_) return;
         const auto now = clock::now();
         if (now - start_ < delay_) return;
