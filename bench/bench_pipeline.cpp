@@ -1,0 +1,172 @@
+// Pipeline models' cost: the closed-form bubbles (nanoseconds) and the
+// event-level simulator at several sizes up to p = 64, m = 512, v = 4
+// (262,144 passes), each next to a raw-double twin doing the same work.
+// The simulator's benchmarks report their complexity fit: it must be linear
+// in the number of passes.
+//
+//   ./build-pipeline/bench/bench_pipeline --benchmark_enable_random_interleaving=true --benchmark_repetitions=5
+#include <napkin/pipeline.hpp>
+#include <napkin/schedule.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+namespace {
+
+using namespace napkin;
+
+// --- the closed forms ------------------------------------------------------
+void raw_check(bool ok) {
+    if (!ok) throw std::invalid_argument("bad input");
+}
+
+void BM_bubble_interleaved(benchmark::State& state) {
+    PipelineShape shape{8, 64, 4};
+    StageTimes t{milliseconds(1.5), milliseconds(3), milliseconds(1)};
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(shape);
+        benchmark::DoNotOptimize(t);
+        benchmark::DoNotOptimize(bubble_share_of_step(Interleaved{}, shape, t));
+    }
+}
+void BM_bubble_interleaved_raw(benchmark::State& state) {
+    long long p = 8, m = 64, v = 4;
+    double f = 1.5e-3, b = 3e-3, w = 1e-3;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(p);
+        benchmark::DoNotOptimize(f);
+        // The same checks as the library: shape, times, divisibility, positive F + B.
+        raw_check(p >= 1 && m >= 1 && v >= 1 && f >= 0 && b >= 0 && w >= 0 && w <= b);
+        raw_check(v == 1 || m % p == 0);
+        raw_check(f + b > 0);
+        const double bubble = static_cast<double>(p - 1) * (f + b) / static_cast<double>(v);
+        benchmark::DoNotOptimize(bubble / (static_cast<double>(m) * (f + b) + bubble));
+    }
+}
+BENCHMARK(BM_bubble_interleaved);
+BENCHMARK(BM_bubble_interleaved_raw);
+
+void BM_bubble_zb_h1(benchmark::State& state) {
+    PipelineShape shape{8, 64};
+    StageTimes t{milliseconds(1.5), milliseconds(3), milliseconds(1)};
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(shape);
+        benchmark::DoNotOptimize(t);
+        benchmark::DoNotOptimize(step_time(ZeroBubbleH1{}, shape, t));
+    }
+}
+void BM_bubble_zb_h1_raw(benchmark::State& state) {
+    long long p = 8, m = 64, v = 1;
+    double f = 1.5e-3, b = 3e-3, w = 1e-3;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(p);
+        benchmark::DoNotOptimize(f);
+        raw_check(p >= 1 && m >= 1 && v == 1 && f >= 0 && b >= 0 && w >= 0 && w <= b);
+        const double bubble = std::max(0.0, static_cast<double>(p - 1) * (f + b - 2 * w));
+        benchmark::DoNotOptimize(static_cast<double>(m) * (f + b) + bubble);
+    }
+}
+BENCHMARK(BM_bubble_zb_h1);
+BENCHMARK(BM_bubble_zb_h1_raw);
+
+// --- the simulator -----------------------------------------------------------
+// p = 64, v = 4, m = 64 … 512: 32,768 … 262,144 passes.
+void BM_simulate_interleaved(benchmark::State& state) {
+    const PipelineShape shape{64, state.range(0), 4};
+    const StageTimes t{milliseconds(4), milliseconds(8)};
+    std::size_t passes = 0;
+    for (auto _ : state) {
+        const Timeline timeline = simulate(Interleaved{}, shape, t, microseconds(50));
+        passes = timeline.operations().size();
+        benchmark::DoNotOptimize(timeline.step_time());
+    }
+    state.SetComplexityN(static_cast<std::int64_t>(passes));
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(passes));
+}
+BENCHMARK(BM_simulate_interleaved)->RangeMultiplier(2)->Range(64, 512)->Unit(benchmark::kMillisecond)->Complexity(
+    benchmark::oN);
+
+// The twin: the same order generation and event loop with plain doubles and ints.
+struct RawOp {
+    std::uint8_t pass;  // 0 forward, 1 backward
+    long long microbatch, chunk;
+    double start, end;
+};
+double raw_simulate_interleaved(long long p, long long m, long long v, double f, double b, double send) {
+    raw_check(p >= 1 && m >= 1 && v >= 2 && m % p == 0 && f >= 0 && b >= 0 && send >= 0);
+    const long long total = m * v, stages = p * v;
+    std::vector<RawOp> ops;
+    ops.reserve(static_cast<std::size_t>(2 * total * p));
+    std::vector<std::size_t> offsets{0};
+    const auto pass = [p, v](std::uint8_t kind, long long k) {
+        const long long chunk = (k % (p * v)) / p;
+        return RawOp{kind, (k / (p * v)) * p + k % p, kind == 0 ? chunk : v - 1 - chunk, 0, 0};
+    };
+    for (long long r = 0; r < p; ++r) {
+        const long long warmup = m == p ? total : std::min(2 * (p - r - 1) + (v - 1) * p, total);
+        for (long long k = 0; k < warmup; ++k) ops.push_back(pass(0, k));
+        for (long long k = 0; k < total - warmup; ++k) ops.push_back(pass(0, warmup + k)), ops.push_back(pass(1, k));
+        for (long long k = total - warmup; k < total; ++k) ops.push_back(pass(1, k));
+        offsets.push_back(ops.size());
+    }
+    const auto key = [m, stages](long long kind, long long j, long long vs) {
+        return static_cast<std::size_t>((kind * m + j) * stages + vs);
+    };
+    std::vector<double> finished(static_cast<std::size_t>(2 * m * stages), -1.0);
+    std::vector<std::size_t> next(offsets.begin(), offsets.end() - 1);
+    std::vector<double> free_at(static_cast<std::size_t>(p), 0.0);
+    constexpr std::size_t none = static_cast<std::size_t>(-1);
+    std::vector<std::size_t> waiting(static_cast<std::size_t>(p), none);
+    std::vector<long long> ready;
+    for (long long r = p - 1; r >= 0; --r) ready.push_back(r);
+    const auto wake = [&](long long rank, std::size_t k) {
+        if (waiting[static_cast<std::size_t>(rank)] == k) waiting[static_cast<std::size_t>(rank)] = none, ready.push_back(rank);
+    };
+    double step = 0;
+    while (!ready.empty()) {
+        const long long r = ready.back();
+        ready.pop_back();
+        const auto ur = static_cast<std::size_t>(r);
+        for (; next[ur] < offsets[ur + 1]; ++next[ur]) {
+            RawOp& op = ops[next[ur]];
+            const long long vs = op.chunk * p + r;
+            std::size_t input = none;
+            long long input_rank = r;
+            if (op.pass == 0 && vs > 0) input = key(0, op.microbatch, vs - 1), input_rank = (vs - 1) % p;
+            else if (op.pass == 1 && vs == stages - 1) input = key(0, op.microbatch, vs);
+            else if (op.pass == 1) input = key(1, op.microbatch, vs + 1), input_rank = (vs + 1) % p;
+            double start = free_at[ur];
+            if (input != none) {
+                if (finished[input] < 0) {
+                    waiting[ur] = input;
+                    break;
+                }
+                start = std::max(start, finished[input] + (input_rank == r ? 0.0 : send));
+            }
+            const double end = start + (op.pass == 0 ? f : b) / static_cast<double>(v);
+            op.start = start, op.end = end;
+            free_at[ur] = end;
+            step = std::max(step, end);
+            const std::size_t done = key(op.pass, op.microbatch, vs);
+            finished[done] = end;
+            if (op.pass == 0 && vs + 1 < stages) wake((vs + 1) % p, done);
+            if (op.pass == 1 && vs > 0) wake((vs - 1) % p, done);
+        }
+    }
+    return step;
+}
+void BM_simulate_interleaved_raw(benchmark::State& state) {
+    const long long m = state.range(0);
+    for (auto _ : state) benchmark::DoNotOptimize(raw_simulate_interleaved(64, m, 4, 4e-3, 8e-3, 50e-6));
+    const auto passes = static_cast<std::int64_t>(2 * 64 * m * 4);
+    state.SetComplexityN(static_cast<std::int64_t>(passes));
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * passes);
+}
+BENCHMARK(BM_simulate_interleaved_raw)->RangeMultiplier(2)->Range(64, 512)->Unit(benchmark::kMillisecond)->Complexity(
+    benchmark::oN);
+
+}  // namespace
