@@ -1,4 +1,6 @@
 # Runs one command and checks its output: cmake -DSPEC=<file> -P check_output.cmake
+# Compare quoted strings as strings (CMP0054), not as names of variables: "command" is both.
+cmake_policy(SET CMP0054 NEW)
 # The spec file (written by napkin_check_output) holds lines "command<TAB>arg",
 # "expect<TAB>text" (a substring the output must contain), "reject<TAB>text"
 # (one it must not contain) and "exit<TAB>code".
