@@ -139,6 +139,31 @@ inline InferenceSetup resolve_setup(const SetupOptions& o) {
     return setup;
 }
 
+// --- sizes -----------------------------------------------------------------------
+// A size with an optional unit: 4096, 1KB, 1.5 MiB, 280GB (decimal KB/MB/GB/TB,
+// binary KiB/MiB/GiB/TiB, B). The error names the flag and the text.
+inline Bytes parse_size(const std::string& flag, const std::string& text) {
+    std::size_t used = 0;
+    double value = 0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    std::string unit = text.substr(used);
+    while (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
+    static constexpr Unit<Bytes> known[] = {units::B,   units::KB,  units::MB,  units::GB,  units::TB,
+                                            units::KiB, units::MiB, units::GiB, units::TiB};
+    const Unit<Bytes>* chosen = unit.empty() ? &units::B : nullptr;
+    for (const auto& u : known)
+        if (unit == u.symbol) chosen = &u;
+    if (used == 0 || chosen == nullptr || !(value >= 0 && value <= 1e30))
+        throw napkin::invalid_argument(flag + " = \"" + text +
+                                       "\": not a size (a number, optionally with B, KB, MB, GB, TB, KiB, "
+                                       "MiB, GiB or TiB: 4096, 1MiB, 280GB)");
+    return quantity(value, *chosen);
+}
+
 // --- output ------------------------------------------------------------------------
 inline void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
 

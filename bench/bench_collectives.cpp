@@ -1,0 +1,235 @@
+// The collectives' cost: each formula next to a raw-double twin doing the same
+// arithmetic and the same input checks, the hierarchical all-reduce, the
+// NCCL-style choice over six algorithm × protocol pairs, the exact crossover,
+// and the lab's 200-point ring/tree sweep.
+//
+//   ./build/release/bench/bench_collectives --benchmark_enable_random_interleaving=true --benchmark_repetitions=10
+#include <napkin/collectives.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace {
+
+using namespace napkin;
+
+// --- the raw-double twins ----------------------------------------------------------
+struct RawLink {
+    double bandwidth, step;
+};
+struct RawTime {
+    double latency, bandwidth;
+};
+void raw_check(bool ok) {
+    if (!ok) throw std::invalid_argument("bad input");
+}
+void raw_check(double m, long long n, const RawLink& l, double base) {
+    raw_check(m >= 0 && n >= 1 && l.bandwidth > 0 && l.step >= 0 && base >= 0);
+}
+long long raw_ceil_log2(long long n) {
+    long long depth = 0;
+    for (long long reach = 1; reach < n; reach *= 2) ++depth;
+    return depth;
+}
+RawTime raw_ring(double m, long long n, const RawLink& l, double base) {
+    raw_check(m, n, l, base);
+    if (n == 1) return {0, 0};
+    const double steps = 2.0 * static_cast<double>(n - 1);
+    return {base + steps * l.step, steps / static_cast<double>(n) * (m / l.bandwidth)};
+}
+RawTime raw_tree(double m, long long n, const RawLink& l, double base) {
+    raw_check(m, n, l, base);
+    if (n == 1) return {0, 0};
+    const double levels = 2.0 * static_cast<double>(raw_ceil_log2(n));
+    return {base + levels * l.step, levels * (m / l.bandwidth)};
+}
+RawTime raw_one_pass(double m, long long n, const RawLink& l, double base) {  // reduce-scatter, all-gather
+    raw_check(m, n, l, base);
+    if (n == 1) return {0, 0};
+    const double steps = static_cast<double>(n - 1);
+    return {base + steps * l.step, steps / static_cast<double>(n) * (m / l.bandwidth)};
+}
+RawTime raw_hierarchical(double m, long long nodes, long long g, const RawLink& intra, const RawLink& inter,
+                         double r, double base) {
+    raw_check(nodes >= 1 && g >= 1 && intra.bandwidth > 0 && intra.step >= 0 && inter.bandwidth > 0 &&
+              inter.step >= 0 && r >= 1 && m >= 0 && base >= 0);
+    if (nodes * g == 1) return {0, 0};
+    const RawTime rs = raw_one_pass(m, g, intra, 0);
+    const RawTime across = raw_ring(m / static_cast<double>(g), nodes, {inter.bandwidth / r, inter.step}, 0);
+    const RawTime ag = raw_one_pass(m, g, intra, 0);
+    return {base + rs.latency + across.latency + ag.latency, rs.bandwidth + across.bandwidth + ag.bandwidth};
+}
+double raw_crossover(long long n, const RawLink& l) {
+    raw_check(0, n, l, 0);
+    const double levels = static_cast<double>(raw_ceil_log2(n));
+    const double extra = static_cast<double>(n - 1) - levels;
+    if (n < 2 || extra <= 0 || l.step <= 0) return -1;
+    return l.step * l.bandwidth * (extra / (levels - static_cast<double>(n - 1) / static_cast<double>(n)));
+}
+
+constexpr Link ib_ndr{"ib-ndr", gigabytes_per_second(50), microseconds(5)};
+constexpr Link nvlink{"nvlink", gigabytes_per_second(900), microseconds(0.5)};
+const RawLink raw_ib{50e9, 5e-6};
+const RawLink raw_nvlink{900e9, 0.5e-6};
+
+// --- one formula each, with units and raw ----------------------------------------------
+template <class F>
+void units_case(benchmark::State& state, F formula) {
+    Bytes m = gigabytes(280);
+    long long n = 64;
+    Link link = ib_ndr;
+    Seconds base = microseconds(6.6);
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(m);
+        benchmark::DoNotOptimize(n);
+        benchmark::DoNotOptimize(link);
+        benchmark::DoNotOptimize(base);
+        const CollectiveTime t = formula(m, n, link, base);
+        benchmark::DoNotOptimize(t);
+    }
+}
+template <class F>
+void raw_case(benchmark::State& state, F formula) {
+    double m = 280e9;
+    long long n = 64;
+    RawLink link = raw_ib;
+    double base = 6.6e-6;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(m);
+        benchmark::DoNotOptimize(n);
+        benchmark::DoNotOptimize(link);
+        benchmark::DoNotOptimize(base);
+        const RawTime t = formula(m, n, link, base);
+        benchmark::DoNotOptimize(t);
+    }
+}
+
+void ring_units(benchmark::State& s) {
+    units_case(s, [](Bytes m, long long n, const Link& l, Seconds b) { return ring_allreduce(m, n, l, b); });
+}
+void ring_raw_double(benchmark::State& s) { raw_case(s, raw_ring); }
+void tree_units(benchmark::State& s) {
+    units_case(s, [](Bytes m, long long n, const Link& l, Seconds b) { return tree_allreduce(m, n, l, b); });
+}
+void tree_raw_double(benchmark::State& s) { raw_case(s, raw_tree); }
+void reduce_scatter_units(benchmark::State& s) {
+    units_case(s, [](Bytes m, long long n, const Link& l, Seconds b) { return reduce_scatter(m, n, l, b); });
+}
+void reduce_scatter_raw_double(benchmark::State& s) { raw_case(s, raw_one_pass); }
+BENCHMARK(ring_units);
+BENCHMARK(ring_raw_double);
+BENCHMARK(tree_units);
+BENCHMARK(tree_raw_double);
+BENCHMARK(reduce_scatter_units);
+BENCHMARK(reduce_scatter_raw_double);
+
+void hierarchical_units(benchmark::State& state) {
+    Bytes m = gigabytes(140);
+    HierarchicalTopology t{8, 8, nvlink, ib_ndr, Nic::per_gpu, 2.0};
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(m);
+        benchmark::DoNotOptimize(t);
+        const CollectiveTime r = hierarchical_allreduce(m, t);
+        benchmark::DoNotOptimize(r);
+    }
+}
+void hierarchical_raw_double(benchmark::State& state) {
+    double m = 140e9;
+    long long nodes = 8, g = 8;
+    RawLink intra = raw_nvlink, inter = raw_ib;
+    double r = 2.0;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(m);
+        benchmark::DoNotOptimize(nodes);
+        benchmark::DoNotOptimize(g);
+        benchmark::DoNotOptimize(intra);
+        benchmark::DoNotOptimize(inter);
+        benchmark::DoNotOptimize(r);
+        const RawTime t = raw_hierarchical(m, nodes, g, intra, inter, r, 0);
+        benchmark::DoNotOptimize(t);
+    }
+}
+BENCHMARK(hierarchical_units);
+BENCHMARK(hierarchical_raw_double);
+
+void crossover_units(benchmark::State& state) {
+    long long n = 256;
+    Link link = ib_ndr;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(n);
+        benchmark::DoNotOptimize(link);
+        auto m = ring_tree_crossover(n, link);
+        benchmark::DoNotOptimize(m);
+    }
+}
+void crossover_raw_double(benchmark::State& state) {
+    long long n = 256;
+    RawLink link = raw_ib;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(n);
+        benchmark::DoNotOptimize(link);
+        double m = raw_crossover(n, link);
+        benchmark::DoNotOptimize(m);
+    }
+}
+BENCHMARK(crossover_units);
+BENCHMARK(crossover_raw_double);
+
+// The NCCL-style choice: six algorithm × protocol evaluations and a minimum (no twin: a
+// table lookup of the same size; compare it with six ring evaluations above).
+void nccl_choice_units(benchmark::State& state) {
+    Bytes m = megabytes(1);
+    long long n = 64;
+    Link link = ib_ndr;
+    const NcclModel model{Transport::network};
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(m);
+        benchmark::DoNotOptimize(n);
+        benchmark::DoNotOptimize(link);
+        const NcclChoice c = model.choose(m, n, link);
+        benchmark::DoNotOptimize(c);
+    }
+}
+BENCHMARK(nccl_choice_units);
+
+// The lab's sweep: ring and tree at 200 log-spaced sizes from 1 KB to 10 GB on 256 GPUs.
+// The sizes are computed once; both versions sum the totals so nothing is dropped.
+double sweep_size(int i) { return std::pow(10.0, 3.0 + 7.0 * i / 199.0); }
+void sweep_units(benchmark::State& state) {
+    Bytes sizes[200];
+    for (int i = 0; i < 200; ++i) sizes[i] = bytes(sweep_size(i));
+    Link link = ib_ndr;
+    long long n = 256;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(link);
+        benchmark::DoNotOptimize(n);
+        Seconds sum{};
+        for (const Bytes& m : sizes)
+            sum += ring_allreduce(m, n, link).total() + tree_allreduce(m, n, link).total();
+        benchmark::DoNotOptimize(sum);
+    }
+    state.SetItemsProcessed(state.iterations() * 200);
+}
+void sweep_raw_double(benchmark::State& state) {
+    double sizes[200];
+    for (int i = 0; i < 200; ++i) sizes[i] = sweep_size(i);
+    RawLink link = raw_ib;
+    long long n = 256;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(link);
+        benchmark::DoNotOptimize(n);
+        double sum = 0;
+        for (double m : sizes) {
+            const RawTime r = raw_ring(m, n, link, 0), t = raw_tree(m, n, link, 0);
+            sum += r.latency + r.bandwidth + t.latency + t.bandwidth;
+        }
+        benchmark::DoNotOptimize(sum);
+    }
+    state.SetItemsProcessed(state.iterations() * 200);
+}
+BENCHMARK(sweep_units);
+BENCHMARK(sweep_raw_double);
+
+}  // namespace

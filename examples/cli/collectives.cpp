@@ -1,0 +1,307 @@
+// napkin allreduce | collective | crossover | calibrate — the alpha-beta
+// collectives from the command line.
+//
+//   napkin allreduce --algorithm ring --bytes 280GB --gpus 64 --bandwidth-gbps 50 --latency-us 5
+//   napkin allreduce --algorithm hierarchical --bytes 140GB --gpus 64 --gpus-per-node 8
+//          --intra-bandwidth-gbps 900 --intra-latency-us 0.5 --inter-bandwidth-gbps 50 --inter-latency-us 5
+//   napkin collective --op all-gather --bytes 1GiB --gpus 8 --bandwidth-gbps 300 --latency-us 0.6
+//   napkin crossover --gpus 256 --bandwidth-gbps 50 --latency-us 5 --json
+//   napkin calibrate all_reduce_perf.txt
+#include "command.hpp"
+#include "common.hpp"
+
+#include <napkin/calibrate.hpp>
+#include <napkin/collectives.hpp>
+#include <napkin/io/nccl_tests.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace napkin::cli {
+namespace {
+
+// The options allreduce and collective share: a message, a GPU count, a link
+// (alpha, B) and, for the hierarchical algorithm, the two levels.
+struct NetworkOptions {
+    std::string bytes;
+    long long gpus = 0;
+    std::optional<double> bandwidth_gbps, latency_us;
+    double base_latency_us = 0.0;
+    std::optional<long long> gpus_per_node;
+    std::optional<double> intra_bandwidth_gbps, intra_latency_us, inter_bandwidth_gbps, inter_latency_us;
+    double oversubscription = 1.0;
+    std::string nic = "per-gpu";
+    std::string transport = "network";
+    bool json = false;
+};
+
+void add_network_options(CLI::App* sub, NetworkOptions& o) {
+    sub->add_option("--bytes", o.bytes, "message size: 4096, 1MiB, 280GB, ...")->required();
+    sub->add_option("--gpus", o.gpus, "ranks taking part")->required();
+    sub->add_option("--bandwidth-gbps", o.bandwidth_gbps, "link bandwidth per GPU and direction, GB/s");
+    sub->add_option("--latency-us", o.latency_us, "latency of one step (alpha), microseconds");
+    sub->add_option("--base-latency-us", o.base_latency_us, "latency paid once per call, microseconds (0)");
+    sub->add_option("--gpus-per-node", o.gpus_per_node, "hierarchical: GPUs per node (divides --gpus)");
+    sub->add_option("--intra-bandwidth-gbps", o.intra_bandwidth_gbps, "hierarchical: bandwidth inside a node, GB/s");
+    sub->add_option("--intra-latency-us", o.intra_latency_us, "hierarchical: step latency inside a node, µs");
+    sub->add_option("--inter-bandwidth-gbps", o.inter_bandwidth_gbps,
+                    "hierarchical: bandwidth of one NIC between nodes, GB/s (default --bandwidth-gbps)");
+    sub->add_option("--inter-latency-us", o.inter_latency_us,
+                    "hierarchical: step latency between nodes, µs (default --latency-us)");
+    sub->add_option("--oversubscription", o.oversubscription, "hierarchical: r of an r:1 fabric (1)");
+    sub->add_option("--nic", o.nic, "hierarchical: per-gpu (one NIC per GPU) or shared (one per node)");
+    sub->add_option("--transport", o.transport, "nccl: nvlink, pcie or network (network)");
+    sub->add_flag("--json", o.json, "machine-readable output in bytes and seconds");
+}
+
+Link resolve_flat_link(const NetworkOptions& o) {
+    if (!o.bandwidth_gbps) throw napkin::invalid_argument("--bandwidth-gbps is required");
+    if (!o.latency_us) throw napkin::invalid_argument("--latency-us is required");
+    detail::require_positive("--bandwidth-gbps", *o.bandwidth_gbps);
+    detail::require_non_negative("--latency-us", *o.latency_us);
+    return {"link", gigabytes_per_second(*o.bandwidth_gbps), microseconds(*o.latency_us)};
+}
+
+Seconds resolve_base(const NetworkOptions& o) {
+    detail::require_non_negative("--base-latency-us", o.base_latency_us);
+    return microseconds(o.base_latency_us);
+}
+
+long long resolve_gpus(const NetworkOptions& o) {
+    detail::require_at_least_one("--gpus", o.gpus);
+    return o.gpus;
+}
+
+HierarchicalTopology resolve_topology(const NetworkOptions& o) {
+    if (!o.gpus_per_node) throw napkin::invalid_argument("--algorithm hierarchical needs --gpus-per-node");
+    const long long g = *o.gpus_per_node;
+    detail::require_at_least_one("--gpus-per-node", g);
+    const long long n = resolve_gpus(o);
+    if (n % g != 0)
+        throw napkin::invalid_argument("--gpus-per-node = " + std::to_string(g) + ": must divide --gpus = " +
+                                       std::to_string(n));
+    if (!o.intra_bandwidth_gbps) throw napkin::invalid_argument("--algorithm hierarchical needs --intra-bandwidth-gbps");
+    if (!o.intra_latency_us) throw napkin::invalid_argument("--algorithm hierarchical needs --intra-latency-us");
+    const auto inter_bw = o.inter_bandwidth_gbps ? o.inter_bandwidth_gbps : o.bandwidth_gbps;
+    const auto inter_lat = o.inter_latency_us ? o.inter_latency_us : o.latency_us;
+    if (!inter_bw) throw napkin::invalid_argument("--algorithm hierarchical needs --inter-bandwidth-gbps");
+    if (!inter_lat) throw napkin::invalid_argument("--algorithm hierarchical needs --inter-latency-us");
+    detail::require_positive("--intra-bandwidth-gbps", *o.intra_bandwidth_gbps);
+    detail::require_non_negative("--intra-latency-us", *o.intra_latency_us);
+    detail::require_positive("--inter-bandwidth-gbps", *inter_bw);
+    detail::require_non_negative("--inter-latency-us", *inter_lat);
+    detail::require(o.oversubscription >= 1.0, "--oversubscription", o.oversubscription, "must be at least 1");
+    Nic nic = Nic::per_gpu;
+    if (o.nic == "shared" || o.nic == "per-node") nic = Nic::per_node;
+    else if (o.nic != "per-gpu") throw napkin::invalid_argument("--nic \"" + o.nic + "\": must be per-gpu or shared");
+    return {n / g,
+            g,
+            {"intra", gigabytes_per_second(*o.intra_bandwidth_gbps), microseconds(*o.intra_latency_us)},
+            {"inter", gigabytes_per_second(*inter_bw), microseconds(*inter_lat)},
+            nic,
+            o.oversubscription};
+}
+
+Transport resolve_transport(const std::string& text) {
+    for (Transport t : {Transport::nvlink, Transport::pcie, Transport::network})
+        if (to_string(t) == text) return t;
+    throw napkin::invalid_argument("--transport \"" + text + "\": must be nvlink, pcie or network");
+}
+
+// Sizes on the wire are quoted in decimal units, as link bandwidths are: "280 GB".
+std::string decimal_size(Bytes b) {
+    static constexpr Unit<Bytes> ladder[] = {units::B, units::KB, units::MB, units::GB, units::TB};
+    const Unit<Bytes>* chosen = &ladder[0];
+    for (const auto& u : ladder)
+        if (b.value() >= u.factor) chosen = &u;
+    return detail::trimmed(in(b, *chosen), 2) + " " + chosen->symbol;
+}
+
+void report(const std::string& what, Bytes message, long long gpus, const CollectiveTime& t, bool json,
+            nlohmann::json extra = nlohmann::json::object()) {
+    if (json) {
+        nlohmann::json j{{"operation", what},
+                         {"bytes", json_bytes(message)},
+                         {"gpus", gpus},
+                         {"time_s", t.total().value()},
+                         {"latency_s", t.latency.value()},
+                         {"bandwidth_s", t.bandwidth.value()}};
+        j.update(extra);
+        return print_json(j);
+    }
+    std::printf("%s of %s on %lld GPUs: %s (latency %s, bandwidth %s; %.2f%% bandwidth)\n", what.c_str(),
+                decimal_size(message).c_str(), gpus, to_string(t.total()).c_str(), to_string(t.latency).c_str(),
+                to_string(t.bandwidth).c_str(), 100.0 * t.bandwidth_share());
+}
+
+}  // namespace
+
+NAPKIN_COMMAND(app) {
+    struct Options {
+        NetworkOptions net;
+        std::string algorithm = "ring";
+    };
+    auto o = std::make_shared<Options>();
+    auto* sub = app.add_subcommand("allreduce", "time of one all-reduce in the alpha-beta model");
+    sub->add_option("--algorithm", o->algorithm, "ring, tree, hierarchical or nccl (ring)");
+    add_network_options(sub, o->net);
+    sub->callback([o] {
+        const Bytes message = parse_size("--bytes", o->net.bytes);
+        const long long gpus = resolve_gpus(o->net);
+        const Seconds base = resolve_base(o->net);
+        if (o->algorithm == "ring")
+            return report("ring all-reduce", message, gpus, ring_allreduce(message, gpus, resolve_flat_link(o->net), base),
+                          o->net.json, {{"algorithm", "ring"}});
+        if (o->algorithm == "tree")
+            return report("tree all-reduce", message, gpus, tree_allreduce(message, gpus, resolve_flat_link(o->net), base),
+                          o->net.json, {{"algorithm", "tree"}});
+        if (o->algorithm == "hierarchical") {
+            const HierarchicalTopology t = resolve_topology(o->net);
+            return report("hierarchical all-reduce", message, gpus, hierarchical_allreduce(message, t, base), o->net.json,
+                          {{"algorithm", "hierarchical"}, {"nodes", t.nodes}, {"gpus_per_node", t.gpus_per_node},
+                           {"nic", to_string(t.nic)}, {"oversubscription", t.oversubscription}});
+        }
+        if (o->algorithm == "nccl") {
+            const NcclChoice c = NcclModel{resolve_transport(o->net.transport)}.choose(message, gpus,
+                                                                                      resolve_flat_link(o->net));
+            return report("NCCL-style all-reduce (" + std::string(to_string(c.algorithm)) + ", " +
+                              std::string(to_string(c.protocol)) + ")",
+                          message, gpus, c.time, o->net.json,
+                          {{"algorithm", "nccl"}, {"nccl_algorithm", to_string(c.algorithm)},
+                           {"nccl_protocol", to_string(c.protocol)}});
+        }
+        throw napkin::invalid_argument("--algorithm \"" + o->algorithm + "\": must be ring, tree, hierarchical or nccl");
+    });
+}
+
+NAPKIN_COMMAND(app) {
+    struct Options {
+        NetworkOptions net;
+        std::string op;
+        std::string algorithm = "ring";
+    };
+    auto o = std::make_shared<Options>();
+    auto* sub = app.add_subcommand("collective", "time of one collective in the alpha-beta model");
+    sub->add_option("--op", o->op, "reduce-scatter, all-gather, all-to-all, broadcast, p2p or all-reduce")->required();
+    sub->add_option("--algorithm", o->algorithm, "ring, or hierarchical for reduce-scatter and all-gather (ring)");
+    add_network_options(sub, o->net);
+    sub->callback([o] {
+        const Bytes message = parse_size("--bytes", o->net.bytes);
+        const long long gpus = resolve_gpus(o->net);
+        const Seconds base = resolve_base(o->net);
+        const nlohmann::json extra{{"op", o->op}, {"algorithm", o->algorithm}};
+        if (o->algorithm == "hierarchical") {
+            const HierarchicalTopology t = resolve_topology(o->net);
+            if (o->op == "reduce-scatter")
+                return report("hierarchical reduce-scatter", message, gpus, hierarchical_reduce_scatter(message, t, base),
+                              o->net.json, extra);
+            if (o->op == "all-gather")
+                return report("hierarchical all-gather", message, gpus, hierarchical_all_gather(message, t, base),
+                              o->net.json, extra);
+            if (o->op == "all-reduce")
+                return report("hierarchical all-reduce", message, gpus, hierarchical_allreduce(message, t, base),
+                              o->net.json, extra);
+            throw napkin::invalid_argument("--op \"" + o->op +
+                                           "\": the hierarchical algorithm has reduce-scatter, all-gather, all-reduce");
+        }
+        if (o->algorithm != "ring")
+            throw napkin::invalid_argument("--algorithm \"" + o->algorithm + "\": must be ring or hierarchical");
+        const Link link = resolve_flat_link(o->net);
+        if (o->op == "p2p") return report("point-to-point", message, 2, point_to_point(message, link, base), o->net.json, extra);
+        for (Collective c : {Collective::all_reduce, Collective::reduce_scatter, Collective::all_gather,
+                             Collective::all_to_all, Collective::broadcast})
+            if (to_string(c) == o->op)
+                return report(o->op, message, gpus, collective_time(c, message, gpus, link, base), o->net.json, extra);
+        throw napkin::invalid_argument("--op \"" + o->op +
+                                       "\": must be reduce-scatter, all-gather, all-to-all, broadcast, p2p or all-reduce");
+    });
+}
+
+NAPKIN_COMMAND(app) {
+    struct Options {
+        long long gpus = 0;
+        double bandwidth_gbps = 0, latency_us = 0;
+        bool json = false;
+    };
+    auto o = std::make_shared<Options>();
+    auto* sub = app.add_subcommand("crossover", "the message size where ring and tree all-reduce cost the same");
+    sub->add_option("--gpus", o->gpus, "ranks taking part")->required();
+    sub->add_option("--bandwidth-gbps", o->bandwidth_gbps, "link bandwidth per GPU and direction, GB/s")->required();
+    sub->add_option("--latency-us", o->latency_us, "latency of one step (alpha), microseconds")->required();
+    sub->add_flag("--json", o->json, "machine-readable output in bytes");
+    sub->callback([o] {
+        detail::require_at_least_one("--gpus", o->gpus);
+        detail::require_positive("--bandwidth-gbps", o->bandwidth_gbps);
+        detail::require_non_negative("--latency-us", o->latency_us);
+        const Link link{"link", gigabytes_per_second(o->bandwidth_gbps), microseconds(o->latency_us)};
+        const auto m = ring_tree_crossover(o->gpus, link);
+        if (o->json)
+            return print_json({{"gpus", o->gpus},
+                               {"bandwidth_gbps", o->bandwidth_gbps},
+                               {"latency_us", o->latency_us},
+                               {"bytes", m ? nlohmann::json(m->value()) : nlohmann::json(nullptr)}});
+        if (!m) {
+            std::printf("no crossover on %lld GPUs: the ring is never slower than the tree\n", o->gpus);
+            return;
+        }
+        std::printf("ring and tree cost the same at %s (%.0f B) on %lld GPUs: the tree wins below, the ring above\n",
+                    decimal_size(*m).c_str(), m->value(), o->gpus);
+    });
+}
+
+NAPKIN_COMMAND(app) {
+    struct Options {
+        std::string file;
+        std::string op = "all-reduce";
+        std::optional<long long> ranks;
+        bool fit_base = false, in_place = false, json = false;
+    };
+    auto o = std::make_shared<Options>();
+    auto* sub = app.add_subcommand("calibrate", "fit alpha and B to nccl-tests output (all_reduce_perf, ...)");
+    sub->add_option("file", o->file, "the program's output, saved to a file")->required();
+    sub->add_option("--op", o->op, "the collective measured: all-reduce (all_reduce_perf), reduce-scatter, "
+                                   "all-gather, all-to-all");
+    sub->add_option("--ranks", o->ranks, "rank count (default: the header's \"#  Rank\" lines)");
+    sub->add_flag("--fit-base-latency", o->fit_base, "also fit a base latency (needs several rank counts)");
+    sub->add_flag("--in-place", o->in_place, "use the in-place columns (default: out-of-place)");
+    sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    sub->callback([o] {
+        std::optional<Collective> op;
+        for (Collective c : {Collective::all_reduce, Collective::reduce_scatter, Collective::all_gather,
+                             Collective::all_to_all, Collective::broadcast})
+            if (to_string(c) == o->op) op = c;
+        if (!op) throw napkin::invalid_argument("--op \"" + o->op + "\": must be all-reduce, reduce-scatter, "
+                                                                     "all-gather, all-to-all or broadcast");
+        const io::NcclTestsRun run = io::read_nccl_tests(o->file, *op, o->ranks);
+        const auto samples = io::samples(run, o->in_place ? io::Placement::in_place : io::Placement::out_of_place);
+        const CalibrationFit fit = fit_alpha_beta(samples, {.fit_base_latency = o->fit_base, .base_latency = {}});
+        if (o->json) {
+            nlohmann::json rows = nlohmann::json::array();
+            for (std::size_t i = 0; i < samples.size(); ++i)
+                rows.push_back({{"bytes", json_bytes(samples[i].message)},
+                                {"time_s", samples[i].time.value()},
+                                {"relative_residual", fit.relative_residuals[i]}});
+            return print_json({{"op", o->op},
+                               {"ranks", run.ranks},
+                               {"step_latency_s", fit.step_latency.value()},
+                               {"bandwidth_bytes_per_s", fit.bandwidth.value()},
+                               {"base_latency_s", fit.base_latency.value()},
+                               {"rms_relative_residual", fit.rms_relative_residual},
+                               {"max_relative_residual", fit.max_relative_residual},
+                               {"samples", rows}});
+        }
+        std::printf("%s on %lld ranks, %zu sizes: alpha = %s per step, B = %s", o->op.c_str(), run.ranks,
+                    samples.size(), format(fit.step_latency, units::us, 3).c_str(), to_string(fit.bandwidth).c_str());
+        if (fit.base_latency_fitted) std::printf(", base = %s", format(fit.base_latency, units::us, 3).c_str());
+        std::printf("\nresiduals (model - measured) / measured: rms %.2f%%, max %.2f%%\n",
+                    100 * fit.rms_relative_residual, 100 * fit.max_relative_residual);
+        std::printf("%14s  %12s  %9s\n", "size", "measured", "residual");
+        for (std::size_t i = 0; i < samples.size(); ++i)
+            std::printf("%14s  %12s  %8.2f%%\n", to_string(samples[i].message).c_str(),
+                        to_string(samples[i].time).c_str(), 100 * fit.relative_residuals[i]);
+    });
+}
+
+}  // namespace napkin::cli

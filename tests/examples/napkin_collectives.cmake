@@ -1,0 +1,81 @@
+# napkin allreduce / collective / crossover / calibrate: the communication lab's
+# numbers from the command line (derivations in tests/unit/collectives.cpp), and bad input.
+set(ib_ndr --bandwidth-gbps 50 --latency-us 5)
+set(two_level --gpus 64 --gpus-per-node 8 --intra-bandwidth-gbps 900 --intra-latency-us 0.5
+              --inter-bandwidth-gbps 50 --inter-latency-us 5)
+# 280 GB on 64 GPUs: 1.96875 × 5.6 s + 126 × 5 µs = 11.02563 s.
+napkin_check_output(cli.allreduce.ring
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --algorithm ring --bytes 280GB --gpus 64 ${ib_ndr}
+  EXPECT "ring all-reduce of 280 GB on 64 GPUs: 11.03 s" "latency 630.00 µs" "99.99% bandwidth")
+napkin_check_output(cli.allreduce.json
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --algorithm ring --bytes 280GB --gpus 64 ${ib_ndr} --json
+  EXPECT "\"time_s\": 11.0256" "\"latency_s\": 0.00062999" "\"bandwidth_s\": 11.02499" "\"bytes\": 280000000000")
+# 1 MiB on 256 GPUs: tree 16 × (5 + 20.97152) µs = 415.54 µs; ring 2,591.78 µs.
+napkin_check_output(cli.allreduce.tree
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --algorithm tree --bytes 1MiB --gpus 256 ${ib_ndr}
+  EXPECT "tree all-reduce of 1.05 MB on 256 GPUs: 415.54 µs")
+napkin_check_output(cli.allreduce.ring_1mib
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --bytes 1MiB --gpus 256 ${ib_ndr}
+  EXPECT "2.59 ms")
+# 140 GB on 8 × 8, 2:1: 2 × 0.136111 s + 1.225 s + 77 µs = 1.4973 s.
+napkin_check_output(cli.allreduce.hierarchical
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --algorithm hierarchical --bytes 140GB ${two_level} --oversubscription 2 --json
+  EXPECT "\"time_s\": 1.4972" "\"latency_s\": 7.7" "\"nodes\": 8" "\"nic\": \"per-gpu\"")
+# One NIC per node: 0.272222 s + 4.9 s + 77 µs = 5.1723 s.
+napkin_check_output(cli.allreduce.hierarchical_shared_nic
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --algorithm hierarchical --bytes 140GB ${two_level} --nic shared
+  EXPECT "hierarchical all-reduce of 140 GB on 64 GPUs: 5.17 s")
+# NCCL-style, nothing to send on 8 NVLink GPUs: tree LL 6.8 + 6 × 0.6 µs = 10.4 µs.
+napkin_check_output(cli.allreduce.nccl
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --algorithm nccl --transport nvlink --bytes 0 --gpus 8
+          --bandwidth-gbps 300 --latency-us 0.6
+  EXPECT "(tree, LL)" "10.40 µs")
+# 8 GB all-to-all on 8 ranks: 7 × 5 µs + 7/8 × 0.16 s = 140.035 ms.
+napkin_check_output(cli.collective.all_to_all
+  COMMAND $<TARGET_FILE:napkin-cli> collective --op all-to-all --bytes 8GB --gpus 8 ${ib_ndr} --json
+  EXPECT "\"time_s\": 0.14003" "\"operation\": \"all-to-all\"")
+# 50 MB point-to-point: 5 µs + 50 MB / 50 GB/s = 1.005 ms.
+napkin_check_output(cli.collective.p2p
+  COMMAND $<TARGET_FILE:napkin-cli> collective --op p2p --bytes 50MB --gpus 2 ${ib_ndr} --json
+  EXPECT "\"time_s\": 0.001005" "\"bandwidth_s\": 0.001")
+# Crossover, α·B = 250,000 B: 256 GPUs → 250,000 × 247·256/1,793 = 8,816,508.6 B; 3 GPUs → none.
+napkin_check_output(cli.crossover
+  COMMAND $<TARGET_FILE:napkin-cli> crossover --gpus 256 ${ib_ndr}
+  EXPECT "8.82 MB (8816509 B) on 256 GPUs")
+napkin_check_output(cli.crossover.json
+  COMMAND $<TARGET_FILE:napkin-cli> crossover --gpus 1024 ${ib_ndr} --json
+  EXPECT "\"bytes\": 28135835.9")
+napkin_check_output(cli.crossover.none
+  COMMAND $<TARGET_FILE:napkin-cli> crossover --gpus 3 ${ib_ndr} --json
+  EXPECT "\"bytes\": null")
+# The synthetic all_reduce_perf table was made with α = 5 µs, B = 50 GB/s on 16 ranks (times
+# printed to 0.01 µs, so the fit is within 1e-5 of them).
+napkin_check_output(cli.calibrate
+  COMMAND $<TARGET_FILE:napkin-cli> calibrate ${CMAKE_CURRENT_SOURCE_DIR}/data/nccl_tests/all_reduce_perf_16_ranks.txt
+  EXPECT "all-reduce on 16 ranks, 28 sizes: alpha = 5.000 µs per step, B = 50 GB/s" "rms 0.00%")
+napkin_check_output(cli.calibrate.json
+  COMMAND $<TARGET_FILE:napkin-cli> calibrate ${CMAKE_CURRENT_SOURCE_DIR}/data/nccl_tests/all_reduce_perf_16_ranks.txt --json
+  EXPECT "\"ranks\": 16" "\"step_latency_s\": 4.9999" "\"bandwidth_bytes_per_s\": 500000")
+# Bad input names the flag and its value.
+napkin_check_output(cli.error.gpus_per_node
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --algorithm hierarchical --bytes 1GB --gpus 12 --gpus-per-node 8
+          --intra-bandwidth-gbps 900 --intra-latency-us 0.5 ${ib_ndr}
+  EXPECT "napkin: error: --gpus-per-node = 8: must divide --gpus = 12" EXIT_CODE 2)
+napkin_check_output(cli.error.size
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --bytes 12XB --gpus 8 ${ib_ndr}
+  EXPECT "napkin: error: --bytes = \"12XB\": not a size" EXIT_CODE 2)
+napkin_check_output(cli.error.negative_size
+  COMMAND $<TARGET_FILE:napkin-cli> collective --op broadcast --bytes -1GB --gpus 8 ${ib_ndr}
+  EXPECT "napkin: error: --bytes = \"-1GB\": not a size" EXIT_CODE 2)
+napkin_check_output(cli.error.no_gpus
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --bytes 1GB --gpus 0 ${ib_ndr}
+  EXPECT "napkin: error: --gpus = 0: must be at least 1" EXIT_CODE 2)
+napkin_check_output(cli.error.zero_bandwidth
+  COMMAND $<TARGET_FILE:napkin-cli> crossover --gpus 8 --bandwidth-gbps 0 --latency-us 5
+  EXPECT "napkin: error: --bandwidth-gbps = 0: must be positive" EXIT_CODE 2)
+napkin_check_output(cli.error.algorithm
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --algorithm butterfly --bytes 1GB --gpus 8 ${ib_ndr}
+  EXPECT "napkin: error: --algorithm \"butterfly\": must be ring, tree, hierarchical or nccl" EXIT_CODE 2)
+napkin_check_output(cli.error.calibrate_file
+  COMMAND $<TARGET_FILE:napkin-cli> calibrate /nonexistent/all_reduce_perf.txt
+  EXPECT "napkin: error: nccl-tests file = \"/nonexistent/all_reduce_perf.txt\": cannot be opened" EXIT_CODE 2)
