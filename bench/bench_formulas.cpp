@@ -1,0 +1,434 @@
+// Every public formula next to its raw-double twin, so "units cost nothing" is
+// a measured ratio (the goal: the unit-typed version within 5 % of the twin).
+// Each twin does the same arithmetic and the same input checks on plain
+// doubles; integer-only helpers that touch no quantity (parameter_count,
+// head_dim, parameters_per_gpu) are shared. Inputs pass through
+// benchmark::DoNotOptimize every iteration so nothing folds to a constant.
+//
+//   ./build/bench/bench_formulas --benchmark_enable_random_interleaving=true --benchmark_repetitions=10
+//       --benchmark_report_aggregates_only=true   (one line)
+//
+// Formulas timed elsewhere with their twins: token_time and best_gpu_count
+// (bench_split), evaluate_training (bench_training), the pipeline bubbles and
+// the schedule simulator (bench_pipeline).
+#include <napkin/catalog/clusters.hpp>
+#include <napkin/catalog/hardware.hpp>
+#include <napkin/catalog/models.hpp>
+#include <napkin/collectives.hpp>
+#include <napkin/compute.hpp>
+#include <napkin/inference.hpp>
+#include <napkin/inference_planner.hpp>
+#include <napkin/memory.hpp>
+#include <napkin/planner.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace {
+
+using namespace napkin;
+
+void raw_check(bool ok) {
+    if (!ok) throw std::invalid_argument("bad input");
+}
+double raw_ceil(double v) {
+    const auto t = static_cast<double>(static_cast<long long>(v));
+    return t < v ? t + 1 : t;
+}
+
+// Inputs, laundered each iteration.
+struct Inputs {
+    double message = 64.0 * 1024 * 1024;  // 64 MiB
+    long long ranks = 8;
+    double bandwidth = 300e9, step = 0.6e-6, base = 6.6e-6;
+    double gpu_bandwidth = 2.039e12, gpu_flops = 312e12;
+    double parameters = 175e9;
+    long long shards = 64;
+};
+Inputs inputs;
+
+Link link_of(const Inputs& in) {
+    return Link{.name = "bench", .bandwidth = bytes_per_second(in.bandwidth), .step_latency = seconds(in.step)};
+}
+
+// --- hardware: read_time --------------------------------------------------------
+void read_time_units(benchmark::State& state) {
+    Gpu gpu = catalog::a100_80gb_sxm;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(inputs);
+        gpu.memory_bandwidth = bytes_per_second(inputs.gpu_bandwidth);
+        benchmark::DoNotOptimize(read_time(bytes(inputs.message), gpu));
+    }
+}
+void read_time_raw(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(inputs);
+        benchmark::DoNotOptimize(inputs.message / inputs.gpu_bandwidth);
+    }
+}
+BENCHMARK(read_time_units);
+BENCHMARK(read_time_raw);
+
+// --- collectives ---------------------------------------------------------------
+struct RawCollective {
+    double latency, bandwidth;
+};
+void raw_check_collective(double message, long long ranks, double bandwidth, double step, double base) {
+    raw_check(message >= 0 && ranks >= 1 && bandwidth > 0 && step >= 0 && base >= 0);
+}
+RawCollective raw_ring(double m, long long n, double bw, double step, double base) {
+    raw_check_collective(m, n, bw, step, base);
+    if (n == 1) return {0, 0};
+    const double steps = 2.0 * static_cast<double>(n - 1);
+    return {base + steps * step, steps / static_cast<double>(n) * (m / bw)};
+}
+RawCollective raw_one_pass(double m, long long n, double bw, double step, double base) {  // rs, ag, a2a
+    raw_check_collective(m, n, bw, step, base);
+    if (n == 1) return {0, 0};
+    const double steps = static_cast<double>(n - 1);
+    return {base + steps * step, steps / static_cast<double>(n) * (m / bw)};
+}
+RawCollective raw_tree(double m, long long n, double bw, double step, double base) {
+    raw_check_collective(m, n, bw, step, base);
+    if (n == 1) return {0, 0};
+    long long depth = 0;
+    for (long long reach = 1; reach < n; reach *= 2) ++depth;
+    const double levels = 2.0 * static_cast<double>(depth);
+    return {base + levels * step, levels * (m / bw)};
+}
+RawCollective raw_p2p(double m, double bw, double step, double base) {
+    raw_check_collective(m, 2, bw, step, base);
+    return {base + step, m / bw};
+}
+
+#define NAPKIN_COLLECTIVE_PAIR(name, units_call, raw_call)                             \
+    void name##_units(benchmark::State& state) {                                       \
+        for (auto _ : state) {                                                         \
+            benchmark::DoNotOptimize(inputs);                                          \
+            const Link link = link_of(inputs);                                         \
+            const Bytes message = bytes(inputs.message);                               \
+            const Seconds base = seconds(inputs.base);                                 \
+            benchmark::DoNotOptimize((units_call).total());                            \
+        }                                                                              \
+    }                                                                                  \
+    void name##_raw(benchmark::State& state) {                                         \
+        for (auto _ : state) {                                                         \
+            benchmark::DoNotOptimize(inputs);                                          \
+            const RawCollective t = raw_call;                                          \
+            benchmark::DoNotOptimize(t.latency + t.bandwidth);                         \
+        }                                                                              \
+    }                                                                                  \
+    BENCHMARK(name##_units);                                                           \
+    BENCHMARK(name##_raw);
+
+NAPKIN_COLLECTIVE_PAIR(ring_allreduce, ring_allreduce(message, inputs.ranks, link, base),
+                       raw_ring(inputs.message, inputs.ranks, inputs.bandwidth, inputs.step, inputs.base))
+NAPKIN_COLLECTIVE_PAIR(tree_allreduce, tree_allreduce(message, inputs.ranks, link, base),
+                       raw_tree(inputs.message, inputs.ranks, inputs.bandwidth, inputs.step, inputs.base))
+NAPKIN_COLLECTIVE_PAIR(reduce_scatter, reduce_scatter(message, inputs.ranks, link, base),
+                       raw_one_pass(inputs.message, inputs.ranks, inputs.bandwidth, inputs.step, inputs.base))
+NAPKIN_COLLECTIVE_PAIR(all_gather, all_gather(message, inputs.ranks, link, base),
+                       raw_one_pass(inputs.message, inputs.ranks, inputs.bandwidth, inputs.step, inputs.base))
+NAPKIN_COLLECTIVE_PAIR(all_to_all, all_to_all(message, inputs.ranks, link, base),
+                       raw_one_pass(inputs.message, inputs.ranks, inputs.bandwidth, inputs.step, inputs.base))
+NAPKIN_COLLECTIVE_PAIR(point_to_point, point_to_point(message, link, base),
+                       raw_p2p(inputs.message, inputs.bandwidth, inputs.step, inputs.base))
+#undef NAPKIN_COLLECTIVE_PAIR
+
+// --- inference: memory per GPU, the combined tensor × pipeline split -------------
+TransformerShape model_70b = catalog::llama3_1_70b;
+
+void combined_token_time_units(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(inputs);
+        benchmark::DoNotOptimize(model_70b);
+        const TensorPipelineSplit split{inputs.ranks / 2, 2, 16};
+        benchmark::DoNotOptimize(
+            combined_token_time(model_70b, catalog::a100_80gb_sxm, link_of(inputs), split).total());
+    }
+}
+void combined_token_time_raw(benchmark::State& state) {
+    const double usable_fraction = catalog::default_usable_fraction;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(inputs);
+        benchmark::DoNotOptimize(model_70b);
+        const TransformerShape& m = model_70b;
+        const long long tp = inputs.ranks / 2, pp = 2, k = 16;
+        // The same checks: model, GPU, link, setup, split.
+        (void)validated(m);  // integer-only checks, shared
+        raw_check(80.0 * 1073741824.0 > 0 && usable_fraction > 0 && usable_fraction <= 1 &&
+                  inputs.gpu_bandwidth > 0 && inputs.gpu_flops > 0);
+        raw_check(inputs.bandwidth > 0 && inputs.step >= 0);
+        raw_check(tp >= 1 && pp >= 1 && k >= 1);
+        // The setup's checks (bytes per weight, cache value, activation; context,
+        // working tokens, allowance; all-reduces per layer), then the share's and the
+        // compute time's own checks of the GPU count and the tokens.
+        raw_check(2.0 > 0 && 2.0 > 0 && 2.0 > 0 && 8192.0 >= 0 && 2048.0 >= 0 && 1073741824.0 >= 0 && 2 >= 0);
+        const long long gpus = tp * pp;
+        raw_check(gpus >= 1);
+        raw_check(gpus >= 1 && k >= 1);
+        const double share = raw_ceil(static_cast<double>(parameter_count(m)) * 2.0 / static_cast<double>(gpus));
+        const double read = share / inputs.gpu_bandwidth;
+        const double compute = 2.0 * static_cast<double>(active_parameter_count(m)) * static_cast<double>(k) /
+                               static_cast<double>(gpus) / inputs.gpu_flops;
+        const double busy = std::max(read, compute);
+        const double message = static_cast<double>(m.hidden) * 2.0 * static_cast<double>(k);
+        const RawCollective ar = raw_ring(message, tp, inputs.bandwidth, inputs.step, 6.6e-6);
+        const RawCollective p2p = raw_p2p(message, inputs.bandwidth, inputs.step, 6.6e-6);
+        const double all_reduces = tp == 1 ? 0.0 : static_cast<double>(2 * m.layers) * (ar.latency + ar.bandwidth);
+        const double hand_offs = static_cast<double>(pp - 1) * (p2p.latency + p2p.bandwidth);
+        benchmark::DoNotOptimize(static_cast<double>(pp) * busy + all_reduces + hand_offs);
+    }
+}
+BENCHMARK(combined_token_time_units);
+BENCHMARK(combined_token_time_raw);
+
+void combined_memory_per_gpu_units(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(inputs);
+        benchmark::DoNotOptimize(model_70b);
+        benchmark::DoNotOptimize(combined_memory_per_gpu(model_70b, {inputs.ranks / 2, 2, 16}).total());
+    }
+}
+void combined_memory_per_gpu_raw(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(inputs);
+        benchmark::DoNotOptimize(model_70b);
+        const TransformerShape& m = model_70b;
+        const long long tp = inputs.ranks / 2, pp = 2, k = 16;
+        (void)validated(m);
+        raw_check(tp >= 1 && pp >= 1 && k >= 1);
+        const double weights = raw_ceil(static_cast<double>(parameter_count(m)) * 2.0 / static_cast<double>(tp * pp));
+        const double kv_per_token = static_cast<double>(2 * m.layers * m.kv_heads * head_dim(m)) * 2.0;
+        const double kv = raw_ceil(kv_per_token * 8192.0 * static_cast<double>(k) /
+                                   (static_cast<double>(pp) * static_cast<double>(std::min(tp, m.kv_heads))));
+        const double working = static_cast<double>(3 * m.ffn + 4 * m.hidden) * 2.0 * 2048.0 + 1073741824.0;
+        benchmark::DoNotOptimize(weights + kv + working);
+    }
+}
+BENCHMARK(combined_memory_per_gpu_units);
+BENCHMARK(combined_memory_per_gpu_raw);
+
+// --- training memory ---------------------------------------------------------------
+TransformerShape gpt3 = catalog::gpt3_175b;
+Parallelism megatron{.tp = 8, .pp = 16, .dp = 8, .micro_batch = 1, .global_batch = 1536, .sequence = 2048,
+                     .sequence_parallel = true, .recompute = Recompute::selective, .sharding = Sharding::distributed};
+
+double raw_bytes_of(DType d) {
+    switch (d) {
+        case DType::none: return 0.0;
+        case DType::fp8: return 1.0;
+        case DType::bf16:
+        case DType::fp16: return 2.0;
+        case DType::fp32: return 4.0;
+    }
+    return 0.0;
+}
+struct RawStates {
+    double weights, gradients, optimizer;
+};
+RawStates raw_model_states(double psi, long long shards, const Parallelism& par) {
+    raw_check(psi >= 0 && shards >= 1);
+    const double n = static_cast<double>(shards);
+    const bool opt = par.sharding != Sharding::none;
+    const bool grads = par.sharding == Sharding::zero2 || par.sharding == Sharding::zero3;
+    const bool weights = par.sharding == Sharding::zero3;
+    const double k = raw_bytes_of(par.master) + 2.0 * raw_bytes_of(par.moments);
+    return {raw_bytes_of(par.weights) * psi / (weights ? n : 1.0),
+            raw_bytes_of(par.gradients) * psi / (grads ? n : 1.0), k * psi / (opt ? n : 1.0)};
+}
+double raw_activation_per_layer(const TransformerShape& m, const Parallelism& par) {
+    const double t = static_cast<double>(par.tp);
+    const double s = static_cast<double>(par.sequence / par.cp);
+    const double b = static_cast<double>(par.micro_batch);
+    const double h = static_cast<double>(m.hidden);
+    const double sbh = s * b * h;
+    if (par.recompute == Recompute::full) return 2.0 * sbh / (par.sequence_parallel ? t : 1.0);
+    const double q = static_cast<double>(m.heads * head_dim(m));
+    const double kv = static_cast<double>(m.kv_heads * head_dim(m));
+    const double attention = 2.0 * s * b * (2.0 * q + 2.0 * kv);
+    const bool keep = par.recompute == Recompute::none && !par.flash_attention;
+    const double scores = keep ? 5.0 * static_cast<double>(m.heads) * s * static_cast<double>(par.sequence / par.cp) * b : 0.0;
+    const bool moe = m.experts > 0;
+    const double f = static_cast<double>(moe ? m.expert_ffn : m.ffn);
+    const double routed = moe ? static_cast<double>(m.experts_per_token) : 1.0;
+    const double mlp = (m.feed_forward == FeedForward::gated ? 6.0 : 4.0) * s * b * f * routed;
+    const double split = (attention + scores + mlp) / t;
+    return par.sequence_parallel ? (10.0 * sbh / t + split) : (10.0 * sbh + split);
+}
+double raw_layers_in_flight(const TransformerShape& m, const Parallelism& par) {
+    const long long mb = par.global_batch / (par.micro_batch * par.dp);
+    const double per_chunk = static_cast<double>(m.layers) / static_cast<double>(par.pp * par.virtual_stages);
+    if (par.virtual_stages == 1) return static_cast<double>(std::min(mb, par.pp)) * per_chunk;
+    const long long chunks = 2 * (par.pp - 1) + (par.virtual_stages - 1) * par.pp + 1;
+    return static_cast<double>(std::min(chunks, mb * par.virtual_stages)) * per_chunk;
+}
+
+void model_states_units(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(inputs);
+        benchmark::DoNotOptimize(model_states(inputs.parameters, inputs.shards, megatron).total());
+    }
+}
+void model_states_raw(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(inputs);
+        const RawStates s = raw_model_states(inputs.parameters, inputs.shards, megatron);
+        benchmark::DoNotOptimize(s.weights + s.gradients + s.optimizer);
+    }
+}
+BENCHMARK(model_states_units);
+BENCHMARK(model_states_raw);
+
+void activation_bytes_per_layer_units(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(gpt3);
+        benchmark::DoNotOptimize(megatron);
+        benchmark::DoNotOptimize(activation_bytes_per_layer(gpt3, megatron));
+    }
+}
+void activation_bytes_per_layer_raw(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(gpt3);
+        benchmark::DoNotOptimize(megatron);
+        benchmark::DoNotOptimize(raw_activation_per_layer(gpt3, megatron));
+    }
+}
+BENCHMARK(activation_bytes_per_layer_units);
+BENCHMARK(activation_bytes_per_layer_raw);
+
+void training_memory_units(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(gpt3);
+        benchmark::DoNotOptimize(megatron);
+        benchmark::DoNotOptimize(training_memory(gpt3, megatron).total());
+    }
+}
+void training_memory_raw(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(gpt3);
+        benchmark::DoNotOptimize(megatron);
+        const StageParameters p = parameters_per_gpu(gpt3, megatron);  // plain doubles, shared
+        const RawStates dense = raw_model_states(p.dense, megatron.dp * megatron.cp, megatron);
+        const RawStates expert = raw_model_states(p.expert, megatron.dp * megatron.cp / megatron.ep, megatron);
+        const double activations = raw_layers_in_flight(gpt3, megatron) * raw_activation_per_layer(gpt3, megatron);
+        benchmark::DoNotOptimize(dense.weights + expert.weights + dense.gradients + expert.gradients +
+                                 dense.optimizer + expert.optimizer + activations);
+    }
+}
+BENCHMARK(training_memory_units);
+BENCHMARK(training_memory_raw);
+
+// --- compute: FLOPs, achievable time, MFU ---------------------------------------------
+void layer_forward_flops_units(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(gpt3);
+        benchmark::DoNotOptimize(megatron);
+        benchmark::DoNotOptimize(layer_forward_flops(gpt3, megatron.sequence));
+    }
+}
+void layer_forward_flops_raw(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(gpt3);
+        benchmark::DoNotOptimize(megatron);
+        const TransformerShape& m = gpt3;
+        const double s = static_cast<double>(megatron.sequence);
+        const double h = static_cast<double>(m.hidden);
+        const double q = static_cast<double>(m.heads * head_dim(m));
+        const double kv = static_cast<double>(m.kv_heads * head_dim(m));
+        const double per_ffn = m.feed_forward == FeedForward::gated ? 3.0 : 2.0;
+        const double ffn = m.experts == 0 ? per_ffn * h * static_cast<double>(m.ffn)
+                                          : static_cast<double>(m.experts_per_token) * per_ffn * h *
+                                                    static_cast<double>(m.expert_ffn) +
+                                                h * static_cast<double>(m.experts);
+        benchmark::DoNotOptimize(2.0 * s * (2.0 * h * q + 2.0 * h * kv + ffn) + 4.0 * s * s * q);
+    }
+}
+BENCHMARK(layer_forward_flops_units);
+BENCHMARK(layer_forward_flops_raw);
+
+void achievable_compute_time_units(benchmark::State& state) {
+    Gpu gpu = catalog::a100_80gb_sxm;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(inputs);
+        gpu.peak_flops = flops_per_second(inputs.gpu_flops);
+        const double efficiency = achievable_efficiency(default_efficiency, 12288.0 / static_cast<double>(inputs.ranks));
+        benchmark::DoNotOptimize(achievable_compute_time(flops(inputs.parameters * 6.0), gpu, efficiency));
+    }
+}
+void achievable_compute_time_raw(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(inputs);
+        const double r = default_efficiency.peak_share, half = default_efficiency.half_width;
+        const double width = 12288.0 / static_cast<double>(inputs.ranks);
+        raw_check(r > 0 && r <= 1 && half >= 0 && width > 0);
+        const double efficiency = r * width / (width + half);
+        raw_check(efficiency > 0 && efficiency <= 1);
+        benchmark::DoNotOptimize(inputs.parameters * 6.0 / (inputs.gpu_flops * efficiency));
+    }
+}
+BENCHMARK(achievable_compute_time_units);
+BENCHMARK(achievable_compute_time_raw);
+
+void model_flops_utilisation_units(benchmark::State& state) {
+    Gpu gpu = catalog::a100_80gb_sxm;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(inputs);
+        gpu.peak_flops = flops_per_second(inputs.gpu_flops);
+        benchmark::DoNotOptimize(model_flops_utilisation(flops(inputs.parameters * 6.0 * 3e6), seconds(20.0), 1024, gpu));
+    }
+}
+void model_flops_utilisation_raw(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(inputs);
+        const double step = 20.0;
+        const long long gpus = 1024;
+        raw_check(step > 0 && gpus >= 1);
+        benchmark::DoNotOptimize(inputs.parameters * 6.0 * 3e6 / step / (static_cast<double>(gpus) * inputs.gpu_flops));
+    }
+}
+BENCHMARK(model_flops_utilisation_units);
+BENCHMARK(model_flops_utilisation_raw);
+
+// --- planner: the ZB-H1 bubble ----------------------------------------------------
+TrainingEstimate one_f_one_b_estimate() {
+    TrainingEstimate e;
+    e.breakdown.compute = seconds(12);
+    e.breakdown.bubble = seconds(9);
+    e.step = e.breakdown.total();
+    e.mfu = 0.4;
+    e.hfu = 0.5;
+    return e;
+}
+Parallelism zb_layout{.pp = 4, .global_batch = 4, .sequence = 1000};
+
+void zero_bubble_h1_units(benchmark::State& state) {
+    TrainingEstimate e = one_f_one_b_estimate();
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(e);
+        benchmark::DoNotOptimize(zb_layout);
+        benchmark::DoNotOptimize(zero_bubble_h1(e, zb_layout).step);
+    }
+}
+void zero_bubble_h1_raw(benchmark::State& state) {
+    double compute = 12, bubble = 9, step = 21, mfu = 0.4, hfu = 0.5;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(compute);
+        benchmark::DoNotOptimize(bubble);
+        benchmark::DoNotOptimize(zb_layout);
+        const Parallelism& p = zb_layout;
+        const long long m = p.global_batch / (p.micro_batch * p.dp);
+        raw_check(p.virtual_stages == 1 && m >= p.pp);
+        const double w = compute / (3.0 * static_cast<double>(m));
+        const double zb = std::max(0.0, bubble - 2.0 * static_cast<double>(p.pp - 1) * w);
+        const double new_step = step - bubble + zb;
+        const double tokens_per_s = static_cast<double>(p.global_batch * p.sequence) / new_step;
+        benchmark::DoNotOptimize(new_step + tokens_per_s + mfu * step / new_step + hfu * step / new_step);
+    }
+}
+BENCHMARK(zero_bubble_h1_units);
+BENCHMARK(zero_bubble_h1_raw);
+
+}  // namespace
