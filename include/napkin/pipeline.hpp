@@ -286,9 +286,9 @@ template <PipelineSchedule S>
 template <PipelineSchedule S>
 [[nodiscard]] constexpr double bubble_share_of_step(const S& schedule, const PipelineShape& shape,
                                                     const StageTimes& t) {
-    const Seconds step = step_time(schedule, shape, t);
+    const Seconds bubble = bubble_time(schedule, shape, t);
     detail::require_positive("StageTimes.forward + StageTimes.backward (s)", (t.forward + t.backward).value());
-    return ratio(bubble_time(schedule, shape, t), step);
+    return ratio(bubble, count(shape.microbatches) * (t.forward + t.backward) + bubble);
 }
 
 // bubble / (m·(F + B)): Narayanan et al. 2021's "bubble time fraction",

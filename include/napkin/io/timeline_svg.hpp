@@ -30,6 +30,12 @@ inline std::string tint(const std::string& colour, double share) {
     std::snprintf(out, sizeof out, "#%02X%02X%02X", mix(rgb[0]) & 0xFFu, mix(rgb[1]) & 0xFFu, mix(rgb[2]) & 0xFFu);
     return out;
 }
+// Dark text on light fills, white on dark ones (Rec. 709 luma weights).
+inline bool is_light(const std::string& colour) {
+    unsigned rgb[3] = {0, 0, 0};
+    std::sscanf(colour.c_str(), "#%02x%02x%02x", &rgb[0], &rgb[1], &rgb[2]);
+    return 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2] > 150.0;
+}
 inline std::string microbatch_colour(long long microbatch) {
     constexpr auto n = static_cast<long long>(std::size(svg::palette::series));
     return svg::palette::series[static_cast<std::size_t>(microbatch % n)];
@@ -69,7 +75,8 @@ inline std::string microbatch_colour(long long microbatch) {
             const std::string fill = op.pass == Pass::forward ? detail::tint(base, 0.55) : base;
             const std::string stroke = op.pass == Pass::weight_grad ? "stroke=\"#222222\" stroke-width=\"1.5\""
                                                                     : "stroke=\"white\" stroke-width=\"0.5\"";
-            doc.rect(x, y, w, o.row_height, op.pass == Pass::weight_grad ? detail::tint(base, 0.25) : fill, stroke);
+            const std::string shown = op.pass == Pass::weight_grad ? detail::tint(base, 0.25) : fill;
+            doc.rect(x, y, w, o.row_height, shown, stroke);
             if (w >= 14) {
                 char label[48];
                 if (shape.chunks > 1 && w >= 26)
@@ -77,7 +84,7 @@ inline std::string microbatch_colour(long long microbatch) {
                 else
                     std::snprintf(label, sizeof label, "%lld", op.microbatch + 1);
                 doc.text(x + w / 2, y + o.row_height / 2 + 4, label, 10, "middle",
-                         op.pass == Pass::forward ? "" : "fill=\"white\"");
+                         detail::is_light(shown) ? "" : "fill=\"white\"");
             }
         }
     }
