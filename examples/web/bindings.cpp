@@ -8,6 +8,7 @@
 // argument and its value>"} instead of an exception crossing into JavaScript.
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
+#include <napkin/collectives.hpp>
 #include <napkin/inference.hpp>
 #include <napkin/io/hf_config.hpp>
 
@@ -82,6 +83,61 @@ json shape_json(const napkin::TransformerShape& m) {
             {"heads", m.heads},   {"kv_heads", m.kv_heads}};
 }
 
+// Options of the collective calls, named as the JSON keys (and the CLI flags
+// with _ for -): a missing required one or a bad value is an error naming it.
+class Options {
+public:
+    explicit Options(const char* text) : json_(json::parse(text)) {
+        if (!json_.is_object()) throw napkin::invalid_argument("options: not a JSON object");
+    }
+    [[nodiscard]] bool has(const char* key) const { return json_.contains(key) && !json_[key].is_null(); }
+    [[nodiscard]] double number(const char* key) const {
+        if (!has(key)) throw napkin::invalid_argument(std::string(key) + " is required");
+        if (!json_[key].is_number()) napkin::detail::reject(key, json_[key].dump(), "must be a number");
+        return json_[key].get<double>();
+    }
+    [[nodiscard]] double number_or(const char* key, double fallback) const { return has(key) ? number(key) : fallback; }
+    [[nodiscard]] long long whole(const char* key) const {
+        const double v = number(key);
+        napkin::detail::require(v == static_cast<double>(static_cast<long long>(v)), key, v, "must be a whole number");
+        return static_cast<long long>(v);
+    }
+    [[nodiscard]] std::string text_or(const char* key, const char* fallback) const {
+        if (!has(key)) return fallback;
+        if (!json_[key].is_string()) napkin::detail::reject(key, json_[key].dump(), "must be a string");
+        return json_[key].get<std::string>();
+    }
+
+private:
+    json json_;
+};
+
+// A link given as GB/s and µs, checked as the CLI checks --bandwidth-gbps and --latency-us.
+napkin::Link link_from(const Options& o, const char* bandwidth_key, const char* latency_key) {
+    const double bandwidth = o.number(bandwidth_key);
+    const double latency = o.number(latency_key);
+    napkin::detail::require_positive(bandwidth_key, bandwidth);
+    napkin::detail::require_non_negative(latency_key, latency);
+    return {"link", napkin::gigabytes_per_second(bandwidth), napkin::microseconds(latency)};
+}
+
+// NVLink inside a node and a network between nodes: `gpus` split into nodes of
+// `gpus_per_node`, the inter-node link defaulting to the flat one.
+napkin::HierarchicalTopology topology_from(const Options& o, long long gpus) {
+    const long long g = o.whole("gpus_per_node");
+    napkin::detail::require_at_least_one("gpus_per_node", g);
+    if (gpus % g != 0)
+        napkin::detail::reject("gpus_per_node", static_cast<double>(g), "must divide gpus = " + std::to_string(gpus));
+    const napkin::Link intra = link_from(o, "intra_bandwidth_gbps", "intra_latency_us");
+    const napkin::Link inter = link_from(o, o.has("inter_bandwidth_gbps") ? "inter_bandwidth_gbps" : "bandwidth_gbps",
+                                         o.has("inter_latency_us") ? "inter_latency_us" : "latency_us");
+    const double r = o.number_or("oversubscription", 1.0);
+    napkin::detail::require(r >= 1.0, "oversubscription", r, "must be at least 1");
+    const std::string nic = o.text_or("nic", "per-gpu");
+    if (nic != "per-gpu" && nic != "shared") napkin::detail::reject("nic", nic, "must be per-gpu or shared");
+    return {gpus / g, g, intra, inter, nic == "shared" ? napkin::Nic::per_node : napkin::Nic::per_gpu, r};
+}
+
 }  // namespace
 
 extern "C" {
@@ -132,6 +188,60 @@ EMSCRIPTEN_KEEPALIVE const char* napkin_web_split(const char* model, const char*
                     {"total_s", in(t.total(), s)},
                     {"waiting_share", t.waiting_share()},
                     {"user_tokens_per_s", in(t.user_tokens_per_second(), tokens_per_s)}};
+    });
+}
+
+// `napkin allreduce --json`: options {"algorithm": "ring" | "tree" | "hierarchical",
+// "bytes", "gpus", "bandwidth_gbps", "latency_us", "base_latency_us" (0), and for
+// the hierarchical algorithm "gpus_per_node", "intra_bandwidth_gbps",
+// "intra_latency_us", "inter_bandwidth_gbps", "inter_latency_us" (default: the
+// flat link), "oversubscription" (1), "nic" ("per-gpu" or "shared")}.
+EMSCRIPTEN_KEEPALIVE const char* napkin_web_allreduce(const char* options) {
+    return answer([options] {
+        const Options o(options);
+        const std::string algorithm = o.text_or("algorithm", "ring");
+        const napkin::Bytes message = napkin::bytes(o.number("bytes"));
+        const long long gpus = o.whole("gpus");
+        napkin::detail::require_at_least_one("gpus", gpus);
+        const double base_us = o.number_or("base_latency_us", 0.0);
+        napkin::detail::require_non_negative("base_latency_us", base_us);
+        const napkin::Seconds base = napkin::microseconds(base_us);
+        json extra{{"algorithm", algorithm}};
+        napkin::CollectiveTime t;
+        if (algorithm == "ring") {
+            t = napkin::ring_allreduce(message, gpus, link_from(o, "bandwidth_gbps", "latency_us"), base);
+        } else if (algorithm == "tree") {
+            t = napkin::tree_allreduce(message, gpus, link_from(o, "bandwidth_gbps", "latency_us"), base);
+        } else if (algorithm == "hierarchical") {
+            const napkin::HierarchicalTopology topology = topology_from(o, gpus);
+            t = napkin::hierarchical_allreduce(message, topology, base);
+            extra.update({{"nodes", topology.nodes},
+                          {"gpus_per_node", topology.gpus_per_node},
+                          {"nic", napkin::to_string(topology.nic)},
+                          {"oversubscription", topology.oversubscription}});
+        } else {
+            napkin::detail::reject("algorithm", algorithm, "must be ring, tree or hierarchical");
+        }
+        json j{{"bytes", in(message, B)},
+               {"gpus", gpus},
+               {"time_s", in(t.total(), s)},
+               {"latency_s", in(t.latency, s)},
+               {"bandwidth_s", in(t.bandwidth, s)}};
+        j.update(extra);
+        return j;
+    });
+}
+
+// `napkin crossover --json`: the message size where ring and tree all-reduce
+// cost the same, {"bytes": null} when the ring never loses.
+// Options {"gpus", "bandwidth_gbps", "latency_us"}.
+EMSCRIPTEN_KEEPALIVE const char* napkin_web_crossover(const char* options) {
+    return answer([options] {
+        const Options o(options);
+        const long long gpus = o.whole("gpus");
+        napkin::detail::require_at_least_one("gpus", gpus);
+        const auto m = napkin::ring_tree_crossover(gpus, link_from(o, "bandwidth_gbps", "latency_us"));
+        return json{{"gpus", gpus}, {"bytes", m ? json(in(*m, B)) : json(nullptr)}};
     });
 }
 
