@@ -238,3 +238,24 @@ TEST_SUITE("schedule") {
                              napkin::invalid_argument);
     }
 }
+
+#include <napkin/io/timeline_svg.hpp>
+
+TEST_SUITE("io/timeline_svg") {
+    TEST_CASE("one row per stage, a block per pass, idle hatched, the step in the title") {
+        // GPipe p = 2, m = 2, F = 1 s, B = 2 s: 8 passes, step (m + p − 1)(F + B) = 9 s, idle 6/18.
+        const Timeline t = simulate(GPipe{}, {2, 2}, StageTimes{seconds(1), seconds(2)});
+        const std::string svg = io::timeline_svg(t, {.title = "GPipe"}).str();
+        CHECK(svg.find("GPipe — step 9.00 s, idle 33.3%") != std::string::npos);
+        CHECK(svg.find(">stage 1<") != std::string::npos);
+        CHECK(svg.find(">stage 2<") != std::string::npos);
+        CHECK(svg.find(">stage 3<") == std::string::npos);
+        CHECK(svg.find("url(#hatch") != std::string::npos);
+        // Blocks are outlined in white (weight-gradient ones in ink): one per pass.
+        std::size_t blocks = 0;
+        for (std::size_t at = svg.find("stroke=\"white\" stroke-width=\"0.5\""); at != std::string::npos;
+             at = svg.find("stroke=\"white\" stroke-width=\"0.5\"", at + 1))
+            ++blocks;
+        CHECK(blocks == 8);
+    }
+}
