@@ -14,7 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
+#if defined(__EMSCRIPTEN__)
 #include <emscripten/emscripten.h>
+#else
+#define EMSCRIPTEN_KEEPALIVE  // a native build (tests/unit/web_bindings.cpp) exports nothing
+#endif
 
 #include <exception>
 #include <optional>
