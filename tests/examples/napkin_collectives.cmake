@@ -56,6 +56,16 @@ napkin_check_output(cli.calibrate
 napkin_check_output(cli.calibrate.json
   COMMAND $<TARGET_FILE:napkin-cli> calibrate ${CMAKE_CURRENT_SOURCE_DIR}/data/nccl_tests/all_reduce_perf_16_ranks.txt --json
   EXPECT "\"ranks\": 16" "\"step_latency_s\": 4.9999" "\"bandwidth_bytes_per_s\": 500000")
+# Sizes with units: 1.5 GiB = 1,610,612,736 B; 1 KB = 1,000 B; a bare number is bytes.
+napkin_check_output(cli.size.binary
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --bytes 1.5GiB --gpus 8 ${ib_ndr} --json
+  EXPECT "\"bytes\": 1610612736")
+napkin_check_output(cli.size.decimal
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --bytes 1KB --gpus 8 ${ib_ndr} --json
+  EXPECT "\"bytes\": 1000")
+napkin_check_output(cli.size.plain
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --bytes 4096 --gpus 8 ${ib_ndr} --json
+  EXPECT "\"bytes\": 4096")
 # Bad input names the flag and its value.
 napkin_check_output(cli.error.gpus_per_node
   COMMAND $<TARGET_FILE:napkin-cli> allreduce --algorithm hierarchical --bytes 1GB --gpus 12 --gpus-per-node 8
