@@ -16,7 +16,16 @@
 //   schedule 1F1B (v = 1), interleaved 1F1B (v > 1), zero-bubble ZB-H1 (v = 1, pp > 1)
 // Tensor-parallel communication is all-reduce without sequence parallelism and
 // reduce-scatter + all-gather with it (Korthikanti et al. 2022, Sec. 4.2.2), so
-// the sequence-parallel choice is also the choice of TP collective.
+// the sequence-parallel choice is also the choice of TP collective. The two
+// choices not enumerated are dominated, so leaving them out loses no winner:
+// reduce-scatter + all-gather without sequence parallelism moves the same
+// 2(n−1)/n·M over the same 2(n−1) steps as the ring all-reduce but pays the
+// base latency twice (same memory, never faster); and pipeline sends without
+// Megatron's scatter/gather (Narayanan et al. 2021, Sec. 4.1) carry t times
+// the bytes (same memory, never faster). Calculon's remaining dimensions
+// (offloading, fused activations, TP overlap variants) have no counterpart in
+// napkin's training model, so the GPT-3 case has 120,900 points here against
+// Calculon's 1,136,960.
 //
 // Every point is evaluated with evaluate_training (napkin/training.hpp); ZB-H1
 // takes the 1F1B estimate and replaces its bubble (see zero_bubble_h1 below).
