@@ -7,6 +7,7 @@
 #include <napkin/hardware.hpp>
 #include <napkin/model.hpp>
 #include <napkin/parallelism.hpp>
+#include <napkin/pipeline.hpp>
 #include <napkin/units.hpp>
 
 #include <algorithm>
@@ -85,7 +86,11 @@ namespace detail {
     const double body = layers * dense_layer / t;
     const double first = body + table + positions + (par.pp == 1 ? output + final_norm : 0.0);
     const double last = body + output + final_norm;
-    return {std::max(first, last), layers * expert / (t * count(par.ep))};
+    // DualPipe keeps two stages per rank (napkin/pipeline.hpp's parameter
+    // multiplier, 2): counted as twice the most loaded one, which bounds rank
+    // 0's first + last stage from above.
+    const double copies = with_schedule(par, [](const auto& s) { return parameter_memory_multiplier(s); });
+    return {copies * std::max(first, last), copies * layers * expert / (t * count(par.ep))};
 }
 
 // ---------------------------------------------------------------------------
@@ -130,19 +135,18 @@ namespace detail {
     return bytes(par.sequence_parallel ? (replicated / t + split) : (replicated + split));
 }
 
-// Layers' worth of micro-batch activations the first stage holds at its peak.
-// 1F1B (Narayanan et al. 2021, Sec. 2.2): min(m, p) micro-batches in flight
-// × L/p layers, i.e. L when m ≥ p. Interleaved (v chunks): Megatron's warm-up
-// on rank 0 runs 2(p − 1) + (v − 1)·p forward chunks before the first
-// backward (megatron/core/pipeline_parallel/schedules.py), plus the one in
-// steady state, each L/(p·v) layers: L·(1 + (p − 1)/(p·v)) for m ≥ p
-// (Korthikanti Sec. 4.2.3), capped at all m·v chunks.
+// Layers' worth of micro-batch activations the most loaded rank holds at its
+// peak: the schedule's activation multiplier (napkin/pipeline.hpp: micro-batches
+// through a whole stage, 1F1B min(m, p), interleaved Megatron's warm-up + 1 chunk
+// passes ÷ v, i.e. p·(1 + (p − 1)/(p·v)) for m ≥ p as in Korthikanti Sec. 4.2.3,
+// ZB-H2 2p − 1, DualPipe p + 1) × the L/p layers of a stage. The schedule's
+// own formula is called without its checks: the layout is validated by
+// validated() and evaluate_training, and a search bounds memory before it
+// asks whether a schedule runs at all.
 [[nodiscard]] constexpr double layers_in_flight(const TransformerShape& m, const Parallelism& par) {
-    const long long mb = microbatches(par);
-    const double layers_per_chunk = count(m.layers) / count(par.pp * par.virtual_stages);
-    if (par.virtual_stages == 1) return count(std::min(mb, par.pp)) * layers_per_chunk;
-    const long long chunks = 2 * (par.pp - 1) + (par.virtual_stages - 1) * par.pp + 1;
-    return count(std::min(chunks, mb * par.virtual_stages)) * layers_per_chunk;
+    const PipelineShape shape = pipeline_shape(par);
+    const double multiplier = with_schedule(par, [&](const auto& s) { return s.peak_activations(shape); });
+    return multiplier * count(m.layers / par.pp);
 }
 
 // The first stage's activations at the peak.
@@ -165,12 +169,17 @@ struct TrainingMemory {
 // The most loaded GPU: its stage's model states, dense ones sharded over the
 // d·c data-parallel ranks, expert ones over the d·c/ep ranks that hold the
 // same experts, and the first stage's activation peak.
-[[nodiscard]] constexpr TrainingMemory training_memory(const TransformerShape& m, const Parallelism& par) {
-    const StageParameters params = parameters_per_gpu(m, par);
+// `params` is parameters_per_gpu(m, par), for a caller that has it already.
+[[nodiscard]] constexpr TrainingMemory training_memory(const TransformerShape& m, const Parallelism& par,
+                                                       const StageParameters& params) {
     const ModelStates dense = model_states(params.dense, par.dp * par.cp, par);
     const ModelStates expert = model_states(params.expert, par.dp * par.cp / par.ep, par);
     return {dense.weights + expert.weights, dense.gradients + expert.gradients, dense.optimizer + expert.optimizer,
             activation_memory(m, par)};
+}
+
+[[nodiscard]] constexpr TrainingMemory training_memory(const TransformerShape& m, const Parallelism& par) {
+    return training_memory(m, par, parameters_per_gpu(m, par));
 }
 
 [[nodiscard]] constexpr bool fits(const TrainingMemory& memory, const Gpu& gpu) {

@@ -19,6 +19,7 @@
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
 #include <napkin/model.hpp>
+#include <napkin/pipeline.hpp>
 #include <napkin/units.hpp>
 
 #include <algorithm>
@@ -108,6 +109,34 @@ enum class Sharding { none, zero1, zero2, zero3, distributed };
     return std::nullopt;
 }
 
+// The pipeline schedule (napkin/pipeline.hpp), as a small value a search can
+// copy and switch on. `automatic` is Megatron-LM's default: 1F1B, interleaved
+// 1F1B when a rank holds v > 1 chunks (Narayanan et al. 2021, Sec. 2.2).
+enum class ScheduleKind { automatic, gpipe, one_f_one_b, interleaved, zero_bubble_h1, zero_bubble_h2, dualpipe, dualpipev };
+
+// The names of napkin/pipeline.hpp ("1f1b", "zb-h1", ...); "auto" for `automatic`.
+[[nodiscard]] constexpr std::string_view to_string(ScheduleKind k) {
+    switch (k) {
+        case ScheduleKind::automatic: return "auto";
+        case ScheduleKind::gpipe: return GPipe::name;
+        case ScheduleKind::one_f_one_b: return OneFOneB::name;
+        case ScheduleKind::interleaved: return Interleaved::name;
+        case ScheduleKind::zero_bubble_h1: return ZeroBubbleH1::name;
+        case ScheduleKind::zero_bubble_h2: return ZeroBubbleH2::name;
+        case ScheduleKind::dualpipe: return DualPipe::name;
+        case ScheduleKind::dualpipev: return DualPipeV::name;
+    }
+    return "?";
+}
+
+[[nodiscard]] constexpr std::optional<ScheduleKind> parse_schedule_kind(std::string_view text) {
+    for (ScheduleKind k : {ScheduleKind::automatic, ScheduleKind::gpipe, ScheduleKind::one_f_one_b,
+                           ScheduleKind::interleaved, ScheduleKind::zero_bubble_h1, ScheduleKind::zero_bubble_h2,
+                           ScheduleKind::dualpipe, ScheduleKind::dualpipev})
+        if (to_string(k) == text) return k;
+    return std::nullopt;
+}
+
 // ---------------------------------------------------------------------------
 // The layout
 
@@ -118,6 +147,7 @@ struct Parallelism {
     long long ep = 1;              // expert-parallel size (divides dp·cp)
     long long cp = 1;              // context-parallel size (splits the sequence)
     long long virtual_stages = 1;  // model chunks per pipeline rank v (interleaved 1F1B when > 1)
+    ScheduleKind schedule = ScheduleKind::automatic;  // the pipeline schedule
     long long micro_batch = 1;     // sequences per micro-batch b
     long long global_batch = 1;    // sequences per optimizer step B
     long long sequence = 2048;     // tokens per sequence s
@@ -141,6 +171,38 @@ struct Parallelism {
 // Gradient accumulation: m = B / (b · d) micro-batches per optimizer step.
 [[nodiscard]] constexpr long long microbatches(const Parallelism& par) {
     return par.global_batch / (par.micro_batch * par.dp);
+}
+
+// ---------------------------------------------------------------------------
+// The pipeline schedule of a layout
+
+// The schedule that runs: `automatic` resolved by the number of chunks.
+[[nodiscard]] constexpr ScheduleKind resolved_schedule(const Parallelism& par) {
+    if (par.schedule != ScheduleKind::automatic) return par.schedule;
+    return par.virtual_stages > 1 ? ScheduleKind::interleaved : ScheduleKind::one_f_one_b;
+}
+
+// The pipeline as napkin/pipeline.hpp sees it: p stages, m micro-batches, v chunks.
+[[nodiscard]] constexpr PipelineShape pipeline_shape(const Parallelism& par) {
+    return PipelineShape{.stages = par.pp, .microbatches = microbatches(par), .chunks = par.virtual_stages};
+}
+
+// Calls `f` with the layout's schedule as its napkin/pipeline.hpp type
+// (OneFOneB{}, Interleaved{}, ZeroBubbleH1{}, ...): a switch, no allocation.
+// `f` must return the same type for every schedule.
+template <class F>
+constexpr decltype(auto) with_schedule(const Parallelism& par, F&& f) {
+    switch (resolved_schedule(par)) {
+        case ScheduleKind::gpipe: return f(GPipe{});
+        case ScheduleKind::interleaved: return f(Interleaved{});
+        case ScheduleKind::zero_bubble_h1: return f(ZeroBubbleH1{});
+        case ScheduleKind::zero_bubble_h2: return f(ZeroBubbleH2{});
+        case ScheduleKind::dualpipe: return f(DualPipe{});
+        case ScheduleKind::dualpipev: return f(DualPipeV{});
+        case ScheduleKind::automatic:  // resolved above
+        case ScheduleKind::one_f_one_b: break;
+    }
+    return f(OneFOneB{});
 }
 
 // ---------------------------------------------------------------------------
@@ -277,6 +339,32 @@ struct GroupPlacement {
 
 namespace detail {
 inline std::string whole(long long n) { return std::to_string(n); }
+
+// What each schedule needs of the layout, named in the layout's terms (the
+// checks of napkin/pipeline.hpp then never fire).
+constexpr void check_schedule(const Parallelism& par) {
+    const ScheduleKind k = resolved_schedule(par);
+    const std::string_view name = to_string(k);
+    const long long m = microbatches(par);
+    if (k != ScheduleKind::interleaved && par.virtual_stages != 1)
+        reject("Parallelism.virtual_stages", count(par.virtual_stages),
+               "must be 1 for the " + std::string(name) + " schedule (chunks per rank are the interleaved schedule's)");
+    // Megatron-LM's interleaved schedule runs micro-batches in groups of p
+    // (megatron/core/pipeline_parallel/schedules.py).
+    if (k == ScheduleKind::interleaved && par.virtual_stages > 1 && m % par.pp != 0)
+        reject("micro-batches per step (global_batch / (micro_batch × dp))", count(m),
+               "must be a multiple of pp = " + whole(par.pp) + " for the interleaved schedule");
+    // Qi et al. 2023 (Sec. 3.1) give the zero-bubble schedules for m ≥ p.
+    if ((k == ScheduleKind::zero_bubble_h1 || k == ScheduleKind::zero_bubble_h2) && m < par.pp)
+        reject("micro-batches per step (global_batch / (micro_batch × dp))", count(m),
+               "must be at least pp = " + whole(par.pp) + " for the " + std::string(name) + " schedule");
+    // DeepSeek-V3 (Sec. 3.2.1): DualPipe needs the stages and the micro-batches divisible by 2.
+    if (k == ScheduleKind::dualpipe && par.pp % 2 != 0)
+        reject("Parallelism.pp", count(par.pp), "must be even for the dualpipe schedule");
+    if (k == ScheduleKind::dualpipe && m % 2 != 0)
+        reject("micro-batches per step (global_batch / (micro_batch × dp))", count(m),
+               "must be even for the dualpipe schedule");
+}
 }  // namespace detail
 
 // Checks the layout on its own: sizes at least 1, the batch split evenly.
@@ -301,11 +389,7 @@ inline std::string whole(long long n) { return std::to_string(n); }
                        "must be a multiple of cp = " + detail::whole(par.cp));
     if (par.virtual_stages > 1 && par.pp == 1)
         detail::reject("Parallelism.virtual_stages", count(par.virtual_stages), "needs pp > 1");
-    // Megatron-LM's interleaved schedule runs micro-batches in groups of p
-    // (megatron/core/pipeline_parallel/schedules.py).
-    if (par.virtual_stages > 1 && microbatches(par) % par.pp != 0)
-        detail::reject("micro-batches per step (global_batch / (micro_batch × dp))", count(microbatches(par)),
-                       "must be a multiple of pp = " + detail::whole(par.pp) + " for the interleaved schedule");
+    detail::check_schedule(par);
     if (par.weights == DType::none) detail::reject("Parallelism.weights", "none", "weights need a number format");
     if (par.gradients == DType::none)
         detail::reject("Parallelism.gradients", "none", "gradients need a number format");
@@ -323,6 +407,11 @@ inline std::string whole(long long n) { return std::to_string(n); }
     if (model.layers % (par.pp * par.virtual_stages) != 0)
         detail::reject("Parallelism.pp × virtual_stages", count(par.pp * par.virtual_stages),
                        "must divide the model's layers (" + detail::whole(model.layers) + ")");
+    // DualPipeV cuts the model into 2p stages, two per rank (DualPipe repository).
+    if (resolved_schedule(par) == ScheduleKind::dualpipev && model.layers % (2 * par.pp) != 0)
+        detail::reject("Parallelism.pp", count(par.pp),
+                       "times 2 must divide the model's layers (" + detail::whole(model.layers) +
+                           ") for the dualpipev schedule");
     if (par.ep > 1 && model.experts == 0)
         detail::reject("Parallelism.ep", count(par.ep), "needs a mixture-of-experts model");
     if (model.experts > 0 && model.experts % par.ep != 0)

@@ -10,8 +10,11 @@
 // of the m = B / (b·d) micro-batches runs forward and backward through the
 // slowest stage's L/p layers, with tensor-parallel collectives inside every
 // layer, activations handed between stages, the pipeline bubble, then the
-// data-parallel gradient synchronisation and the optimizer step. The parts are
-// kept apart and add up to the total. No allocation, constexpr throughout.
+// data-parallel gradient synchronisation and the optimizer step. The bubble is
+// the one of the layout's pipeline schedule (Parallelism::schedule: 1F1B,
+// interleaved, zero-bubble ZB-H1/H2, DualPipe/V), from napkin/pipeline.hpp.
+// The parts are kept apart and add up to the total. No allocation, constexpr
+// throughout.
 #pragma once
 
 #include <napkin/catalog/hardware.hpp>
@@ -22,6 +25,7 @@
 #include <napkin/memory.hpp>
 #include <napkin/model.hpp>
 #include <napkin/parallelism.hpp>
+#include <napkin/pipeline.hpp>
 #include <napkin/units.hpp>
 
 #include <algorithm>
@@ -144,10 +148,38 @@ struct TrainingEstimate {
     return count(m.layers / par.pp) * per_layer * all_to_all(per_rank, par.ep, link, o.collective_base_latency).total();
 }
 
-// The bubble of 1F1B, interleaved when v > 1 (Narayanan et al. Sec. 2.2):
-// (p − 1)/v micro-batch times of the stage.
-[[nodiscard]] constexpr Seconds bubble_time(const Parallelism& par, Seconds per_microbatch) {
-    return count(par.pp - 1) / count(par.virtual_stages) * per_microbatch;
+// One micro-batch through the slowest stage, part by part.
+struct MicrobatchTime {
+    Seconds compute;    // forward + backward matrix work
+    Seconds recompute;  // the forward work recomputation replays
+    Seconds tp, pp, ep;
+    [[nodiscard]] constexpr Seconds total() const { return compute + recompute + tp + pp + ep; }
+};
+
+// The same micro-batch as napkin/pipeline.hpp's StageTimes: forward F, full
+// backward B and its weight-gradient part W. The matrix work is 1/3 forward,
+// 2/3 backward; a linear layer's backward is two multiplications of the
+// forward's size, one for the input gradient and one for the weight gradient
+// (Qi et al. 2023, "Zero Bubble Pipeline Parallelism", Sec. 2), so W = the
+// forward's compute. (The attention core's two products have no weights, so
+// this W is s/(6h) of a layer too large: 2.8 % for GPT-3.) The replayed
+// forward runs inside the backward, before B. Of the collectives per layer, 2
+// are in the forward and the rest (2, or 4 with full recomputation) in the
+// backward; pipeline sends are half activations forward, half gradients backward.
+[[nodiscard]] constexpr StageTimes stage_times(const MicrobatchTime& t, const Parallelism& par) {
+    const Seconds forward_compute = t.compute / 3.0;
+    const double forward_collectives = par.recompute == Recompute::full ? 2.0 / 6.0 : 2.0 / 4.0;
+    const Seconds forward = forward_compute + forward_collectives * (t.tp + t.ep) + 0.5 * t.pp;
+    return StageTimes{.forward = forward, .backward = t.total() - forward, .weight_grad = forward_compute};
+}
+
+// The bubble of the layout's schedule, napkin/pipeline.hpp's bubble_time:
+// 1F1B and GPipe (p − 1)(F + B), interleaved (p − 1)(F + B)/v, ZB-H1
+// (p − 1)(F + B − 2W), ZB-H2 (p − 1)(F + B − 3W), DualPipe (p/2 − 1)(F + 2B − 3W),
+// DualPipeV (p − 1)(F + 2B − 3W)/2 (F&B taken as F + B: no overlap assumed).
+[[nodiscard]] constexpr Seconds pipeline_bubble(const Parallelism& par, const StageTimes& stage) {
+    const PipelineShape shape = pipeline_shape(par);
+    return with_schedule(par, [&](const auto& schedule) { return bubble_time(schedule, shape, stage); });
 }
 
 // Data-parallel synchronisation of one group's gradients (`parameters` per
@@ -215,31 +247,30 @@ struct TrainingEstimate {
     const double efficiency = achievable_efficiency(o.efficiency, matmul_width(m, par));
 
     // One micro-batch on the slowest stage.
-    const Seconds work = achievable_compute_time(stage_flops_per_microbatch(m, par, o.causal), gpu, efficiency);
-    const Seconds replay =
-        achievable_compute_time(stage_recompute_flops_per_microbatch(m, par, o.causal), gpu, efficiency);
-    const Seconds tp = tp_time_per_microbatch(m, par, c, o);
-    const Seconds pp = pp_time_per_microbatch(m, par, c, o);
-    const Seconds ep = ep_time_per_microbatch(m, par, c, o);
-    const Seconds per_microbatch = work + replay + tp + pp + ep;
+    const MicrobatchTime one{
+        .compute = achievable_compute_time(stage_flops_per_microbatch(m, par, o.causal), gpu, efficiency),
+        .recompute = achievable_compute_time(stage_recompute_flops_per_microbatch(m, par, o.causal), gpu, efficiency),
+        .tp = tp_time_per_microbatch(m, par, c, o),
+        .pp = pp_time_per_microbatch(m, par, c, o),
+        .ep = ep_time_per_microbatch(m, par, c, o)};
 
     // Once per iteration.
     const StageParameters params = parameters_per_gpu(m, par);
     const Seconds dp_full = gradient_sync_time(params.dense, data_group(par, c), par, c, o) +
                             gradient_sync_time(params.expert, expert_data_group(par, c), par, c, o);
-    const Seconds backward = (2.0 / 3.0) * work + replay;
+    const Seconds backward = (2.0 / 3.0) * one.compute + one.recompute;
     const Seconds dp = o.overlap_dp ? std::max(Seconds{}, dp_full - backward) : dp_full;
 
     TrainingEstimate e;
-    e.memory = training_memory(m, par);
+    e.memory = training_memory(m, par, params);
     e.fits = fits(e.memory, gpu);
-    e.breakdown = StepBreakdown{.compute = mb * work,
-                                .recompute = mb * replay,
-                                .tp = mb * tp,
-                                .pp = mb * pp,
-                                .bubble = bubble_time(par, per_microbatch),
+    e.breakdown = StepBreakdown{.compute = mb * one.compute,
+                                .recompute = mb * one.recompute,
+                                .tp = mb * one.tp,
+                                .pp = mb * one.pp,
+                                .bubble = pipeline_bubble(par, stage_times(one, par)),
                                 .dp = dp,
-                                .ep = mb * ep,
+                                .ep = mb * one.ep,
                                 .optimizer = optimizer_time(params, par, gpu)};
     e.step = e.breakdown.total();
     e.tokens_per_second = tokens(count(par.global_batch * par.sequence)) / e.step;
