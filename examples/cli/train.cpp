@@ -31,7 +31,7 @@ NAPKIN_COMMAND(app) {
         long long gpus_per_node = 8;
         std::string intra = "nvlink3", inter = "ib-hdr", nic = "per-gpu";
         Parallelism par{};
-        std::string recompute = "none", zero = "0";
+        std::string recompute = "none", zero = "0", schedule = "auto";
         std::string weights = "bf16", grads = "bf16", master = "fp32", moments = "fp32";
         bool overlap_dp = false;
         bool json = false;
@@ -50,6 +50,9 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--dp", o->par.dp, "data-parallel copies");
     sub->add_option("--ep", o->par.ep, "expert-parallel size (divides dp)");
     sub->add_option("--vp", o->par.virtual_stages, "virtual stages (model chunks) per pipeline rank");
+    sub->add_option("--schedule", o->schedule,
+                    "pipeline schedule: 1f1b, interleaved, zb-h1, zb-h2, dualpipe, dualpipev or gpipe "
+                    "(1f1b, interleaved when --vp > 1)");
     sub->add_option("--micro-batch", o->par.micro_batch, "sequences per micro-batch");
     sub->add_option("--global-batch", o->par.global_batch, "sequences per optimizer step");
     sub->add_option("--seq-len", o->par.sequence, "tokens per sequence (2048)");
@@ -68,6 +71,8 @@ NAPKIN_COMMAND(app) {
         Parallelism par = o->par;
         constexpr const char* dtypes = "none, fp8, bf16, fp16, fp32";
         par.recompute = parse_choice<Recompute>("--recompute", o->recompute, parse_recompute, "none, selective, full");
+        par.schedule = parse_choice<ScheduleKind>("--schedule", o->schedule, parse_schedule_kind,
+                                                  "1f1b, interleaved, zb-h1, zb-h2, dualpipe, dualpipev, gpipe");
         par.sharding = parse_choice<Sharding>("--zero", o->zero, parse_sharding, "0, 1, 2, 3, distributed");
         par.weights = parse_choice<DType>("--weight-dtype", o->weights, parse_dtype, dtypes);
         par.gradients = parse_choice<DType>("--grad-dtype", o->grads, parse_dtype, dtypes);
@@ -97,6 +102,7 @@ NAPKIN_COMMAND(app) {
                         {"gpu", node.gpu.name},
                         {"gpus", total},
                         {"nodes", cluster.nodes},
+                        {"schedule", to_string(resolved_schedule(par))},
                         {"memory",
                          {{"weights", e.memory.weights.value()},
                           {"gradients", e.memory.gradients.value()},
@@ -121,9 +127,10 @@ NAPKIN_COMMAND(app) {
                         {"hfu", e.hfu}});
             return;
         }
-        std::printf("%s on %lld x %s (%lld nodes), tp %lld pp %lld dp %lld, %lld micro-batches of %lld\n",
+        std::printf("%s on %lld x %s (%lld nodes), tp %lld pp %lld dp %lld, %lld micro-batches of %lld, %s schedule\n",
                     std::string(model.name).c_str(), total, std::string(node.gpu.name).c_str(), cluster.nodes,
-                    par.tp, par.pp, par.dp, microbatches(par), par.micro_batch);
+                    par.tp, par.pp, par.dp, microbatches(par), par.micro_batch,
+                    std::string(to_string(resolved_schedule(par))).c_str());
         std::printf("memory per GPU: weights %s, gradients %s, optimizer %s, activations %s = %s of %s usable (%s)\n",
                     to_string(e.memory.weights).c_str(), to_string(e.memory.gradients).c_str(),
                     to_string(e.memory.optimizer).c_str(), to_string(e.memory.activations).c_str(),

@@ -23,3 +23,25 @@ napkin_check_output(cli.train.error.recompute
 napkin_check_output(cli.train.error.batch
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --dp 8 --micro-batch 4 --global-batch 20
   EXPECT "Parallelism.global_batch = 20: must be a multiple of micro_batch × dp = 32" EXIT_CODE 2)
+# --schedule: the pipeline schedule by pipeline.hpp's names. GPT-2 medium t2 p4, m = 8: the stage's compute is
+# 8 × 3W with W = 142,892,597,248 FLOPs / (312 TFLOP/s × 0.62·512/612) = 0.8829679 ms, i.e. 21.19123 ms.
+napkin_check_output(cli.train.schedule_zb_h1
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-medium --tp 2 --pp 4 --dp 1 --micro-batch 1
+          --global-batch 8 --seq-len 1024 --schedule zb-h1 --json
+  EXPECT "\"schedule\": \"zb-h1\"" "\"compute\": 0.0211912")
+napkin_check_output(cli.train.schedule_default_interleaved
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-medium --tp 2 --pp 4 --dp 1 --micro-batch 1
+          --global-batch 8 --seq-len 1024 --vp 2
+  EXPECT "8 micro-batches of 1, interleaved schedule")
+napkin_check_output(cli.train.error.schedule
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-medium --schedule zb --global-batch 8
+  EXPECT "napkin: error: --schedule \"zb\": must be one of 1f1b, interleaved, zb-h1, zb-h2, dualpipe, dualpipev, gpipe"
+  EXIT_CODE 2)
+napkin_check_output(cli.train.error.interleaved_microbatches
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-medium --tp 2 --pp 4 --dp 1 --micro-batch 1
+          --global-batch 6 --seq-len 1024 --vp 2
+  EXPECT "= 6: must be a multiple of pp = 4 for the interleaved schedule" EXIT_CODE 2)
+napkin_check_output(cli.train.error.schedule_chunks
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-medium --tp 2 --pp 4 --dp 1 --micro-batch 1
+          --global-batch 8 --seq-len 1024 --vp 2 --schedule dualpipe
+  EXPECT "Parallelism.virtual_stages = 2: must be 1 for the dualpipe schedule" EXIT_CODE 2)

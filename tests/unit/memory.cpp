@@ -132,6 +132,25 @@ TEST_SUITE("memory") {
         CHECK(layers_in_flight(m, Parallelism{.global_batch = 64}) == 96.0);
     }
 
+    TEST_CASE("layers in flight and parameter copies of the other schedules (pipeline.hpp's multipliers)") {
+        const TransformerShape& m = catalog::gpt3_175b;  // 96 layers, p = 8: 12 per stage, m = 64
+        const auto with = [](ScheduleKind k) { return Parallelism{.pp = 8, .schedule = k, .global_batch = 64}; };
+        // GPipe keeps all m = 64 micro-batches: 64 × 12.
+        CHECK(layers_in_flight(m, with(ScheduleKind::gpipe)) == 768.0);
+        // ZB-H1 keeps 1F1B's p (Qi et al. 2023, Sec. 3.1): 8 × 12; ZB-H2 2p − 1 = 15: 15 × 12.
+        CHECK(layers_in_flight(m, with(ScheduleKind::zero_bubble_h1)) == 96.0);
+        CHECK(layers_in_flight(m, with(ScheduleKind::zero_bubble_h2)) == 180.0);
+        // DualPipe p + 1 = 9 (DeepSeek-V3's table): 9 × 12; DualPipeV 2p + 1 = 17 half-rank stages: 8.5 × 12.
+        CHECK(layers_in_flight(m, with(ScheduleKind::dualpipe)) == 108.0);
+        CHECK(layers_in_flight(m, with(ScheduleKind::dualpipev)) == 102.0);
+        // DualPipe holds two stages' weights per rank, DualPipeV one rank's share as 1F1B.
+        const double one = parameters_per_gpu(m, with(ScheduleKind::one_f_one_b)).total();
+        CHECK(parameters_per_gpu(m, with(ScheduleKind::dualpipe)).total() == 2.0 * one);
+        CHECK(parameters_per_gpu(m, with(ScheduleKind::dualpipev)).total() == one);
+        CHECK(training_memory(m, with(ScheduleKind::dualpipe)).states() ==
+              2.0 * training_memory(m, with(ScheduleKind::one_f_one_b)).states());
+    }
+
     TEST_CASE("fits against the usable memory") {
         const Parallelism par = figure1(8, 1, 1, 4);
         const TrainingMemory mem = training_memory(catalog::megatron_22b, par);

@@ -1,14 +1,28 @@
 // napkin/training.hpp: the step time of a TP × PP × DP (× EP) iteration.
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/catalog/models.hpp>
+#include <napkin/pipeline.hpp>
+#include <napkin/planner.hpp>
 #include <napkin/training.hpp>
 
 #include <doctest/doctest.h>
+
+#include <variant>
 
 using namespace napkin;
 
 namespace {
 double s_of(Seconds t) { return in(t, units::s); }
+
+// GPT-2 medium (24 layers, 1,024 tokens) on one DGX A100: t2 p4 d1, b = 1,
+// B = 8, so m = 8 micro-batches, 6 layers a stage (3 a chunk with v = 2).
+Parallelism small_pipeline(ScheduleKind schedule, long long v = 1) {
+    return Parallelism{.tp = 2, .pp = 4, .dp = 1, .virtual_stages = v, .schedule = schedule, .micro_batch = 1,
+                       .global_batch = 8, .sequence = 1024};
+}
+TrainingEstimate small_estimate(ScheduleKind schedule, long long v = 1) {
+    return evaluate_training(catalog::gpt2_medium, cluster_of(catalog::dgx_a100, 1), small_pipeline(schedule, v));
+}
 }  // namespace
 
 TEST_SUITE("training") {
@@ -132,6 +146,109 @@ TEST_SUITE("training") {
         // Each GPU keeps 1 of the 8 experts of each layer.
         const StageParameters p = parameters_per_gpu(moe, par);
         CHECK(p.expert == doctest::Approx(24.0 * count(feed_forward_weights(moe, 4096))));
+    }
+
+    TEST_CASE("the bubble of each schedule: pipeline.hpp's closed form of the stage's F, B and W") {
+        // One micro-batch through the stage is the breakdown's parts over m = 8. Without
+        // recomputation 2 of the 4 all-reduces per layer and half the sends are in the forward:
+        //   F = C/3 + TP/2 + PP/2,  B = 2C/3 + TP/2 + PP/2,  W = C/3 (the weight-gradient GEMMs,
+        //   the forward's size: Qi et al. 2023, Sec. 2).
+        // The papers' bubbles with p = 4: 1F1B and GPipe 3(F + B), interleaved 3(F + B)/v,
+        // ZB-H1 3(F + B − 2W), ZB-H2 3(F + B − 3W) (Qi et al. Sec. 3.1), DualPipe (4/2 − 1)(F + 2B − 3W),
+        // DualPipeV 3(F + 2B − 3W)/2 (DeepSeek-V3, DualPipe README, F&B = F + B).
+        struct Case {
+            ScheduleKind kind;
+            long long v;
+            double (*bubble)(double F, double B, double W, double v);
+        };
+        const Case cases[] = {
+            {ScheduleKind::one_f_one_b, 1, [](double F, double B, double, double) { return 3 * (F + B); }},
+            {ScheduleKind::gpipe, 1, [](double F, double B, double, double) { return 3 * (F + B); }},
+            {ScheduleKind::interleaved, 2, [](double F, double B, double, double v) { return 3 * (F + B) / v; }},
+            {ScheduleKind::zero_bubble_h1, 1, [](double F, double B, double W, double) { return 3 * (F + B - 2 * W); }},
+            {ScheduleKind::zero_bubble_h2, 1, [](double F, double B, double W, double) { return 3 * (F + B - 3 * W); }},
+            {ScheduleKind::dualpipe, 1, [](double F, double B, double W, double) { return 1 * (F + 2 * B - 3 * W); }},
+            {ScheduleKind::dualpipev, 1, [](double F, double B, double W, double) { return 3 * (F + 2 * B - 3 * W) / 2; }},
+        };
+        for (const Case& c : cases) {
+            CAPTURE(to_string(c.kind));
+            const TrainingEstimate e = small_estimate(c.kind, c.v);
+            const StepBreakdown& b = e.breakdown;
+            CHECK(b.recompute.value() == 0.0);
+            CHECK(b.tp.value() > 0.0);
+            CHECK(b.pp.value() > 0.0);
+            const double C = s_of(b.compute) / 8, tp = s_of(b.tp) / 8, pp = s_of(b.pp) / 8;
+            const double F = C / 3 + tp / 2 + pp / 2, B = 2 * C / 3 + tp / 2 + pp / 2, W = C / 3;
+            CHECK(s_of(b.bubble) == doctest::Approx(c.bubble(F, B, W, double(c.v))).epsilon(1e-12));
+            // The same as pipeline.hpp's bubble_time for those stage times.
+            const PipelineShape shape{.stages = 4, .microbatches = 8, .chunks = c.v};
+            const StageTimes t{.forward = seconds(F), .backward = seconds(B), .weight_grad = seconds(W)};
+            const Seconds closed = std::visit([&](const auto& s) { return bubble_time(s, shape, t); },
+                                              schedule_from_name(to_string(c.kind)));
+            CHECK(s_of(b.bubble) == doctest::Approx(s_of(closed)).epsilon(1e-12));
+            CHECK(s_of(e.step) == doctest::Approx(s_of(b.compute + b.recompute + b.tp + b.pp + b.bubble + b.dp +
+                                                       b.ep + b.optimizer)).epsilon(1e-12));
+        }
+    }
+
+    TEST_CASE("ZB-H1 shortens the 1F1B step by 2(p − 1)·W, nothing else changes") {
+        // Qi et al. 2023, Sec. 3.1: 1F1B's bubble (p − 1)(T_F + T_B + T_W) becomes (p − 1)(T_F + T_B − T_W).
+        // W by hand: the stage's forward is 6 layers × (2·1024·12·1024² + 4·1024³) + logits
+        // 2·1024·1024·50,257 = 285,785,194,496 FLOPs, half on each of t = 2 GPUs, at 312 TFLOP/s ×
+        // 0.62·512/612: W = 0.882968 ms, and 2·3·W = 5.297807 ms.
+        const TrainingEstimate one = small_estimate(ScheduleKind::one_f_one_b);
+        const TrainingEstimate zb = small_estimate(ScheduleKind::zero_bubble_h1);
+        const double W = 142'892'597'248.0 / (312e12 * 0.62 * 512 / 612);
+        CHECK(s_of(one.step - zb.step) == doctest::Approx(6 * W).epsilon(1e-9));
+        CHECK(s_of(one.breakdown.bubble - zb.breakdown.bubble) == doctest::Approx(6 * W).epsilon(1e-9));
+        CHECK(s_of(zb.breakdown.compute) == s_of(one.breakdown.compute));
+        CHECK(zb.memory.total() == one.memory.total());
+        // The planner's ZB-H1 (a 1F1B estimate with its bubble replaced) agrees.
+        const TrainingEstimate planned = zero_bubble_h1(one, small_pipeline(ScheduleKind::one_f_one_b));
+        CHECK(s_of(planned.step) == doctest::Approx(s_of(zb.step)).epsilon(1e-12));
+        CHECK(planned.mfu == doctest::Approx(zb.mfu).epsilon(1e-12));
+    }
+
+    TEST_CASE("the default schedule is 1F1B, interleaved with chunks") {
+        CHECK(resolved_schedule(Parallelism{}) == ScheduleKind::one_f_one_b);
+        CHECK(resolved_schedule(Parallelism{.pp = 4, .virtual_stages = 2}) == ScheduleKind::interleaved);
+        CHECK(s_of(small_estimate(ScheduleKind::automatic).step) ==
+              s_of(small_estimate(ScheduleKind::one_f_one_b).step));
+        CHECK(s_of(small_estimate(ScheduleKind::automatic, 2).step) ==
+              s_of(small_estimate(ScheduleKind::interleaved, 2).step));
+        CHECK(parse_schedule_kind("zb-h2") == ScheduleKind::zero_bubble_h2);
+        CHECK(parse_schedule_kind("dualpipev") == ScheduleKind::dualpipev);
+        CHECK_FALSE(parse_schedule_kind("zero-bubble").has_value());
+    }
+
+    TEST_CASE("a schedule the layout cannot run is rejected, naming the argument") {
+        const Cluster node = cluster_of(catalog::dgx_a100, 1);
+        const auto run = [&](Parallelism par) { (void)evaluate_training(catalog::gpt2_medium, node, par); };
+        // Interleaving: m = 6 is not a multiple of p = 4 (B = 6, d = 1, b = 1).
+        Parallelism odd = small_pipeline(ScheduleKind::interleaved, 2);
+        odd.global_batch = 6;
+        CHECK_THROWS_WITH_AS(run(odd), "micro-batches per step (global_batch / (micro_batch × dp)) = 6: must be a "
+                                       "multiple of pp = 4 for the interleaved schedule", napkin::invalid_argument);
+        CHECK_THROWS_WITH_AS(run(small_pipeline(ScheduleKind::zero_bubble_h1, 2)),
+                             "Parallelism.virtual_stages = 2: must be 1 for the zb-h1 schedule (chunks per rank are "
+                             "the interleaved schedule's)", napkin::invalid_argument);
+        Parallelism few = small_pipeline(ScheduleKind::zero_bubble_h2);
+        few.global_batch = 2;
+        CHECK_THROWS_WITH_AS(run(few), "micro-batches per step (global_batch / (micro_batch × dp)) = 2: must be at "
+                                       "least pp = 4 for the zb-h2 schedule", napkin::invalid_argument);
+        // DualPipe: p = 3 stages cannot pair up (checked before the cluster is).
+        const Parallelism three{.tp = 2, .pp = 3, .schedule = ScheduleKind::dualpipe, .global_batch = 6,
+                                .sequence = 1024};
+        CHECK_THROWS_WITH_AS(run(three), "Parallelism.pp = 3: must be even for the dualpipe schedule",
+                             napkin::invalid_argument);
+        Parallelism odd_m = small_pipeline(ScheduleKind::dualpipe);
+        odd_m.global_batch = 5;
+        CHECK_THROWS_WITH_AS(run(odd_m), "micro-batches per step (global_batch / (micro_batch × dp)) = 5: must be "
+                                         "even for the dualpipe schedule", napkin::invalid_argument);
+        // DualPipeV: 2p = 16 stages do not divide GPT-2 medium's 24 layers.
+        Parallelism v8{.pp = 8, .schedule = ScheduleKind::dualpipev, .global_batch = 8, .sequence = 1024};
+        CHECK_THROWS_WITH_AS(run(v8), "Parallelism.pp = 8: times 2 must divide the model's layers (24) for the "
+                                      "dualpipev schedule", napkin::invalid_argument);
     }
 
     TEST_CASE("a layout that does not match the cluster is rejected") {
