@@ -74,11 +74,15 @@ namespace napkin {
     return Flops{};
 }
 
-// Hardware FLOPs of one iteration: the model FLOPs plus what recomputation replays.
+// Hardware FLOPs of one iteration: the model FLOPs plus what recomputation
+// replays (the first form for a caller that has the model FLOPs already).
+[[nodiscard]] constexpr Flops hardware_flops_per_iteration(Flops model_flops, const TransformerShape& m,
+                                                          const Parallelism& par, bool causal = false) {
+    return model_flops + count(par.global_batch) * recompute_flops_per_sequence(m, par, causal);
+}
 [[nodiscard]] constexpr Flops hardware_flops_per_iteration(const TransformerShape& m, const Parallelism& par,
                                                           bool causal = false) {
-    return model_flops_per_iteration(m, par, causal) +
-           count(par.global_batch) * recompute_flops_per_sequence(m, par, causal);
+    return hardware_flops_per_iteration(model_flops_per_iteration(m, par, causal), m, par, causal);
 }
 
 // Narayanan et al. 2021 (SC'21), Sec. 5.1, for a GPT model with full recomputation:

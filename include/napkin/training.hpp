@@ -261,24 +261,27 @@ struct MicrobatchTime {
     const Seconds backward = (2.0 / 3.0) * one.compute + one.recompute;
     const Seconds dp = o.overlap_dp ? std::max(Seconds{}, dp_full - backward) : dp_full;
 
-    TrainingEstimate e;
-    e.memory = training_memory(m, par, params);
-    e.fits = fits(e.memory, gpu);
-    e.breakdown = StepBreakdown{.compute = mb * one.compute,
-                                .recompute = mb * one.recompute,
-                                .tp = mb * one.tp,
-                                .pp = mb * one.pp,
-                                .bubble = pipeline_bubble(par, stage_times(one, par)),
-                                .dp = dp,
-                                .ep = mb * one.ep,
-                                .optimizer = optimizer_time(params, par, gpu)};
-    e.step = e.breakdown.total();
-    e.tokens_per_second = tokens(count(par.global_batch * par.sequence)) / e.step;
-    e.model_flops = model_flops_per_iteration(m, par, o.causal);
-    e.hardware_flops = hardware_flops_per_iteration(m, par, o.causal);
-    e.mfu = model_flops_utilisation(e.model_flops, e.step, gpus(par), gpu);
-    e.hfu = hardware_flops_utilisation(e.hardware_flops, e.step, gpus(par), gpu);
-    return e;
+    const TrainingMemory memory = training_memory(m, par, params);
+    const StepBreakdown breakdown{.compute = mb * one.compute,
+                                  .recompute = mb * one.recompute,
+                                  .tp = mb * one.tp,
+                                  .pp = mb * one.pp,
+                                  .bubble = pipeline_bubble(par, stage_times(one, par)),
+                                  .dp = dp,
+                                  .ep = mb * one.ep,
+                                  .optimizer = optimizer_time(params, par, gpu)};
+    const Seconds step = breakdown.total();
+    const Flops model_flops = model_flops_per_iteration(m, par, o.causal);
+    const Flops hardware_flops = hardware_flops_per_iteration(model_flops, m, par, o.causal);
+    return TrainingEstimate{.memory = memory,
+                            .fits = fits(memory, gpu),
+                            .breakdown = breakdown,
+                            .step = step,
+                            .tokens_per_second = tokens(count(par.global_batch * par.sequence)) / step,
+                            .mfu = model_flops_utilisation(model_flops, step, gpus(par), gpu),
+                            .hfu = hardware_flops_utilisation(hardware_flops, step, gpus(par), gpu),
+                            .model_flops = model_flops,
+                            .hardware_flops = hardware_flops};
 }
 
 }  // namespace napkin
