@@ -12,6 +12,15 @@
 // different ranks arrives `send` after the producer ends and occupies neither
 // rank's compute.
 //
+// DualPipe and DualPipeV (DeepSeek-V3 technical report, Sec. 3.2.1 and Fig. 5;
+// the DualPipe repository's dualpipe.py and dualpipev.py) run two micro-batches'
+// passes at once: a forward of one overlapped with a full backward of another,
+// an "F&B" pair. The simulator runs such a pair as one block of the rank: it
+// starts once both inputs have arrived and both results are ready at its end.
+// Passes hand off as soon as they end (plus `send`); the repository posts some
+// sends one pass later to overlap them with compute, which only matters when
+// sends take time.
+//
 // Everything lives in flat vectors sized once per call; simulating is linear
 // in the number of passes (each is visited once, a blocked rank is woken only
 // by the pass it waits for).
@@ -34,7 +43,7 @@ namespace napkin {
 
 enum class Pass : std::uint8_t {
     forward,
-    backward,     // the full backward, or only its input-gradient part when the schedule runs W apart
+    backward,     // the full backward, or only its input-gradient part when its W runs apart
     weight_grad,  // zero-bubble W
 };
 
@@ -48,17 +57,27 @@ enum class Pass : std::uint8_t {
 }
 
 // One pass on one rank. Micro-batches and chunks count from 0.
+//
+// An overlapped pair (DualPipe's F&B) is two adjacent operations, its forward
+// then its backward, both marked `overlapped` and both spanning the pair's
+// [start, end]; the rank is busy for that span once.
 struct Operation {
     Pass pass;
     long long microbatch;
     long long chunk;
     Seconds start = Seconds{};
     Seconds end = Seconds{};
+    bool overlapped = false;
+    bool weight_grad_apart = false;  // a backward whose W runs later as its own weight_grad pass
 };
 
 // What each pass takes. per_chunk[stage·v + chunk] is one micro-batch through
 // that chunk (uneven layer splits: give each its own); micro-batch j's passes
 // are scaled by microbatch_factor[j] when that vector is not empty.
+// DualPipe (v = 1): per_chunk[s] is model stage s; rank r runs stage r for the
+// micro-batches entering at rank 0 and stage p − 1 − r for those entering at
+// rank p − 1. DualPipeV (v = 1): per_chunk[r] is rank r's two stages together,
+// r and 2p − 1 − r, each taking half of it.
 struct ScheduleTimes {
     PipelineShape shape;
     std::vector<StageTimes> per_chunk;
@@ -104,7 +123,9 @@ public:
         busy_.assign(static_cast<std::size_t>(shape.stages), Seconds{});
         for (long long r = 0; r < shape.stages; ++r)
             for (const Operation& op : stage(r)) {
-                busy_[static_cast<std::size_t>(r)] += op.end - op.start;
+                // An overlapped pair's backward shares its forward's span: count it once.
+                if (!(op.overlapped && op.pass == Pass::backward))
+                    busy_[static_cast<std::size_t>(r)] += op.end - op.start;
                 step_ = std::max(step_, op.end);
             }
     }
@@ -179,7 +200,7 @@ inline void one_f_one_b(std::vector<Operation>& out, long long m, long long warm
 inline void zero_bubble(std::vector<Operation>& out, long long m, long long warmup, long long delay) {
     long long b = 0, w = 0;
     const auto backward_then_w = [&](long long j) {
-        out.push_back({Pass::backward, j, 0});
+        out.push_back({.pass = Pass::backward, .microbatch = j, .chunk = 0, .weight_grad_apart = true});
         if (++b - w > delay) out.push_back({Pass::weight_grad, w++, 0});
     };
     forwards(out, 0, warmup);
@@ -190,6 +211,73 @@ inline void zero_bubble(std::vector<Operation>& out, long long m, long long warm
     for (long long j = m - warmup; j < m; ++j) backward_then_w(j);
     while (w < m) out.push_back({Pass::weight_grad, w++, 0});
 }
+
+
+// DualPipe's order on one rank, the eight steps of dualpipe.py's step() (and,
+// with one pipeline folded into a V, dualpipev.py's). In its terms: n ranks
+// per half (DualPipe p/2, DualPipeV p), k this rank's distance from its end
+// (DualPipe min(r, p − 1 − r), DualPipeV r), M micro-batches per chunk (DualPipe
+// m/2 each way, DualPipeV m). "Phase 0" is the chunk the rank reaches first,
+// `first_chunk`; the other is phase 1. Micro-batches of chunk c are numbered
+// from microbatch_base[c]. Backwards marked zero-bubble leave their W for later;
+// the W's run in the order their backwards did (the repository's WeightGradStore
+// is a FIFO queue).
+struct DualOrder {
+    long long n, k, M;
+    long long first_chunk;
+    long long microbatch_base[2];
+
+    void append(std::vector<Operation>& out) const {
+        long long forwards[2] = {0, 0}, backwards[2] = {0, 0};
+        std::size_t w_source = out.size();  // the next backward whose W is pending
+        const auto chunk = [this](long long phase) { return phase == 0 ? first_chunk : 1 - first_chunk; };
+        const auto forward = [&](long long phase, bool overlapped = false) {
+            const long long c = chunk(phase);
+            out.push_back({.pass = Pass::forward, .microbatch = microbatch_base[c] + forwards[c]++, .chunk = c,
+                           .overlapped = overlapped});
+        };
+        const auto backward = [&](long long phase, bool zero_bubble = false, bool overlapped = false) {
+            const long long c = chunk(phase);
+            out.push_back({.pass = Pass::backward, .microbatch = microbatch_base[c] + backwards[c]++, .chunk = c,
+                           .overlapped = overlapped, .weight_grad_apart = zero_bubble});
+        };
+        const auto weight = [&] {
+            while (!(out[w_source].pass == Pass::backward && out[w_source].weight_grad_apart)) ++w_source;
+            const Operation& b = out[w_source++];
+            out.push_back({.pass = Pass::weight_grad, .microbatch = b.microbatch, .chunk = b.chunk});
+        };
+        // A forward of one phase overlapped with a full backward of the other.
+        const auto pair = [&](long long forward_phase) {
+            forward(forward_phase, true);
+            backward(1 - forward_phase, false, true);
+        };
+        // 1: nF0, 2: nF0F1 (warm-up).
+        for (long long i = 0; i < 2 * (n - k - 1); ++i) forward(0);
+        for (long long i = 0; i < k + 1; ++i) forward(0), forward(1);
+        // 3: nB1W1F1, zero bubble.
+        for (long long i = 0; i < n - k - 1; ++i) backward(1, true), weight(), forward(1);
+        // 4: nF0B1F1B0, the main step; the middle ranks run their first F0 and B1 apart.
+        for (long long i = 0; i < M - 2 * n + k + 1; ++i) {
+            if (i == 0 && k == n - 1) forward(0), backward(1);
+            else pair(0);
+            pair(1);
+        }
+        // 5: nB1F1B0.
+        for (long long i = 0; i < n - k - 1; ++i) backward(1), pair(1);
+        // 6: nB1B0, the second half zero bubble.
+        const long long steps6 = k + 1;
+        bool zero_bubble = false;
+        for (long long i = 0; i < steps6; ++i) {
+            if (i == steps6 / 2 && k % 2 == 1) zero_bubble = true;
+            backward(1, zero_bubble);
+            if (i == steps6 / 2 && k % 2 == 0) zero_bubble = true;
+            backward(0, zero_bubble);
+        }
+        // 7: nWB0, zero bubble; 8: nW.
+        for (long long i = 0; i < n - k - 1; ++i) weight(), backward(0, true);
+        for (long long i = 0; i < k + 1; ++i) weight();
+    }
+};
 
 }  // namespace schedule_order
 
@@ -227,6 +315,35 @@ inline void append_order(const ZeroBubbleH2&, const PipelineShape& s, long long 
     schedule_order::zero_bubble(out, s.microbatches, std::min(2 * (s.stages - rank - 1), s.microbatches), 2 * rank);
 }
 
+// DualPipe: rank r holds stage r (chunk 0) of the pipeline fed at rank 0 and
+// stage p − 1 − r (chunk 1) of the one fed at rank p − 1; micro-batches 0 … m/2 − 1
+// enter at rank 0, m/2 … m − 1 at rank p − 1. Ranks in the second half reach
+// chunk 1 first (dualpipe.py flips the phase there). The repository's step()
+// needs an even number of micro-batches, at least 2p.
+inline void append_order(const DualPipe&, const PipelineShape& s, long long rank, std::vector<Operation>& out) {
+    detail::require(s.microbatches % 2 == 0 && s.microbatches >= 2 * s.stages, "PipelineShape.microbatches",
+                    count(s.microbatches),
+                    "must be even and at least 2 × PipelineShape.stages = " + std::to_string(2 * s.stages) +
+                        " to simulate DualPipe (half enter at each end)");
+    const long long half = s.stages / 2, second_half = rank >= half ? 1 : 0;
+    schedule_order::DualOrder{.n = half,
+                              .k = std::min(rank, s.stages - 1 - rank),
+                              .M = s.microbatches / 2,
+                              .first_chunk = second_half,
+                              .microbatch_base = {0, s.microbatches / 2}}
+        .append(out);
+}
+// DualPipeV: one pipeline of 2p stages folded into a V; rank r holds stage r
+// (chunk 0) and stage 2p − 1 − r (chunk 1), a micro-batch goes down the ranks
+// on chunk 0 and back up on chunk 1. dualpipev.py needs at least 2p micro-batches.
+inline void append_order(const DualPipeV&, const PipelineShape& s, long long rank, std::vector<Operation>& out) {
+    detail::require(s.microbatches >= 2 * s.stages, "PipelineShape.microbatches", count(s.microbatches),
+                    "must be at least 2 × PipelineShape.stages = " + std::to_string(2 * s.stages) +
+                        " to simulate DualPipeV");
+    schedule_order::DualOrder{.n = s.stages, .k = rank, .M = s.microbatches, .first_chunk = 0, .microbatch_base = {0, 0}}
+        .append(out);
+}
+
 // A schedule the simulator can run: one with a fixed per-rank order.
 template <class S>
 concept SimulatedSchedule = PipelineSchedule<S> &&
@@ -234,13 +351,17 @@ concept SimulatedSchedule = PipelineSchedule<S> &&
         append_order(s, shape, rank, out);
     };
 
-// Whether the schedule runs W as its own pass.
+// Whether the schedule runs W as its own pass (DualPipe: some of them).
 template <class S>
 inline constexpr bool splits_weight_grad = false;
 template <>
 inline constexpr bool splits_weight_grad<ZeroBubbleH1> = true;
 template <>
 inline constexpr bool splits_weight_grad<ZeroBubbleH2> = true;
+template <>
+inline constexpr bool splits_weight_grad<DualPipe> = true;
+template <>
+inline constexpr bool splits_weight_grad<DualPipeV> = true;
 
 namespace detail {
 inline void check_schedule_times(const ScheduleTimes& t, const PipelineShape& shape) {
@@ -256,15 +377,60 @@ inline void check_schedule_times(const ScheduleTimes& t, const PipelineShape& sh
             "must be 0 or PipelineShape.microbatches");
     for (double f : t.microbatch_factor) require_non_negative("ScheduleTimes.microbatch_factor[j]", f);
 }
+
+// Where each rank's chunks sit on a micro-batch's path of virtual stages.
+struct StageLayout {
+    enum class Kind : std::uint8_t {
+        looped,   // Megatron: chunk c of rank r is virtual stage c·p + r
+        dual,     // DualPipe: chunk 0 of rank r is stage r of one pipeline, chunk 1 stage p − 1 − r of the other
+        v_shape,  // DualPipeV: chunk 0 of rank r is stage r, chunk 1 stage 2p − 1 − r
+    };
+    Kind kind;
+    long long p, v;
+
+    // Virtual stages a micro-batch crosses.
+    [[nodiscard]] long long stages() const { return kind == Kind::looped ? p * v : kind == Kind::dual ? p : 2 * p; }
+    [[nodiscard]] long long position(long long rank, long long chunk) const {
+        if (kind == Kind::looped) return chunk * p + rank;
+        if (kind == Kind::dual) return chunk == 0 ? rank : p - 1 - rank;
+        return chunk == 0 ? rank : 2 * p - 1 - rank;
+    }
+    // The rank holding virtual stage `vs` of a micro-batch that runs on `chunk` (DualPipe: its pipeline).
+    [[nodiscard]] long long rank_of(long long vs, long long chunk) const {
+        if (kind == Kind::looped) return vs % p;
+        if (kind == Kind::dual) return chunk == 0 ? vs : p - 1 - vs;
+        return vs < p ? vs : 2 * p - 1 - vs;
+    }
+    // Which ScheduleTimes::per_chunk entry times the chunk, and the share of it one pass takes.
+    [[nodiscard]] std::size_t time_index(long long rank, long long chunk) const {
+        if (kind == Kind::looped) return static_cast<std::size_t>(rank * v + chunk);
+        if (kind == Kind::dual) return static_cast<std::size_t>(position(rank, chunk));
+        return static_cast<std::size_t>(rank);
+    }
+    [[nodiscard]] double time_share() const { return kind == Kind::v_shape ? 0.5 : 1.0; }
+};
+template <class S>
+inline constexpr StageLayout::Kind layout_kind = StageLayout::Kind::looped;
+template <>
+inline constexpr StageLayout::Kind layout_kind<DualPipe> = StageLayout::Kind::dual;
+template <>
+inline constexpr StageLayout::Kind layout_kind<DualPipeV> = StageLayout::Kind::v_shape;
+
+// Passes a rank runs at most: F and B of every micro-batch on each chunk it
+// visits, and a W for each when the schedule splits them off.
+template <class S>
+[[nodiscard]] std::size_t passes_bound(const PipelineShape& shape) {
+    const long long visits = layout_kind<S> == StageLayout::Kind::v_shape ? 2 : shape.chunks;
+    return static_cast<std::size_t>(shape.stages * shape.microbatches * visits * (splits_weight_grad<S> ? 3 : 2));
+}
 }  // namespace detail
 
 // Every rank's passes in the schedule's order, times not yet set.
 template <SimulatedSchedule S>
 [[nodiscard]] Timeline schedule_order_of(const S& schedule, const PipelineShape& shape) {
     validate(schedule, shape);
-    const long long per_rank = shape.microbatches * shape.chunks * (splits_weight_grad<S> ? 3 : 2);
     std::vector<Operation> ops;
-    ops.reserve(static_cast<std::size_t>(shape.stages * per_rank));
+    ops.reserve(detail::passes_bound<S>(shape));
     std::vector<std::size_t> offsets{0};
     for (long long r = 0; r < shape.stages; ++r) {
         append_order(schedule, shape, r, ops);
@@ -273,23 +439,32 @@ template <SimulatedSchedule S>
     return Timeline(shape, std::move(ops), std::move(offsets));
 }
 
-// Runs one step: each pass starts at max(its rank free, its input arrived).
+// Runs one step: each pass starts at max(its rank free, its input arrived); an
+// overlapped pair at max(its rank free, both inputs arrived). A pair takes the
+// schedule's F&B when it sets one (DualPipe{F&B}: the closed form's input, the
+// same for every pair; DualPipeV's per rank, so a pair of its half-size chunks
+// takes F&B/2), scaled by the mean of its two micro-batches' factors; without
+// it, a pair takes its forward plus its backward.
 template <SimulatedSchedule S>
 [[nodiscard]] Timeline simulate(const S& schedule, const PipelineShape& shape, const ScheduleTimes& times) {
     validate(schedule, shape);
     detail::check_schedule_times(times, shape);
-    constexpr bool split_w = splits_weight_grad<S>;
-    const long long p = shape.stages, m = shape.microbatches, v = shape.chunks, stages = p * v;
+    const detail::StageLayout layout{detail::layout_kind<S>, shape.stages, shape.chunks};
+    const long long p = shape.stages, m = shape.microbatches, stages = layout.stages();
+    const double share = layout.time_share();
+    double paired = -1.0;  // F&B, when the schedule sets it
+    if constexpr (requires { schedule.overlapped_forward_backward; })
+        if (schedule.overlapped_forward_backward) paired = schedule.overlapped_forward_backward->value();
 
     std::vector<Operation> ops;
-    ops.reserve(static_cast<std::size_t>(p * m * v * (split_w ? 3 : 2)));
+    ops.reserve(detail::passes_bound<S>(shape));
     std::vector<std::size_t> offsets{0};
     for (long long r = 0; r < p; ++r) {
         append_order(schedule, shape, r, ops);
         offsets.push_back(ops.size());
     }
 
-    // finished[key] is the end of a pass (negative: not run yet); key = (pass·m + j)·p·v + virtual stage.
+    // finished[key] is the end of a pass (negative: not run yet); key = (pass·m + j)·stages + virtual stage.
     const auto key = [m, stages](Pass pass, long long j, long long vs) {
         return static_cast<std::size_t>((static_cast<long long>(pass) * m + j) * stages + vs);
     };
@@ -310,48 +485,68 @@ template <SimulatedSchedule S>
         auto& w = waiting_on[static_cast<std::size_t>(rank)];
         if (w == k) w = none, ready.push_back(rank);
     };
+    // The pass `op` of rank r needs, and the rank it comes from.
+    const auto input_of = [&](const Operation& op, long long r, long long vs, long long& from) {
+        from = r;
+        if (op.pass == Pass::forward) {
+            if (vs == 0) return none;
+            from = layout.rank_of(vs - 1, op.chunk);
+            return key(Pass::forward, op.microbatch, vs - 1);
+        }
+        if (op.pass == Pass::weight_grad) return key(Pass::backward, op.microbatch, vs);
+        if (vs == stages - 1) return key(Pass::forward, op.microbatch, vs);
+        from = layout.rank_of(vs + 1, op.chunk);
+        return key(Pass::backward, op.microbatch, vs + 1);
+    };
+    const auto length = [&](const Operation& op, long long r) {
+        const StageTimes& t = times.per_chunk[layout.time_index(r, op.chunk)];
+        const Seconds base = op.pass == Pass::forward       ? t.forward
+                             : op.pass == Pass::weight_grad ? t.weight_grad
+                             : op.weight_grad_apart         ? t.backward - t.weight_grad
+                                                            : t.backward;
+        return base.value() * share * factor(op.microbatch);
+    };
 
     while (!ready.empty()) {
         const long long r = ready.back();
         ready.pop_back();
         const auto ur = static_cast<std::size_t>(r);
-        for (; next[ur] < offsets[ur + 1]; ++next[ur]) {
+        while (next[ur] < offsets[ur + 1]) {
             Operation& op = ops[next[ur]];
-            const long long vs = op.chunk * p + r;
-            // The input: which pass, on which virtual stage.
-            std::size_t input = none;
-            long long input_rank = r;
-            if (op.pass == Pass::forward && vs > 0) {
-                input = key(Pass::forward, op.microbatch, vs - 1), input_rank = (vs - 1) % p;
-            } else if (op.pass == Pass::backward) {
-                if (vs == stages - 1) input = key(Pass::forward, op.microbatch, vs);
-                else input = key(Pass::backward, op.microbatch, vs + 1), input_rank = (vs + 1) % p;
-            } else if (op.pass == Pass::weight_grad) {
-                input = key(Pass::backward, op.microbatch, vs);
-            }
+            // An overlapped forward runs together with the backward after it.
+            const std::size_t passes = op.overlapped && op.pass == Pass::forward ? 2 : 1;
             double start = free_at[ur];
-            if (input != none) {
-                const double arrived = finished[input];
-                if (arrived < 0.0) {
-                    waiting_on[ur] = input;
-                    break;
-                }
-                start = std::max(start, arrived + (input_rank == r ? 0.0 : send));
+            std::size_t missing = none;
+            for (std::size_t i = 0; i < passes && missing == none; ++i) {
+                const Operation& o = ops[next[ur] + i];
+                long long from = r;
+                const std::size_t input = input_of(o, r, layout.position(r, o.chunk), from);
+                if (input == none) continue;
+                if (finished[input] < 0.0) missing = input;
+                else start = std::max(start, finished[input] + (from == r ? 0.0 : send));
             }
-            const StageTimes& t = times.per_chunk[static_cast<std::size_t>(r * v + op.chunk)];
-            const Seconds length = op.pass == Pass::forward ? t.forward
-                                   : op.pass == Pass::weight_grad ? t.weight_grad
-                                   : split_w ? t.backward - t.weight_grad
-                                             : t.backward;
-            const double end = start + length.value() * factor(op.microbatch);
-            op.start = seconds(start);
-            op.end = seconds(end);
+            if (missing != none) {
+                waiting_on[ur] = missing;
+                break;
+            }
+            double duration = 0.0;
+            if (passes == 2 && paired >= 0.0)
+                duration = paired * share * (factor(op.microbatch) + factor(ops[next[ur] + 1].microbatch)) / 2.0;
+            else
+                for (std::size_t i = 0; i < passes; ++i) duration += length(ops[next[ur] + i], r);
+            const double end = start + duration;
             free_at[ur] = end;
-            const std::size_t done = key(op.pass, op.microbatch, vs);
-            finished[done] = end;
-            // Wake the rank whose next pass needs this one.
-            if (op.pass == Pass::forward && vs + 1 < stages) wake((vs + 1) % p, done);
-            if (op.pass == Pass::backward && vs > 0) wake((vs - 1) % p, done);
+            for (std::size_t i = 0; i < passes; ++i) {
+                Operation& done_op = ops[next[ur]++];
+                done_op.start = seconds(start);
+                done_op.end = seconds(end);
+                const long long vs = layout.position(r, done_op.chunk);
+                const std::size_t done = key(done_op.pass, done_op.microbatch, vs);
+                finished[done] = end;
+                // Wake the rank whose next pass needs this one.
+                if (done_op.pass == Pass::forward && vs + 1 < stages) wake(layout.rank_of(vs + 1, done_op.chunk), done);
+                if (done_op.pass == Pass::backward && vs > 0) wake(layout.rank_of(vs - 1, done_op.chunk), done);
+            }
         }
     }
     for (long long r = 0; r < p; ++r)

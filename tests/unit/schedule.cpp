@@ -134,6 +134,186 @@ TEST_SUITE("schedule") {
         CHECK(checked > 1000);
     }
 
+    // DualPipe and DualPipeV against the README's (PP/2 − 1)(F&B + B − 3W) and
+    // (p − 1)(F&B + B − 3W)/2 (pipeline.hpp). Derivation of the range in which the
+    // order really produces them: the README's Fig. draws F, the input-gradient
+    // part B − W and W as blocks of one width, and F&B between B and F + B. Under
+    // B − W = F and W ≤ F, every wait in the order is one of those blocks and the
+    // ranks' waits add up to the closed form; the F&B pair takes the place of an F
+    // and a B, so a shorter pair shortens the middle ranks' busy time (they run the
+    // most pairs: DualPipe m − p − 1, DualPipeV 2(m − p) − 1, counted in the order
+    // below) and leaves their idle time unchanged. Outside that range the published
+    // form is not what the order produces; see the next test case.
+    TEST_CASE("DualPipe and DualPipeV, B − W = F, W ≤ F, B ≤ F&B ≤ F + B: the idle time is the README's closed form") {
+        // (F, B, W): the input-gradient part B − W equals F in each.
+        const StageTimes cases[] = {{seconds(1), seconds(2), seconds(1)},
+                                    {seconds(2), seconds(3), seconds(1)},
+                                    {seconds(3), seconds(4), seconds(1)},
+                                    {seconds(2), seconds(2.5), seconds(0.5)},
+                                    {seconds(1), seconds(1)}};
+        int checked = 0;
+        for (const StageTimes& t : cases) {
+            const Seconds none = t.forward + t.backward;
+            const Seconds overlaps[] = {none, t.backward, (t.backward + none) / 2.0};
+            for (const Seconds& fb : overlaps)
+                for (long long p = 1; p <= 10; ++p)
+                    for (long long m = 2 * p; m <= 2 * p + 9; ++m) {
+                        CAPTURE(p);
+                        CAPTURE(m);
+                        CAPTURE(s(t.forward));
+                        CAPTURE(s(t.backward));
+                        CAPTURE(s(fb));
+                        const auto check = [&](const auto& schedule, long long middle, long long pairs, double pair_share) {
+                            const PipelineShape shape{p, m};
+                            const Timeline sim = simulate(schedule, shape, t);
+                            const Seconds bubble = bubble_time(schedule, shape, t);
+                            Seconds most_idle{};
+                            for (long long r = 0; r < p; ++r) most_idle = std::max(most_idle, sim.idle_time(r));
+                            CHECK(s(most_idle) == near(s(bubble)));
+                            CHECK(s(sim.idle_time(middle)) == near(s(bubble)));
+                            // step = the middle rank's busy time + its idle time.
+                            const Seconds saved = count(pairs) * pair_share * (none - fb);
+                            CHECK(s(sim.step_time()) == near(s(ideal_step_time(shape, t) - saved + bubble)));
+                            if (fb == none) {  // no overlap: exactly the closed-form step and share
+                                CHECK(s(sim.step_time()) == near(s(step_time(schedule, shape, t))));
+                                CHECK(sim.idle_fraction() == near(bubble_share_of_step(schedule, shape, t)));
+                            }
+                            ++checked;
+                        };
+                        if (p % 2 == 0 && m % 2 == 0) check(DualPipe{fb}, p / 2, m - p - 1, 1.0);
+                        // DualPipeV's pairs are of half-size chunks: each saves (F + B − F&B)/2.
+                        check(DualPipeV{fb}, p - 1, 2 * (m - p) - 1, 0.5);
+                    }
+        }
+        CHECK(checked > 1000);
+    }
+
+    TEST_CASE("DualPipe outside the README's range: p = 4, m = 8, F = B = 2 s, W = 1 s idles 4 s, not 3 s") {
+        // Closed form (4/2 − 1)(F&B + B − 3W) = 4 + 2 − 3 = 3 s with F&B = F + B = 4 s;
+        // here B − W = 1 s ≠ F. Rank r holds stage r of the pipeline fed at rank 0
+        // (micro-batches 0-3) and stage 3 − r of the one fed at rank 3 (4-7).
+        // By hand, following dualpipe.py's steps (Bi: input-gradient part, 1 s):
+        //   forwards: r0 F0 F1 F2 [0,6], r3 F4 F5 F6 [0,6]; r1 F0 [2,4] F4 [4,6] F1 [6,8]
+        //   F5 [8,10] F2 [10,12]; r2 F4 [2,4] F0 [4,6] F5 [6,8] F1 [8,10] F6 [10,12];
+        //   r0 F4 [6,8] Bi4 [8,9] W4 [9,10] F5 [10,12]; r3 F0 [6,8] Bi0 [8,9] W0 [9,10] F1 [10,12].
+        //   r1 B4 and r2 B0 wait for their ranks: [12,14]. Pairs: r0 F3+B5 [12,16],
+        //   r3 F7+B1 [12,16]; r1 F6+B0 and r2 F2+B4 need those B's: [14,18].
+        //   r0 F6+B0 needs r1's pair: [18,22] — 2 s idle; B6 [22,24]; r1 F3+B5 [18,22],
+        //   r2 F7+B1 [18,22], r1 F7+B1 [22,26], so r0 F7+B1 [26,30] — 2 s more.
+        //   Cool-down: r0 B7 [30,32] Bi2 [32,33] W2 [33,34] Bi3 [34,35] W3 [35,36].
+        // Step 36 s = 8 × 4 s of work + 4 s idle on every rank (r0: two 2 s waits, each
+        // set by a full 2 s backward on the ranks before it), where the README's count
+        // gives F&B + B − 3W = 3 s.
+        const StageTimes t{seconds(2), seconds(2), seconds(1)};
+        const Timeline sim = simulate(DualPipe{}, {4, 8}, t);
+        CHECK(s(bubble_time(DualPipe{}, {4, 8}, t)) == 3.0);
+        CHECK(s(sim.step_time()) == 36.0);
+        for (long long r = 0; r < 4; ++r) CHECK(s(sim.idle_time(r)) == 4.0);
+        const auto r0 = sim.stage(0);
+        CHECK(pattern(r0.subspan(7, 4)) == std::vector<Pattern>{{Pass::forward, 3, 0},
+                                                                 {Pass::backward, 5, 1},
+                                                                 {Pass::forward, 6, 1},
+                                                                 {Pass::backward, 0, 0}});
+        CHECK(s(r0[7].start) == 12.0);
+        CHECK(s(r0[7].end) == 16.0);
+        CHECK(s(r0[9].start) == 18.0);
+        CHECK(s(r0[12].start) == 26.0);
+    }
+
+    TEST_CASE("DualPipe's order, p = 4, m = 8, rank 0: dualpipe.py's eight steps by hand") {
+        // n = 2 ranks per half, k = 0, 4 micro-batches each way (0-3 from rank 0, 4-7 from rank 3).
+        // 1: 2(n − k − 1) = 2 F0; 2: k + 1 = 1 × (F0, F1); 3: 1 × (B1 zero-bubble, W, F1);
+        // 4: M − 2n + k + 1 = 1 × (F0&B1, F1&B0); 5: 1 × (B1, F1&B0); 6: B1, B0 (its second
+        // half zero-bubble); 7: W, B0 zero-bubble; 8: W.
+        const Timeline order = schedule_order_of(DualPipe{}, {4, 8});
+        const std::vector<Pattern> expected{
+            {Pass::forward, 0, 0},     {Pass::forward, 1, 0},     {Pass::forward, 2, 0},  {Pass::forward, 4, 1},
+            {Pass::backward, 4, 1},    {Pass::weight_grad, 4, 1}, {Pass::forward, 5, 1},  {Pass::forward, 3, 0},
+            {Pass::backward, 5, 1},    {Pass::forward, 6, 1},     {Pass::backward, 0, 0}, {Pass::backward, 6, 1},
+            {Pass::forward, 7, 1},     {Pass::backward, 1, 0},    {Pass::backward, 7, 1}, {Pass::backward, 2, 0},
+            {Pass::weight_grad, 2, 0}, {Pass::backward, 3, 0},    {Pass::weight_grad, 3, 0}};
+        CHECK(pattern(order.stage(0)) == expected);
+        const auto r0 = order.stage(0);
+        // Overlapped pairs: F3&B5, F6&B0, F7&B1; zero-bubble backwards: B4, B2, B3.
+        for (std::size_t i : {7u, 8u, 9u, 10u, 12u, 13u}) CHECK(r0[i].overlapped);
+        for (std::size_t i : {4u, 15u, 17u}) CHECK(r0[i].weight_grad_apart);
+        CHECK_FALSE(r0[11].weight_grad_apart);  // B6: a full backward
+        CHECK_FALSE(r0[14].weight_grad_apart);  // B7: the first half of step 6
+        // Rank 3 mirrors rank 0: it starts with the micro-batches fed at its end.
+        CHECK(pattern(order.stage(3).subspan(0, 4)) == std::vector<Pattern>{{Pass::forward, 4, 1},
+                                                                             {Pass::forward, 5, 1},
+                                                                             {Pass::forward, 6, 1},
+                                                                             {Pass::forward, 0, 0}});
+        // Middle rank 1 (k = n − 1) runs its first F0 and B1 of step 4 apart: m − p − 1 = 3 pairs.
+        const auto r1 = order.stage(1);
+        CHECK(std::count_if(r1.begin(), r1.end(), [](const Operation& op) {
+                  return op.overlapped && op.pass == Pass::forward;
+              }) == 3);
+        CHECK(r0.size() == 2 * 8 + 3);  // F and B of 8 micro-batches, W of the p − k − 1 = 3 zero-bubble ones
+    }
+
+    TEST_CASE("DualPipeV's order, p = 2, m = 4, last rank: dualpipev.py by hand") {
+        // r = 1: no step 1; 2: 2 × (F0, F1); 4: m − 2p + r + 1 = 2: first F0 and B1 apart
+        // (the last rank), then F1&B0; F0&B1, F1&B0; 6: B1 B0, then (r odd) B1 B0 zero-bubble; 8: W W.
+        const Timeline order = schedule_order_of(DualPipeV{}, {2, 4});
+        const std::vector<Pattern> expected{
+            {Pass::forward, 0, 0},  {Pass::forward, 0, 1},     {Pass::forward, 1, 0},    {Pass::forward, 1, 1},
+            {Pass::forward, 2, 0},  {Pass::backward, 0, 1},    {Pass::forward, 2, 1},    {Pass::backward, 0, 0},
+            {Pass::forward, 3, 0},  {Pass::backward, 1, 1},    {Pass::forward, 3, 1},    {Pass::backward, 1, 0},
+            {Pass::backward, 2, 1}, {Pass::backward, 2, 0},    {Pass::backward, 3, 1},   {Pass::backward, 3, 0},
+            {Pass::weight_grad, 3, 1}, {Pass::weight_grad, 3, 0}};
+        CHECK(pattern(order.stage(1)) == expected);
+        CHECK_FALSE(order.stage(1)[4].overlapped);
+        CHECK(order.stage(1)[6].overlapped);
+        // DualPipeV p = 2, m = 4, F = 1, B = 2, W = 1 s (chunks half of it), no overlap:
+        // idle (p − 1)(F + B + B − 3W)/2 = 1 s on the last rank; step 4 × 3 + 1 = 13 s.
+        const Timeline sim = simulate(DualPipeV{}, {2, 4}, StageTimes{seconds(1), seconds(2), seconds(1)});
+        CHECK(s(sim.step_time()) == 13.0);
+        CHECK(s(sim.idle_time(1)) == 1.0);
+    }
+
+    TEST_CASE("DualPipe with sends and uneven stages: a hand-off costs its send, stage s times both its ranks") {
+        // p = 2, m = 4, F = 1, B = 2, W = 1 s: rank 0 F0 [0,1] F2 [1,2]... with a 0.5 s send every
+        // cross-rank input arrives 0.5 s later; the step can only grow.
+        const StageTimes t{seconds(1), seconds(2), seconds(1)};
+        const Timeline plain = simulate(DualPipe{}, {2, 4}, t);
+        const Timeline sent = simulate(DualPipe{}, {2, 4}, t, seconds(0.5));
+        CHECK(s(plain.step_time()) == 12.0);  // (2/2 − 1)(…) = 0: 4 × 3 s
+        CHECK(s(sent.step_time()) > 12.0);
+        // Rank 1's first forward is micro-batch 2 (fed at its end), no input: it starts at 0 either way.
+        CHECK(s(sent.stage(1)[0].start) == 0.0);
+        // Rank 1's forward of micro-batch 0 waits for rank 0's (ends 1 s) plus the send.
+        const auto r1 = sent.stage(1);
+        const auto f0 = std::find_if(r1.begin(), r1.end(), [](const Operation& op) {
+            return op.pass == Pass::forward && op.microbatch == 0;
+        });
+        REQUIRE(f0 != r1.end());
+        CHECK(s(f0->start) == 1.5);
+        // Stage 1 twice as slow: rank 0 runs it for micro-batches fed at rank 1 (chunk 1).
+        ScheduleTimes uneven = ScheduleTimes::per_stage({2, 4}, std::vector<StageTimes>{t, {seconds(2), seconds(4), seconds(2)}});
+        const Timeline u = simulate(DualPipe{}, {2, 4}, uneven);
+        for (const Operation& op : u.stage(0))
+            if (op.pass == Pass::forward && !op.overlapped) CHECK(s(op.end - op.start) == (op.chunk == 0 ? 1.0 : 2.0));
+    }
+
+    TEST_CASE("DualPipe and DualPipeV inputs the simulator cannot run name the argument") {
+        const StageTimes t{seconds(1), seconds(2), seconds(1)};
+        CHECK_THROWS_WITH_AS((void)simulate(DualPipe{}, {4, 6}, t),
+                             "PipelineShape.microbatches = 6: must be even and at least 2 × PipelineShape.stages = 8 "
+                             "to simulate DualPipe (half enter at each end)",
+                             napkin::invalid_argument);
+        CHECK_THROWS_WITH_AS((void)simulate(DualPipe{}, {4, 9}, t),
+                             "PipelineShape.microbatches = 9: must be even and at least 2 × PipelineShape.stages = 8 "
+                             "to simulate DualPipe (half enter at each end)",
+                             napkin::invalid_argument);
+        CHECK_THROWS_WITH_AS((void)simulate(DualPipe{}, {3, 6}, t), "PipelineShape.stages = 3: must be even for DualPipe",
+                             napkin::invalid_argument);
+        CHECK_THROWS_WITH_AS((void)simulate(DualPipeV{}, {4, 7}, t),
+                             "PipelineShape.microbatches = 7: must be at least 2 × PipelineShape.stages = 8 to "
+                             "simulate DualPipeV",
+                             napkin::invalid_argument);
+    }
+
     TEST_CASE("orders: 1F1B warms up p − r − 1 forwards, interleaved 2(p − r − 1) + (v − 1)p, ZB-H2 2(p − r − 1)") {
         const auto leading_forwards = [](std::span<const Operation> ops) {
             return std::find_if(ops.begin(), ops.end(), [](const Operation& op) { return op.pass != Pass::forward; }) -

@@ -1,7 +1,9 @@
 // napkin/io/timeline_svg.hpp — the picture people draw to explain pipeline
 // bubbles: one row per stage, time to the right, forward blocks light and
 // backward blocks dark in one colour per micro-batch, weight-gradient blocks
-// outlined, idle time hatched. Labels count micro-batches from 1.
+// outlined, idle time hatched; an overlapped forward + backward pair (DualPipe's
+// F&B) fills one span, its forward in the top half and its backward in the
+// bottom half. Labels count micro-batches from 1.
 #pragma once
 
 #include <napkin/io/svg.hpp>
@@ -65,25 +67,34 @@ inline std::string microbatch_colour(long long microbatch) {
     }
     doc.text(left + plot_w / 2, axis_y + 32, "time (ms)", 12, "middle");
 
+    // Chunks are labelled when ranks hold several (interleaved v > 1, DualPipe's two directions, DualPipeV's V).
+    bool several_chunks = shape.chunks > 1, any_overlapped = false;
+    for (const Operation& op : timeline.operations()) {
+        several_chunks = several_chunks || op.chunk > 0;
+        any_overlapped = any_overlapped || op.overlapped;
+    }
     for (long long r = 0; r < shape.stages; ++r) {
         const double y = top + count(r) * (o.row_height + gap);
         doc.text(left - 8, y + o.row_height / 2 + 4, "stage " + std::to_string(r + 1), 12, "end");
         doc.hatched_rect(x_of(Seconds{}), y, x_of(timeline.step_time()) - x_of(Seconds{}), o.row_height, "#999999");
         for (const Operation& op : timeline.stage(r)) {
             const double x = x_of(op.start), w = x_of(op.end) - x;
+            // An overlapped pair: forward on top, backward below, in the same span.
+            const double h = op.overlapped ? o.row_height / 2 : o.row_height;
+            const double y0 = op.overlapped && op.pass == Pass::backward ? y + h : y;
             const std::string base = detail::microbatch_colour(op.microbatch);
             const std::string fill = op.pass == Pass::forward ? detail::tint(base, 0.55) : base;
             const std::string stroke = op.pass == Pass::weight_grad ? "stroke=\"#222222\" stroke-width=\"1.5\""
                                                                     : "stroke=\"white\" stroke-width=\"0.5\"";
             const std::string shown = op.pass == Pass::weight_grad ? detail::tint(base, 0.25) : fill;
-            doc.rect(x, y, w, o.row_height, shown, stroke);
+            doc.rect(x, y0, w, h, shown, stroke);
             if (w >= 14) {
                 char label[48];
-                if (shape.chunks > 1 && w >= 26)
+                if (several_chunks && w >= 26)
                     std::snprintf(label, sizeof label, "%lld.%lld", op.microbatch + 1, op.chunk + 1);
                 else
                     std::snprintf(label, sizeof label, "%lld", op.microbatch + 1);
-                doc.text(x + w / 2, y + o.row_height / 2 + 4, label, 10, "middle",
+                doc.text(x + w / 2, y0 + h / 2 + (op.overlapped ? 3.5 : 4), label, op.overlapped ? 9 : 10, "middle",
                          detail::is_light(shown) ? "" : "fill=\"white\"");
             }
         }
@@ -100,12 +111,18 @@ inline std::string microbatch_colour(long long microbatch) {
     entry(detail::tint(first, 0.55), "", "forward");
     entry(first, "", "backward");
     entry(detail::tint(first, 0.25), "stroke=\"#222222\" stroke-width=\"1.5\"", "weight gradient");
+    if (any_overlapped) {
+        doc.rect(lx, ly, 14, 7, detail::tint(first, 0.55), "stroke=\"white\" stroke-width=\"0.5\"");
+        doc.rect(lx, ly + 7, 14, 7, first, "stroke=\"white\" stroke-width=\"0.5\"");
+        doc.text(lx + 20, ly + 12, "F&B overlapped", 12);
+        lx += 34 + 7.0 * 15;
+    }
     doc.hatched_rect(lx, ly, 14, 14, "#999999");
     doc.text(lx + 20, ly + 12, "idle", 12);
     lx += 60;
     doc.text(lx, ly + 12,
-             shape.chunks > 1 ? "one colour per micro-batch; labels micro-batch.chunk"
-                              : "one colour per micro-batch; labels the micro-batch",
+             several_chunks ? "one colour per micro-batch; labels micro-batch.chunk"
+                            : "one colour per micro-batch; labels the micro-batch",
              12);
     return doc;
 }
