@@ -23,10 +23,12 @@ trap 'status=$?; if [ $status -ne 0 ]; then echo "tests/web/run.sh: failed at: $
 
 say() { echo "== $*"; }
 
-step="install emscripten and chromium"
+step="install emscripten, chromium and node"
 missing=()
 command -v emcc >/dev/null 2>&1 || missing+=(emscripten)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)   # Debian 12's Node.js 18 runs playwright-core 1.61
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing ${missing[*]} from Debian"
   if [ "$(id -u)" -ne 0 ]; then
