@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 #include <cstdio>
 #include <random>
 #include <sstream>
@@ -61,14 +63,7 @@ std::string nccl_tests_text(const std::vector<CollectiveSample>& samples, bool r
     return out.str();
 }
 
-std::string error_of(auto&& call) {
-    try {
-        (void)call();
-    } catch (const napkin::invalid_argument& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+using napkin::test::error_of;
 }  // namespace
 
 TEST_SUITE("calibrate") {

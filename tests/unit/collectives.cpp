@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 #include <array>
 #include <string>
 
@@ -15,14 +17,7 @@ namespace {
 constexpr Link ib_ndr{"ib-ndr", gigabytes_per_second(50), microseconds(5)};
 constexpr Link nvlink{"nvlink", gigabytes_per_second(900), microseconds(0.5)};
 
-std::string error_of(auto&& call) {
-    try {
-        (void)call();
-    } catch (const napkin::invalid_argument& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+using napkin::test::error_of;
 }  // namespace
 
 TEST_SUITE("collectives") {

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 #include <string>
 
 using namespace napkin;
@@ -27,14 +29,7 @@ CommunicationPlan lab_plan(Nic nic, double overlap_efficiency) {
                              .base_latency = {}};
 }
 
-std::string error_of(auto&& call) {
-    try {
-        (void)call();
-    } catch (const napkin::invalid_argument& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+using napkin::test::error_of;
 }  // namespace
 
 TEST_SUITE("communication_budget") {
