@@ -164,6 +164,34 @@ inline Bytes parse_size(const std::string& flag, const std::string& text) {
     return quantity(value, *chosen);
 }
 
+// --- everything the inference split needs, as one bundle ---------------------------
+struct InferenceOptions {
+    ModelOptions model;
+    GpuOptions gpu;
+    LinkOptions link;
+    SetupOptions setup;
+};
+
+inline void add_inference_options(CLI::App* sub, InferenceOptions& o) {
+    add_model_options(sub, o.model);
+    add_gpu_options(sub, o.gpu);
+    add_link_options(sub, o.link);
+    add_setup_options(sub, o.setup);
+}
+
+struct InferenceInputs {
+    TransformerShape model;
+    Gpu gpu;
+    Link link;
+    Ring ring;
+    InferenceSetup setup;
+};
+
+inline InferenceInputs resolve_inference(const InferenceOptions& o) {
+    return {resolve_model(o.model), resolve_gpu(o.gpu), resolve_link(o.link), resolve_ring(o.link),
+            resolve_setup(o.setup)};
+}
+
 // --- output ------------------------------------------------------------------------
 inline void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
 

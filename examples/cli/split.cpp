@@ -45,10 +45,7 @@ Split parse_split(const std::string& text) {
 
 NAPKIN_COMMAND(app) {
     struct Options {
-        ModelOptions model;
-        GpuOptions gpu;
-        LinkOptions link;
-        SetupOptions setup;
+        InferenceOptions inputs;
         std::string gpus = "1,2,4,8,16";
         std::string split = "tensor";
         long long tokens = 1;
@@ -56,20 +53,13 @@ NAPKIN_COMMAND(app) {
     };
     auto o = std::make_shared<Options>();
     auto* sub = app.add_subcommand("split", "memory per GPU and time per token for each GPU count");
-    add_model_options(sub, o->model);
-    add_gpu_options(sub, o->gpu);
-    add_link_options(sub, o->link);
-    add_setup_options(sub, o->setup);
+    add_inference_options(sub, o->inputs);
     sub->add_option("--gpus", o->gpus, "comma-separated GPU counts (1,2,4,8,16)");
     sub->add_option("--split", o->split, "tensor (slices of every layer) or pipeline (groups of layers)");
     sub->add_option("--tokens", o->tokens, "tokens in flight: chats served together (1)");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o] {
-        const TransformerShape model = resolve_model(o->model);
-        const Gpu gpu = resolve_gpu(o->gpu);
-        const Link link = resolve_link(o->link);
-        const Ring ring = resolve_ring(o->link);
-        const InferenceSetup setup = resolve_setup(o->setup);
+        const auto [model, gpu, link, ring, setup] = resolve_inference(o->inputs);
         const Split split = parse_split(o->split);
         detail::require_at_least_one("--tokens", o->tokens);
         const std::vector<long long> counts = parse_counts(o->gpus);
@@ -140,10 +130,7 @@ NAPKIN_COMMAND(app) {
 
 NAPKIN_COMMAND(app) {
     struct Options {
-        ModelOptions model;
-        GpuOptions gpu;
-        LinkOptions link;
-        SetupOptions setup;
+        InferenceOptions inputs;
         long long tokens = 1;
         long long max_gpus = 64;
         bool divide_heads = false;
@@ -152,25 +139,19 @@ NAPKIN_COMMAND(app) {
     };
     auto o = std::make_shared<Options>();
     auto* sub = app.add_subcommand("best", "the GPU count with the shortest time per token");
-    add_model_options(sub, o->model);
-    add_gpu_options(sub, o->gpu);
-    add_link_options(sub, o->link);
-    add_setup_options(sub, o->setup);
+    add_inference_options(sub, o->inputs);
     sub->add_option("--tokens", o->tokens, "tokens in flight (1)");
     sub->add_option("--max-gpus", o->max_gpus, "largest count to try (64)");
     sub->add_flag("--divide-heads", o->divide_heads, "only counts that divide the attention heads");
     sub->add_option("--split", o->split, "tensor or pipeline");
     sub->add_flag("--json", o->json, "machine-readable output");
     sub->callback([o] {
-        const TransformerShape model = resolve_model(o->model);
-        const Gpu gpu = resolve_gpu(o->gpu);
-        const Link link = resolve_link(o->link);
-        const InferenceSetup setup = resolve_setup(o->setup);
+        const auto [model, gpu, link, ring, setup] = resolve_inference(o->inputs);
         detail::require_at_least_one("--tokens", o->tokens);
         detail::require_at_least_one("--max-gpus", o->max_gpus);
         const auto best = best_gpu_count(model, gpu, link,
                                          {o->max_gpus, o->divide_heads, parse_split(o->split), o->tokens}, setup,
-                                         resolve_ring(o->link));
+                                         ring);
         if (o->json) {
             nlohmann::json j{{"model", model.name}, {"gpu", gpu.name}, {"link", link.name}, {"gpus", nullptr}};
             if (best)
