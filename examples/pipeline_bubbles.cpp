@@ -1,6 +1,8 @@
-// Pipeline bubbles side by side: GPipe, 1F1B, interleaved 1F1B (v = 2, 4) and
-// ZB-H1 on the same 4 stages and 8 micro-batches, each in closed form and
-// simulated pass by pass, with a timeline picture of each.
+// Pipeline bubbles side by side: GPipe, 1F1B, interleaved 1F1B (v = 2, 4),
+// ZB-H1, DualPipe and DualPipeV on the same 4 stages and 8 micro-batches, each
+// in closed form and simulated pass by pass, with a timeline picture of each.
+// DualPipe's overlapped forward + backward pairs are taken at F + B here (no
+// overlap gain), where its closed form is the simulated step exactly.
 //   pipeline_bubbles [output directory]
 #include <napkin/io/timeline_svg.hpp>
 #include <napkin/pipeline.hpp>
@@ -43,10 +45,16 @@ int main(int argc, char** argv) {
     show("interleaved v=2", Interleaved{}, {p, m, 2}, dir, "bubbles-interleaved-v2.svg");
     show("interleaved v=4", Interleaved{}, {p, m, 4}, dir, "bubbles-interleaved-v4.svg");
     show("ZB-H1", ZeroBubbleH1{}, {p, m}, dir, "bubbles-zb-h1.svg");
+    show("DualPipe", DualPipe{}, {p, m}, dir, "bubbles-dualpipe.svg");
+    show("DualPipeV", DualPipeV{}, {p, m}, dir, "bubbles-dualpipev.svg");
     std::printf("\nactivations held at the peak (micro-batches of a stage): GPipe %g, 1F1B %g, interleaved v=2 %g, "
                 "ZB-H1 %g\n",
                 activation_memory_multiplier(GPipe{}, {p, m}), activation_memory_multiplier(OneFOneB{}, {p, m}),
                 activation_memory_multiplier(Interleaved{}, {p, m, 2}),
                 activation_memory_multiplier(ZeroBubbleH1{}, {p, m}));
-    std::printf("timelines: %s/bubbles-{gpipe,1f1b,interleaved-v2,interleaved-v4,zb-h1}.svg\n", dir.c_str());
+    std::printf("DualPipe %g with %gx parameters (each rank holds two stages), DualPipeV %g\n",
+                activation_memory_multiplier(DualPipe{}, {p, m}), parameter_memory_multiplier(DualPipe{}),
+                activation_memory_multiplier(DualPipeV{}, {p, m}));
+    std::printf("timelines: %s/bubbles-{gpipe,1f1b,interleaved-v2,interleaved-v4,zb-h1,dualpipe,dualpipev}.svg\n",
+                dir.c_str());
 }

@@ -16,7 +16,7 @@ namespace {
 struct PipelineOptions {
     std::string schedule;
     long long stages = 0, microbatches = 0, chunks = 1, extra_warmup = 0;
-    std::optional<double> weight_grad_ms;
+    std::optional<double> weight_grad_ms, overlapped_ms;
     bool json = false;
 };
 
@@ -31,6 +31,9 @@ void add_pipeline_options(CLI::App* sub, PipelineOptions& o) {
                     "interleaved: forwards beyond Megatron's warm-up (1 with --overlap-moe-expert-parallel-comm)");
     sub->add_option("--weight-grad-ms", o.weight_grad_ms,
                     "weight-gradient part W of the backward, for zero-bubble and DualPipe (default: half of it)");
+    sub->add_option("--overlapped-ms", o.overlapped_ms,
+                    "dualpipe, dualpipev: F&B, an overlapped forward + backward pair through a stage, ms "
+                    "(default: F + B, no overlap)");
     sub->add_flag("--json", o.json, "machine-readable output in seconds");
 }
 
@@ -40,6 +43,14 @@ AnySchedule resolve_schedule(const PipelineOptions& o) {
     else if (o.extra_warmup != 0)
         throw napkin::invalid_argument("--extra-warmup " + std::to_string(o.extra_warmup) +
                                        ": only the interleaved schedule takes it");
+    if (o.overlapped_ms) {
+        detail::require_non_negative("--overlapped-ms", *o.overlapped_ms);
+        if (auto* dual = std::get_if<DualPipe>(&s)) dual->overlapped_forward_backward = milliseconds(*o.overlapped_ms);
+        else if (auto* dual_v = std::get_if<DualPipeV>(&s))
+            dual_v->overlapped_forward_backward = milliseconds(*o.overlapped_ms);
+        else
+            detail::reject("--overlapped-ms", *o.overlapped_ms, "only dualpipe and dualpipev take it");
+    }
     return s;
 }
 
@@ -127,51 +138,48 @@ NAPKIN_COMMAND(app) {
         detail::require_non_negative("--send-ms", o->send_ms);
         std::visit(
             [&](const auto& schedule) {
-                using S = std::decay_t<decltype(schedule)>;
-                if constexpr (!SimulatedSchedule<S>) {
-                    throw napkin::invalid_argument("--schedule \"" + o->pipeline.schedule +
-                                                   "\": the simulator does not model DualPipe's two-way order; "
-                                                   "napkin bubble gives its closed form");
-                } else {
-                    const Timeline t = simulate(schedule, shape, times, milliseconds(o->send_ms));
-                    if (!o->svg.empty()) {
-                        char title[160];
-                        std::snprintf(title, sizeof title, "%s, p = %lld, m = %lld, v = %lld",
-                                      std::string(schedule.name).c_str(), shape.stages, shape.microbatches,
-                                      shape.chunks);
-                        io::write_timeline_svg(t, o->svg, {.title = title});
-                    }
-                    if (o->pipeline.json) {
-                        nlohmann::json j = shape_json(schedule.name, shape);
-                        j["step_s"] = t.step_time().value();
-                        j["idle_fraction"] = t.idle_fraction();
-                        j["closed_form_step_s"] = step_time(schedule, shape, times).value();
-                        nlohmann::json stages = nlohmann::json::array();
-                        for (long long r = 0; r < shape.stages; ++r) {
-                            nlohmann::json ops = nlohmann::json::array();
-                            for (const Operation& op : t.stage(r))
-                                ops.push_back({{"pass", to_string(op.pass)},
+                const Timeline t = simulate(schedule, shape, times, milliseconds(o->send_ms));
+                if (!o->svg.empty()) {
+                    char title[160];
+                    std::snprintf(title, sizeof title, "%s, p = %lld, m = %lld, v = %lld",
+                                  std::string(schedule.name).c_str(), shape.stages, shape.microbatches,
+                                  shape.chunks);
+                    io::write_timeline_svg(t, o->svg, {.title = title});
+                }
+                if (o->pipeline.json) {
+                    nlohmann::json j = shape_json(schedule.name, shape);
+                    j["step_s"] = t.step_time().value();
+                    j["idle_fraction"] = t.idle_fraction();
+                    j["closed_form_step_s"] = step_time(schedule, shape, times).value();
+                    nlohmann::json stages = nlohmann::json::array();
+                    for (long long r = 0; r < shape.stages; ++r) {
+                        nlohmann::json ops = nlohmann::json::array();
+                        for (const Operation& op : t.stage(r)) {
+                            nlohmann::json one{{"pass", to_string(op.pass)},
                                                {"microbatch", op.microbatch + 1},
                                                {"chunk", op.chunk + 1},
                                                {"start_s", op.start.value()},
-                                               {"end_s", op.end.value()}});
-                            stages.push_back({{"stage", r + 1},
-                                              {"busy_s", t.busy_time(r).value()},
-                                              {"idle_s", t.idle_time(r).value()},
-                                              {"operations", std::move(ops)}});
+                                               {"end_s", op.end.value()}};
+                            // DualPipe's F&B: the forward and the backward share one span.
+                            if (op.overlapped) one["overlapped"] = true;
+                            ops.push_back(std::move(one));
                         }
-                        j["stages"] = std::move(stages);
-                        return print_json(j);
+                        stages.push_back({{"stage", r + 1},
+                                          {"busy_s", t.busy_time(r).value()},
+                                          {"idle_s", t.idle_time(r).value()},
+                                          {"operations", std::move(ops)}});
                     }
-                    std::printf("%s, p = %lld, m = %lld, v = %lld: %zu passes\n", std::string(schedule.name).c_str(),
-                                shape.stages, shape.microbatches, shape.chunks, t.operations().size());
-                    std::printf("step %s (closed form %s), idle %.2f%% of p x step\n", to_string(t.step_time()).c_str(),
-                                to_string(step_time(schedule, shape, times)).c_str(), 100 * t.idle_fraction());
-                    for (long long r = 0; r < shape.stages; ++r)
-                        std::printf("  stage %lld: busy %s, idle %s\n", r + 1, to_string(t.busy_time(r)).c_str(),
-                                    to_string(t.idle_time(r)).c_str());
-                    if (!o->svg.empty()) std::printf("timeline: %s\n", o->svg.c_str());
+                    j["stages"] = std::move(stages);
+                    return print_json(j);
                 }
+                std::printf("%s, p = %lld, m = %lld, v = %lld: %zu passes\n", std::string(schedule.name).c_str(),
+                            shape.stages, shape.microbatches, shape.chunks, t.operations().size());
+                std::printf("step %s (closed form %s), idle %.2f%% of p x step\n", to_string(t.step_time()).c_str(),
+                            to_string(step_time(schedule, shape, times)).c_str(), 100 * t.idle_fraction());
+                for (long long r = 0; r < shape.stages; ++r)
+                    std::printf("  stage %lld: busy %s, idle %s\n", r + 1, to_string(t.busy_time(r)).c_str(),
+                                to_string(t.idle_time(r)).c_str());
+                if (!o->svg.empty()) std::printf("timeline: %s\n", o->svg.c_str());
             },
             resolve_schedule(o->pipeline));
     });

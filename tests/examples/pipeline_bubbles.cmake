@@ -1,7 +1,9 @@
 # pipeline_bubbles: p = 4, m = 8, F = 1 ms, B = 2 ms, W = 1 ms. By hand:
 # GPipe and 1F1B bubble 3 × 3 = 9 ms of a 33 ms step (3/11 = 27.27%, 9/24 = 37.50% of ideal);
 # interleaved v = 2: 4.5 ms of 28.5 (3/19 = 15.79%), v = 4: 2.25 ms of 26.25 (3/35 = 8.57%);
-# ZB-H1: 3 × (1 + 2 − 2) = 3 ms of 27 (11.11%). The simulated step must equal each closed form.
+# ZB-H1: 3 × (1 + 2 − 2) = 3 ms of 27 (11.11%); DualPipe (4/2 − 1)(F&B + B − 3W) with F&B = F + B:
+# 1 × (3 + 2 − 3) = 2 ms of 26 (7.69%, 2/24 = 8.33%); DualPipeV (p − 1)(3 + 2 − 3)/2 = 3 ms of 27.
+# The simulated step must equal each closed form.
 napkin_check_output(example.pipeline_bubbles
   COMMAND $<TARGET_FILE:pipeline_bubbles> .
   EXPECT "ideal step m(F + B) = 24.00 ms"
@@ -10,7 +12,10 @@ napkin_check_output(example.pipeline_bubbles
          "interleaved v=2     4.50 ms   28.50 ms     15.79%     18.75%    28.50 ms"
          "interleaved v=4     2.25 ms   26.25 ms      8.57%      9.38%    26.25 ms"
          "ZB-H1               3.00 ms   27.00 ms     11.11%     12.50%    27.00 ms"
-         "GPipe 8, 1F1B 4, interleaved v=2 5.5, ZB-H1 4")
+         "DualPipe            2.00 ms   26.00 ms      7.69%      8.33%    26.00 ms"
+         "DualPipeV           3.00 ms   27.00 ms     11.11%     12.50%    27.00 ms"
+         "GPipe 8, 1F1B 4, interleaved v=2 5.5, ZB-H1 4"
+         "DualPipe 5 with 2x parameters (each rank holds two stages), DualPipeV 4.5")
 
 # napkin bubble / schedule: the same numbers from the command line, and bad input.
 napkin_check_output(cli.bubble.1f1b
@@ -50,7 +55,29 @@ napkin_check_output(cli.schedule.unknown
   COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule pipedream --stages 4 --microbatches 8 --forward-ms 1
           --backward-ms 2
   EXPECT "schedule = \"pipedream\"" EXIT_CODE 2)
+# DualPipe simulated, p = 4, m = 8, F = 1, B = 2, W = 1 ms (default half of B), no overlap:
+# every rank idles (4/2 − 1)(3 + 2 − 3) = 2 ms of 26 ms, 2/26 = 7.69%.
 napkin_check_output(cli.schedule.dualpipe
   COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule dualpipe --stages 4 --microbatches 8 --forward-ms 1
           --backward-ms 2
-  EXPECT "does not model DualPipe" EXIT_CODE 2)
+  EXPECT "dualpipe, p = 4, m = 8, v = 1: 74 passes" "step 26.00 ms (closed form 26.00 ms), idle 7.69%"
+         "stage 1: busy 24.00 ms, idle 2.00 ms" "stage 4: busy 24.00 ms, idle 2.00 ms")
+# DualPipeV p = 4, m = 8 with F&B = 2.5 ms: the last rank idles (p − 1)(2.5 + 2 − 3)/2 = 2.25 ms and runs
+# 2(m − p) − 1 = 7 pairs of half-size chunks, each 0.25 ms shorter than F/2 + B/2: step 24 − 1.75 + 2.25 = 24.5 ms.
+# Its pairs are marked "overlapped"; stage 1 starts with micro-batch 1's forward on chunk 1.
+napkin_check_output(cli.schedule.dualpipev_json
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule dualpipev --stages 4 --microbatches 8 --forward-ms 1
+          --backward-ms 2 --overlapped-ms 2.5 --json
+  EXPECT "\"schedule\": \"dualpipev\"" "\"step_s\": 0.0245" "\"idle_s\": 0.00225" "\"overlapped\": true"
+         "\"pass\": \"weight_grad\"" "\"chunk\": 2")
+napkin_check_output(cli.bubble.dualpipev_overlapped
+  COMMAND $<TARGET_FILE:napkin-cli> bubble --schedule dualpipev --stages 4 --microbatches 8 --overlapped-ms 2.5
+  EXPECT "bubble 2.25 ms of a 26.25 ms step")
+napkin_check_output(cli.schedule.dualpipe_too_few
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule dualpipe --stages 4 --microbatches 6 --forward-ms 1
+          --backward-ms 2
+  EXPECT "microbatches = 6: must be even and at least 2 × PipelineShape.stages = 8" EXIT_CODE 2)
+napkin_check_output(cli.schedule.overlapped_not_dualpipe
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 4 --microbatches 8 --forward-ms 1
+          --backward-ms 2 --overlapped-ms 2
+  EXPECT "--overlapped-ms = 2: only dualpipe and dualpipev take it" EXIT_CODE 2)
