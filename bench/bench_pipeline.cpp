@@ -2,7 +2,8 @@
 // event-level simulator at several sizes up to p = 64, m = 512, v = 4
 // (262,144 passes), each next to a raw-double twin doing the same work.
 // The simulator's benchmarks report their complexity fit: it must be linear
-// in the number of passes.
+// in the number of passes. DualPipe (p = 64, m = 256 … 2,048: up to 265,184
+// passes, with overlapped pairs and zero-bubble W's) likewise.
 //
 //   ./build-pipeline/bench/bench_pipeline --benchmark_enable_random_interleaving=true --benchmark_repetitions=5
 #include <napkin/pipeline.hpp>
@@ -72,6 +73,33 @@ void BM_bubble_zb_h1_raw(benchmark::State& state) {
 }
 BENCHMARK(BM_bubble_zb_h1);
 BENCHMARK(BM_bubble_zb_h1_raw);
+
+void BM_bubble_dualpipe(benchmark::State& state) {
+    PipelineShape shape{8, 64};
+    StageTimes t{milliseconds(1.5), milliseconds(3), milliseconds(1)};
+    DualPipe schedule{milliseconds(4)};
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(shape);
+        benchmark::DoNotOptimize(t);
+        benchmark::DoNotOptimize(schedule);
+        benchmark::DoNotOptimize(bubble_share_of_step(schedule, shape, t));
+    }
+}
+void BM_bubble_dualpipe_raw(benchmark::State& state) {
+    long long p = 8, m = 64, v = 1;
+    double f = 1.5e-3, b = 3e-3, w = 1e-3, fb = 4e-3;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(p);
+        benchmark::DoNotOptimize(f);
+        benchmark::DoNotOptimize(fb);
+        raw_check(p >= 1 && m >= 1 && v == 1 && f >= 0 && b >= 0 && w >= 0 && w <= b && p % 2 == 0 && fb >= 0);
+        raw_check(f + b > 0);
+        const double bubble = std::max(0.0, (static_cast<double>(p) / 2 - 1) * (fb + b - 3 * w));
+        benchmark::DoNotOptimize(bubble / (static_cast<double>(m) * (f + b) + bubble));
+    }
+}
+BENCHMARK(BM_bubble_dualpipe);
+BENCHMARK(BM_bubble_dualpipe_raw);
 
 // --- the simulator -----------------------------------------------------------
 // p = 64, v = 4, m = 64 … 512: 32,768 … 262,144 passes.
@@ -167,6 +195,156 @@ void BM_simulate_interleaved_raw(benchmark::State& state) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * passes);
 }
 BENCHMARK(BM_simulate_interleaved_raw)->RangeMultiplier(2)->Range(64, 512)->Unit(benchmark::kMillisecond)->Complexity(
+    benchmark::oN);
+
+// DualPipe, p = 64, m = 256 … 2,048, F&B = 10 ms: 2m passes per rank and a W for
+// each of its p − k − 1 zero-bubble backwards (35,808 … 265,184 in all). Both
+// report the simulated step, which must agree.
+void BM_simulate_dualpipe(benchmark::State& state) {
+    const PipelineShape shape{64, state.range(0)};
+    const StageTimes t{milliseconds(4), milliseconds(8), milliseconds(4)};
+    std::size_t passes = 0;
+    double step_ms = 0;
+    for (auto _ : state) {
+        const Timeline timeline = simulate(DualPipe{milliseconds(10)}, shape, t, microseconds(50));
+        passes = timeline.operations().size();
+        step_ms = in(timeline.step_time(), units::ms);
+        benchmark::DoNotOptimize(step_ms);
+    }
+    state.counters["step_ms"] = step_ms;
+    state.SetComplexityN(static_cast<std::int64_t>(passes));
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(passes));
+}
+BENCHMARK(BM_simulate_dualpipe)->RangeMultiplier(2)->Range(256, 2048)->Unit(benchmark::kMillisecond)->Complexity(
+    benchmark::oN);
+
+// The twin: dualpipe.py's eight steps and the same event loop, plain doubles and ints.
+struct RawDualOp {
+    std::uint8_t pass;  // 0 forward, 1 backward, 2 weight
+    bool overlapped, apart;
+    long long microbatch, chunk;
+    double start, end;
+};
+void raw_dual_order(std::vector<RawDualOp>& out, long long n, long long k, long long M, long long first) {
+    long long fw[2] = {0, 0}, bw[2] = {0, 0};
+    const long long base[2] = {0, M};
+    std::size_t w_source = out.size();
+    const auto chunk = [first](long long phase) { return phase == 0 ? first : 1 - first; };
+    const auto f = [&](long long phase, bool ov) {
+        const long long c = chunk(phase);
+        out.push_back({0, ov, false, base[c] + fw[c]++, c, 0, 0});
+    };
+    const auto b = [&](long long phase, bool zb, bool ov) {
+        const long long c = chunk(phase);
+        out.push_back({1, ov, zb, base[c] + bw[c]++, c, 0, 0});
+    };
+    const auto w = [&] {
+        while (!(out[w_source].pass == 1 && out[w_source].apart)) ++w_source;
+        const RawDualOp& src = out[w_source++];
+        out.push_back({2, false, false, src.microbatch, src.chunk, 0, 0});
+    };
+    for (long long i = 0; i < 2 * (n - k - 1); ++i) f(0, false);
+    for (long long i = 0; i < k + 1; ++i) f(0, false), f(1, false);
+    for (long long i = 0; i < n - k - 1; ++i) b(1, true, false), w(), f(1, false);
+    for (long long i = 0; i < M - 2 * n + k + 1; ++i) {
+        if (i == 0 && k == n - 1) f(0, false), b(1, false, false);
+        else f(0, true), b(1, false, true);
+        f(1, true), b(0, false, true);
+    }
+    for (long long i = 0; i < n - k - 1; ++i) b(1, false, false), f(1, true), b(0, false, true);
+    bool zb = false;
+    for (long long i = 0; i < k + 1; ++i) {
+        if (i == (k + 1) / 2 && k % 2 == 1) zb = true;
+        b(1, zb, false);
+        if (i == (k + 1) / 2 && k % 2 == 0) zb = true;
+        b(0, zb, false);
+    }
+    for (long long i = 0; i < n - k - 1; ++i) w(), b(0, true, false);
+    for (long long i = 0; i < k + 1; ++i) w();
+}
+double raw_simulate_dualpipe(long long p, long long m, double f, double b, double w, double fb, double send) {
+    raw_check(p >= 2 && p % 2 == 0 && m % 2 == 0 && m >= 2 * p && f >= 0 && b >= 0 && w >= 0 && w <= b &&
+              fb >= 0 && send >= 0);
+    std::vector<RawDualOp> ops;
+    ops.reserve(static_cast<std::size_t>(3 * p * m));
+    std::vector<std::size_t> offsets{0};
+    for (long long r = 0; r < p; ++r) {
+        raw_dual_order(ops, p / 2, std::min(r, p - 1 - r), m / 2, r >= p / 2 ? 1 : 0);
+        offsets.push_back(ops.size());
+    }
+    const auto position = [p](long long r, long long c) { return c == 0 ? r : p - 1 - r; };
+    const auto key = [m, p](long long kind, long long j, long long vs) {
+        return static_cast<std::size_t>((kind * m + j) * p + vs);
+    };
+    std::vector<double> finished(static_cast<std::size_t>(3 * m * p), -1.0);
+    std::vector<std::size_t> next(offsets.begin(), offsets.end() - 1);
+    std::vector<double> free_at(static_cast<std::size_t>(p), 0.0);
+    constexpr std::size_t none = static_cast<std::size_t>(-1);
+    std::vector<std::size_t> waiting(static_cast<std::size_t>(p), none);
+    std::vector<long long> ready;
+    for (long long r = p - 1; r >= 0; --r) ready.push_back(r);
+    const auto wake = [&](long long rank, std::size_t k) {
+        if (waiting[static_cast<std::size_t>(rank)] == k) waiting[static_cast<std::size_t>(rank)] = none, ready.push_back(rank);
+    };
+    const auto length = [&](const RawDualOp& op) {
+        return op.pass == 0 ? f : op.pass == 2 ? w : op.apart ? b - w : b;
+    };
+    double step = 0;
+    while (!ready.empty()) {
+        const long long r = ready.back();
+        ready.pop_back();
+        const auto ur = static_cast<std::size_t>(r);
+        while (next[ur] < offsets[ur + 1]) {
+            const std::size_t n_ops = ops[next[ur]].overlapped && ops[next[ur]].pass == 0 ? 2 : 1;
+            double start = free_at[ur];
+            std::size_t missing = none;
+            for (std::size_t i = 0; i < n_ops && missing == none; ++i) {
+                const RawDualOp& o = ops[next[ur] + i];
+                const long long vs = position(r, o.chunk);
+                std::size_t input = none;
+                long long from = r;
+                if (o.pass == 0 && vs > 0) input = key(0, o.microbatch, vs - 1), from = o.chunk == 0 ? vs - 1 : p - vs;
+                else if (o.pass == 2) input = key(1, o.microbatch, vs);
+                else if (o.pass == 1 && vs == p - 1) input = key(0, o.microbatch, vs);
+                else if (o.pass == 1) input = key(1, o.microbatch, vs + 1), from = o.chunk == 0 ? vs + 1 : p - 2 - vs;
+                if (input == none) continue;
+                if (finished[input] < 0) missing = input;
+                else start = std::max(start, finished[input] + (from == r ? 0.0 : send));
+            }
+            if (missing != none) {
+                waiting[ur] = missing;
+                break;
+            }
+            const double end = start + (n_ops == 2 ? fb : length(ops[next[ur]]));
+            free_at[ur] = end;
+            step = std::max(step, end);
+            for (std::size_t i = 0; i < n_ops; ++i) {
+                RawDualOp& op = ops[next[ur]++];
+                op.start = start, op.end = end;
+                const long long vs = position(r, op.chunk);
+                const std::size_t done = key(op.pass, op.microbatch, vs);
+                finished[done] = end;
+                if (op.pass == 0 && vs + 1 < p) wake(op.chunk == 0 ? vs + 1 : p - 2 - vs, done);
+                if (op.pass == 1 && vs > 0) wake(op.chunk == 0 ? vs - 1 : p - vs, done);
+            }
+        }
+    }
+    return step;
+}
+void BM_simulate_dualpipe_raw(benchmark::State& state) {
+    const long long m = state.range(0);
+    double step = 0;
+    for (auto _ : state) {
+        step = raw_simulate_dualpipe(64, m, 4e-3, 8e-3, 4e-3, 10e-3, 50e-6);
+        benchmark::DoNotOptimize(step);
+    }
+    // 2m passes per rank and Σ_r (p − k_r − 1) = 3p²/4 − p/2 weight passes.
+    const auto passes = static_cast<std::int64_t>(2 * 64 * m + 3 * 64 * 64 / 4 - 32);
+    state.SetComplexityN(passes);
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * passes);
+    state.counters["step_ms"] = step * 1e3;
+}
+BENCHMARK(BM_simulate_dualpipe_raw)->RangeMultiplier(2)->Range(256, 2048)->Unit(benchmark::kMillisecond)->Complexity(
     benchmark::oN);
 
 }  // namespace

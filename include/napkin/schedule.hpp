@@ -379,48 +379,52 @@ inline void check_schedule_times(const ScheduleTimes& t, const PipelineShape& sh
 }
 
 // Where each rank's chunks sit on a micro-batch's path of virtual stages.
+enum class LayoutKind : std::uint8_t {
+    looped,   // Megatron: chunk c of rank r is virtual stage c·p + r
+    dual,     // DualPipe: chunk 0 of rank r is stage r of one pipeline, chunk 1 stage p − 1 − r of the other
+    v_shape,  // DualPipeV: chunk 0 of rank r is stage r, chunk 1 stage 2p − 1 − r
+};
+template <LayoutKind K>
 struct StageLayout {
-    enum class Kind : std::uint8_t {
-        looped,   // Megatron: chunk c of rank r is virtual stage c·p + r
-        dual,     // DualPipe: chunk 0 of rank r is stage r of one pipeline, chunk 1 stage p − 1 − r of the other
-        v_shape,  // DualPipeV: chunk 0 of rank r is stage r, chunk 1 stage 2p − 1 − r
-    };
-    Kind kind;
     long long p, v;
 
     // Virtual stages a micro-batch crosses.
-    [[nodiscard]] long long stages() const { return kind == Kind::looped ? p * v : kind == Kind::dual ? p : 2 * p; }
+    [[nodiscard]] long long stages() const {
+        if constexpr (K == LayoutKind::looped) return p * v;
+        else if constexpr (K == LayoutKind::dual) return p;
+        else return 2 * p;
+    }
     [[nodiscard]] long long position(long long rank, long long chunk) const {
-        if (kind == Kind::looped) return chunk * p + rank;
-        if (kind == Kind::dual) return chunk == 0 ? rank : p - 1 - rank;
-        return chunk == 0 ? rank : 2 * p - 1 - rank;
+        if constexpr (K == LayoutKind::looped) return chunk * p + rank;
+        else if constexpr (K == LayoutKind::dual) return chunk == 0 ? rank : p - 1 - rank;
+        else return chunk == 0 ? rank : 2 * p - 1 - rank;
     }
     // The rank holding virtual stage `vs` of a micro-batch that runs on `chunk` (DualPipe: its pipeline).
     [[nodiscard]] long long rank_of(long long vs, long long chunk) const {
-        if (kind == Kind::looped) return vs % p;
-        if (kind == Kind::dual) return chunk == 0 ? vs : p - 1 - vs;
-        return vs < p ? vs : 2 * p - 1 - vs;
+        if constexpr (K == LayoutKind::looped) return vs % p;
+        else if constexpr (K == LayoutKind::dual) return chunk == 0 ? vs : p - 1 - vs;
+        else return vs < p ? vs : 2 * p - 1 - vs;
     }
     // Which ScheduleTimes::per_chunk entry times the chunk, and the share of it one pass takes.
     [[nodiscard]] std::size_t time_index(long long rank, long long chunk) const {
-        if (kind == Kind::looped) return static_cast<std::size_t>(rank * v + chunk);
-        if (kind == Kind::dual) return static_cast<std::size_t>(position(rank, chunk));
-        return static_cast<std::size_t>(rank);
+        if constexpr (K == LayoutKind::looped) return static_cast<std::size_t>(rank * v + chunk);
+        else if constexpr (K == LayoutKind::dual) return static_cast<std::size_t>(position(rank, chunk));
+        else return static_cast<std::size_t>(rank);
     }
-    [[nodiscard]] double time_share() const { return kind == Kind::v_shape ? 0.5 : 1.0; }
+    static constexpr double time_share = K == LayoutKind::v_shape ? 0.5 : 1.0;
 };
 template <class S>
-inline constexpr StageLayout::Kind layout_kind = StageLayout::Kind::looped;
+inline constexpr LayoutKind layout_kind = LayoutKind::looped;
 template <>
-inline constexpr StageLayout::Kind layout_kind<DualPipe> = StageLayout::Kind::dual;
+inline constexpr LayoutKind layout_kind<DualPipe> = LayoutKind::dual;
 template <>
-inline constexpr StageLayout::Kind layout_kind<DualPipeV> = StageLayout::Kind::v_shape;
+inline constexpr LayoutKind layout_kind<DualPipeV> = LayoutKind::v_shape;
 
 // Passes a rank runs at most: F and B of every micro-batch on each chunk it
 // visits, and a W for each when the schedule splits them off.
 template <class S>
 [[nodiscard]] std::size_t passes_bound(const PipelineShape& shape) {
-    const long long visits = layout_kind<S> == StageLayout::Kind::v_shape ? 2 : shape.chunks;
+    const long long visits = layout_kind<S> == LayoutKind::v_shape ? 2 : shape.chunks;
     return static_cast<std::size_t>(shape.stages * shape.microbatches * visits * (splits_weight_grad<S> ? 3 : 2));
 }
 }  // namespace detail
@@ -449,9 +453,9 @@ template <SimulatedSchedule S>
 [[nodiscard]] Timeline simulate(const S& schedule, const PipelineShape& shape, const ScheduleTimes& times) {
     validate(schedule, shape);
     detail::check_schedule_times(times, shape);
-    const detail::StageLayout layout{detail::layout_kind<S>, shape.stages, shape.chunks};
+    const detail::StageLayout<detail::layout_kind<S>> layout{shape.stages, shape.chunks};
     const long long p = shape.stages, m = shape.microbatches, stages = layout.stages();
-    const double share = layout.time_share();
+    constexpr double share = decltype(layout)::time_share;
     double paired = -1.0;  // F&B, when the schedule sets it
     if constexpr (requires { schedule.overlapped_forward_backward; })
         if (schedule.overlapped_forward_backward) paired = schedule.overlapped_forward_backward->value();
@@ -485,19 +489,6 @@ template <SimulatedSchedule S>
         auto& w = waiting_on[static_cast<std::size_t>(rank)];
         if (w == k) w = none, ready.push_back(rank);
     };
-    // The pass `op` of rank r needs, and the rank it comes from.
-    const auto input_of = [&](const Operation& op, long long r, long long vs, long long& from) {
-        from = r;
-        if (op.pass == Pass::forward) {
-            if (vs == 0) return none;
-            from = layout.rank_of(vs - 1, op.chunk);
-            return key(Pass::forward, op.microbatch, vs - 1);
-        }
-        if (op.pass == Pass::weight_grad) return key(Pass::backward, op.microbatch, vs);
-        if (vs == stages - 1) return key(Pass::forward, op.microbatch, vs);
-        from = layout.rank_of(vs + 1, op.chunk);
-        return key(Pass::backward, op.microbatch, vs + 1);
-    };
     const auto length = [&](const Operation& op, long long r) {
         const StageTimes& t = times.per_chunk[layout.time_index(r, op.chunk)];
         const Seconds base = op.pass == Pass::forward       ? t.forward
@@ -506,6 +497,37 @@ template <SimulatedSchedule S>
                                                             : t.backward;
         return base.value() * share * factor(op.microbatch);
     };
+    // Whether the input of pass `op` on rank r has arrived: if so `start` moves
+    // past its arrival and the result is `none`, if not the result is its key.
+    const auto await_input = [&](const Operation& op, long long r, double& start) {
+        const long long vs = layout.position(r, op.chunk);
+        std::size_t input = none;
+        long long from = r;
+        if (op.pass == Pass::forward) {
+            if (vs == 0) return none;
+            input = key(Pass::forward, op.microbatch, vs - 1), from = layout.rank_of(vs - 1, op.chunk);
+        } else if (op.pass == Pass::weight_grad) {
+            input = key(Pass::backward, op.microbatch, vs);
+        } else if (vs == stages - 1) {
+            input = key(Pass::forward, op.microbatch, vs);
+        } else {
+            input = key(Pass::backward, op.microbatch, vs + 1), from = layout.rank_of(vs + 1, op.chunk);
+        }
+        const double arrived = finished[input];
+        if (arrived < 0.0) return input;
+        start = std::max(start, arrived + (from == r ? 0.0 : send));
+        return none;
+    };
+    // Records a pass that ran [start, end] on rank r and wakes the rank whose next pass needs it.
+    const auto finish = [&](Operation& op, long long r, double start, double end) {
+        op.start = seconds(start);
+        op.end = seconds(end);
+        const long long vs = layout.position(r, op.chunk);
+        const std::size_t done = key(op.pass, op.microbatch, vs);
+        finished[done] = end;
+        if (op.pass == Pass::forward && vs + 1 < stages) wake(layout.rank_of(vs + 1, op.chunk), done);
+        if (op.pass == Pass::backward && vs > 0) wake(layout.rank_of(vs - 1, op.chunk), done);
+    };
 
     while (!ready.empty()) {
         const long long r = ready.back();
@@ -513,40 +535,30 @@ template <SimulatedSchedule S>
         const auto ur = static_cast<std::size_t>(r);
         while (next[ur] < offsets[ur + 1]) {
             Operation& op = ops[next[ur]];
-            // An overlapped forward runs together with the backward after it.
-            const std::size_t passes = op.overlapped && op.pass == Pass::forward ? 2 : 1;
             double start = free_at[ur];
-            std::size_t missing = none;
-            for (std::size_t i = 0; i < passes && missing == none; ++i) {
-                const Operation& o = ops[next[ur] + i];
-                long long from = r;
-                const std::size_t input = input_of(o, r, layout.position(r, o.chunk), from);
-                if (input == none) continue;
-                if (finished[input] < 0.0) missing = input;
-                else start = std::max(start, finished[input] + (from == r ? 0.0 : send));
-            }
+            std::size_t missing = await_input(op, r, start);
+            // An overlapped forward runs together with the backward after it.
+            const bool pair = op.overlapped && op.pass == Pass::forward;
+            if (pair && missing == none) missing = await_input(ops[next[ur] + 1], r, start);
             if (missing != none) {
                 waiting_on[ur] = missing;
                 break;
             }
-            double duration = 0.0;
-            if (passes == 2 && paired >= 0.0)
-                duration = paired * share * (factor(op.microbatch) + factor(ops[next[ur] + 1].microbatch)) / 2.0;
-            else
-                for (std::size_t i = 0; i < passes; ++i) duration += length(ops[next[ur] + i], r);
-            const double end = start + duration;
-            free_at[ur] = end;
-            for (std::size_t i = 0; i < passes; ++i) {
-                Operation& done_op = ops[next[ur]++];
-                done_op.start = seconds(start);
-                done_op.end = seconds(end);
-                const long long vs = layout.position(r, done_op.chunk);
-                const std::size_t done = key(done_op.pass, done_op.microbatch, vs);
-                finished[done] = end;
-                // Wake the rank whose next pass needs this one.
-                if (done_op.pass == Pass::forward && vs + 1 < stages) wake(layout.rank_of(vs + 1, done_op.chunk), done);
-                if (done_op.pass == Pass::backward && vs > 0) wake(layout.rank_of(vs - 1, done_op.chunk), done);
+            if (!pair) {
+                const double end = start + length(op, r);
+                free_at[ur] = end;
+                finish(op, r, start, end);
+                ++next[ur];
+                continue;
             }
+            Operation& partner = ops[next[ur] + 1];
+            const double end = start + (paired >= 0.0 ? paired * share *
+                                                            (factor(op.microbatch) + factor(partner.microbatch)) / 2.0
+                                                      : length(op, r) + length(partner, r));
+            free_at[ur] = end;
+            finish(op, r, start, end);
+            finish(partner, r, start, end);
+            next[ur] += 2;
         }
     }
     for (long long r = 0; r < p; ++r)
