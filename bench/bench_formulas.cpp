@@ -19,7 +19,7 @@
 #include <napkin/inference.hpp>
 #include <napkin/inference_planner.hpp>
 #include <napkin/memory.hpp>
-#include <napkin/planner.hpp>
+#include <napkin/training.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -391,44 +391,5 @@ void model_flops_utilisation_raw(benchmark::State& state) {
 }
 BENCHMARK(model_flops_utilisation_units);
 BENCHMARK(model_flops_utilisation_raw);
-
-// --- planner: the ZB-H1 bubble ----------------------------------------------------
-TrainingEstimate one_f_one_b_estimate() {
-    TrainingEstimate e;
-    e.breakdown.compute = seconds(12);
-    e.breakdown.bubble = seconds(9);
-    e.step = e.breakdown.total();
-    e.mfu = 0.4;
-    e.hfu = 0.5;
-    return e;
-}
-Parallelism zb_layout{.pp = 4, .global_batch = 4, .sequence = 1000};
-
-void zero_bubble_h1_units(benchmark::State& state) {
-    TrainingEstimate e = one_f_one_b_estimate();
-    for (auto _ : state) {
-        benchmark::DoNotOptimize(e);
-        benchmark::DoNotOptimize(zb_layout);
-        benchmark::DoNotOptimize(zero_bubble_h1(e, zb_layout).step);
-    }
-}
-void zero_bubble_h1_raw(benchmark::State& state) {
-    double compute = 12, bubble = 9, step = 21, mfu = 0.4, hfu = 0.5;
-    for (auto _ : state) {
-        benchmark::DoNotOptimize(compute);
-        benchmark::DoNotOptimize(bubble);
-        benchmark::DoNotOptimize(zb_layout);
-        const Parallelism& p = zb_layout;
-        const long long m = p.global_batch / (p.micro_batch * p.dp);
-        raw_check(p.virtual_stages == 1 && m >= p.pp);
-        const double w = compute / (3.0 * static_cast<double>(m));
-        const double zb = std::max(0.0, bubble - 2.0 * static_cast<double>(p.pp - 1) * w);
-        const double new_step = step - bubble + zb;
-        const double tokens_per_s = static_cast<double>(p.global_batch * p.sequence) / new_step;
-        benchmark::DoNotOptimize(new_step + tokens_per_s + mfu * step / new_step + hfu * step / new_step);
-    }
-}
-BENCHMARK(zero_bubble_h1_units);
-BENCHMARK(zero_bubble_h1_raw);
 
 }  // namespace

@@ -23,7 +23,7 @@ std::string describe(const TrainingCandidate& c) {
     std::snprintf(text, sizeof text, "t%lld p%lld d%lld v%lld b%lld %-9s sp=%s zero=%-11s %-11s %s",
                   p.tp, p.pp, p.dp, p.virtual_stages, p.micro_batch, std::string(to_string(p.recompute)).c_str(),
                   p.sequence_parallel ? "on " : "off", std::string(to_string(p.sharding)).c_str(),
-                  std::string(to_string(c.point.schedule)).c_str(), c.point.overlap_dp ? "overlap" : "");
+                  std::string(to_string(p.schedule)).c_str(), c.point.options.overlap_dp ? "overlap" : "");
     return text;
 }
 void print_row(long long rank, const TrainingCandidate& c) {
@@ -43,9 +43,10 @@ int main() {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     std::printf("GPT-3 175B on 1,024 A100 80 GB, batch 1,536 x 2,048 tokens\n");
-    std::printf("space: %lld points; evaluated %lld, fit %lld, rejected %lld (memory %lld, schedule %lld; "
-                "layouts: gpus %lld, batch %lld)\n",
-                plan.points, plan.points_evaluated, plan.points_fitting, plan.rejected.total(), plan.rejected.memory,
+    std::printf("space: %lld points; evaluated %lld (fit %lld), pruned %lld (dominated %lld, memory bound %lld), "
+                "rejected %lld (memory %lld, schedule %lld; layouts: gpus %lld, batch %lld)\n",
+                plan.points, plan.points_evaluated, plan.points_fitting, plan.points_pruned(),
+                plan.points_pruned_dominated, plan.points_pruned_memory, plan.rejected.total(), plan.rejected.memory,
                 plan.rejected.schedule, plan.rejected.gpus, plan.rejected.batch);
     std::printf("searched in %.2f s\n\n%6s  %-84s %9s %10s %8s\n", seconds, "rank", "layout", "step", "memory",
                 "MFU");

@@ -61,12 +61,12 @@ unsigned parse_schedules(const std::string& text) {
     std::stringstream in(text);
     std::string item;
     while (std::getline(in, item, ',')) {
-        bool known = false;
-        for (auto s : {TrainingSchedule::one_f_one_b, TrainingSchedule::interleaved, TrainingSchedule::zero_bubble_h1})
-            if (item == to_string(s)) bits |= schedule_bit(s), known = true;
-        if (!known)
+        const auto kind = parse_schedule_kind(item);
+        if (!kind || *kind == ScheduleKind::automatic)
             throw napkin::invalid_argument("--schedules \"" + text + "\": \"" + item +
-                                           "\" is not one of 1f1b, interleaved, zb-h1");
+                                           "\" is not one of 1f1b, interleaved, zb-h1, zb-h2, dualpipe, dualpipev, "
+                                           "gpipe");
+        bits |= schedule_bit(*kind);
     }
     if (bits == 0) throw napkin::invalid_argument("--schedules \"" + text + "\": give at least one schedule");
     return bits;
@@ -74,6 +74,7 @@ unsigned parse_schedules(const std::string& text) {
 
 nlohmann::json training_candidate_json(const TrainingCandidate& c, const Gpu& gpu) {
     const Parallelism& p = c.point.parallelism;
+    const TrainingOptions& o = c.point.options;
     const TrainingEstimate& e = c.estimate;
     const StepBreakdown& b = e.breakdown;
     return {{"tp", p.tp},
@@ -85,8 +86,8 @@ nlohmann::json training_candidate_json(const TrainingCandidate& c, const Gpu& gp
             {"recompute", to_string(p.recompute)},
             {"sequence_parallel", p.sequence_parallel},
             {"zero", to_string(p.sharding)},
-            {"schedule", to_string(c.point.schedule)},
-            {"overlap_dp", c.point.overlap_dp},
+            {"schedule", to_string(p.schedule)},
+            {"overlap_dp", o.overlap_dp},
             {"memory",
              {{"weights", e.memory.weights.value()},
               {"gradients", e.memory.gradients.value()},
@@ -116,7 +117,7 @@ void print_training_candidate(long long rank, const TrainingCandidate& c) {
                 "   compute %s, recompute %s, tp %s, pp %s, bubble %s, dp %s, optimizer %s\n",
                 rank, p.tp, p.pp, p.dp, p.virtual_stages, p.micro_batch, std::string(to_string(p.recompute)).c_str(),
                 p.sequence_parallel ? "on" : "off", std::string(to_string(p.sharding)).c_str(),
-                std::string(to_string(c.point.schedule)).c_str(), c.point.overlap_dp ? "on" : "off",
+                std::string(to_string(p.schedule)).c_str(), c.point.options.overlap_dp ? "on" : "off",
                 to_string(c.estimate.step).c_str(), to_string(c.estimate.memory.total()).c_str(),
                 c.estimate.tokens_per_second.value(), 100.0 * c.estimate.mfu, to_string(b.compute).c_str(),
                 to_string(b.recompute).c_str(), to_string(b.tp).c_str(), to_string(b.pp).c_str(),
@@ -136,7 +137,7 @@ NAPKIN_COMMAND(app) {
         long long sequence = 2048;
         long long top = 10;
         long long max_tp = 0;
-        std::string schedules = "1f1b,interleaved,zb-h1";
+        std::string schedules = "1f1b,interleaved,zb-h1,zb-h2,dualpipe,dualpipev,gpipe";
         bool include_non_fitting = false;
         bool flash_attention = false;
         std::string grads = "bf16";
@@ -158,7 +159,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--seq-len", o->sequence, "tokens per sequence (2048)");
     sub->add_option("--top", o->top, "how many of the fastest layouts to show (10)");
     sub->add_option("--max-tp", o->max_tp, "largest tensor-parallel size to consider (no limit)");
-    sub->add_option("--schedules", o->schedules, "pipeline schedules to consider: 1f1b,interleaved,zb-h1 (all)");
+    sub->add_option("--schedules", o->schedules, "pipeline schedules to consider: 1f1b,interleaved,zb-h1,zb-h2,dualpipe,dualpipev,gpipe (all)");
     sub->add_flag("--include-non-fitting", o->include_non_fitting, "rank layouts that do not fit in memory too");
     sub->add_flag("--flash-attention", o->flash_attention, "fused attention: no s x s scores kept");
     sub->add_option("--grad-dtype", o->grads, "gradients: bf16 or fp32 (bf16)");
@@ -204,7 +205,8 @@ NAPKIN_COMMAND(app) {
             for (const auto& c : plan.pareto) front.push_back(training_candidate_json(c, node.gpu));
             nlohmann::json search = search_json(plan.points_evaluated, plan.rejected.total(), seconds);
             search["points"] = plan.points;
-            search["points_pruned"] = plan.points_pruned;
+            search["points_pruned"] = plan.points_pruned();
+            search["pruned"] = {{"memory", plan.points_pruned_memory}, {"dominated", plan.points_pruned_dominated}};
             search["points_fitting"] = plan.points_fitting;
             search["rejected"] = {{"memory", plan.rejected.memory},     {"schedule", plan.rejected.schedule},
                                   {"gpus", plan.rejected.gpus},         {"batch", plan.rejected.batch},
@@ -222,10 +224,12 @@ NAPKIN_COMMAND(app) {
         std::printf("%s on %lld x %s (%lld nodes of %lld, %s inside, %s between), batch %lld x %lld tokens\n",
                     std::string(model.name).c_str(), o->gpus, std::string(node.gpu.name).c_str(),
                     query.cluster.nodes, per_node, o->intra.c_str(), o->inter.c_str(), o->global_batch, o->sequence);
-        std::printf("search: %lld points, %lld evaluated, %lld fit; rejected %lld (memory %lld of which %lld by bound, "
-                    "schedule %lld; layouts: gpus %lld, batch %lld, max-tp %lld); %.2f s, %.0f points/s\n",
-                    plan.points, plan.points_evaluated, plan.points_fitting, plan.rejected.total(),
-                    plan.rejected.memory, plan.points_pruned, plan.rejected.schedule, plan.rejected.gpus,
+        std::printf("search: %lld points, %lld evaluated, %lld fit; pruned %lld (dominated %lld, memory bound %lld); "
+                    "rejected %lld (memory %lld, schedule %lld; layouts: gpus %lld, batch %lld, max-tp %lld); "
+                    "%.2f s, %.0f points/s\n",
+                    plan.points, plan.points_evaluated, plan.points_fitting, plan.points_pruned(),
+                    plan.points_pruned_dominated, plan.points_pruned_memory, plan.rejected.total(),
+                    plan.rejected.memory, plan.rejected.schedule, plan.rejected.gpus,
                     plan.rejected.batch, plan.rejected.max_tp, seconds,
                     seconds > 0 ? static_cast<double>(plan.points_evaluated) / seconds : 0.0);
         if (plan.top.empty()) {

@@ -340,30 +340,52 @@ struct GroupPlacement {
 namespace detail {
 inline std::string whole(long long n) { return std::to_string(n); }
 
-// What each schedule needs of the layout, named in the layout's terms (the
-// checks of napkin/pipeline.hpp then never fire).
-constexpr void check_schedule(const Parallelism& par) {
+// What a schedule needs of the layout that the layout may lack; none: it runs.
+enum class ScheduleProblem { none, chunks, interleaved_groups, zero_bubble_microbatches, dualpipe_stages,
+                             dualpipe_microbatches };
+
+// The rules of check_schedule without the message: a search asks this for
+// every point, so it must not throw.
+[[nodiscard]] constexpr ScheduleProblem schedule_problem(const Parallelism& par) {
     const ScheduleKind k = resolved_schedule(par);
-    const std::string_view name = to_string(k);
     const long long m = microbatches(par);
-    if (k != ScheduleKind::interleaved && par.virtual_stages != 1)
-        reject("Parallelism.virtual_stages", count(par.virtual_stages),
-               "must be 1 for the " + std::string(name) + " schedule (chunks per rank are the interleaved schedule's)");
+    if (k != ScheduleKind::interleaved && par.virtual_stages != 1) return ScheduleProblem::chunks;
     // Megatron-LM's interleaved schedule runs micro-batches in groups of p
     // (megatron/core/pipeline_parallel/schedules.py).
     if (k == ScheduleKind::interleaved && par.virtual_stages > 1 && m % par.pp != 0)
-        reject("micro-batches per step (global_batch / (micro_batch × dp))", count(m),
-               "must be a multiple of pp = " + whole(par.pp) + " for the interleaved schedule");
+        return ScheduleProblem::interleaved_groups;
     // Qi et al. 2023 (Sec. 3.1) give the zero-bubble schedules for m ≥ p.
     if ((k == ScheduleKind::zero_bubble_h1 || k == ScheduleKind::zero_bubble_h2) && m < par.pp)
-        reject("micro-batches per step (global_batch / (micro_batch × dp))", count(m),
-               "must be at least pp = " + whole(par.pp) + " for the " + std::string(name) + " schedule");
+        return ScheduleProblem::zero_bubble_microbatches;
     // DeepSeek-V3 (Sec. 3.2.1): DualPipe needs the stages and the micro-batches divisible by 2.
-    if (k == ScheduleKind::dualpipe && par.pp % 2 != 0)
-        reject("Parallelism.pp", count(par.pp), "must be even for the dualpipe schedule");
-    if (k == ScheduleKind::dualpipe && m % 2 != 0)
-        reject("micro-batches per step (global_batch / (micro_batch × dp))", count(m),
-               "must be even for the dualpipe schedule");
+    if (k == ScheduleKind::dualpipe && par.pp % 2 != 0) return ScheduleProblem::dualpipe_stages;
+    if (k == ScheduleKind::dualpipe && m % 2 != 0) return ScheduleProblem::dualpipe_microbatches;
+    return ScheduleProblem::none;
+}
+
+// What each schedule needs of the layout, named in the layout's terms (the
+// checks of napkin/pipeline.hpp then never fire).
+constexpr void check_schedule(const Parallelism& par) {
+    const std::string_view name = to_string(resolved_schedule(par));
+    const long long m = microbatches(par);
+    switch (schedule_problem(par)) {
+        case ScheduleProblem::none: return;
+        case ScheduleProblem::chunks:
+            reject("Parallelism.virtual_stages", count(par.virtual_stages),
+                   "must be 1 for the " + std::string(name) +
+                       " schedule (chunks per rank are the interleaved schedule's)");
+        case ScheduleProblem::interleaved_groups:
+            reject("micro-batches per step (global_batch / (micro_batch × dp))", count(m),
+                   "must be a multiple of pp = " + whole(par.pp) + " for the interleaved schedule");
+        case ScheduleProblem::zero_bubble_microbatches:
+            reject("micro-batches per step (global_batch / (micro_batch × dp))", count(m),
+                   "must be at least pp = " + whole(par.pp) + " for the " + std::string(name) + " schedule");
+        case ScheduleProblem::dualpipe_stages:
+            reject("Parallelism.pp", count(par.pp), "must be even for the dualpipe schedule");
+        case ScheduleProblem::dualpipe_microbatches:
+            reject("micro-batches per step (global_batch / (micro_batch × dp))", count(m),
+                   "must be even for the dualpipe schedule");
+    }
 }
 }  // namespace detail
 

@@ -4,49 +4,67 @@
 //                       .global_batch = 1536, .sequence = 2048};
 //   const TrainingPlan plan = plan_training(q);   // plan.top[0]: the fastest layout that fits
 //
-// The search space (a superset of Calculon's llm-optimal-execution, Isaev et
-// al. SC'23, for the choices napkin's training model distinguishes):
+// Every point is one call of evaluate_training (napkin/training.hpp): the
+// planner has no formula of its own. The search space (a superset of
+// Calculon's llm-optimal-execution, Isaev et al. SC'23, for the choices
+// napkin's training model prices):
 //   tp   every divisor of the attention heads that also divides the hidden size (≤ max_tp)
 //   pp   every divisor of the layers;  dp = GPUs / (tp·pp), which must be whole
 //   v    every interleaving with pp·v dividing the layers (v > 1 needs pp > 1)
 //   b    every micro-batch size dividing the per-replica batch B / dp
 //   recomputation none / selective / full;  sequence parallelism off / on (tp > 1)
 //   ZeRO 0 / 1 / 2 / 3 / Megatron's distributed optimizer
-//   gradient synchronisation overlapped with the backward pass or not
-//   schedule 1F1B (v = 1), interleaved 1F1B (v > 1), zero-bubble ZB-H1 (v = 1, pp > 1)
-// Tensor-parallel communication is all-reduce without sequence parallelism and
-// reduce-scatter + all-gather with it (Korthikanti et al. 2022, Sec. 4.2.2), so
-// the sequence-parallel choice is also the choice of TP collective. The two
-// choices not enumerated are dominated, so leaving them out loses no winner:
-// reduce-scatter + all-gather without sequence parallelism moves the same
-// 2(n−1)/n·M over the same 2(n−1) steps as the ring all-reduce but pays the
-// base latency twice (same memory, never faster); and pipeline sends without
-// Megatron's scatter/gather (Narayanan et al. 2021, Sec. 4.1) carry t times
-// the bytes (same memory, never faster). Calculon's remaining dimensions
-// (offloading, fused activations, TP overlap variants) have no counterpart in
-// napkin's training model, so the GPT-3 case has 120,900 points here against
-// Calculon's 1,136,960.
+//   gradient synchronisation overlapped with the backward pass or not (dp > 1)
+//   schedule (Parallelism::schedule) with pp > 1: interleaved 1F1B when v > 1;
+//        1F1B, GPipe, ZB-H1, ZB-H2, DualPipe (pp even), DualPipeV (2·pp dividing
+//        the layers) when v = 1. With pp = 1 there is no pipeline and no schedule
+//        to choose: one point, run as 1F1B.
+// A choice that changes nothing in the price of a layout is not a dimension
+// (overlap at dp = 1, a schedule at pp = 1): no point is counted twice.
 //
-// Every point is evaluated with evaluate_training (napkin/training.hpp); ZB-H1
-// takes the 1F1B estimate and replaces its bubble (see zero_bubble_h1 below).
 // The result: the top k by throughput (all points share B·s, so the shortest
 // step wins), the Pareto front of memory per GPU vs step time, and how many
-// points were evaluated and rejected, by reason.
+// points were evaluated, pruned and rejected, by reason.
 //
-// Exhaustive and exact: a point is skipped only when a bound proves it would
-// be rejected for memory (with must_fit), never to save time on one that
-// could win. Two bounds, both from napkin/memory.hpp:
+// Exhaustive and exact: a point is left unevaluated only when a proof shows
+// it cannot change the answer. Two kinds:
+//
+// Dominated variants. Some choices are never better than an alternative that
+// differs from them in that choice alone, whatever the other choices: the
+// variant's step time is never shorter and its memory never smaller. Each
+// proof follows evaluate_training term by term:
+//  - GPipe vs 1F1B: the same bubble (p − 1)(F + B) from the same stage times
+//    and the same parameters (pipeline.hpp), m micro-batches of activations
+//    against min(m, p); both run every v = 1 layout.
+//  - gradient synchronisation not overlapped vs overlapped: dp_full against
+//    max(0, dp_full − backward); nothing else uses the choice.
+// Changing one dominated choice at a time to its better value never raises
+// time or memory, so every point of a family (the points that differ only in
+// dominated choices) is dominated by its canonical point (every such choice at
+// its better value), which is evaluated; a dominated point is never ranked
+// (its twin is faster or as fast, with no more memory) and is counted as
+// pruned. Where the twin is outside the space (1F1B not among the allowed
+// schedules) the variant is evaluated like any point.
+//
+// Memory bounds (with must_fit), from napkin/memory.hpp. Memory depends on the
+// schedule: activations in flight (1F1B and ZB-H1 min(m, p), ZB-H2
+// min(m, 2p − 1), DualPipe min(m, p + 1), DualPipeV min(2m, 2p + 1)/2,
+// interleaved min(m·v, 2(p − 1) + (v − 1)·p + 1)/v) and DualPipe's two
+// copies of the parameters, so the bounds run per schedule:
 //  1. model states: weights, gradients and optimizer states per GPU depend on
-//     (tp, pp, v, sharding) alone and activations are never negative, so when
-//     the states alone exceed the usable memory the whole row is rejected;
+//     (tp, pp, v, sharding, schedule) alone and activations are never
+//     negative, so when the states alone exceed the usable memory every point
+//     of that row and schedule is rejected;
 //  2. micro-batch size: the first stage's activations are per-layer bytes
-//     (linear in b) × layers in flight (min(m, p)·L/p, or min(chunks, m·v)·L/(p·v)
-//     interleaved, with m = B/(b·d)): b·min(B/(b·d), p) = min(B/d, b·p) never
-//     falls as b grows, so once a b does not fit, no larger b fits for the
-//     same (recomputation, sequence parallelism).
-// Memory does not depend on the overlap or the schedule (ZB-H1 keeps 1F1B's
-// p micro-batches in flight, Qi et al. 2023 Sec. 3.1), so one memory check
-// settles all of them. The tests compare a pruned search with an unpruned one.
+//     (linear in b) × the schedule's micro-batches in flight, each of the
+//     forms above min(c·m, c') with m = B/(b·d), so b·min(c·B/(b·d), c') =
+//     min(c·B/d, c'·b) never falls as b grows: once a b does not fit, no
+//     larger b fits for the same (schedule, recomputation, sequence
+//     parallelism). A dominated variant has at least its canonical point's
+//     memory, so when that does not fit, neither does the variant.
+// A point a bound settles counts as rejected for memory and as pruned; the
+// tests compare a pruned search with an unpruned one (`prune = false`
+// evaluates every point, dominated ones included, and checks nothing by bound).
 //
 // The rows (tp, pp, v, sharding) are shared among std::threads; results do not
 // depend on the thread count (ties are broken by a fixed order of the choices).
@@ -70,47 +88,14 @@
 namespace napkin {
 
 // ---------------------------------------------------------------------------
-// Pipeline schedules the planner chooses among
+// The schedules a search may use, as a set of ScheduleKind bits
 
-enum class TrainingSchedule { one_f_one_b, interleaved, zero_bubble_h1 };
-
-[[nodiscard]] constexpr std::string_view to_string(TrainingSchedule s) {
-    switch (s) {
-        case TrainingSchedule::one_f_one_b: return "1f1b";
-        case TrainingSchedule::interleaved: return "interleaved";
-        case TrainingSchedule::zero_bubble_h1: return "zb-h1";
-    }
-    return "?";
-}
-
-// A set of schedules as bits: schedules_all, or (1u << int(TrainingSchedule::...)).
-[[nodiscard]] constexpr unsigned schedule_bit(TrainingSchedule s) { return 1u << static_cast<unsigned>(s); }
-inline constexpr unsigned schedules_all = schedule_bit(TrainingSchedule::one_f_one_b) |
-                                          schedule_bit(TrainingSchedule::interleaved) |
-                                          schedule_bit(TrainingSchedule::zero_bubble_h1);
-
-// Zero Bubble ZB-H1 (Qi et al. 2023, "Zero Bubble Pipeline Parallelism",
-// Sec. 3.1): splitting the backward into the input gradient B and the weight
-// gradient W turns 1F1B's bubble (p − 1)(T_F + T_B + T_W) into
-// (p − 1)(T_F + T_B − T_W), i.e. 2(p − 1)·T_W shorter, for the same activation
-// memory. T_W is one micro-batch's weight-gradient GEMMs, as many FLOPs as its
-// forward pass: a third of the stage's forward + backward compute. Takes a
-// 1F1B (v = 1) estimate and gives the ZB-H1 one; the paper's schedule needs
-// m ≥ p micro-batches.
-[[nodiscard]] constexpr TrainingEstimate zero_bubble_h1(const TrainingEstimate& one_f_one_b, const Parallelism& par) {
-    detail::require(par.virtual_stages == 1, "Parallelism.virtual_stages", count(par.virtual_stages),
-                    "must be 1 for ZB-H1");
-    detail::require(microbatches(par) >= par.pp, "micro-batches per step", count(microbatches(par)),
-                    "must be at least pp for ZB-H1");
-    TrainingEstimate e = one_f_one_b;
-    const Seconds weight_gradient = one_f_one_b.breakdown.compute / (3.0 * count(microbatches(par)));
-    e.breakdown.bubble = std::max(Seconds{}, e.breakdown.bubble - 2.0 * count(par.pp - 1) * weight_gradient);
-    e.step = e.breakdown.total();
-    e.tokens_per_second = tokens(count(par.global_batch * par.sequence)) / e.step;
-    e.mfu = one_f_one_b.mfu * ratio(one_f_one_b.step, e.step);
-    e.hfu = one_f_one_b.hfu * ratio(one_f_one_b.step, e.step);
-    return e;
-}
+[[nodiscard]] constexpr unsigned schedule_bit(ScheduleKind k) { return 1u << static_cast<unsigned>(k); }
+inline constexpr unsigned schedules_all =
+    schedule_bit(ScheduleKind::gpipe) | schedule_bit(ScheduleKind::one_f_one_b) |
+    schedule_bit(ScheduleKind::interleaved) | schedule_bit(ScheduleKind::zero_bubble_h1) |
+    schedule_bit(ScheduleKind::zero_bubble_h2) | schedule_bit(ScheduleKind::dualpipe) |
+    schedule_bit(ScheduleKind::dualpipev);
 
 // ---------------------------------------------------------------------------
 // Query and result
@@ -122,23 +107,24 @@ struct TrainingPlanQuery {
     long long sequence = 2048;   // tokens per sequence s
     long long max_tp = 0;        // 0: no limit
     bool must_fit = true;        // false: rank layouts that do not fit as well
-    unsigned schedules = schedules_all;
+    unsigned schedules = schedules_all;  // ScheduleKind bits (automatic excluded)
     Parallelism base{};          // number formats and flash attention; the sizes are searched
-    TrainingOptions options{};
+    TrainingOptions options{};   // efficiency, base latency, causal counting; the choices are searched
     long long top_k = 10;
     unsigned threads = 0;        // 0: every core
-    bool prune = true;           // skip points the memory bounds reject (off: evaluate them all)
+    bool prune = true;           // skip what the bounds and dominance settle (off: evaluate every point)
 };
 
+// One point: the layout and the options evaluate_training takes.
 struct TrainingPoint {
     Parallelism parallelism;
-    TrainingSchedule schedule = TrainingSchedule::one_f_one_b;
-    bool overlap_dp = false;
+    TrainingOptions options;
 };
 
 struct TrainingCandidate {
     TrainingPoint point;
     TrainingEstimate estimate;
+    bool dominated = false;  // a variant whose canonical twin is never slower nor larger (see above)
 };
 
 // Why points were turned down. `gpus`, `batch` and `max_tp` count (tp, pp)
@@ -147,19 +133,23 @@ struct Rejections {
     long long gpus = 0;      // tp·pp does not divide the GPU count
     long long batch = 0;     // dp does not divide the global batch
     long long max_tp = 0;    // tp above the constraint
-    long long memory = 0;    // does not fit (evaluated or settled by a bound)
-    long long schedule = 0;  // the schedule cannot run it (interleaved: m not a multiple of p; ZB-H1: m < p)
+    long long memory = 0;    // does not fit (evaluated, or settled by a bound)
+    long long schedule = 0;  // the schedule cannot run it (interleaved: m not a multiple of p;
+                             // zero bubble: m < p; DualPipe: m odd)
     [[nodiscard]] constexpr long long total() const { return gpus + batch + max_tp + memory + schedule; }
 };
 
+// points = evaluated + pruned (memory + dominated) + rejected.schedule.
 struct TrainingPlan {
     std::vector<TrainingCandidate> top;     // fastest first
     std::vector<TrainingCandidate> pareto;  // memory vs step time, least memory first
-    long long points = 0;                   // points in the space (b, recomputation, ... for every valid row)
+    long long points = 0;                   // points in the space
     long long points_evaluated = 0;         // points whose step time was computed
-    long long points_pruned = 0;            // points rejected for memory without computing their step time
+    long long points_pruned_memory = 0;     // rejected for memory by a bound, never evaluated
+    long long points_pruned_dominated = 0;  // dominated variants of an evaluated point, never evaluated
     long long points_fitting = 0;           // evaluated points that fit
     Rejections rejected;
+    [[nodiscard]] constexpr long long points_pruned() const { return points_pruned_memory + points_pruned_dominated; }
 };
 
 // ---------------------------------------------------------------------------
@@ -174,9 +164,10 @@ inline constexpr std::array<Sharding, 5> sharding_choices{Sharding::none, Shardi
 // A fixed order of the choices, to break ties the same way on any thread count.
 constexpr auto choice_key(const TrainingPoint& p) {
     const Parallelism& a = p.parallelism;
+    const TrainingOptions& o = p.options;
     return std::make_tuple(a.tp, a.pp, a.virtual_stages, a.micro_batch, static_cast<int>(a.recompute),
-                           a.sequence_parallel, static_cast<int>(a.sharding), p.overlap_dp,
-                           static_cast<int>(p.schedule));
+                           a.sequence_parallel, static_cast<int>(a.sharding), static_cast<int>(a.schedule),
+                           !o.overlap_dp);
 }
 
 // Faster first; on a tie less memory, then the fixed order.
@@ -228,9 +219,9 @@ struct PlanRow {
 };
 
 struct RowResult {
-    long long points = 0, evaluated = 0, pruned = 0, fitting = 0, memory = 0, schedule = 0;
+    long long points = 0, evaluated = 0, pruned_memory = 0, pruned_dominated = 0, fitting = 0, memory = 0,
+              schedule = 0;
 };
-
 
 // The micro-batch sizes of a row, ascending: the divisors of B / dp.
 inline std::vector<long long> micro_batch_sizes(long long per_replica) {
@@ -240,49 +231,102 @@ inline std::vector<long long> micro_batch_sizes(long long per_replica) {
     return sizes;
 }
 
-// The schedules a row runs: interleaved when v > 1; 1F1B, and ZB-H1 with pp > 1, when v = 1.
-struct RowSchedules {
-    std::array<TrainingSchedule, 2> items{};
+// Up to N values of one choice, the better one first.
+template <class T, std::size_t N>
+struct Choices {
+    std::array<T, N> items{};
     std::size_t size = 0;
+    constexpr void add(T x) { items[size++] = x; }
 };
-constexpr RowSchedules row_schedules(const TrainingPlanQuery& q, const PlanRow& row) {
-    RowSchedules s;
-    const auto allowed = [&](TrainingSchedule x) { return (q.schedules & schedule_bit(x)) != 0; };
-    if (row.v > 1) {
-        if (allowed(TrainingSchedule::interleaved)) s.items[s.size++] = TrainingSchedule::interleaved;
-    } else {
-        if (allowed(TrainingSchedule::one_f_one_b)) s.items[s.size++] = TrainingSchedule::one_f_one_b;
-        if (row.pp > 1 && allowed(TrainingSchedule::zero_bubble_h1)) s.items[s.size++] = TrainingSchedule::zero_bubble_h1;
+
+constexpr bool allowed(const TrainingPlanQuery& q, ScheduleKind k) { return (q.schedules & schedule_bit(k)) != 0; }
+
+// The canonical schedules of a row: interleaved when v > 1; with v = 1 and
+// pp > 1 1F1B, ZB-H1, ZB-H2, DualPipe (pp even), DualPipeV (2·pp | layers),
+// and GPipe only where 1F1B is not allowed (otherwise it is 1F1B's dominated
+// variant); with pp = 1, 1F1B whatever is allowed (there is no pipeline).
+inline Choices<ScheduleKind, 6> row_schedules(const TrainingPlanQuery& q, const PlanRow& row) {
+    Choices<ScheduleKind, 6> s;
+    if (row.pp == 1) {
+        s.add(ScheduleKind::one_f_one_b);
+        return s;
     }
+    if (row.v > 1) {
+        if (allowed(q, ScheduleKind::interleaved)) s.add(ScheduleKind::interleaved);
+        return s;
+    }
+    for (ScheduleKind k : {ScheduleKind::one_f_one_b, ScheduleKind::zero_bubble_h1, ScheduleKind::zero_bubble_h2,
+                           ScheduleKind::dualpipe, ScheduleKind::dualpipev}) {
+        if (!allowed(q, k)) continue;
+        if (k == ScheduleKind::dualpipe && row.pp % 2 != 0) continue;
+        if (k == ScheduleKind::dualpipev && q.model.layers % (2 * row.pp) != 0) continue;
+        s.add(k);
+    }
+    if (allowed(q, ScheduleKind::gpipe) && !allowed(q, ScheduleKind::one_f_one_b)) s.add(ScheduleKind::gpipe);
     return s;
 }
 
-// Points of a row: micro-batch sizes × 3 recomputations × sequence parallelism
-// (2 when tp > 1) × schedules × 2 overlap choices.
-inline long long row_points(const TrainingPlanQuery& q, const PlanRow& row) {
-    return static_cast<long long>(micro_batch_sizes(q.global_batch / row.dp).size()) * 3 * (row.tp > 1 ? 2 : 1) *
-           static_cast<long long>(row_schedules(q, row).size) * 2;
+// The points that differ from a canonical point only in dominated choices,
+// each list better value first (the first of each is the canonical point).
+struct Family {
+    Choices<ScheduleKind, 2> schedules;
+    Choices<bool, 2> overlap;
+    [[nodiscard]] constexpr long long size() const {
+        return static_cast<long long>(schedules.size * overlap.size);
+    }
+};
+
+inline Family family_of(const TrainingPlanQuery& q, const PlanRow& row, ScheduleKind schedule) {
+    Family f;
+    f.schedules.add(schedule);
+    if (schedule == ScheduleKind::one_f_one_b && row.pp > 1 && allowed(q, ScheduleKind::gpipe))
+        f.schedules.add(ScheduleKind::gpipe);
+    f.overlap.add(true);
+    if (row.dp > 1) f.overlap.add(false);  // nothing to overlap with one data-parallel copy
+    return f;
 }
 
-// Megatron's interleaved order takes micro-batches in groups of p
-// (megatron/core/pipeline_parallel/schedules.py); ZB-H1's schedule needs m ≥ p (Qi et al. 2023, Sec. 3.1).
-constexpr bool schedule_runs(TrainingSchedule schedule, long long microbatches, long long pp) {
-    if (schedule == TrainingSchedule::interleaved) return microbatches % pp == 0;
-    if (schedule == TrainingSchedule::zero_bubble_h1) return microbatches >= pp;
-    return true;
+// Sets the family's choices of `p` to its canonical point's.
+constexpr void set_canonical(const Family& family, TrainingPoint& p) {
+    p.parallelism.schedule = family.schedules.items[0];
+    p.options.overlap_dp = family.overlap.items[0];
+}
+
+// Calls f(point, dominated) for each member of the family of `canonical`.
+template <class F>
+void for_each_member(const Family& family, const TrainingPoint& canonical, F&& f) {
+    TrainingPoint p = canonical;
+    for (std::size_t s = 0; s < family.schedules.size; ++s) {
+        p.parallelism.schedule = family.schedules.items[s];
+        for (std::size_t o = 0; o < family.overlap.size; ++o) {
+            p.options.overlap_dp = family.overlap.items[o];
+            f(p, s + o > 0);
+        }
+    }
+}
+
+// Points of a row: for each canonical schedule, recomputation, sequence
+// parallelism and micro-batch size, its family.
+inline long long row_points(const TrainingPlanQuery& q, const PlanRow& row) {
+    const auto schedules = row_schedules(q, row);
+    const long long sizes = static_cast<long long>(micro_batch_sizes(q.global_batch / row.dp).size());
+    const long long sp_choices = row.tp > 1 ? 2 : 1;
+    long long points = 0;
+    for (std::size_t s = 0; s < schedules.size; ++s)
+        points += family_of(q, row, schedules.items[s]).size() * 3 * sp_choices * sizes;
+    return points;
 }
 
 template <class Sink>
 void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, Sink&& sink) {
     const Bytes usable = usable_memory(q.cluster.node.gpu);
-    const RowSchedules schedules = row_schedules(q, row);
+    const auto schedules = row_schedules(q, row);
     const std::vector<long long> sizes = micro_batch_sizes(q.global_batch / row.dp);
     const long long sp_choices = row.tp > 1 ? 2 : 1;
-    const long long all = static_cast<long long>(sizes.size()) * 3 * sp_choices * 2 * static_cast<long long>(schedules.size);
-    out.points += all;
-    if (all == 0) return;
+    const bool bound_memory = q.must_fit && q.prune;
 
-    Parallelism par = q.base;
+    TrainingPoint canonical{q.base, q.options};
+    Parallelism& par = canonical.parallelism;
     par.tp = row.tp;
     par.pp = row.pp;
     par.dp = row.dp;
@@ -293,50 +337,75 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
     par.sequence = q.sequence;
     par.sharding = row.sharding;
 
-    const bool prune = q.must_fit && q.prune;
-    // Bound 1: the model states alone do not fit.
-    // Points of micro-batch sizes[from..] that a bound settles, `combos` times
-    // over: those the schedule cannot run count as such, the rest as memory.
-    const auto settle = [&](std::size_t from, long long combos) {
-        for (std::size_t j = from; j < sizes.size(); ++j)
-            for (std::size_t s = 0; s < schedules.size; ++s) {
-                const bool runs = schedule_runs(schedules.items[s], q.global_batch / (sizes[j] * row.dp), row.pp);
-                (runs ? out.memory : out.schedule) += 2 * combos;
-                if (runs) out.pruned += 2 * combos;
-            }
-    };
-    if (prune && training_memory(q.model, par).states() > usable) {
-        settle(0, 3 * sp_choices);
-        return;
-    }
-    for (Recompute recompute : recompute_choices) {
-        par.recompute = recompute;
-        for (long long sp = 0; sp < sp_choices; ++sp) {
-            par.sequence_parallel = sp == 1;
-            for (std::size_t i = 0; i < sizes.size(); ++i) {
-                par.micro_batch = sizes[i];
-                // Bound 2: this micro-batch does not fit, so no larger one does.
-                if (prune && training_memory(q.model, par).total() > usable) {
-                    settle(i, 1);
-                    break;
+    for (std::size_t s = 0; s < schedules.size; ++s) {
+        par.schedule = schedules.items[s];
+        const Family family = family_of(q, row, par.schedule);
+        const long long members = family.size();
+        set_canonical(family, canonical);
+        out.points += members * 3 * sp_choices * static_cast<long long>(sizes.size());
+        // Micro-batch sizes[from..] settled without evaluation: rejected for
+        // the schedule where it cannot run them, for memory by a bound elsewhere.
+        const auto settle = [&](std::size_t from) {
+            for (std::size_t j = from; j < sizes.size(); ++j) {
+                par.micro_batch = sizes[j];
+                if (detail::schedule_problem(par) != ScheduleProblem::none) {
+                    out.schedule += members;
+                } else {
+                    out.memory += members;
+                    out.pruned_memory += members;
                 }
-                const long long m = microbatches(par);
-                for (std::size_t s = 0; s < schedules.size; ++s) {
-                    const TrainingSchedule schedule = schedules.items[s];
-                    if (!schedule_runs(schedule, m, row.pp)) {
-                        out.schedule += 2;
+            }
+        };
+        // Bound 1: the model states alone do not fit.
+        if (bound_memory && training_memory(q.model, par).states() > usable) {
+            for (Recompute recompute : recompute_choices)
+                for (long long sp = 0; sp < sp_choices; ++sp) {
+                    par.recompute = recompute;
+                    par.sequence_parallel = sp == 1;
+                    settle(0);
+                }
+            continue;
+        }
+        for (Recompute recompute : recompute_choices) {
+            par.recompute = recompute;
+            for (long long sp = 0; sp < sp_choices; ++sp) {
+                par.sequence_parallel = sp == 1;
+                for (std::size_t i = 0; i < sizes.size(); ++i) {
+                    par.micro_batch = sizes[i];
+                    if (detail::schedule_problem(par) != ScheduleProblem::none) {
+                        out.schedule += members;
+                        // Bound 2 needs to know whether this b fits even where the schedule cannot run it.
+                        if (bound_memory && training_memory(q.model, par).total() > usable) {
+                            settle(i + 1);
+                            break;
+                        }
                         continue;
                     }
-                    for (bool overlap : {false, true}) {
-                        TrainingOptions options = q.options;
-                        options.overlap_dp = overlap;
-                        TrainingEstimate e = evaluate_training(q.model, q.cluster, par, options);
-                        if (schedule == TrainingSchedule::zero_bubble_h1) e = zero_bubble_h1(e, par);
-                        ++out.evaluated;
-                        if (e.fits) ++out.fitting;
-                        else if (q.must_fit) ++out.memory;
-                        sink(TrainingCandidate{{par, schedule, overlap}, e});
+                    if (!q.prune) {  // every member evaluated
+                        for_each_member(family, canonical, [&](const TrainingPoint& p, bool dominated) {
+                            const TrainingEstimate e =
+                                evaluate_training(q.model, q.cluster, p.parallelism, p.options);
+                            ++out.evaluated;
+                            if (e.fits) ++out.fitting;
+                            else if (q.must_fit) ++out.memory;
+                            sink(TrainingCandidate{p, e, dominated});
+                        });
+                        continue;
                     }
+                    const TrainingEstimate e = evaluate_training(q.model, q.cluster, par, canonical.options);
+                    ++out.evaluated;
+                    if (e.fits) ++out.fitting;
+                    else if (q.must_fit) ++out.memory;
+                    sink(TrainingCandidate{canonical, e, false});
+                    // Bound 2: this micro-batch does not fit, so neither do its
+                    // dominated variants nor any larger micro-batch.
+                    if (bound_memory && !e.fits) {
+                        out.memory += members - 1;
+                        out.pruned_memory += members - 1;
+                        settle(i + 1);
+                        break;
+                    }
+                    out.pruned_dominated += members - 1;
                 }
             }
         }
@@ -376,21 +445,24 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
     return rows;
 }
 
-// Search the whole space. `progress(done_points, total_points)` is called as
-// rows finish, from the worker threads (it must be thread-safe).
+namespace detail {
+inline void check_query(const TrainingPlanQuery& q) {
+    (void)validated(q.model);
+    (void)validated(q.cluster);
+    require_at_least_one("global_batch", q.global_batch);
+    require_at_least_one("sequence", q.sequence);
+    require_non_negative("max_tp", count(q.max_tp));
+    require_non_negative("top_k", count(q.top_k));
+    require(q.schedules != 0 && (q.schedules & ~schedules_all) == 0, "schedules", count(q.schedules),
+            "must be a non-empty set of schedule_bit(ScheduleKind) bits, automatic excluded");
+}
+}  // namespace detail
+
 // Search the whole space. `progress(done_points, total_points)` is called as
 // rows finish, from the worker threads (it must be thread-safe).
 template <class Progress>
 [[nodiscard]] TrainingPlan plan_training(const TrainingPlanQuery& q, Progress&& progress) {
-    (void)validated(q.model);
-    (void)validated(q.cluster);
-    detail::require_at_least_one("global_batch", q.global_batch);
-    detail::require_at_least_one("sequence", q.sequence);
-    detail::require_non_negative("max_tp", count(q.max_tp));
-    detail::require_non_negative("top_k", count(q.top_k));
-    detail::require(q.schedules != 0 && (q.schedules & ~schedules_all) == 0, "schedules", count(q.schedules),
-                    "must be a non-empty set of TrainingSchedule bits");
-
+    detail::check_query(q);
     TrainingPlan plan;
     const std::vector<detail::PlanRow> rows = plan_rows(q, &plan.rejected);
     long long total = 0;  // counted up front for the progress report
@@ -410,7 +482,7 @@ template <class Progress>
         for (std::size_t i = next++; i < rows.size(); i = next++) {
             const long long before = w.counts.points;
             detail::search_row(q, rows[i], w.counts, [&](const TrainingCandidate& c) {
-                if (q.must_fit && !c.estimate.fits) return;
+                if (c.dominated || (q.must_fit && !c.estimate.fits)) return;
                 w.top.offer(c);
                 w.front.offer(c);
             });
@@ -433,7 +505,8 @@ template <class Progress>
         for (const auto& c : w.front.items) front.offer(c);
         plan.points += w.counts.points;
         plan.points_evaluated += w.counts.evaluated;
-        plan.points_pruned += w.counts.pruned;
+        plan.points_pruned_memory += w.counts.pruned_memory;
+        plan.points_pruned_dominated += w.counts.pruned_dominated;
         plan.points_fitting += w.counts.fitting;
         plan.rejected.memory += w.counts.memory;
         plan.rejected.schedule += w.counts.schedule;
@@ -448,12 +521,12 @@ template <class Progress>
 }
 
 // Every point of the space on the calling thread, in the fixed order, with the
-// same bounds: `sink(candidate)` sees each evaluated point (fitting or not).
+// query's bounds: `sink(candidate)` sees each evaluated point (fitting or not;
+// with prune = false every point a schedule can run, dominated ones flagged).
 // For questions the ranking does not answer ("where does this layout rank?").
 template <class Sink>
 void for_each_training_point(const TrainingPlanQuery& q, Sink&& sink) {
-    (void)validated(q.model);
-    (void)validated(q.cluster);
+    detail::check_query(q);
     detail::RowResult counts;
     for (const auto& row : plan_rows(q)) detail::search_row(q, row, counts, sink);
 }

@@ -180,24 +180,79 @@ TEST_SUITE("planner") {
         // tp | 12 and 768: 1 2 3 4 6 12; pp | 12: 1 2 3 4 6 12; of the 36 pairs, 8 have
         // tp·pp dividing 8 (28 rejected). Per (tp, pp, dp): micro-batch sizes d(16/dp)
         // × 3 recomputations × (2 sequence-parallel choices when tp > 1) × schedules
-        // (v = 1: 1F1B, + ZB-H1 when pp > 1; v > 1 with pp·v | 12: interleaved) × 2
-        // overlap choices, × 5 shardings:
+        // (pp = 1: one; v = 1: 1F1B, GPipe, ZB-H1, ZB-H2, DualPipe, + DualPipeV when
+        // 2·pp | 12; v > 1 with pp·v | 12: interleaved) × (2 overlap choices when dp > 1),
+        // × 5 shardings:
         //   t1 p1 d8: 2·3·1·1·2                          = 12  → 60
-        //   t1 p2 d4: 3·3·2·2 + 3 × 3·3·2 (v = 2, 3, 6)  = 90  → 450
-        //   t1 p4 d2: 4·3·2·2 + 4·3·2 (v = 3)            = 72  → 360
-        //   t2 p1 d4: 3·3·2·2                            = 36  → 180
-        //   t2 p2 d2: 4·3·2·2·2 + 3 × 4·3·2·2            = 240 → 1,200
-        //   t2 p4 d1: 5·3·2·2·2 + 5·3·2·2                = 180 → 900
-        //   t4 p1 d2: 4·3·2·2                            = 48  → 240
-        //   t4 p2 d1: 5·3·2·2·2 + 3 × 5·3·2·2            = 300 → 1,500       total 4,890
+        //   t1 p2 d4: 3·3·(6 + 3 × 1)·2  (v = 2, 3, 6)   = 162 → 810
+        //   t1 p4 d2: 4·3·(5 + 1)·2      (v = 3)         = 144 → 720
+        //   t2 p1 d4: 3·3·2·1·2                          = 36  → 180
+        //   t2 p2 d2: 4·3·2·9·2                          = 432 → 2,160
+        //   t2 p4 d1: 5·3·2·6·1                          = 180 → 900
+        //   t4 p1 d2: 4·3·2·1·2                          = 48  → 240
+        //   t4 p2 d1: 5·3·2·9·1                          = 270 → 1,350       total 6,420
         const TrainingPlan plan = plan_training(small);
-        CHECK(plan.points == 4890);
+        CHECK(plan.points == 6420);
         CHECK(plan.rejected.gpus == 28);
         CHECK(plan.rejected.batch == 0);
-        CHECK(plan.points_evaluated + plan.points_pruned + plan.rejected.schedule == plan.points);
-        CHECK(plan.rejected.memory == plan.points_pruned + (plan.points_evaluated - plan.points_fitting));
+        CHECK(plan.points_evaluated + plan.points_pruned() + plan.rejected.schedule == plan.points);
+        CHECK(plan.rejected.memory == plan.points_pruned_memory + (plan.points_evaluated - plan.points_fitting));
+        CHECK(plan.points_pruned_dominated > 0);
         CHECK(plan.top.size() == 10);
         CHECK(plan_rows(small).size() == 5 * (1 + 4 + 2 + 1 + 4 + 2 + 1 + 4));
+    }
+
+    TEST_CASE("every schedule of the training model is searched; GPipe only as 1F1B's dominated twin") {
+        TrainingPlanQuery q = small;
+        q.prune = false;
+        unsigned seen = 0, seen_canonical = 0;
+        for_each_training_point(q, [&](const TrainingCandidate& c) {
+            seen |= schedule_bit(c.point.parallelism.schedule);
+            if (!c.dominated) seen_canonical |= schedule_bit(c.point.parallelism.schedule);
+        });
+        CHECK(seen == schedules_all);
+        CHECK(seen_canonical == (schedules_all & ~schedule_bit(ScheduleKind::gpipe)));
+        // Without 1F1B, GPipe has no twin and is searched like any schedule.
+        q.schedules = schedule_bit(ScheduleKind::gpipe);
+        unsigned gpipe = 0;
+        for_each_training_point(q, [&](const TrainingCandidate& c) {
+            if (c.point.parallelism.pp > 1 && !c.dominated) gpipe |= schedule_bit(c.point.parallelism.schedule);
+        });
+        CHECK(gpipe == schedule_bit(ScheduleKind::gpipe));
+    }
+
+    TEST_CASE("dominated variants: never faster and never smaller than their canonical twin") {
+        // The proofs of planner.hpp, checked on every point of the GPT-2 space:
+        // each dominated point against the point with every dominated choice at
+        // its better value (1F1B for GPipe, overlap on).
+        TrainingPlanQuery q = small;
+        q.prune = false;
+        q.must_fit = false;
+        std::vector<TrainingCandidate> canonical, dominated;
+        for_each_training_point(q, [&](const TrainingCandidate& c) { (c.dominated ? dominated : canonical).push_back(c); });
+        const auto twin_of = [](TrainingPoint p) {
+            if (p.parallelism.schedule == ScheduleKind::gpipe) p.parallelism.schedule = ScheduleKind::one_f_one_b;
+            p.options.overlap_dp = true;
+            return detail::choice_key(p);
+        };
+        REQUIRE(!dominated.empty());
+        long long checked = 0, gpipe = 0;
+        for (const TrainingCandidate& d : dominated) {
+            const auto key = twin_of(d.point);
+            const auto twin = std::find_if(canonical.begin(), canonical.end(),
+                                           [&](const TrainingCandidate& c) { return detail::choice_key(c.point) == key; });
+            REQUIRE(twin != canonical.end());
+            CHECK(twin->estimate.step <= d.estimate.step);
+            CHECK(twin->estimate.memory.total() <= d.estimate.memory.total());
+            ++checked;
+            // GPipe's bubble is 1F1B's: with the same overlap the step is the same.
+            if (d.point.parallelism.schedule == ScheduleKind::gpipe && d.point.options.overlap_dp) {
+                ++gpipe;
+                CHECK(twin->estimate.step == d.estimate.step);
+            }
+        }
+        CHECK(checked == static_cast<long long>(dominated.size()));
+        CHECK(gpipe > 0);
     }
 
     TEST_CASE("the ranking: fastest first, each point what evaluate_training says") {
@@ -206,10 +261,9 @@ TEST_SUITE("planner") {
         for (std::size_t i = 1; i < plan.top.size(); ++i) CHECK(plan.top[i - 1].estimate.step <= plan.top[i].estimate.step);
         for (const TrainingCandidate& c : plan.top) {
             CHECK(c.estimate.fits);
-            TrainingOptions options;
-            options.overlap_dp = c.point.overlap_dp;
-            TrainingEstimate e = evaluate_training(small.model, small.cluster, c.point.parallelism, options);
-            if (c.point.schedule == TrainingSchedule::zero_bubble_h1) e = zero_bubble_h1(e, c.point.parallelism);
+            CHECK_FALSE(c.dominated);
+            const TrainingEstimate e =
+                evaluate_training(small.model, small.cluster, c.point.parallelism, c.point.options);
             CHECK(e.step == c.estimate.step);
             CHECK(e.memory.total() == c.estimate.memory.total());
             // All points share B·s, so tokens/s ranks like the step time.
@@ -228,7 +282,7 @@ TEST_SUITE("planner") {
     TEST_CASE("the Pareto front holds exactly the points nothing beats on both memory and time") {
         std::vector<TrainingCandidate> all;
         for_each_training_point(small, [&](const TrainingCandidate& c) {
-            if (c.estimate.fits) all.push_back(c);
+            if (c.estimate.fits && !c.dominated) all.push_back(c);
         });
         const TrainingPlan plan = plan_training(small);
         CHECK(static_cast<long long>(all.size()) == plan.points_fitting);
@@ -256,12 +310,22 @@ TEST_SUITE("planner") {
         q.prune = false;
         const TrainingPlan full = plan_training(q);
         CHECK(pruned.points == full.points);
-        CHECK(pruned.points_pruned > 0);
-        CHECK(full.points_pruned == 0);
+        CHECK(pruned.points_pruned_memory > 0);
+        CHECK(pruned.points_pruned_dominated > 0);
+        CHECK(full.points_pruned() == 0);
         CHECK(full.points_evaluated + full.rejected.schedule == full.points);
+        CHECK(pruned.points_evaluated + pruned.points_pruned() + pruned.rejected.schedule == pruned.points);
+        CHECK(pruned.rejected.schedule == full.rejected.schedule);
         CHECK(pruned.points_evaluated < full.points_evaluated);
-        CHECK(pruned.points_fitting == full.points_fitting);
-        CHECK(pruned.rejected.memory == full.rejected.memory);
+        // The canonical points that fit are the same; the dominated ones the
+        // pruned search never evaluates may fit or not.
+        long long canonical_fitting = 0;
+        for_each_training_point(q, [&](const TrainingCandidate& c) {
+            if (c.estimate.fits && !c.dominated) ++canonical_fitting;
+        });
+        CHECK(pruned.points_fitting == canonical_fitting);
+        CHECK(pruned.rejected.memory <= full.rejected.memory);
+        CHECK(full.rejected.memory <= pruned.rejected.memory + pruned.points_pruned_dominated);
         check_same(pruned.top, full.top);
         check_same(pruned.pareto, full.pareto);
     }
@@ -281,22 +345,22 @@ TEST_SUITE("planner") {
     TEST_CASE("constraints: maximum tp, schedules, must fit") {
         TrainingPlanQuery q = small;
         q.max_tp = 2;
-        q.schedules = schedule_bit(TrainingSchedule::one_f_one_b);
+        q.schedules = schedule_bit(ScheduleKind::one_f_one_b);
         const TrainingPlan plan = plan_training(q);
-        // Of the 8 (tp, pp) pairs, t4 p1 and t4 p2 exceed max_tp; 1F1B only: v = 1 rows, no ZB-H1:
-        // t1 p1 12, t1 p2 3·3·2 = 18, t1 p4 4·3·2 = 24, t2 p1 36, t2 p2 4·3·2·2 = 48, t2 p4 5·3·2·2 = 60;
-        // (12 + 18 + 24 + 36 + 48 + 60) × 5 = 990.
+        // Of the 8 (tp, pp) pairs, t4 p1 and t4 p2 exceed max_tp; 1F1B only: v = 1 rows, one schedule:
+        // t1 p1 2·3·2 = 12, t1 p2 3·3·2 = 18, t1 p4 4·3·2 = 24, t2 p1 3·3·2·2 = 36, t2 p2 4·3·2·2 = 48,
+        // t2 p4 5·3·2·1 = 30 (dp = 1: no overlap choice); (12 + 18 + 24 + 36 + 48 + 30) × 5 = 840.
         CHECK(plan.rejected.max_tp == 2);
-        CHECK(plan.points == 990);
+        CHECK(plan.points == 840);
         for (const auto& c : plan.top) {
             CHECK(c.point.parallelism.tp <= 2);
-            CHECK(c.point.schedule == TrainingSchedule::one_f_one_b);
+            CHECK(c.point.parallelism.schedule == ScheduleKind::one_f_one_b);
         }
         // Without must_fit every point is evaluated and ranked, fitting or not.
         TrainingPlanQuery loose{.model = catalog::gpt3_175b, .cluster = cluster_of(catalog::dgx_a100, 2),
                                 .global_batch = 16, .sequence = 2048, .must_fit = false};
         const TrainingPlan any = plan_training(loose);
-        CHECK(any.points_pruned == 0);
+        CHECK(any.points_pruned_memory == 0);
         CHECK(any.points_fitting < any.points_evaluated);
         REQUIRE(!any.top.empty());
         CHECK_FALSE(any.top.front().estimate.fits);  // 175B on 16 GPUs fits no layout
@@ -304,26 +368,6 @@ TEST_SUITE("planner") {
         const TrainingPlan none = plan_training(loose);
         CHECK(none.top.empty());
         CHECK(none.points_fitting == 0);
-    }
-
-    TEST_CASE("ZB-H1 shortens the 1F1B bubble by 2(p - 1) weight-gradient times (Qi et al. 2023)") {
-        // With F = B = W = 1 s per micro-batch on p = 4 stages: 1F1B's bubble is
-        // (p − 1)(F + B + W) = 9 s, ZB-H1's (p − 1)(F + B − W) = 3 s. Over m = 4
-        // micro-batches the stage computes 4 × 3 s = 12 s.
-        const Parallelism par{.tp = 1, .pp = 4, .dp = 1, .micro_batch = 1, .global_batch = 4, .sequence = 1000};
-        TrainingEstimate e;
-        e.breakdown.compute = seconds(12);
-        e.breakdown.bubble = seconds(9);
-        e.step = e.breakdown.total();
-        e.tokens_per_second = tokens(4000) / e.step;
-        e.mfu = 0.42;
-        const TrainingEstimate zb = zero_bubble_h1(e, par);
-        CHECK(in(zb.breakdown.bubble, units::s) == doctest::Approx(3.0).epsilon(1e-12).scale(0));
-        CHECK(in(zb.step, units::s) == doctest::Approx(15.0).epsilon(1e-12).scale(0));
-        CHECK(in(zb.tokens_per_second, units::tokens_per_s) == doctest::Approx(4000.0 / 15.0).epsilon(1e-12).scale(0));
-        CHECK(zb.mfu == doctest::Approx(0.42 * 21.0 / 15.0).epsilon(1e-12).scale(0));
-        CHECK_THROWS_WITH_AS((void)zero_bubble_h1(e, Parallelism{.pp = 4, .virtual_stages = 2, .global_batch = 4}),
-                             "Parallelism.virtual_stages = 2: must be 1 for ZB-H1", napkin::invalid_argument);
     }
 
     TEST_CASE("GPT-3 175B on 1,024 A100s: a search in well under a minute finds layouts that fit") {
@@ -335,8 +379,9 @@ TEST_SUITE("planner") {
         // only t1 p1 (dp 1,024) fails the batch.
         CHECK(plan.rejected.batch == 1);
         // Σ over the 185 valid (tp, pp, v) of 5 shardings × d(1,536/dp) micro-batch sizes × 3
-        // recomputations × (2 with tp > 1) × schedules × 2 overlaps, recounted outside napkin.
-        CHECK(plan.points == 120900);
+        // recomputations × (2 with tp > 1) × schedules (1, or 4 + DualPipe with pp even +
+        // DualPipeV with 2·pp | 96 at v = 1, pp > 1) × (2 overlaps with dp > 1), recounted outside napkin.
+        CHECK(plan.points == 187800);
         CHECK(plan_rows(q).size() == 925);
         REQUIRE(!plan.top.empty());
         CHECK(plan.top.front().estimate.fits);
@@ -349,7 +394,7 @@ TEST_SUITE("planner") {
         CHECK_THROWS_WITH_AS((void)plan_training(q), "global_batch = 0: must be at least 1", napkin::invalid_argument);
         q = small;
         q.schedules = 0;
-        CHECK_THROWS_WITH_AS((void)plan_training(q), "schedules = 0: must be a non-empty set of TrainingSchedule bits",
+        CHECK_THROWS_WITH_AS((void)plan_training(q), "schedules = 0: must be a non-empty set of schedule_bit(ScheduleKind) bits, automatic excluded",
                              napkin::invalid_argument);
     }
 }
