@@ -72,6 +72,21 @@ unsigned parse_schedules(const std::string& text) {
     return bits;
 }
 
+unsigned parse_gradient_dtypes(const std::string& text) {
+    unsigned bits = 0;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        const auto d = parse_dtype(item);
+        if (!d || *d == DType::none)
+            throw napkin::invalid_argument("--grad-dtype \"" + text + "\": \"" + item +
+                                           "\" is not one of bf16, fp16, fp32, fp8");
+        bits |= dtype_bit(*d);
+    }
+    if (bits == 0) throw napkin::invalid_argument("--grad-dtype \"" + text + "\": give at least one format");
+    return bits;
+}
+
 nlohmann::json training_candidate_json(const TrainingCandidate& c, const Gpu& gpu) {
     const Parallelism& p = c.point.parallelism;
     const TrainingOptions& o = c.point.options;
@@ -88,6 +103,10 @@ nlohmann::json training_candidate_json(const TrainingCandidate& c, const Gpu& gp
             {"zero", to_string(p.sharding)},
             {"schedule", to_string(p.schedule)},
             {"overlap_dp", o.overlap_dp},
+            {"flash_attention", p.flash_attention},
+            {"tp_communication", to_string(o.tp_communication)},
+            {"pipeline_scatter_gather", o.pipeline_scatter_gather},
+            {"grad_dtype", to_string(p.gradients)},
             {"memory",
              {{"weights", e.memory.weights.value()},
               {"gradients", e.memory.gradients.value()},
@@ -113,11 +132,14 @@ nlohmann::json training_candidate_json(const TrainingCandidate& c, const Gpu& gp
 void print_training_candidate(long long rank, const TrainingCandidate& c) {
     const Parallelism& p = c.point.parallelism;
     const StepBreakdown& b = c.estimate.breakdown;
-    std::printf("%4lld  t%-2lld p%-3lld d%-4lld v%-2lld b%-3lld %-9s %-3s %-11s %-11s %-3s %9s %10s %10.0f %6.1f%%"
-                "   compute %s, recompute %s, tp %s, pp %s, bubble %s, dp %s, optimizer %s\n",
+    const TrainingOptions& o = c.point.options;
+    std::printf("%4lld  t%-2lld p%-3lld d%-4lld v%-2lld b%-3lld %-9s %-3s %-3s %-10s %-11s %-4s %-11s %-3s %-3s %9s %10s "
+                "%10.0f %6.1f%%   compute %s, recompute %s, tp %s, pp %s, bubble %s, dp %s, optimizer %s\n",
                 rank, p.tp, p.pp, p.dp, p.virtual_stages, p.micro_batch, std::string(to_string(p.recompute)).c_str(),
-                p.sequence_parallel ? "on" : "off", std::string(to_string(p.sharding)).c_str(),
-                std::string(to_string(p.schedule)).c_str(), c.point.options.overlap_dp ? "on" : "off",
+                p.flash_attention ? "on" : "off", p.sequence_parallel ? "on" : "off",
+                std::string(to_string(o.tp_communication)).c_str(), std::string(to_string(p.sharding)).c_str(),
+                std::string(to_string(p.gradients)).c_str(), std::string(to_string(p.schedule)).c_str(),
+                o.pipeline_scatter_gather ? "on" : "off", o.overlap_dp ? "on" : "off",
                 to_string(c.estimate.step).c_str(), to_string(c.estimate.memory.total()).c_str(),
                 c.estimate.tokens_per_second.value(), 100.0 * c.estimate.mfu, to_string(b.compute).c_str(),
                 to_string(b.recompute).c_str(), to_string(b.tp).c_str(), to_string(b.pp).c_str(),
@@ -139,8 +161,8 @@ NAPKIN_COMMAND(app) {
         long long max_tp = 0;
         std::string schedules = "1f1b,interleaved,zb-h1,zb-h2,dualpipe,dualpipev,gpipe";
         bool include_non_fitting = false;
-        bool flash_attention = false;
-        std::string grads = "bf16";
+        bool no_flash_attention = false;
+        std::string grads = "bf16,fp32";
         unsigned threads = 0;
         bool pareto = false;
         bool json = false;
@@ -161,8 +183,9 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--max-tp", o->max_tp, "largest tensor-parallel size to consider (no limit)");
     sub->add_option("--schedules", o->schedules, "pipeline schedules to consider: 1f1b,interleaved,zb-h1,zb-h2,dualpipe,dualpipev,gpipe (all)");
     sub->add_flag("--include-non-fitting", o->include_non_fitting, "rank layouts that do not fit in memory too");
-    sub->add_flag("--flash-attention", o->flash_attention, "fused attention: no s x s scores kept");
-    sub->add_option("--grad-dtype", o->grads, "gradients: bf16 or fp32 (bf16)");
+    sub->add_flag("--no-flash-attention", o->no_flash_attention,
+                  "the kernels have no fused attention: search without it only");
+    sub->add_option("--grad-dtype", o->grads, "gradient formats to search: bf16,fp32 (both)");
     sub->add_option("--threads", o->threads, "worker threads (every core)");
     sub->add_flag("--pareto", o->pareto, "also print the memory/time Pareto front");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
@@ -185,11 +208,8 @@ NAPKIN_COMMAND(app) {
                                 .global_batch = o->global_batch, .sequence = o->sequence, .max_tp = o->max_tp,
                                 .must_fit = !o->include_non_fitting, .schedules = parse_schedules(o->schedules),
                                 .top_k = o->top, .threads = o->threads};
-        query.base.flash_attention = o->flash_attention;
-        const auto grads = parse_dtype(o->grads);
-        if (!grads || *grads == DType::none)
-            throw napkin::invalid_argument("--grad-dtype \"" + o->grads + "\": must be bf16, fp16, fp32 or fp8");
-        query.base.gradients = *grads;
+        query.flash_attention = !o->no_flash_attention;
+        query.gradient_dtypes = parse_gradient_dtypes(o->grads);
 
         const auto start = std::chrono::steady_clock::now();
         TrainingPlan plan;
@@ -236,9 +256,9 @@ NAPKIN_COMMAND(app) {
             std::printf("no layout fits\n");
             return;
         }
-        std::printf("\n%4s  %-3s %-4s %-5s %-3s %-4s %-9s %-3s %-11s %-11s %-3s %9s %10s %10s %7s\n", "rank", "tp",
-                    "pp", "dp", "vp", "mb", "recompute", "sp", "zero", "schedule", "ovl", "step", "memory",
-                    "tokens/s", "MFU");
+        std::printf("\n%4s  %-3s %-4s %-5s %-3s %-4s %-9s %-3s %-3s %-10s %-11s %-4s %-11s %-3s %-3s %9s %10s %10s "
+                    "%7s\n", "rank", "tp", "pp", "dp", "vp", "mb", "recompute", "fa", "sp", "tp-comm", "zero", "grad",
+                    "schedule", "s/g", "ovl", "step", "memory", "tokens/s", "MFU");
         for (std::size_t i = 0; i < plan.top.size(); ++i)
             print_training_candidate(static_cast<long long>(i + 1), plan.top[i]);
         if (o->pareto) {

@@ -5,22 +5,30 @@
 //   const TrainingPlan plan = plan_training(q);   // plan.top[0]: the fastest layout that fits
 //
 // Every point is one call of evaluate_training (napkin/training.hpp): the
-// planner has no formula of its own. The search space (a superset of
-// Calculon's llm-optimal-execution, Isaev et al. SC'23, for the choices
-// napkin's training model prices):
+// planner has no formula of its own. The search space (at least Calculon's
+// llm-optimal-execution, Isaev et al. SC'23, in every dimension napkin's
+// training model prices; Calculon's offloading and fused-kernel choices have
+// no counterpart in it):
 //   tp   every divisor of the attention heads that also divides the hidden size (≤ max_tp)
 //   pp   every divisor of the layers;  dp = GPUs / (tp·pp), which must be whole
 //   v    every interleaving with pp·v dividing the layers (v > 1 needs pp > 1)
 //   b    every micro-batch size dividing the per-replica batch B / dp
-//   recomputation none / selective / full;  sequence parallelism off / on (tp > 1)
-//   ZeRO 0 / 1 / 2 / 3 / Megatron's distributed optimizer
+//   recomputation none (with or without flash attention) / selective / full
+//   sequence parallelism off / on, and the TP collectives: all-reduce or
+//        reduce-scatter + all-gather without it, reduce-scatter + all-gather
+//        with it (tp > 1)
+//   ZeRO 0 / 1 / 2 / 3 (Megatron's distributed optimizer is the ZeRO-1 point)
+//   gradients in each allowed format (bf16, fp32)
+//   pipeline sends with or without Megatron's scatter/gather (pp > 1, tp > 1)
 //   gradient synchronisation overlapped with the backward pass or not (dp > 1)
 //   schedule (Parallelism::schedule) with pp > 1: interleaved 1F1B when v > 1;
 //        1F1B, GPipe, ZB-H1, ZB-H2, DualPipe (pp even), DualPipeV (2·pp dividing
 //        the layers) when v = 1. With pp = 1 there is no pipeline and no schedule
 //        to choose: one point, run as 1F1B.
 // A choice that changes nothing in the price of a layout is not a dimension
-// (overlap at dp = 1, a schedule at pp = 1): no point is counted twice.
+// (flash attention with recomputation, overlap at dp = 1, scatter/gather at
+// tp = 1, a schedule at pp = 1): no point is counted twice. GPT-3 175B on
+// 1,024 A100s, B = 1,536: 1,160,320 points (Calculon: 1,136,960).
 //
 // The result: the top k by throughput (all points share B·s, so the shortest
 // step wins), the Pareto front of memory per GPU vs step time, and how many
@@ -31,20 +39,35 @@
 //
 // Dominated variants. Some choices are never better than an alternative that
 // differs from them in that choice alone, whatever the other choices: the
-// variant's step time is never shorter and its memory never smaller. Each
-// proof follows evaluate_training term by term:
+// variant's step time is never shorter and its memory never larger than the
+// twin's. Each proof follows evaluate_training term by term; "F, B grow" means
+// the stage times of pipeline.hpp grow while W (the forward's compute) stays,
+// which never shortens any schedule's bubble ((p − 1)(F + B), its 1/v,
+// (p − 1)(F + B − 2W), (p − 1)(F + B − 3W), (p/2 − 1)(F + 2B − 3W),
+// (p − 1)(F + 2B − 3W)/2, each at least 0):
 //  - GPipe vs 1F1B: the same bubble (p − 1)(F + B) from the same stage times
 //    and the same parameters (pipeline.hpp), m micro-batches of activations
 //    against min(m, p); both run every v = 1 layout.
+//  - wider gradients (fp32 vs bf16): more gradient bytes in memory, in the
+//    data-parallel collectives (whose time grows with the bytes) and in the
+//    optimizer's memory traffic; nothing else reads the format.
+//  - no flash attention, without recomputation: the s × s scores kept (memory
+//    only; flash attention changes no time in napkin's model).
+//  - TP as reduce-scatter + all-gather without sequence parallelism vs the
+//    all-reduce: the same 2(n − 1)/n·M over 2(n − 1) ring steps plus one more
+//    base latency per collective, so the TP time and F, B grow; same memory.
+//  - pipeline sends without scatter/gather: t times the bytes per send, so
+//    the PP time and F, B grow; same memory.
 //  - gradient synchronisation not overlapped vs overlapped: dp_full against
 //    max(0, dp_full − backward); nothing else uses the choice.
 // Changing one dominated choice at a time to its better value never raises
 // time or memory, so every point of a family (the points that differ only in
 // dominated choices) is dominated by its canonical point (every such choice at
 // its better value), which is evaluated; a dominated point is never ranked
-// (its twin is faster or as fast, with no more memory) and is counted as
-// pruned. Where the twin is outside the space (1F1B not among the allowed
-// schedules) the variant is evaluated like any point.
+// (its twin is as fast or faster with no more memory) and counts as pruned.
+// Where the twin is outside the space (1F1B not among the allowed schedules,
+// flash attention not allowed) the variant is evaluated like any point. The
+// tests evaluate every dominated point of a space and compare it with its twin.
 //
 // Memory bounds (with must_fit), from napkin/memory.hpp. Memory depends on the
 // schedule: activations in flight (1F1B and ZB-H1 min(m, p), ZB-H2
@@ -88,9 +111,11 @@
 namespace napkin {
 
 // ---------------------------------------------------------------------------
-// The schedules a search may use, as a set of ScheduleKind bits
+// Sets of choices as bits: schedules (ScheduleKind) and gradient formats (DType)
 
 [[nodiscard]] constexpr unsigned schedule_bit(ScheduleKind k) { return 1u << static_cast<unsigned>(k); }
+[[nodiscard]] constexpr unsigned dtype_bit(DType d) { return 1u << static_cast<unsigned>(d); }
+
 inline constexpr unsigned schedules_all =
     schedule_bit(ScheduleKind::gpipe) | schedule_bit(ScheduleKind::one_f_one_b) |
     schedule_bit(ScheduleKind::interleaved) | schedule_bit(ScheduleKind::zero_bubble_h1) |
@@ -108,8 +133,10 @@ struct TrainingPlanQuery {
     long long max_tp = 0;        // 0: no limit
     bool must_fit = true;        // false: rank layouts that do not fit as well
     unsigned schedules = schedules_all;  // ScheduleKind bits (automatic excluded)
-    Parallelism base{};          // number formats and flash attention; the sizes are searched
-    TrainingOptions options{};   // efficiency, base latency, causal counting; the choices are searched
+    unsigned gradient_dtypes = dtype_bit(DType::bf16) | dtype_bit(DType::fp32);  // DType bits to search
+    bool flash_attention = true;  // fused attention kernels exist: search with and without them
+    Parallelism base{};          // weights, master and moment formats; the rest is searched
+    TrainingOptions options{};   // efficiency, base latency, causal counting; the rest is searched
     long long top_k = 10;
     unsigned threads = 0;        // 0: every core
     bool prune = true;           // skip what the bounds and dominance settle (off: evaluate every point)
@@ -158,16 +185,20 @@ struct TrainingPlan {
 namespace detail {
 
 inline constexpr std::array<Recompute, 3> recompute_choices{Recompute::none, Recompute::selective, Recompute::full};
-inline constexpr std::array<Sharding, 5> sharding_choices{Sharding::none, Sharding::zero1, Sharding::zero2,
-                                                          Sharding::zero3, Sharding::distributed};
+// Megatron's distributed optimizer shards like ZeRO-1 and napkin prices the two
+// alike (memory.hpp's model_states, training.hpp's gradient_sync_time): its
+// points are the zero1 ones (with fp32 gradients its 6 + 12/d bytes).
+inline constexpr std::array<Sharding, 4> sharding_choices{Sharding::none, Sharding::zero1, Sharding::zero2,
+                                                          Sharding::zero3};
 
 // A fixed order of the choices, to break ties the same way on any thread count.
 constexpr auto choice_key(const TrainingPoint& p) {
     const Parallelism& a = p.parallelism;
     const TrainingOptions& o = p.options;
     return std::make_tuple(a.tp, a.pp, a.virtual_stages, a.micro_batch, static_cast<int>(a.recompute),
-                           a.sequence_parallel, static_cast<int>(a.sharding), static_cast<int>(a.schedule),
-                           !o.overlap_dp);
+                           !a.flash_attention, a.sequence_parallel, static_cast<int>(o.tp_communication),
+                           static_cast<int>(a.sharding), bytes_of(a.gradients), static_cast<int>(a.schedule),
+                           !o.pipeline_scatter_gather, !o.overlap_dp);
 }
 
 // Faster first; on a tie less memory, then the fixed order.
@@ -270,17 +301,47 @@ inline Choices<ScheduleKind, 6> row_schedules(const TrainingPlanQuery& q, const 
 // each list better value first (the first of each is the canonical point).
 struct Family {
     Choices<ScheduleKind, 2> schedules;
+    Choices<DType, 4> gradients;
+    Choices<bool, 2> flash_attention;
+    Choices<TpCommunication, 2> tp_communication;
+    Choices<bool, 2> scatter_gather;
     Choices<bool, 2> overlap;
     [[nodiscard]] constexpr long long size() const {
-        return static_cast<long long>(schedules.size * overlap.size);
+        return static_cast<long long>(schedules.size * gradients.size * flash_attention.size *
+                                      tp_communication.size * scatter_gather.size * overlap.size);
     }
 };
 
-inline Family family_of(const TrainingPlanQuery& q, const PlanRow& row, ScheduleKind schedule) {
+// The gradient formats to search, fewest bytes first.
+inline Choices<DType, 4> gradient_choices(const TrainingPlanQuery& q) {
+    Choices<DType, 4> g;
+    for (DType d : {DType::fp8, DType::bf16, DType::fp16, DType::fp32})
+        if ((q.gradient_dtypes & dtype_bit(d)) != 0) g.add(d);
+    return g;
+}
+
+// The family of the canonical point with this schedule, recomputation and
+// sequence parallelism in this row.
+inline Family family_of(const TrainingPlanQuery& q, const PlanRow& row, ScheduleKind schedule, Recompute recompute,
+                        bool sequence_parallel) {
     Family f;
     f.schedules.add(schedule);
     if (schedule == ScheduleKind::one_f_one_b && row.pp > 1 && allowed(q, ScheduleKind::gpipe))
         f.schedules.add(ScheduleKind::gpipe);
+    f.gradients = gradient_choices(q);
+    // Flash attention only changes what is kept without recomputation.
+    if (recompute == Recompute::none && q.flash_attention) f.flash_attention.add(true);
+    f.flash_attention.add(false);
+    if (row.tp == 1) {
+        f.tp_communication.add(TpCommunication::automatic);  // no tensor-parallel collectives
+    } else if (sequence_parallel) {
+        f.tp_communication.add(TpCommunication::reduce_scatter_all_gather);
+    } else {
+        f.tp_communication.add(TpCommunication::all_reduce);
+        f.tp_communication.add(TpCommunication::reduce_scatter_all_gather);
+    }
+    f.scatter_gather.add(true);
+    if (row.pp > 1 && row.tp > 1) f.scatter_gather.add(false);  // sends exist and a t-way split of them
     f.overlap.add(true);
     if (row.dp > 1) f.overlap.add(false);  // nothing to overlap with one data-parallel copy
     return f;
@@ -289,6 +350,10 @@ inline Family family_of(const TrainingPlanQuery& q, const PlanRow& row, Schedule
 // Sets the family's choices of `p` to its canonical point's.
 constexpr void set_canonical(const Family& family, TrainingPoint& p) {
     p.parallelism.schedule = family.schedules.items[0];
+    p.parallelism.gradients = family.gradients.items[0];
+    p.parallelism.flash_attention = family.flash_attention.items[0];
+    p.options.tp_communication = family.tp_communication.items[0];
+    p.options.pipeline_scatter_gather = family.scatter_gather.items[0];
     p.options.overlap_dp = family.overlap.items[0];
 }
 
@@ -298,9 +363,21 @@ void for_each_member(const Family& family, const TrainingPoint& canonical, F&& f
     TrainingPoint p = canonical;
     for (std::size_t s = 0; s < family.schedules.size; ++s) {
         p.parallelism.schedule = family.schedules.items[s];
-        for (std::size_t o = 0; o < family.overlap.size; ++o) {
-            p.options.overlap_dp = family.overlap.items[o];
-            f(p, s + o > 0);
+        for (std::size_t g = 0; g < family.gradients.size; ++g) {
+            p.parallelism.gradients = family.gradients.items[g];
+            for (std::size_t a = 0; a < family.flash_attention.size; ++a) {
+                p.parallelism.flash_attention = family.flash_attention.items[a];
+                for (std::size_t t = 0; t < family.tp_communication.size; ++t) {
+                    p.options.tp_communication = family.tp_communication.items[t];
+                    for (std::size_t x = 0; x < family.scatter_gather.size; ++x) {
+                        p.options.pipeline_scatter_gather = family.scatter_gather.items[x];
+                        for (std::size_t o = 0; o < family.overlap.size; ++o) {
+                            p.options.overlap_dp = family.overlap.items[o];
+                            f(p, s + g + a + t + x + o > 0);
+                        }
+                    }
+                }
+            }
         }
     }
 }
@@ -310,10 +387,11 @@ void for_each_member(const Family& family, const TrainingPoint& canonical, F&& f
 inline long long row_points(const TrainingPlanQuery& q, const PlanRow& row) {
     const auto schedules = row_schedules(q, row);
     const long long sizes = static_cast<long long>(micro_batch_sizes(q.global_batch / row.dp).size());
-    const long long sp_choices = row.tp > 1 ? 2 : 1;
     long long points = 0;
     for (std::size_t s = 0; s < schedules.size; ++s)
-        points += family_of(q, row, schedules.items[s]).size() * 3 * sp_choices * sizes;
+        for (Recompute recompute : recompute_choices)
+            for (long long sp = 0; sp < (row.tp > 1 ? 2 : 1); ++sp)
+                points += family_of(q, row, schedules.items[s], recompute, sp == 1).size() * sizes;
     return points;
 }
 
@@ -339,13 +417,10 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
 
     for (std::size_t s = 0; s < schedules.size; ++s) {
         par.schedule = schedules.items[s];
-        const Family family = family_of(q, row, par.schedule);
-        const long long members = family.size();
-        set_canonical(family, canonical);
-        out.points += members * 3 * sp_choices * static_cast<long long>(sizes.size());
-        // Micro-batch sizes[from..] settled without evaluation: rejected for
-        // the schedule where it cannot run them, for memory by a bound elsewhere.
-        const auto settle = [&](std::size_t from) {
+        // Micro-batch sizes[from..] settled without evaluation, `members` points
+        // each: rejected for the schedule where it cannot run them, for memory
+        // by a bound elsewhere.
+        const auto settle = [&](std::size_t from, long long members) {
             for (std::size_t j = from; j < sizes.size(); ++j) {
                 par.micro_batch = sizes[j];
                 if (detail::schedule_problem(par) != ScheduleProblem::none) {
@@ -356,27 +431,29 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
                 }
             }
         };
-        // Bound 1: the model states alone do not fit.
-        if (bound_memory && training_memory(q.model, par).states() > usable) {
-            for (Recompute recompute : recompute_choices)
-                for (long long sp = 0; sp < sp_choices; ++sp) {
-                    par.recompute = recompute;
-                    par.sequence_parallel = sp == 1;
-                    settle(0);
-                }
-            continue;
-        }
+        // Bound 1: the model states alone do not fit (the states of the
+        // canonical gradient format; the others only add).
+        par.gradients = gradient_choices(q).items[0];
+        const bool states_too_large = bound_memory && training_memory(q.model, par).states() > usable;
         for (Recompute recompute : recompute_choices) {
             par.recompute = recompute;
             for (long long sp = 0; sp < sp_choices; ++sp) {
                 par.sequence_parallel = sp == 1;
+                const Family family = family_of(q, row, par.schedule, recompute, par.sequence_parallel);
+                const long long members = family.size();
+                out.points += members * static_cast<long long>(sizes.size());
+                set_canonical(family, canonical);
+                if (states_too_large) {
+                    settle(0, members);
+                    continue;
+                }
                 for (std::size_t i = 0; i < sizes.size(); ++i) {
                     par.micro_batch = sizes[i];
                     if (detail::schedule_problem(par) != ScheduleProblem::none) {
                         out.schedule += members;
                         // Bound 2 needs to know whether this b fits even where the schedule cannot run it.
                         if (bound_memory && training_memory(q.model, par).total() > usable) {
-                            settle(i + 1);
+                            settle(i + 1, members);
                             break;
                         }
                         continue;
@@ -402,7 +479,7 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
                     if (bound_memory && !e.fits) {
                         out.memory += members - 1;
                         out.pruned_memory += members - 1;
-                        settle(i + 1);
+                        settle(i + 1, members);
                         break;
                     }
                     out.pruned_dominated += members - 1;
@@ -455,6 +532,13 @@ inline void check_query(const TrainingPlanQuery& q) {
     require_non_negative("top_k", count(q.top_k));
     require(q.schedules != 0 && (q.schedules & ~schedules_all) == 0, "schedules", count(q.schedules),
             "must be a non-empty set of schedule_bit(ScheduleKind) bits, automatic excluded");
+    constexpr unsigned formats =
+        dtype_bit(DType::fp8) | dtype_bit(DType::bf16) | dtype_bit(DType::fp16) | dtype_bit(DType::fp32);
+    require(q.gradient_dtypes != 0 && (q.gradient_dtypes & ~formats) == 0, "gradient_dtypes",
+            count(q.gradient_dtypes), "must be a non-empty set of dtype_bit(DType) bits, none excluded");
+    // Two formats of the same width are priced alike: one point, not two.
+    require((q.gradient_dtypes & dtype_bit(DType::bf16)) == 0 || (q.gradient_dtypes & dtype_bit(DType::fp16)) == 0,
+            "gradient_dtypes", count(q.gradient_dtypes), "must not hold both bf16 and fp16 (same width, same price)");
 }
 }  // namespace detail
 

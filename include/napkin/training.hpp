@@ -29,8 +29,27 @@
 #include <napkin/units.hpp>
 
 #include <algorithm>
+#include <string_view>
 
 namespace napkin {
+
+// How the tensor-parallel f and g operators communicate (Korthikanti et al.
+// 2022, Sec. 4.2.2): one all-reduce, or a reduce-scatter then an all-gather of
+// the same buffer. Both move 2(n − 1)/n of it over 2(n − 1) ring steps; the
+// second is two NCCL calls, so it pays the base latency twice. Sequence
+// parallelism needs the second (the sequence-split region sits between the
+// two halves); `automatic` picks it with sequence parallelism and the
+// all-reduce without.
+enum class TpCommunication { automatic, all_reduce, reduce_scatter_all_gather };
+
+[[nodiscard]] constexpr std::string_view to_string(TpCommunication c) {
+    switch (c) {
+        case TpCommunication::automatic: return "auto";
+        case TpCommunication::all_reduce: return "all-reduce";
+        case TpCommunication::reduce_scatter_all_gather: return "rs-ag";
+    }
+    return "?";
+}
 
 struct TrainingOptions {
     EfficiencyModel efficiency = default_efficiency;
@@ -45,6 +64,7 @@ struct TrainingOptions {
     // Overlap the data-parallel gradient synchronisation with the last
     // micro-batch's backward pass (Megatron's --overlap-grad-reduce).
     bool overlap_dp = false;
+    TpCommunication tp_communication = TpCommunication::automatic;
 };
 
 inline constexpr TrainingOptions default_training_options{};
@@ -109,13 +129,15 @@ struct TrainingEstimate {
 // attention and MLP blocks: 4 per layer per micro-batch, 2 more when full
 // recomputation replays the forward pass. With sequence parallelism each
 // becomes a reduce-scatter plus an all-gather of the same volume
-// (Korthikanti et al. 2022, Sec. 4.2.2).
+// (Korthikanti et al. 2022, Sec. 4.2.2); without it the same pair when
+// TrainingOptions::tp_communication asks for it.
 [[nodiscard]] constexpr Seconds tp_time_per_microbatch(const TransformerShape& m, const Parallelism& par,
                                                       const Cluster& c, const TrainingOptions& o) {
     if (par.tp == 1) return Seconds{};
     const Link link = link_for(tensor_group(par, c), c);
     const Bytes message = hidden_states_bytes(m, par);
-    const CollectiveTime one = par.sequence_parallel
+    const bool split = par.sequence_parallel || o.tp_communication == TpCommunication::reduce_scatter_all_gather;
+    const CollectiveTime one = split
                                    ? reduce_scatter(message, par.tp, link, o.collective_base_latency) +
                                          all_gather(message, par.tp, link, o.collective_base_latency)
                                    : ring_allreduce(message, par.tp, link, o.collective_base_latency);
@@ -242,6 +264,9 @@ struct MicrobatchTime {
                                                            const Parallelism& par,
                                                            const TrainingOptions& o = default_training_options) {
     (void)validated(par, m, c);
+    if (par.sequence_parallel && o.tp_communication == TpCommunication::all_reduce)
+        detail::reject("TrainingOptions.tp_communication", to_string(o.tp_communication),
+                       "sequence parallelism needs reduce-scatter + all-gather (rs-ag or auto)");
     const Gpu& gpu = c.node.gpu;
     const double mb = count(microbatches(par));
     const double efficiency = achievable_efficiency(o.efficiency, matmul_width(m, par));

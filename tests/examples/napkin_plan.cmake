@@ -16,18 +16,18 @@ napkin_check_output(cli.plan_inference.bad_input
           --max-gpus 0
   EXPECT "--max-gpus = 0: must be at least 1" EXIT_CODE 2)
 # t16 and t32 with any pp dividing 96 and 1,024/16: 6 + 6 = 12 layouts above --max-tp 8.
-# napkin plan: GPT-3 175B on 1,024 A100s (the issue's case). 187,800 points,
+# napkin plan: GPT-3 175B on 1,024 A100s (the issue's case). 1,160,320 points,
 # recounted outside napkin (see tests/unit/planner.cpp); t1 p1 (dp 1,024) is the
 # one layout whose data-parallel size does not divide the batch of 1,536.
 set(gpt3_cluster --gpu a100-80gb-sxm --gpus 1024 --gpus-per-node 8 --intra-link nvlink3 --inter-link ib-hdr
     --global-batch 1536 --seq-len 2048)
 napkin_check_output(cli.plan.table
   COMMAND $<TARGET_FILE:napkin-cli> plan --model gpt3-175b ${gpt3_cluster} --top 3
-  EXPECT "search: 187800 points" "batch 1," "rank" "   1  t" "   3  t" REJECT "   4  t")
+  EXPECT "search: 1160320 points" "batch 1," "rank" "   1  t" "   3  t" REJECT "   4  t")
 napkin_check_output(cli.plan.json
   COMMAND $<TARGET_FILE:napkin-cli> plan --model gpt3-175b ${gpt3_cluster} --top 1 --json
   EXPECT "\"points_evaluated\":" "\"points_rejected\":" "\"seconds\":" "\"points_per_second\":"
-         "\"points\": 187800" "\"step_s\":" "\"breakdown\":" "\"tokens_per_s\":" "\"mfu\":" "\"pareto\":"
+         "\"points\": 1160320" "\"step_s\":" "\"breakdown\":" "\"tokens_per_s\":" "\"mfu\":" "\"pareto\":"
          "\"fits\": true")
 napkin_check_output(cli.plan.max_tp
   COMMAND $<TARGET_FILE:napkin-cli> plan --model gpt3-175b ${gpt3_cluster} --max-tp 8 --schedules 1f1b --json

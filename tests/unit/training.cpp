@@ -102,6 +102,33 @@ TEST_SUITE("training") {
         CHECK(s_of(e2.breakdown.bubble) == doctest::Approx(s_of(b.bubble) / 2).epsilon(0.02));
     }
 
+    TEST_CASE("TP as reduce-scatter + all-gather without sequence parallelism: one more base latency per collective") {
+        // Ring all-reduce: base + 2(n − 1)·α + 2(n − 1)/n·M/B; reduce-scatter and all-gather:
+        // base + (n − 1)·α + (n − 1)/n·M/B each, so the pair costs one more base latency
+        // (NCCL's 6.6 µs). GPT-3 on t8 p16: 96/16 = 6 layers × 4 collectives per micro-batch,
+        // m = 1,536 / 8 = 192 micro-batches: 6 · 4 · 192 · 6.6 µs = 30.4128 ms more TP time.
+        const Parallelism par{.tp = 8, .pp = 16, .dp = 8, .global_batch = 1536, .sequence = 2048};
+        const Cluster c = cluster_of(catalog::dgx_a100, 128);
+        const TrainingEstimate ar = evaluate_training(catalog::gpt3_175b, c, par);
+        const TrainingEstimate rs = evaluate_training(
+            catalog::gpt3_175b, c, par, TrainingOptions{.tp_communication = TpCommunication::reduce_scatter_all_gather});
+        CHECK(s_of(rs.breakdown.tp - ar.breakdown.tp) == doctest::Approx(6 * 4 * 192 * 6.6e-6).epsilon(1e-9));
+        CHECK(rs.step > ar.step);
+        CHECK(rs.memory.total() == ar.memory.total());
+        // `automatic` is the all-reduce without sequence parallelism, the pair with it.
+        CHECK(evaluate_training(catalog::gpt3_175b, c, par,
+                                TrainingOptions{.tp_communication = TpCommunication::all_reduce}).step == ar.step);
+        Parallelism sp = par;
+        sp.sequence_parallel = true;
+        CHECK(evaluate_training(catalog::gpt3_175b, c, sp).step ==
+              evaluate_training(catalog::gpt3_175b, c, sp,
+                                TrainingOptions{.tp_communication = TpCommunication::reduce_scatter_all_gather}).step);
+        CHECK_THROWS_WITH_AS((void)evaluate_training(catalog::gpt3_175b, c, sp,
+                                                     TrainingOptions{.tp_communication = TpCommunication::all_reduce}),
+                             "TrainingOptions.tp_communication = \"all-reduce\": sequence parallelism needs "
+                             "reduce-scatter + all-gather (rs-ag or auto)", napkin::invalid_argument);
+    }
+
     TEST_CASE("gradient accumulation: twice the batch, twice the compute, the same all-reduce") {
         const Cluster c = cluster_of(catalog::dgx_a100, 1);
         const Parallelism one{.dp = 8, .micro_batch = 8, .global_batch = 64, .sequence = 1024};
