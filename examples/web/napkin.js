@@ -8,6 +8,7 @@
 //
 // Every function returns what the matching `napkin ... --json` command prints
 // (bytes and seconds) and throws an Error with napkin's message on bad input.
+// The pages' DOM helpers are Napkin.page ($, show, svg, load).
 // Under Node: Napkin.load({factory: require("./napkin-web.js"), wasmBinary: fs.readFileSync(...)}).
 (function (root) {
   "use strict";
@@ -42,7 +43,35 @@
     return wrap(await factory(settings));
   }
 
-  const Napkin = {load};
+  // What the lesson pages share (browser only): $, show, svg, and loadPage,
+  // which reports a module that did not load in the page's #load-error.
+  const $ = (id) => document.getElementById(id);
+  // Shows rounded text, with the raw value in data-value for the tests.
+  function show(id, value, text) {
+    const el = $(id);
+    el.dataset.value = String(value);
+    el.textContent = text;
+  }
+  const SVG = "http://www.w3.org/2000/svg";
+  function svg(name, attributes, parent) {
+    const el = document.createElementNS(SVG, name);
+    for (const [k, v] of Object.entries(attributes)) el.setAttribute(k, v);
+    if (parent) parent.append(el);
+    return el;
+  }
+  // napkin, or null after showing why it did not load.
+  async function loadPage() {
+    try {
+      return await load();
+    } catch (e) {
+      $("load-error").hidden = false;
+      $("load-error").textContent = "napkin's WebAssembly module did not load: " + e.message;
+      console.error(e);
+      return null;
+    }
+  }
+
+  const Napkin = {load, page: {$, show, svg, load: loadPage}};
   if (typeof module === "object" && module.exports) module.exports = Napkin;
   else root.Napkin = Napkin;
 })(typeof globalThis !== "undefined" ? globalThis : this);
