@@ -6,11 +6,14 @@
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/inference.hpp>
+#include <napkin/parallelism.hpp>
+#include <napkin/training.hpp>
 #include <napkin/io/hf_config.hpp>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <deque>
 #include <iostream>
 #include <optional>
@@ -114,6 +117,41 @@ inline Link resolve_link(const LinkOptions& o) {
 
 inline Ring resolve_ring(const LinkOptions& o) { return Ring{microseconds(o.base_latency_us)}; }
 
+// --- the nodes of a training cluster (train, plan) ----------------------------------
+struct NodeOptions {
+    long long gpus_per_node = 8;
+    std::string intra = "nvlink3", inter = "ib-hdr";
+};
+
+inline void add_node_options(CLI::App* sub, NodeOptions& o, const std::string& inter_help) {
+    sub->add_option("--gpus-per-node", o.gpus_per_node, "GPUs per node (8)");
+    sub->add_option("--intra-link", o.intra, "catalog link inside a node (nvlink3)");
+    sub->add_option("--inter-link", o.inter, inter_help);
+}
+
+inline Link resolve_catalog_link(const std::string& flag, const std::string& name) {
+    auto link = catalog::find_link(name);
+    if (!link) throw napkin::invalid_argument(flag + " \"" + name + "\": not in the catalog (napkin list)");
+    return *link;
+}
+
+// A node of `gpus` GPUs of the chosen kind with the --intra-link and --inter-link.
+inline Node resolve_node(const GpuOptions& gpu, const NodeOptions& o, long long gpus, Nic nic) {
+    return Node{.name = "node", .gpu = resolve_gpu(gpu), .gpus = gpus,
+                .intra = resolve_catalog_link("--intra-link", o.intra),
+                .inter = resolve_catalog_link("--inter-link", o.inter), .nic = nic};
+}
+
+// GPUs in each node for `total` GPUs: --gpus-per-node, or all of them when fewer
+// (part of one node). The error names `what` when they do not fill whole nodes.
+inline long long gpus_in_each_node(const std::string& what, long long total, const NodeOptions& o) {
+    const long long per_node = std::min(total, o.gpus_per_node);
+    if (total % per_node != 0)
+        detail::reject(what, count(total),
+                       "must fill whole nodes of --gpus-per-node = " + std::to_string(o.gpus_per_node));
+    return per_node;
+}
+
 // --- the lesson's inference setup -------------------------------------------------
 struct SetupOptions {
     InferenceSetup setup = lesson_setup;
@@ -200,6 +238,24 @@ inline nlohmann::json json_bytes(Bytes b) {
     const double v = b.value();
     if (v == static_cast<double>(static_cast<long long>(v))) return static_cast<long long>(v);
     return v;
+}
+
+// A training estimate's memory per GPU and step breakdown (train, plan), in
+// bytes and seconds.
+inline nlohmann::json training_memory_json(const TrainingEstimate& e, const Gpu& gpu) {
+    return {{"weights", e.memory.weights.value()},
+            {"gradients", e.memory.gradients.value()},
+            {"optimizer", e.memory.optimizer.value()},
+            {"activations", e.memory.activations.value()},
+            {"total", e.memory.total().value()},
+            {"usable", usable_memory(gpu).value()},
+            {"fits", e.fits}};
+}
+
+inline nlohmann::json step_breakdown_json(const StepBreakdown& b) {
+    return {{"compute", b.compute.value()}, {"recompute", b.recompute.value()}, {"tp", b.tp.value()},
+            {"pp", b.pp.value()},           {"bubble", b.bubble.value()},       {"dp", b.dp.value()},
+            {"ep", b.ep.value()},           {"optimizer", b.optimizer.value()}};
 }
 
 }  // namespace napkin::cli

@@ -50,12 +50,6 @@ void print_inference_candidate(const char* what, const InferenceCandidate& c) {
                 to_string(c.memory.total()).c_str());
 }
 
-Link catalog_link(const std::string& flag, const std::string& name) {
-    auto link = catalog::find_link(name);
-    if (!link) throw napkin::invalid_argument(flag + " \"" + name + "\": not in the catalog (napkin list)");
-    return *link;
-}
-
 unsigned parse_schedules(const std::string& text) {
     unsigned bits = 0;
     std::stringstream in(text);
@@ -107,24 +101,9 @@ nlohmann::json training_candidate_json(const TrainingCandidate& c, const Gpu& gp
             {"tp_communication", to_string(o.tp_communication)},
             {"pipeline_scatter_gather", o.pipeline_scatter_gather},
             {"grad_dtype", to_string(p.gradients)},
-            {"memory",
-             {{"weights", e.memory.weights.value()},
-              {"gradients", e.memory.gradients.value()},
-              {"optimizer", e.memory.optimizer.value()},
-              {"activations", e.memory.activations.value()},
-              {"total", e.memory.total().value()},
-              {"usable", usable_memory(gpu).value()},
-              {"fits", e.fits}}},
+            {"memory", training_memory_json(e, gpu)},
             {"step_s", e.step.value()},
-            {"breakdown",
-             {{"compute", b.compute.value()},
-              {"recompute", b.recompute.value()},
-              {"tp", b.tp.value()},
-              {"pp", b.pp.value()},
-              {"bubble", b.bubble.value()},
-              {"dp", b.dp.value()},
-              {"ep", b.ep.value()},
-              {"optimizer", b.optimizer.value()}}},
+            {"breakdown", step_breakdown_json(b)},
             {"tokens_per_s", e.tokens_per_second.value()},
             {"mfu", e.mfu}};
 }
@@ -153,8 +132,7 @@ NAPKIN_COMMAND(app) {
         ModelOptions model;
         GpuOptions gpu;
         long long gpus = 0;
-        long long gpus_per_node = 8;
-        std::string intra = "nvlink3", inter = "ib-hdr";
+        NodeOptions node;
         long long global_batch = 0;
         long long sequence = 2048;
         long long top = 10;
@@ -174,9 +152,7 @@ NAPKIN_COMMAND(app) {
     add_model_options(sub, o->model);
     add_gpu_options(sub, o->gpu);
     sub->add_option("--gpus", o->gpus, "GPUs to train on (whole nodes)")->required();
-    sub->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (8)");
-    sub->add_option("--intra-link", o->intra, "catalog link inside a node (nvlink3)");
-    sub->add_option("--inter-link", o->inter, "catalog link of one NIC between nodes, one NIC per GPU (ib-hdr)");
+    add_node_options(sub, o->node, "catalog link of one NIC between nodes, one NIC per GPU (ib-hdr)");
     sub->add_option("--global-batch", o->global_batch, "sequences per optimizer step")->required();
     sub->add_option("--seq-len", o->sequence, "tokens per sequence (2048)");
     sub->add_option("--top", o->top, "how many of the fastest layouts to show (10)");
@@ -192,18 +168,13 @@ NAPKIN_COMMAND(app) {
     sub->callback([o] {
         const TransformerShape model = resolve_model(o->model);
         detail::require_at_least_one("--gpus", o->gpus);
-        detail::require_at_least_one("--gpus-per-node", o->gpus_per_node);
+        detail::require_at_least_one("--gpus-per-node", o->node.gpus_per_node);
         detail::require_at_least_one("--global-batch", o->global_batch);
         detail::require_at_least_one("--seq-len", o->sequence);
         detail::require_non_negative("--top", count(o->top));
         detail::require_non_negative("--max-tp", count(o->max_tp));
-        const long long per_node = std::min(o->gpus, o->gpus_per_node);
-        if (o->gpus % per_node != 0)
-            detail::reject("--gpus", count(o->gpus),
-                           "must fill whole nodes of --gpus-per-node = " + std::to_string(o->gpus_per_node));
-        const Node node{.name = "node", .gpu = resolve_gpu(o->gpu), .gpus = per_node,
-                        .intra = catalog_link("--intra-link", o->intra),
-                        .inter = catalog_link("--inter-link", o->inter), .nic = Nic::per_gpu};
+        const long long per_node = gpus_in_each_node("--gpus", o->gpus, o->node);
+        const Node node = resolve_node(o->gpu, o->node, per_node, Nic::per_gpu);
         TrainingPlanQuery query{.model = model, .cluster = cluster_of(node, o->gpus / per_node),
                                 .global_batch = o->global_batch, .sequence = o->sequence, .max_tp = o->max_tp,
                                 .must_fit = !o->include_non_fitting, .schedules = parse_schedules(o->schedules),
@@ -243,7 +214,8 @@ NAPKIN_COMMAND(app) {
         }
         std::printf("%s on %lld x %s (%lld nodes of %lld, %s inside, %s between), batch %lld x %lld tokens\n",
                     std::string(model.name).c_str(), o->gpus, std::string(node.gpu.name).c_str(),
-                    query.cluster.nodes, per_node, o->intra.c_str(), o->inter.c_str(), o->global_batch, o->sequence);
+                    query.cluster.nodes, per_node, o->node.intra.c_str(), o->node.inter.c_str(), o->global_batch,
+                    o->sequence);
         std::printf("search: %lld points, %lld evaluated, %lld fit; pruned %lld (dominated %lld, memory bound %lld); "
                     "rejected %lld (memory %lld, schedule %lld; layouts: gpus %lld, batch %lld, max-tp %lld); "
                     "%.2f s, %.0f points/s\n",

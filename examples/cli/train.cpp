@@ -16,20 +16,14 @@ T parse_choice(const std::string& flag, const std::string& text, Parse parse, co
     throw napkin::invalid_argument(flag + " \"" + text + "\": must be one of " + choices);
 }
 
-Link find_link_or_throw(const std::string& flag, const std::string& name) {
-    auto link = catalog::find_link(name);
-    if (!link) throw napkin::invalid_argument(flag + " \"" + name + "\": not in the catalog (napkin list)");
-    return *link;
-}
-
 }  // namespace
 
 NAPKIN_COMMAND(app) {
     struct Options {
         ModelOptions model;
         GpuOptions gpu;
-        long long gpus_per_node = 8;
-        std::string intra = "nvlink3", inter = "ib-hdr", nic = "per-gpu";
+        NodeOptions node;
+        std::string nic = "per-gpu";
         Parallelism par{};
         std::string recompute = "none", zero = "0", schedule = "auto";
         std::string weights = "bf16", grads = "bf16", master = "fp32", moments = "fp32";
@@ -41,9 +35,7 @@ NAPKIN_COMMAND(app) {
     auto* sub = app.add_subcommand("train", "memory per GPU and step time of a TP x PP x DP (x EP) training run");
     add_model_options(sub, o->model);
     add_gpu_options(sub, o->gpu);
-    sub->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (8)");
-    sub->add_option("--intra-link", o->intra, "catalog link inside a node (nvlink3)");
-    sub->add_option("--inter-link", o->inter, "catalog link of one NIC between nodes (ib-hdr)");
+    add_node_options(sub, o->node, "catalog link of one NIC between nodes (ib-hdr)");
     sub->add_option("--nic", o->nic, "per-gpu (one NIC per GPU) or per-node (one shared NIC)");
     sub->add_option("--tp", o->par.tp, "tensor-parallel size");
     sub->add_option("--pp", o->par.pp, "pipeline stages");
@@ -78,7 +70,7 @@ NAPKIN_COMMAND(app) {
         par.gradients = parse_choice<DType>("--grad-dtype", o->grads, parse_dtype, dtypes);
         par.master = parse_choice<DType>("--master-dtype", o->master, parse_dtype, dtypes);
         par.moments = parse_choice<DType>("--moment-dtype", o->moments, parse_dtype, dtypes);
-        detail::require_at_least_one("--gpus-per-node", o->gpus_per_node);
+        detail::require_at_least_one("--gpus-per-node", o->node.gpus_per_node);
         detail::require_at_least_one("--tp", par.tp);
         detail::require_at_least_one("--pp", par.pp);
         detail::require_at_least_one("--dp", par.dp);
@@ -86,14 +78,9 @@ NAPKIN_COMMAND(app) {
             throw napkin::invalid_argument("--nic \"" + o->nic + "\": must be per-gpu or per-node");
         // The cluster is as large as the layout: whole nodes, or part of one.
         const long long total = gpus(par);
-        Node node{.name = "node", .gpu = resolve_gpu(o->gpu), .gpus = o->gpus_per_node,
-                  .intra = find_link_or_throw("--intra-link", o->intra),
-                  .inter = find_link_or_throw("--inter-link", o->inter),
-                  .nic = o->nic == "per-gpu" ? Nic::per_gpu : Nic::per_node};
-        if (total < node.gpus) node.gpus = total;
-        if (total % node.gpus != 0)
-            detail::reject("tp × cp × pp × dp", count(total),
-                           "must fill whole nodes of --gpus-per-node = " + std::to_string(o->gpus_per_node));
+        Node node = resolve_node(o->gpu, o->node, o->node.gpus_per_node,
+                                 o->nic == "per-gpu" ? Nic::per_gpu : Nic::per_node);
+        node.gpus = gpus_in_each_node("tp × cp × pp × dp", total, o->node);
         const Cluster cluster = cluster_of(node, total / node.gpus);
         const TrainingEstimate e = evaluate_training(model, cluster, par, TrainingOptions{.overlap_dp = o->overlap_dp});
         const StepBreakdown& b = e.breakdown;
@@ -103,24 +90,9 @@ NAPKIN_COMMAND(app) {
                         {"gpus", total},
                         {"nodes", cluster.nodes},
                         {"schedule", to_string(resolved_schedule(par))},
-                        {"memory",
-                         {{"weights", e.memory.weights.value()},
-                          {"gradients", e.memory.gradients.value()},
-                          {"optimizer", e.memory.optimizer.value()},
-                          {"activations", e.memory.activations.value()},
-                          {"total", e.memory.total().value()},
-                          {"usable", usable_memory(node.gpu).value()},
-                          {"fits", e.fits}}},
+                        {"memory", training_memory_json(e, node.gpu)},
                         {"step_s", e.step.value()},
-                        {"breakdown",
-                         {{"compute", b.compute.value()},
-                          {"recompute", b.recompute.value()},
-                          {"tp", b.tp.value()},
-                          {"pp", b.pp.value()},
-                          {"bubble", b.bubble.value()},
-                          {"dp", b.dp.value()},
-                          {"ep", b.ep.value()},
-                          {"optimizer", b.optimizer.value()}}},
+                        {"breakdown", step_breakdown_json(b)},
                         {"microbatches", microbatches(par)},
                         {"tokens_per_s", e.tokens_per_second.value()},
                         {"mfu", e.mfu},
