@@ -175,12 +175,17 @@ template <CollectivePolicy Collective>
     return {count(where.gpus) * busy,
             count(where.gpus - 1) * collective.point_to_point(message, link).total()};
 }
-constexpr void check_token_time(const TransformerShape& model, const Gpu& gpu, const Link& link, Deployment where,
-                                const InferenceSetup& setup) {
+// What every inference time needs: a valid model, GPU, link and setup.
+constexpr void check_inference_inputs(const TransformerShape& model, const Gpu& gpu, const Link& link,
+                                      const InferenceSetup& setup) {
     (void)validated(model);
     (void)validated(gpu);
     (void)validated(link);
     check_setup(setup);
+}
+constexpr void check_token_time(const TransformerShape& model, const Gpu& gpu, const Link& link, Deployment where,
+                                const InferenceSetup& setup) {
+    check_inference_inputs(model, gpu, link, setup);
     require_at_least_one("gpus", where.gpus);
     require_at_least_one("tokens_in_flight", where.tokens_in_flight);
 }

@@ -83,10 +83,7 @@ template <CollectivePolicy Collective = Ring>
                                                       const Link& link, TensorPipelineSplit split,
                                                       const InferenceSetup& setup = lesson_setup,
                                                       const Collective& collective = lesson_collective) {
-    (void)validated(model);
-    (void)validated(gpu);
-    (void)validated(link);
-    detail::check_setup(setup);
+    detail::check_inference_inputs(model, gpu, link, setup);
     detail::check_split(split);
     // Named, not std::max(weight_read_time(...), token_compute_time(...)): with
     // the two calls as temporaries in one expression GCC 12 -O3 made this
@@ -170,10 +167,7 @@ template <CollectivePolicy Collective = Ring>
                                                      const Link& link, InferencePlanQuery query = {},
                                                      const InferenceSetup& setup = lesson_setup,
                                                      const Collective& collective = lesson_collective) {
-    (void)validated(model);
-    (void)validated(gpu);
-    (void)validated(link);
-    detail::check_setup(setup);
+    detail::check_inference_inputs(model, gpu, link, setup);
     detail::require_at_least_one("max_gpus", query.max_gpus);
     detail::require_at_least_one("max_tokens_in_flight", query.max_tokens_in_flight);
     detail::require_positive("latency_bound (s)", query.latency_bound.value());
