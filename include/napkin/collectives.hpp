@@ -97,15 +97,24 @@ constexpr void check_collective(Bytes message, long long ranks, const Link& link
     return detail::alpha_beta(levels, levels, message, link, base_latency);
 }
 
+namespace detail {
+// n − 1 ring steps that each move 1/n of the buffer: the shape reduce-scatter,
+// all-gather and all-to-all share. T = base + (n−1)·α + (n−1)/n · M/B.
+[[nodiscard]] constexpr CollectiveTime ring_pass(Bytes buffer, long long ranks, const Link& link,
+                                                 Seconds base_latency) {
+    check_collective(buffer, ranks, link, base_latency);
+    if (ranks == 1) return {};
+    const double steps = count(ranks - 1);
+    return alpha_beta(steps, steps / count(ranks), buffer, link, base_latency);
+}
+}  // namespace detail
+
 // Ring reduce-scatter of a buffer of M bytes (each rank ends with M/n of the
 // sum): n−1 steps of M/n each (Thakur et al. 2005, Sec. 4.5).
 //   T = base + (n−1)·α + (n−1)/n · M/B
 [[nodiscard]] constexpr CollectiveTime reduce_scatter(Bytes full_buffer, long long ranks, const Link& link,
                                                       Seconds base_latency = Seconds{}) {
-    detail::check_collective(full_buffer, ranks, link, base_latency);
-    if (ranks == 1) return {};
-    const double steps = count(ranks - 1);
-    return detail::alpha_beta(steps, steps / count(ranks), full_buffer, link, base_latency);
+    return detail::ring_pass(full_buffer, ranks, link, base_latency);
 }
 
 // Ring all-gather into a buffer of M bytes (each rank starts with M/n): the
@@ -113,10 +122,7 @@ constexpr void check_collective(Bytes message, long long ranks, const Link& link
 //   T = base + (n−1)·α + (n−1)/n · M/B
 [[nodiscard]] constexpr CollectiveTime all_gather(Bytes full_buffer, long long ranks, const Link& link,
                                                   Seconds base_latency = Seconds{}) {
-    detail::check_collective(full_buffer, ranks, link, base_latency);
-    if (ranks == 1) return {};
-    const double steps = count(ranks - 1);
-    return detail::alpha_beta(steps, steps / count(ranks), full_buffer, link, base_latency);
+    return detail::ring_pass(full_buffer, ranks, link, base_latency);
 }
 
 // All-to-all of M bytes per rank: each rank keeps 1/n and sends (n−1)/n of its
@@ -125,10 +131,7 @@ constexpr void check_collective(Bytes message, long long ranks, const Link& link
 //   T = base + (n−1)·α + (n−1)/n · M/B
 [[nodiscard]] constexpr CollectiveTime all_to_all(Bytes per_rank_buffer, long long ranks, const Link& link,
                                                   Seconds base_latency = Seconds{}) {
-    detail::check_collective(per_rank_buffer, ranks, link, base_latency);
-    if (ranks == 1) return {};
-    const double steps = count(ranks - 1);
-    return detail::alpha_beta(steps, steps / count(ranks), per_rank_buffer, link, base_latency);
+    return detail::ring_pass(per_rank_buffer, ranks, link, base_latency);
 }
 
 // Broadcast of M bytes as NCCL runs it: a pipelined chain of n−1 hops, so the
