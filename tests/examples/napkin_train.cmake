@@ -24,11 +24,11 @@ napkin_check_output(cli.train.error.batch
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --dp 8 --micro-batch 4 --global-batch 20
   EXPECT "Parallelism.global_batch = 20: must be a multiple of micro_batch × dp = 32" EXIT_CODE 2)
 # --schedule: the pipeline schedule by pipeline.hpp's names. GPT-2 medium t2 p4, m = 8: the stage's compute is
-# 8 × 3W with W = 142,892,597,248 FLOPs / (312 TFLOP/s × 0.62·512/612) = 0.8829679 ms, i.e. 21.19123 ms.
+# 8 × 3W with W = 142,892,597,248 FLOPs / (312 TFLOP/s × 0.699·512/778) = 0.9956062 ms, i.e. 23.89455 ms.
 napkin_check_output(cli.train.schedule_zb_h1
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-medium --tp 2 --pp 4 --dp 1 --micro-batch 1
           --global-batch 8 --seq-len 1024 --schedule zb-h1 --json
-  EXPECT "\"schedule\": \"zb-h1\"" "\"compute\": 0.0211912")
+  EXPECT "\"schedule\": \"zb-h1\"" "\"compute\": 0.0238945")
 napkin_check_output(cli.train.schedule_default_interleaved
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-medium --tp 2 --pp 4 --dp 1 --micro-batch 1
           --global-batch 8 --seq-len 1024 --vp 2

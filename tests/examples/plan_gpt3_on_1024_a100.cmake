@@ -1,8 +1,8 @@
 # The planner on GPT-3 175B, 1,024 A100s, batch 1,536 x 2,048: the space has
 # 1,160,320 points (recounted outside napkin, tests/unit/planner.cpp). Megatron-LM's
 # published layout (Narayanan et al. 2021, Table 1): it fits (they trained it on
-# 80 GB A100s), it runs at 138-149 TFLOP/s per GPU (the paper's 138, which
-# napkin's calibration predicts up to 8 % high: tests/unit/training.cpp), and it
+# 80 GB A100s), it runs at 138-149.9 TFLOP/s per GPU (the paper's 138, which
+# napkin's calibration predicts 8.6 % high, 149.9: tests/unit/training.cpp), and it
 # is not the fastest configuration: sequence parallelism with selective
 # recomputation (Korthikanti et al. 2022, Sec. 6) beats its full recomputation.
 add_test(NAME example.plan_gpt3_on_1024_a100 COMMAND plan_gpt3_on_1024_a100)
