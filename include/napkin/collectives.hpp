@@ -377,20 +377,11 @@ struct Ring {
 static_assert(ShardingCollectivePolicy<Ring>);
 
 // The lab's binary tree for the all-reduce. There is no tree reduce-scatter or
-// all-gather (NCCL runs those as rings), so those are the ring's.
-struct Tree {
-    Seconds base_latency{};
+// all-gather (NCCL runs those as rings), so those, and the point-to-point, are
+// the ring's.
+struct Tree : Ring {
     [[nodiscard]] constexpr CollectiveTime all_reduce(Bytes message, long long ranks, const Link& link) const {
         return tree_allreduce(message, ranks, link, base_latency);
-    }
-    [[nodiscard]] constexpr CollectiveTime reduce_scatter(Bytes buffer, long long ranks, const Link& link) const {
-        return napkin::reduce_scatter(buffer, ranks, link, base_latency);
-    }
-    [[nodiscard]] constexpr CollectiveTime all_gather(Bytes buffer, long long ranks, const Link& link) const {
-        return napkin::all_gather(buffer, ranks, link, base_latency);
-    }
-    [[nodiscard]] constexpr CollectiveTime point_to_point(Bytes message, const Link& link) const {
-        return napkin::point_to_point(message, link, base_latency);
     }
 };
 static_assert(ShardingCollectivePolicy<Tree>);
