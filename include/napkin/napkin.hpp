@@ -8,6 +8,7 @@
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/catalog/clusters.hpp>
+#include <napkin/catalog/megatron_runs.hpp>
 #include <napkin/collectives.hpp>
 #include <napkin/communication_budget.hpp>
 #include <napkin/parallelism.hpp>

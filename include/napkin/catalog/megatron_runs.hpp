@@ -1,0 +1,117 @@
+// napkin/catalog/megatron_runs.hpp — published Megatron-LM training runs on
+// DGX A100 clusters with the throughput they achieved, and napkin's
+// prediction for each: the evidence behind the efficiency defaults and the
+// check of the step model against runs it was not fitted to.
+//
+//   for (const MegatronRun& run : catalog::megatron_runs)
+//       std::printf("%s: %.1f predicted, %.0f measured\n", run.label.data(),
+//                   predicted_tflops_per_gpu(run), run.tflops_per_gpu);
+#pragma once
+
+#include <napkin/catalog/clusters.hpp>
+#include <napkin/compute.hpp>
+#include <napkin/model.hpp>
+#include <napkin/parallelism.hpp>
+#include <napkin/training.hpp>
+
+#include <array>
+#include <string_view>
+
+namespace napkin::catalog {
+
+// What a run is used for here.
+enum class RunRole {
+    fit,       // informed the efficiency defaults (compute.hpp)
+    check,     // measured, held out: the step model is checked against it
+    estimate,  // a published per-GPU figure for a layout, not a measured row
+};
+
+[[nodiscard]] constexpr std::string_view to_string(RunRole r) {
+    switch (r) {
+        case RunRole::fit: return "fit";
+        case RunRole::check: return "check";
+        case RunRole::estimate: return "estimate";
+    }
+    return "?";
+}
+
+// One run: a GPT model of Narayanan et al. 2021 (SC'21), Sec. 5 — 4h GELU
+// MLP, learned positions, vocabulary 51,200, sequence 2,048 — on `gpus` A100
+// 80 GB in DGX A100 nodes, t × p model parallel, the rest data parallel. The
+// achieved TFLOP/s per GPU is counted as the paper counts it:
+// 96·B·s·l·h²(1 + s/6h + V/16lh) per iteration over the iteration time and
+// the GPUs (full recomputation included).
+struct MegatronRun {
+    std::string_view label;
+    std::string_view source;
+    long long heads, hidden, layers;
+    double parameters_billion;  // as printed in the source: checks the shape
+    long long tp, pp, gpus, global_batch;
+    double tflops_per_gpu;
+    RunRole role;
+};
+
+// Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU
+// Clusters Using Megatron-LM" (SC'21): Table 1 (weak scaling, the t8 rows),
+// Table 2 (PTD-P rows of the comparison with ZeRO-3, micro-batch 1), and the
+// GPT-3 figure of Sec. 5.1's training-time estimate (1,024 GPUs, batch 1,536;
+// the paper takes X = 140 TFLOP/s there, about 138 — 44 % of peak — is the
+// figure quoted for it with t8 p16).
+inline constexpr std::array<MegatronRun, 14> megatron_runs{{
+    {"18.4B, 256 GPUs", "Narayanan 2021, Table 1", 48, 6144, 40, 18.4, 8, 1, 256, 1024, 135.0, RunRole::fit},
+    {"39.1B, 512 GPUs", "Narayanan 2021, Table 1", 64, 8192, 48, 39.1, 8, 2, 512, 1536, 138.0, RunRole::fit},
+    {"76.1B, 1,024 GPUs", "Narayanan 2021, Table 1", 80, 10240, 60, 76.1, 8, 4, 1024, 1792, 140.0, RunRole::fit},
+    {"145.6B, 1,536 GPUs", "Narayanan 2021, Table 1", 96, 12288, 80, 145.6, 8, 8, 1536, 2304, 148.0, RunRole::fit},
+    {"310.1B, 1,920 GPUs", "Narayanan 2021, Table 1", 128, 16384, 96, 310.1, 8, 16, 1920, 2160, 155.0, RunRole::fit},
+    {"529.6B, 2,520 GPUs", "Narayanan 2021, Table 1", 128, 20480, 105, 529.6, 8, 35, 2520, 2520, 163.0, RunRole::fit},
+    {"1T (1008.0B), 3,072 GPUs", "Narayanan 2021, Table 1", 160, 25600, 128, 1008.0, 8, 64, 3072, 3072, 163.0,
+     RunRole::check},
+    {"174.6B, 384 GPUs", "Narayanan 2021, Table 2", 96, 12288, 96, 174.6, 8, 12, 384, 1536, 153.0, RunRole::check},
+    {"174.6B, 768 GPUs", "Narayanan 2021, Table 2", 96, 12288, 96, 174.6, 8, 12, 768, 1536, 149.0, RunRole::check},
+    {"174.6B, 1,536 GPUs", "Narayanan 2021, Table 2", 96, 12288, 96, 174.6, 8, 12, 1536, 1536, 141.0, RunRole::check},
+    {"529.6B, 560 GPUs", "Narayanan 2021, Table 2", 128, 20480, 105, 529.6, 8, 35, 560, 2240, 171.0, RunRole::check},
+    {"529.6B, 1,120 GPUs", "Narayanan 2021, Table 2", 128, 20480, 105, 529.6, 8, 35, 1120, 2240, 167.0,
+     RunRole::check},
+    {"529.6B, 2,240 GPUs", "Narayanan 2021, Table 2", 128, 20480, 105, 529.6, 8, 35, 2240, 2240, 159.0,
+     RunRole::check},
+    {"GPT-3 175B, 1,024 GPUs", "Narayanan 2021, Sec. 5.1", 96, 12288, 96, 174.6, 8, 16, 1024, 1536, 138.0,
+     RunRole::estimate},
+}};
+
+// The run's model.
+[[nodiscard]] constexpr TransformerShape shape_of(const MegatronRun& run) {
+    return validated(TransformerShape{.name = run.label, .layers = run.layers, .hidden = run.hidden,
+                                      .ffn = 4 * run.hidden, .heads = run.heads, .kv_heads = run.heads,
+                                      .vocabulary = 51200, .tied_embeddings = true,
+                                      .feed_forward = FeedForward::plain, .biases = true,
+                                      .learned_positions = 2048});
+}
+
+// The run's layout as the paper ran it: micro-batch 1 (Table 2 gives it;
+// Table 1 does not), full recomputation (its FLOP count includes it), fp32
+// gradients (Megatron's 18 bytes per parameter), 1F1B, no interleaving.
+[[nodiscard]] constexpr Parallelism layout_of(const MegatronRun& run) {
+    detail::require(run.gpus % (run.tp * run.pp) == 0, "MegatronRun.gpus", count(run.gpus),
+                    "must be a multiple of tp · pp");
+    return Parallelism{.tp = run.tp, .pp = run.pp, .dp = run.gpus / (run.tp * run.pp), .micro_batch = 1,
+                       .global_batch = run.global_batch, .sequence = 2048, .recompute = Recompute::full,
+                       .gradients = DType::fp32};
+}
+
+// The run's cluster: DGX A100 nodes (Selene).
+[[nodiscard]] constexpr Cluster cluster_of(const MegatronRun& run) {
+    detail::require(run.gpus % dgx_a100.gpus == 0, "MegatronRun.gpus", count(run.gpus),
+                    "must fill whole DGX A100 nodes (8 GPUs each)");
+    return napkin::cluster_of(dgx_a100, run.gpus / dgx_a100.gpus);
+}
+
+// The TFLOP/s per GPU napkin predicts for the run, counted as the paper counts them.
+[[nodiscard]] constexpr double predicted_tflops_per_gpu(const MegatronRun& run,
+                                                       const EfficiencyModel& efficiency = default_efficiency) {
+    const TrainingEstimate e =
+        evaluate_training(shape_of(run), cluster_of(run), layout_of(run), TrainingOptions{.efficiency = efficiency});
+    const Flops counted = narayanan_flops_with_recomputation(run.global_batch, 2048, run.layers, run.hidden, 51200);
+    return in(counted / e.step, units::TFLOPps) / count(run.gpus);
+}
+
+}  // namespace napkin::catalog
