@@ -1,0 +1,14 @@
+# Every run of catalog::megatron_runs against napkin (Narayanan et al. 2021, Tables 1
+# and 2): the held-out 1T row 160.1 vs 163 (-1.8 %), Table 2's 174.6B on 384 GPUs 160.0
+# vs 153 (+4.6 %, the worst held-out row), the fit's 3.0 % RMS, the GPT-3 estimate
+# row +8.6 %, and the 1T iteration's breakdown (m = 512, 1F1B bubble 63 micro-batch
+# times: 10.9 % of the step; HFU 51.3 % against the paper's 52 %).
+napkin_check_output(example.megatron_throughput
+  COMMAND $<TARGET_FILE:megatron_throughput>
+  EXPECT "1T (1008.0B), 3,072 GPUs  check       8  64    6   3072   512       163    160.1   -1.8%"
+         "174.6B, 384 GPUs          check       8  12    4   1536   384       153    160.0   +4.6%"
+         "GPT-3 175B, 1,024 GPUs    estimate    8  16    8   1536   192       138    149.9   +8.6%"
+         "fit rows: 3.0 % RMS"
+         "held-out measured rows: worst 4.6 % (goal 5 %)"
+         "bubble       11.38 s   10.9 %"
+         "HFU 51.3 %")
