@@ -2,10 +2,12 @@
 # and 2): the held-out 1T row 160.1 vs 163 (-1.8 %), Table 2's 174.6B on 384 GPUs 160.0
 # vs 153 (+4.6 %, the worst held-out row), the fit's 3.0 % RMS, the GPT-3 estimate
 # row +8.6 %, and the 1T iteration's breakdown (m = 512, 1F1B bubble 63 micro-batch
-# times: 10.9 % of the step; HFU 51.3 % against the paper's 52 %).
+# times: 10.9 % of the step; HFU 51.3 % against the paper's 52 %). The 1T iteration the
+# paper's 163 TFLOP/s means: 96·3072·2048·128·25600²·(1 + 2048/153600 + 51200/(16·128·25600))
+# = 5.139e19 FLOPs over 163e12 × 3,072 = 102.63 s, napkin's 104.52 s.
 napkin_check_output(example.megatron_throughput
   COMMAND $<TARGET_FILE:megatron_throughput>
-  EXPECT "1T (1008.0B), 3,072 GPUs  check       8  64    6   3072   512       163    160.1   -1.8%"
+  EXPECT "1T (1008.0B), 3,072 GPUs  check       8  64    6   3072   512       163    160.1   -1.8%    102.63 vs 104.52"
          "174.6B, 384 GPUs          check       8  12    4   1536   384       153    160.0   +4.6%"
          "GPT-3 175B, 1,024 GPUs    estimate    8  16    8   1536   192       138    149.9   +8.6%"
          "fit rows: 3.0 % RMS"
