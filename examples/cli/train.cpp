@@ -27,7 +27,9 @@ NAPKIN_COMMAND(app) {
         Parallelism par{};
         std::string recompute = "none", zero = "0", schedule = "auto";
         std::string weights = "bf16", grads = "bf16", master = "fp32", moments = "fp32";
-        bool overlap_dp = false;
+        std::string tp_comm = "auto";
+        bool overlap_dp = false, no_scatter_gather = false, causal = false;
+        EfficiencyModel efficiency = default_efficiency;
         bool json = false;
     };
     auto o = std::make_shared<Options>();
@@ -57,6 +59,16 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--master-dtype", o->master, "fp32 or none (fp32)");
     sub->add_option("--moment-dtype", o->moments, "each Adam moment: fp32 or bf16 (fp32)");
     sub->add_flag("--overlap-dp", o->overlap_dp, "overlap the gradient sync with the last backward pass");
+    sub->add_option("--tp-comm", o->tp_comm,
+                    "tensor-parallel collectives: auto, all-reduce or rs-ag (reduce-scatter + all-gather; "
+                    "auto: rs-ag with --sequence-parallel, all-reduce without)");
+    sub->add_flag("--no-scatter-gather", o->no_scatter_gather,
+                  "pipeline sends carry b x s x h, not b x s x h / tp (Megatron's scatter/gather off)");
+    sub->add_flag("--causal", o->causal, "count the attention core at half: a kernel that skips masked blocks");
+    sub->add_option("--peak-share", o->efficiency.peak_share,
+                    "efficiency model r_inf: share of peak the widest matrix products reach (0.699)");
+    sub->add_option("--half-width", o->efficiency.half_width,
+                    "efficiency model n_1/2: per-GPU width h/tp at which half of r_inf is reached (266)");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o] {
         const TransformerShape model = resolve_model(o->model);
@@ -82,7 +94,14 @@ NAPKIN_COMMAND(app) {
                                  o->nic == "per-gpu" ? Nic::per_gpu : Nic::per_node);
         node.gpus = gpus_in_each_node("tp × cp × pp × dp", total, o->node);
         const Cluster cluster = cluster_of(node, total / node.gpus);
-        const TrainingEstimate e = evaluate_training(model, cluster, par, TrainingOptions{.overlap_dp = o->overlap_dp});
+        const TrainingOptions options{
+            .efficiency = o->efficiency,
+            .causal = o->causal,
+            .pipeline_scatter_gather = !o->no_scatter_gather,
+            .overlap_dp = o->overlap_dp,
+            .tp_communication = parse_choice<TpCommunication>("--tp-comm", o->tp_comm, parse_tp_communication,
+                                                              "auto, all-reduce, rs-ag")};
+        const TrainingEstimate e = evaluate_training(model, cluster, par, options);
         const StepBreakdown& b = e.breakdown;
         if (o->json) {
             print_json({{"model", model.name},
@@ -90,6 +109,7 @@ NAPKIN_COMMAND(app) {
                         {"gpus", total},
                         {"nodes", cluster.nodes},
                         {"schedule", to_string(resolved_schedule(par))},
+                        {"tp_communication", to_string(resolved_tp_communication(par, options))},
                         {"memory", training_memory_json(e, node.gpu)},
                         {"step_s", e.step.value()},
                         {"breakdown", step_breakdown_json(b)},

@@ -29,6 +29,7 @@
 #include <napkin/units.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 
 namespace napkin {
@@ -51,6 +52,13 @@ enum class TpCommunication { automatic, all_reduce, reduce_scatter_all_gather };
     return "?";
 }
 
+[[nodiscard]] constexpr std::optional<TpCommunication> parse_tp_communication(std::string_view text) {
+    for (TpCommunication c :
+         {TpCommunication::automatic, TpCommunication::all_reduce, TpCommunication::reduce_scatter_all_gather})
+        if (to_string(c) == text) return c;
+    return std::nullopt;
+}
+
 struct TrainingOptions {
     EfficiencyModel efficiency = default_efficiency;
     // NCCL's per-call base latency (src/graph/tuning.cc, ring LL: 6.6 µs).
@@ -68,6 +76,13 @@ struct TrainingOptions {
 };
 
 inline constexpr TrainingOptions default_training_options{};
+
+// The collectives the layout's TP really uses: `automatic` resolves to the
+// pair with sequence parallelism and to the all-reduce without.
+[[nodiscard]] constexpr TpCommunication resolved_tp_communication(const Parallelism& par, const TrainingOptions& o) {
+    if (o.tp_communication != TpCommunication::automatic) return o.tp_communication;
+    return par.sequence_parallel ? TpCommunication::reduce_scatter_all_gather : TpCommunication::all_reduce;
+}
 
 // Where one iteration's time goes, on the slowest pipeline stage.
 struct StepBreakdown {
@@ -136,7 +151,7 @@ struct TrainingEstimate {
     if (par.tp == 1) return Seconds{};
     const Link link = link_for(tensor_group(par, c), c);
     const Bytes message = hidden_states_bytes(m, par);
-    const bool split = par.sequence_parallel || o.tp_communication == TpCommunication::reduce_scatter_all_gather;
+    const bool split = resolved_tp_communication(par, o) == TpCommunication::reduce_scatter_all_gather;
     const CollectiveTime one = split
                                    ? reduce_scatter(message, par.tp, link, o.collective_base_latency) +
                                          all_gather(message, par.tp, link, o.collective_base_latency)

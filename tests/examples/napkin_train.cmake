@@ -45,3 +45,38 @@ napkin_check_output(cli.train.error.schedule_chunks
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-medium --tp 2 --pp 4 --dp 1 --micro-batch 1
           --global-batch 8 --seq-len 1024 --vp 2 --schedule dualpipe
   EXPECT "Parallelism.virtual_stages = 2: must be 1 for the dualpipe schedule" EXIT_CODE 2)
+# --tp-comm: GPT-3 t8 p16 d8, m = 192, 6 layers a stage, 4 collectives each of b·s·h·2 = 50,331,648
+# bytes on nvlink3: all-reduce 6.6 + 14·0.6 = 15 µs + 1.75·M/300 GB/s = 293.60128 µs, so
+# 4,608 × 308.60128 µs = 1.42203 s; reduce-scatter + all-gather pay the 6.6 µs base once more:
+# 1.42203 + 4,608 × 6.6 µs = 1.45245 s. The JSON says which collectives ran.
+napkin_check_output(cli.train.tp_comm_default
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536 --json
+  EXPECT "\"tp\": 1.42203" "\"tp_communication\": \"all-reduce\"")
+napkin_check_output(cli.train.tp_comm_rs_ag
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536
+          --tp-comm rs-ag --json
+  EXPECT "\"tp\": 1.45244" "\"tp_communication\": \"rs-ag\"")
+napkin_check_output(cli.train.error.tp_comm
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536
+          --tp-comm ring
+  EXPECT "napkin: error: --tp-comm \"ring\": must be one of auto, all-reduce, rs-ag" EXIT_CODE 2)
+napkin_check_output(cli.train.error.tp_comm_sequence_parallel
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536
+          --sequence-parallel --tp-comm all-reduce
+  EXPECT "sequence parallelism needs reduce-scatter + all-gather (rs-ag or auto)" EXIT_CODE 2)
+# --no-scatter-gather: each of the 2 sends per micro-batch carries b·s·h·2 = 50,331,648 bytes over
+# ib-hdr instead of 1/8 of it: 192 × 2 × (6.6 + 2.7 + 2,013.26592) µs = 0.776665 s (0.100208 s with it).
+napkin_check_output(cli.train.no_scatter_gather
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536
+          --no-scatter-gather --json
+  EXPECT "\"pp\": 0.776665")
+# --peak-share 0.5 --half-width 0: every matrix product at half of 312 TFLOP/s. GPT-2 small on one
+# GPU, 512 × 1,024 tokens: 447,971,799,859,200 FLOPs (tests/unit/training.cpp) / 156e12 = 2.871614 s.
+napkin_check_output(cli.train.efficiency
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --gpus-per-node 1 --micro-batch 16
+          --global-batch 512 --seq-len 1024 --peak-share 0.5 --half-width 0 --json
+  EXPECT "\"compute\": 2.871614")
+# (The expectation stops before the closing bracket: CMake lists do not split inside brackets.)
+napkin_check_output(cli.train.error.efficiency
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --gpus-per-node 1 --global-batch 8 --peak-share 1.5
+  EXPECT "napkin: error: EfficiencyModel.peak_share = 1.5: must be in (0, 1" EXIT_CODE 2)
