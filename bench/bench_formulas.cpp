@@ -169,7 +169,9 @@ void combined_token_time_raw(benchmark::State& state) {
         // The setup's checks (bytes per weight, cache value, activation; context,
         // working tokens, allowance; all-reduces per layer), then the share's and the
         // compute time's own checks of the GPU count and the tokens.
-        raw_check(2.0 > 0 && 2.0 > 0 && 2.0 > 0 && 8192.0 >= 0 && 2048.0 >= 0 && 1073741824.0 >= 0 && 2 >= 0);
+        constexpr double weight_bytes = 2.0, cache_bytes = 2.0, activation_bytes = 2.0;
+        raw_check(weight_bytes > 0 && cache_bytes > 0 && activation_bytes > 0 && 8192.0 >= 0 && 2048.0 >= 0 &&
+                  1073741824.0 >= 0 && 2 >= 0);
         const long long gpus = tp * pp;
         raw_check(gpus >= 1);
         raw_check(gpus >= 1 && k >= 1);

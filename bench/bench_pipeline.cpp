@@ -190,7 +190,7 @@ double raw_simulate_interleaved(long long p, long long m, long long v, double f,
 void BM_simulate_interleaved_raw(benchmark::State& state) {
     const long long m = state.range(0);
     for (auto _ : state) benchmark::DoNotOptimize(raw_simulate_interleaved(64, m, 4, 4e-3, 8e-3, 50e-6));
-    const auto passes = static_cast<std::int64_t>(2 * 64 * m * 4);
+    const auto passes = std::int64_t{2} * 64 * m * 4;
     state.SetComplexityN(static_cast<std::int64_t>(passes));
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * passes);
 }
@@ -339,7 +339,7 @@ void BM_simulate_dualpipe_raw(benchmark::State& state) {
         benchmark::DoNotOptimize(step);
     }
     // 2m passes per rank and Σ_r (p − k_r − 1) = 3p²/4 − p/2 weight passes.
-    const auto passes = static_cast<std::int64_t>(2 * 64 * m + 3 * 64 * 64 / 4 - 32);
+    const auto passes = std::int64_t{2} * 64 * m + 3 * 64 * 64 / 4 - 32;
     state.SetComplexityN(passes);
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * passes);
     state.counters["step_ms"] = step * 1e3;

@@ -95,6 +95,7 @@ void part_b(const std::string& out) {
              "transform=\"rotate(-90 22 " + io::svg::number(top + height / 2) + ")\"");
     const auto to_px = [&](const std::vector<std::pair<double, double>>& p) {
         std::vector<std::pair<double, double>> q;
+        q.reserve(p.size());
         for (const auto& [x, y] : p) q.emplace_back(px(x), py(y));
         return q;
     };

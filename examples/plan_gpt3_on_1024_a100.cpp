@@ -54,7 +54,7 @@ int main() {
                 plan.points_pruned_dominated, plan.points_pruned_memory, plan.rejected.total(), plan.rejected.memory,
                 plan.rejected.schedule, plan.rejected.gpus, plan.rejected.batch);
     std::printf("searched in %.3f s\n\n%8s  %-90s %8s %10s %7s\n", seconds, "rank", "layout", "step", "memory", "MFU");
-    for (std::size_t i = 0; i < plan.top.size(); ++i) print_row(static_cast<long long>(i + 1), plan.top[i]);
+    for (std::size_t i = 0; i < plan.top.size(); ++i) print_row(static_cast<long long>(i) + 1, plan.top[i]);
 
     // Megatron-LM's layout for it, run as the paper's measured runs were (Narayanan
     // et al. 2021, Sec. 5; catalog/megatron_runs.hpp): t8 p16 d8, micro-batch 1, full

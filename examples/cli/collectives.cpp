@@ -120,7 +120,7 @@ std::string decimal_size(Bytes b) {
 }
 
 void report(const std::string& what, Bytes message, long long gpus, const CollectiveTime& t, bool json,
-            nlohmann::json extra = nlohmann::json::object()) {
+            const nlohmann::json& extra = nlohmann::json::object()) {
     if (json) {
         nlohmann::json j{{"operation", what},
                          {"bytes", json_bytes(message)},

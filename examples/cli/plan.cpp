@@ -232,7 +232,7 @@ NAPKIN_COMMAND(app) {
                     "%7s\n", "rank", "tp", "pp", "dp", "vp", "mb", "recompute", "fa", "sp", "tp-comm", "zero", "grad",
                     "schedule", "s/g", "ovl", "step", "memory", "tokens/s", "MFU");
         for (std::size_t i = 0; i < plan.top.size(); ++i)
-            print_training_candidate(static_cast<long long>(i + 1), plan.top[i]);
+            print_training_candidate(static_cast<long long>(i) + 1, plan.top[i]);
         if (o->pareto) {
             std::printf("\nPareto front (memory per GPU vs step time):\n");
             for (const auto& c : plan.pareto) print_training_candidate(0, c);

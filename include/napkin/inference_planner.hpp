@@ -164,7 +164,7 @@ constexpr bool better(const InferenceCandidate& a, const InferenceCandidate& b, 
 //    bound every larger k misses it.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr InferencePlan plan_inference(const TransformerShape& model, const Gpu& gpu,
-                                                     const Link& link, InferencePlanQuery query = {},
+                                                     const Link& link, const InferencePlanQuery& query = {},
                                                      const InferenceSetup& setup = lesson_setup,
                                                      const Collective& collective = lesson_collective) {
     detail::check_inference_inputs(model, gpu, link, setup);

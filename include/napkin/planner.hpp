@@ -307,8 +307,11 @@ struct Family {
     Choices<bool, 2> scatter_gather;
     Choices<bool, 2> overlap;
     [[nodiscard]] constexpr long long size() const {
-        return static_cast<long long>(schedules.size * gradients.size * flash_attention.size *
-                                      tp_communication.size * scatter_gather.size * overlap.size);
+        long long points = 1;
+        for (const std::size_t n : {schedules.size, gradients.size, flash_attention.size, tp_communication.size,
+                                    scatter_gather.size, overlap.size})
+            points *= static_cast<long long>(n);
+        return points;
     }
 };
 

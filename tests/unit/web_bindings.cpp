@@ -2,7 +2,7 @@
 // natively: its JSON replies carry the library's numbers and its errors name
 // the argument. The browser tests (tests/web) check the same functions in
 // WebAssembly against the napkin command.
-#include "../../examples/web/bindings.cpp"
+#include "../../examples/web/bindings.cpp"  // NOLINT(bugprone-suspicious-include): the bindings are a .cpp for emcc
 
 #include <doctest/doctest.h>
 

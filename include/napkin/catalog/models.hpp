@@ -34,19 +34,19 @@ inline constexpr TransformerShape llama3_1_405b = validated(TransformerShape{
 // 530B = Turing-NLG (128, 20,480, 105; also Smith et al. 2022), 1T (160,
 // 25,600, 128; also Narayanan et al. 2021, Table 1).
 inline constexpr TransformerShape megatron_22b = validated(TransformerShape{
-    .name = "megatron-22b", .layers = 48, .hidden = 6144, .ffn = 4 * 6144, .heads = 64, .kv_heads = 64,
+    .name = "megatron-22b", .layers = 48, .hidden = 6144, .ffn = 4LL * 6144, .heads = 64, .kv_heads = 64,
     .vocabulary = 51200, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 2048});
 inline constexpr TransformerShape gpt3_175b = validated(TransformerShape{
-    .name = "gpt3-175b", .layers = 96, .hidden = 12288, .ffn = 4 * 12288, .heads = 96, .kv_heads = 96,
+    .name = "gpt3-175b", .layers = 96, .hidden = 12288, .ffn = 4LL * 12288, .heads = 96, .kv_heads = 96,
     .vocabulary = 51200, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 2048});
 inline constexpr TransformerShape turing_nlg_530b = validated(TransformerShape{
-    .name = "turing-nlg-530b", .layers = 105, .hidden = 20480, .ffn = 4 * 20480, .heads = 128, .kv_heads = 128,
+    .name = "turing-nlg-530b", .layers = 105, .hidden = 20480, .ffn = 4LL * 20480, .heads = 128, .kv_heads = 128,
     .vocabulary = 51200, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 2048});
 inline constexpr TransformerShape megatron_1t = validated(TransformerShape{
-    .name = "megatron-1t", .layers = 128, .hidden = 25600, .ffn = 4 * 25600, .heads = 160, .kv_heads = 160,
+    .name = "megatron-1t", .layers = 128, .hidden = 25600, .ffn = 4LL * 25600, .heads = 160, .kv_heads = 160,
     .vocabulary = 51200, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 2048});
 
@@ -54,19 +54,19 @@ inline constexpr TransformerShape megatron_1t = validated(TransformerShape{
 // gpt2-medium, gpt2-large, gpt2-xl on Hugging Face): vocabulary 50,257, 1,024
 // positions, tied output layer. gpt2-small has the published 124,439,808 weights.
 inline constexpr TransformerShape gpt2_small = validated(TransformerShape{
-    .name = "gpt2-small", .layers = 12, .hidden = 768, .ffn = 4 * 768, .heads = 12, .kv_heads = 12,
+    .name = "gpt2-small", .layers = 12, .hidden = 768, .ffn = 4LL * 768, .heads = 12, .kv_heads = 12,
     .vocabulary = 50257, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 1024});
 inline constexpr TransformerShape gpt2_medium = validated(TransformerShape{
-    .name = "gpt2-medium", .layers = 24, .hidden = 1024, .ffn = 4 * 1024, .heads = 16, .kv_heads = 16,
+    .name = "gpt2-medium", .layers = 24, .hidden = 1024, .ffn = 4LL * 1024, .heads = 16, .kv_heads = 16,
     .vocabulary = 50257, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 1024});
 inline constexpr TransformerShape gpt2_large = validated(TransformerShape{
-    .name = "gpt2-large", .layers = 36, .hidden = 1280, .ffn = 4 * 1280, .heads = 20, .kv_heads = 20,
+    .name = "gpt2-large", .layers = 36, .hidden = 1280, .ffn = 4LL * 1280, .heads = 20, .kv_heads = 20,
     .vocabulary = 50257, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 1024});
 inline constexpr TransformerShape gpt2_xl = validated(TransformerShape{
-    .name = "gpt2-xl", .layers = 48, .hidden = 1600, .ffn = 4 * 1600, .heads = 25, .kv_heads = 25,
+    .name = "gpt2-xl", .layers = 48, .hidden = 1600, .ffn = 4LL * 1600, .heads = 25, .kv_heads = 25,
     .vocabulary = 50257, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 1024});
 

@@ -60,7 +60,7 @@ private:
 
 // Parses the text of a config.json; `origin` names it in error messages.
 [[nodiscard]] inline LoadedModel parse_hf_config(const std::string& text, const std::string& origin,
-                                                 std::string name = "") {
+                                                 const std::string& name = "") {
     nlohmann::json json;
     try {
         json = nlohmann::json::parse(text);

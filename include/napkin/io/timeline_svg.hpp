@@ -10,6 +10,7 @@
 #include <napkin/schedule.hpp>
 #include <napkin/units.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <iterator>
 #include <string>
@@ -28,7 +29,7 @@ inline std::string tint(const std::string& colour, double share) {
     unsigned rgb[3] = {0, 0, 0};
     std::sscanf(colour.c_str(), "#%02x%02x%02x", &rgb[0], &rgb[1], &rgb[2]);
     char out[8];
-    const auto mix = [share](unsigned c) { return static_cast<unsigned>(c + (255.0 - c) * share + 0.5); };
+    const auto mix = [share](unsigned c) { return static_cast<unsigned>(std::lround(c + (255.0 - c) * share)); };
     std::snprintf(out, sizeof out, "#%02X%02X%02X", mix(rgb[0]) & 0xFFu, mix(rgb[1]) & 0xFFu, mix(rgb[2]) & 0xFFu);
     return out;
 }
