@@ -33,7 +33,7 @@ struct NetworkOptions {
     std::optional<double> intra_bandwidth_gbps, intra_latency_us, inter_bandwidth_gbps, inter_latency_us;
     double oversubscription = 1.0;
     std::string nic = "per-gpu";
-    std::string transport = "network";
+    std::optional<std::string> transport;
     bool json = false;
 };
 
@@ -52,7 +52,8 @@ void add_network_options(CLI::App* sub, NetworkOptions& o) {
                     "hierarchical: step latency between nodes, µs (default --latency-us)");
     sub->add_option("--oversubscription", o.oversubscription, "hierarchical: r of an r:1 fabric (1)");
     sub->add_option("--nic", o.nic, "hierarchical: per-gpu (one NIC per GPU) or shared (one per node)");
-    sub->add_option("--transport", o.transport, "nccl: nvlink, pcie or network (network)");
+    sub->add_option("--transport", o.transport,
+                    "nccl: nvlink, pcie or network: the link's (network), or inside a node with --gpus-per-node (nvlink)");
     sub->add_flag("--json", o.json, "machine-readable output in bytes and seconds");
 }
 
@@ -74,22 +75,28 @@ long long resolve_gpus(const NetworkOptions& o) {
     return o.gpus;
 }
 
-HierarchicalTopology resolve_topology(const NetworkOptions& o) {
-    if (!o.gpus_per_node) throw napkin::invalid_argument("--algorithm hierarchical needs --gpus-per-node");
+// The two levels of the hierarchical algorithm. The NCCL-style model takes its
+// hop latencies from NCCL's tables, so it needs no step latencies (0 if not given).
+HierarchicalTopology resolve_topology(const NetworkOptions& o, std::string_view algorithm = "hierarchical") {
+    const std::string needs = "--algorithm " + std::string(algorithm) + " needs ";
+    const bool latencies_needed = algorithm == "hierarchical";
+    if (!o.gpus_per_node) throw napkin::invalid_argument(needs + "--gpus-per-node");
     const long long g = *o.gpus_per_node;
     detail::require_at_least_one("--gpus-per-node", g);
     const long long n = resolve_gpus(o);
     if (n % g != 0)
         throw napkin::invalid_argument("--gpus-per-node = " + std::to_string(g) + ": must divide --gpus = " +
                                        std::to_string(n));
-    if (!o.intra_bandwidth_gbps) throw napkin::invalid_argument("--algorithm hierarchical needs --intra-bandwidth-gbps");
-    if (!o.intra_latency_us) throw napkin::invalid_argument("--algorithm hierarchical needs --intra-latency-us");
+    const std::optional<double> no_latency = latencies_needed ? std::nullopt : std::optional<double>{0.0};
+    const auto intra_lat = o.intra_latency_us ? o.intra_latency_us : no_latency;
     const auto inter_bw = o.inter_bandwidth_gbps ? o.inter_bandwidth_gbps : o.bandwidth_gbps;
-    const auto inter_lat = o.inter_latency_us ? o.inter_latency_us : o.latency_us;
-    if (!inter_bw) throw napkin::invalid_argument("--algorithm hierarchical needs --inter-bandwidth-gbps");
-    if (!inter_lat) throw napkin::invalid_argument("--algorithm hierarchical needs --inter-latency-us");
+    const auto inter_lat = o.inter_latency_us ? o.inter_latency_us : o.latency_us ? o.latency_us : no_latency;
+    if (!o.intra_bandwidth_gbps) throw napkin::invalid_argument(needs + "--intra-bandwidth-gbps");
+    if (!intra_lat) throw napkin::invalid_argument(needs + "--intra-latency-us");
+    if (!inter_bw) throw napkin::invalid_argument(needs + "--inter-bandwidth-gbps");
+    if (!inter_lat) throw napkin::invalid_argument(needs + "--inter-latency-us");
     detail::require_positive("--intra-bandwidth-gbps", *o.intra_bandwidth_gbps);
-    detail::require_non_negative("--intra-latency-us", *o.intra_latency_us);
+    detail::require_non_negative("--intra-latency-us", *intra_lat);
     detail::require_positive("--inter-bandwidth-gbps", *inter_bw);
     detail::require_non_negative("--inter-latency-us", *inter_lat);
     detail::require(o.oversubscription >= 1.0, "--oversubscription", o.oversubscription, "must be at least 1");
@@ -98,7 +105,7 @@ HierarchicalTopology resolve_topology(const NetworkOptions& o) {
     else if (o.nic != "per-gpu") throw napkin::invalid_argument("--nic \"" + o.nic + "\": must be per-gpu or shared");
     return {n / g,
             g,
-            {"intra", gigabytes_per_second(*o.intra_bandwidth_gbps), microseconds(*o.intra_latency_us)},
+            {"intra", gigabytes_per_second(*o.intra_bandwidth_gbps), microseconds(*intra_lat)},
             {"inter", gigabytes_per_second(*inter_bw), microseconds(*inter_lat)},
             nic,
             o.oversubscription};
@@ -164,13 +171,18 @@ NAPKIN_COMMAND(app) {
                            {"nic", to_string(t.nic)}, {"oversubscription", t.oversubscription}});
         }
         if (o->algorithm == "nccl") {
-            const NcclChoice c = NcclModel{resolve_transport(o->net.transport)}.choose(message, gpus,
-                                                                                      resolve_flat_link(o->net));
+            // One link, or nodes of --gpus-per-node GPUs (each hop at its transport's latency).
+            const bool across_nodes = o->net.gpus_per_node.has_value();
+            const NcclModel model{
+                resolve_transport(o->net.transport.value_or(across_nodes ? "nvlink" : "network"))};
+            const NcclChoice c = across_nodes ? model.choose(message, resolve_topology(o->net, "nccl"))
+                                              : model.choose(message, gpus, resolve_flat_link(o->net));
+            nlohmann::json extra{{"algorithm", "nccl"}, {"nccl_algorithm", to_string(c.algorithm)},
+                                 {"nccl_protocol", to_string(c.protocol)}, {"transport", to_string(model.transport)}};
+            if (across_nodes) extra["gpus_per_node"] = *o->net.gpus_per_node;
             return report("NCCL-style all-reduce (" + std::string(to_string(c.algorithm)) + ", " +
                               std::string(to_string(c.protocol)) + ")",
-                          message, gpus, c.time, o->net.json,
-                          {{"algorithm", "nccl"}, {"nccl_algorithm", to_string(c.algorithm)},
-                           {"nccl_protocol", to_string(c.protocol)}});
+                          message, gpus, c.time, o->net.json, extra);
         }
         throw napkin::invalid_argument("--algorithm \"" + o->algorithm + "\": must be ring, tree, hierarchical or nccl");
     });

@@ -27,6 +27,7 @@
 #include <napkin/hardware.hpp>
 #include <napkin/units.hpp>
 
+#include <algorithm>
 #include <array>
 #include <concepts>
 #include <optional>
@@ -431,8 +432,9 @@ static_assert(ShardingCollectivePolicy<Hierarchical>);
 // lines half of which are flags: 0.5; LL128 0.92; Simple 1), 0.85 the tree
 // pattern's efficiency, 0.5 the tree's algorithm-to-bus-bandwidth ratio. The
 // per-hop latency is the table's for the link's transport; the link's own
-// step latency is not used. This single-transport model treats every hop
-// alike (NCCL charges intra- and inter-node hops separately).
+// step latency is not used. On one link every hop is alike; across nodes
+// (the HierarchicalTopology overloads below) NCCL charges the intra- and
+// inter-node hops at their own transports' latencies.
 enum class NcclAlgorithm { ring, tree };
 enum class NcclProtocol { ll, ll128, simple };
 enum class Transport { nvlink, pcie, network };
@@ -497,6 +499,40 @@ struct NcclChoice {
             message / (nccl::tree_algorithm_ratio * nccl::tree_pattern_efficiency * bus)};
 }
 
+// Across N nodes of g GPUs (tuning.cc, ncclTopoTuneModel): a hop costs the
+// latency of the transport it crosses,
+//   ring:  latency = baseLat + (nsteps − nInter)·hwLat_intra + nInter·hwLat_net,
+//          nsteps = 2(n − 1), nInter = 2(N − 1)
+//   tree:  latency = baseLat + 2·[(g − 1)·hwLat_intra + ⌈log₂ N⌉·hwLat_net]
+// and the bus bandwidth B is the slower of the node's link and one GPU's share
+// of the network (inter_node_link: its NIC, shared and oversubscribed as the
+// topology says), with the same protocol shares and tree factors as above.
+// With one GPU a node it is the single-link model on the network. On one
+// node the ring is the single-link ring; the tree is NCCL's chain through the
+// node's g GPUs (2(g − 1) hops), not the single-link model's binary tree.
+[[nodiscard]] constexpr CollectiveTime nccl_allreduce(Bytes message, const HierarchicalTopology& topology,
+                                                      Transport intra_transport, NcclAlgorithm algorithm,
+                                                      NcclProtocol protocol) {
+    (void)validated(topology);
+    detail::require_non_negative("message (bytes)", message.value());
+    const long long n = ranks(topology), g = topology.gpus_per_node, nodes = topology.nodes;
+    if (n == 1) return {};
+    const Seconds base = nccl::base_latency(algorithm, protocol);
+    const Seconds intra_hop = nccl::hop_latency(intra_transport, algorithm, protocol);
+    const Seconds network_hop = nccl::hop_latency(Transport::network, algorithm, protocol);
+    const BytesPerSecond slowest = nodes == 1 ? topology.intra.bandwidth
+                                   : g == 1   ? inter_node_link(topology).bandwidth
+                                              : std::min(topology.intra.bandwidth, inter_node_link(topology).bandwidth);
+    const BytesPerSecond bus = nccl::protocol_efficiency(protocol) * slowest;
+    if (algorithm == NcclAlgorithm::ring) {
+        const double steps = 2.0 * count(n - 1), inter_steps = 2.0 * count(nodes - 1);
+        return {base + (steps - inter_steps) * intra_hop + inter_steps * network_hop,
+                steps / count(n) * (message / bus)};
+    }
+    return {base + 2.0 * (count(g - 1) * intra_hop + count(detail::ceil_log2(nodes)) * network_hop),
+            message / (nccl::tree_algorithm_ratio * nccl::tree_pattern_efficiency * bus)};
+}
+
 // One ring pass of `steps` hops moving `share`·M (reduce-scatter, all-gather),
 // or a single hop (point-to-point), under protocol p.
 [[nodiscard]] constexpr CollectiveTime nccl_ring_pass(double steps, double share, Bytes message, const Link& link,
@@ -512,14 +548,15 @@ struct NcclModel {
     // The fastest algorithm and protocol for this all-reduce (ties: the first
     // in ring, tree × LL, LL128, Simple order).
     [[nodiscard]] constexpr NcclChoice choose(Bytes message, long long ranks, const Link& link) const {
-        NcclChoice best{NcclAlgorithm::ring, NcclProtocol::ll,
-                        nccl_allreduce(message, ranks, link, transport, NcclAlgorithm::ring, NcclProtocol::ll)};
-        for (NcclAlgorithm a : nccl::algorithms)
-            for (NcclProtocol p : nccl::protocols) {
-                const CollectiveTime t = nccl_allreduce(message, ranks, link, transport, a, p);
-                if (t.total() < best.time.total()) best = {a, p, t};
-            }
-        return best;
+        return fastest([&](NcclAlgorithm a, NcclProtocol p) {
+            return nccl_allreduce(message, ranks, link, transport, a, p);
+        });
+    }
+    // The same across nodes, `transport` being the one inside a node.
+    [[nodiscard]] constexpr NcclChoice choose(Bytes message, const HierarchicalTopology& topology) const {
+        return fastest([&](NcclAlgorithm a, NcclProtocol p) {
+            return nccl_allreduce(message, topology, transport, a, p);
+        });
     }
     [[nodiscard]] constexpr CollectiveTime all_reduce(Bytes message, long long ranks, const Link& link) const {
         return choose(message, ranks, link).time;
@@ -543,6 +580,16 @@ struct NcclModel {
     }
 
 private:
+    template <class TimeOf>
+    [[nodiscard]] static constexpr NcclChoice fastest(TimeOf time_of) {
+        NcclChoice best{NcclAlgorithm::ring, NcclProtocol::ll, time_of(NcclAlgorithm::ring, NcclProtocol::ll)};
+        for (NcclAlgorithm a : nccl::algorithms)
+            for (NcclProtocol p : nccl::protocols) {
+                const CollectiveTime t = time_of(a, p);
+                if (t.total() < best.time.total()) best = {a, p, t};
+            }
+        return best;
+    }
     [[nodiscard]] constexpr CollectiveTime fastest_ring_pass(double steps, Bytes buffer, long long ranks,
                                                              const Link& link) const {
         detail::check_collective(buffer, ranks, link, Seconds{});

@@ -89,3 +89,18 @@ napkin_check_output(cli.error.algorithm
 napkin_check_output(cli.error.calibrate_file
   COMMAND $<TARGET_FILE:napkin-cli> calibrate /nonexistent/all_reduce_perf.txt
   EXPECT "napkin: error: nccl-tests file = \"/nonexistent/all_reduce_perf.txt\": cannot be opened" EXIT_CODE 2)
+# NCCL-style across 16 nodes × 8 GPUs (NVLink 300 GB/s inside, a 25 GB/s NIC per GPU): each hop at
+# its transport's latency. 0 bytes: tree LL 6.8 + 2·(7 × 0.6 + 4 × 5.0) = 55.2 µs. 1 GB: ring Simple
+# 8.4 + 224 × 3.4 + 30 × 14 = 1,190 µs + 254/128 × 1 GB / 25 GB/s = 79.375 ms, 80.565 ms in all.
+napkin_check_output(cli.allreduce.nccl_across_nodes_tiny
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --algorithm nccl --bytes 0 --gpus 128 --gpus-per-node 8
+          --intra-bandwidth-gbps 300 --inter-bandwidth-gbps 25 --json
+  EXPECT "\"nccl_algorithm\": \"tree\"" "\"nccl_protocol\": \"LL\"" "\"time_s\": 5.52e-05" "\"transport\": \"nvlink\"")
+napkin_check_output(cli.allreduce.nccl_across_nodes_large
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --algorithm nccl --bytes 1GB --gpus 128 --gpus-per-node 8
+          --intra-bandwidth-gbps 300 --inter-bandwidth-gbps 25 --json
+  EXPECT "\"nccl_algorithm\": \"ring\"" "\"nccl_protocol\": \"Simple\"" "\"time_s\": 0.080565")
+napkin_check_output(cli.allreduce.error.nccl_across_nodes
+  COMMAND $<TARGET_FILE:napkin-cli> allreduce --algorithm nccl --bytes 1GB --gpus 128 --gpus-per-node 8
+          --inter-bandwidth-gbps 25
+  EXPECT "napkin: error: --algorithm nccl needs --intra-bandwidth-gbps" EXIT_CODE 2)

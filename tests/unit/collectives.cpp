@@ -254,6 +254,56 @@ TEST_SUITE("collectives") {
                           nccl_allreduce(megabytes(mb), 64, nv, Transport::nvlink, a, p).total());
     }
 
+    TEST_CASE("NCCL-style model across nodes: each hop at its own transport's latency") {
+        // 16 DGX-like nodes × 8 GPUs: NVLink 300 GB/s inside, one 25 GB/s NIC per GPU.
+        const Link nv{"nvlink3", gigabytes_per_second(300), microseconds(0.6)};
+        const Link ib{"ib-hdr", gigabytes_per_second(25), microseconds(2.7)};
+        const HierarchicalTopology t{.nodes = 16, .gpus_per_node = 8, .intra = nv, .inter = ib};
+        // Ring LL: nsteps = 2·127 = 254, nInter = 2·15 = 30: 6.6 + 224 × 0.6 + 30 × 2.7 = 222.0 µs.
+        const auto ring_ll = nccl_allreduce(bytes(0), t, Transport::nvlink, NcclAlgorithm::ring, NcclProtocol::ll);
+        CHECK(in(ring_ll.latency, units::us) == doctest::Approx(222.0).epsilon(1e-12));
+        // Tree LL: 6.8 + 2·(7 × 0.6 + 4 × 5.0) = 55.2 µs; the fastest at 0 bytes.
+        const auto tree_ll = nccl_allreduce(bytes(0), t, Transport::nvlink, NcclAlgorithm::tree, NcclProtocol::ll);
+        CHECK(in(tree_ll.latency, units::us) == doctest::Approx(55.2).epsilon(1e-12));
+        const NcclModel model{Transport::nvlink};
+        CHECK(model.choose(bytes(0), t).algorithm == NcclAlgorithm::tree);
+        // 1 GB, ring Simple: the bus runs at the NIC's 25 GB/s, the slower level:
+        // 8.4 + 224 × 3.4 + 30 × 14 = 1,190.0 µs + 254/128 × 1 GB / 25 GB/s = 79.375 ms.
+        const auto ring_simple =
+            nccl_allreduce(gigabytes(1), t, Transport::nvlink, NcclAlgorithm::ring, NcclProtocol::simple);
+        CHECK(in(ring_simple.total(), units::s) == doctest::Approx(1190.0e-6 + 254.0 / 128.0 / 25.0).epsilon(1e-12));
+        const NcclChoice big = model.choose(gigabytes(1), t);
+        CHECK(big.algorithm == NcclAlgorithm::ring);
+        CHECK(big.protocol == NcclProtocol::simple);
+        // One node: the single-link ring; the tree a chain through the 8 GPUs, 2·7 hops
+        // (6.8 + 14 × 0.6 = 15.2 µs for LL, against the binary tree's 2·3 hops).
+        const HierarchicalTopology one_node{.nodes = 1, .gpus_per_node = 8, .intra = nv, .inter = ib};
+        for (NcclProtocol p : nccl::protocols)
+            CHECK(in(nccl_allreduce(megabytes(64), one_node, Transport::nvlink, NcclAlgorithm::ring, p).total(),
+                     units::s) ==
+                  doctest::Approx(in(nccl_allreduce(megabytes(64), 8, nv, Transport::nvlink, NcclAlgorithm::ring, p)
+                                         .total(),
+                                     units::s)).epsilon(1e-12));
+        CHECK(in(nccl_allreduce(bytes(0), one_node, Transport::nvlink, NcclAlgorithm::tree, NcclProtocol::ll).latency,
+                 units::us) == doctest::Approx(15.2).epsilon(1e-12));
+        // One GPU a node: the single-link model on the network.
+        for (NcclAlgorithm a : nccl::algorithms)
+            for (NcclProtocol p : nccl::protocols) {
+                const HierarchicalTopology one_gpu{.nodes = 16, .gpus_per_node = 1, .intra = nv, .inter = ib};
+                CHECK(in(nccl_allreduce(megabytes(64), one_gpu, Transport::nvlink, a, p).total(), units::s) ==
+                      doctest::Approx(in(nccl_allreduce(megabytes(64), 16, ib, Transport::network, a, p).total(),
+                                         units::s)).epsilon(1e-12));
+            }
+        // A shared NIC gives each GPU 1/8 of it: the bandwidth term of ring Simple grows 8×.
+        HierarchicalTopology shared = t;
+        shared.nic = Nic::per_node;
+        CHECK(in(nccl_allreduce(gigabytes(1), shared, Transport::nvlink, NcclAlgorithm::ring, NcclProtocol::simple)
+                     .bandwidth,
+              units::s) == doctest::Approx(8 * 254.0 / 128.0 / 25.0).epsilon(1e-12));
+        CHECK(model.choose(bytes(0), HierarchicalTopology{.nodes = 1, .gpus_per_node = 1, .intra = nv, .inter = ib})
+                  .time.total() == Seconds{});
+    }
+
     TEST_CASE("bad input is rejected with the argument and its value") {
         CHECK(error_of([] { return ring_allreduce(gigabytes(1), 0, ib_ndr); }) == "ranks = 0: must be at least 1");
         CHECK(error_of([] { return tree_allreduce(bytes(-1), 8, ib_ndr); }) ==
