@@ -255,7 +255,7 @@ inline nlohmann::json training_memory_json(const TrainingEstimate& e, const Gpu&
 inline nlohmann::json step_breakdown_json(const StepBreakdown& b) {
     return {{"compute", b.compute.value()}, {"recompute", b.recompute.value()}, {"tp", b.tp.value()},
             {"pp", b.pp.value()},           {"bubble", b.bubble.value()},       {"dp", b.dp.value()},
-            {"ep", b.ep.value()},           {"optimizer", b.optimizer.value()}};
+            {"ep", b.ep.value()},           {"cp", b.cp.value()},               {"optimizer", b.optimizer.value()}};
 }
 
 }  // namespace napkin::cli

@@ -42,7 +42,8 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--tp", o->par.tp, "tensor-parallel size");
     sub->add_option("--pp", o->par.pp, "pipeline stages");
     sub->add_option("--dp", o->par.dp, "data-parallel copies");
-    sub->add_option("--ep", o->par.ep, "expert-parallel size (divides dp)");
+    sub->add_option("--ep", o->par.ep, "expert-parallel size (divides dp x cp)");
+    sub->add_option("--cp", o->par.cp, "context-parallel size (splits the sequence; ring attention)");
     sub->add_option("--vp", o->par.virtual_stages, "virtual stages (model chunks) per pipeline rank");
     sub->add_option("--schedule", o->schedule,
                     "pipeline schedule: 1f1b, interleaved, zb-h1, zb-h2, dualpipe, dualpipev or gpipe "
@@ -86,6 +87,7 @@ NAPKIN_COMMAND(app) {
         detail::require_at_least_one("--tp", par.tp);
         detail::require_at_least_one("--pp", par.pp);
         detail::require_at_least_one("--dp", par.dp);
+        detail::require_at_least_one("--cp", par.cp);
         if (o->nic != "per-gpu" && o->nic != "per-node")
             throw napkin::invalid_argument("--nic \"" + o->nic + "\": must be per-gpu or per-node");
         // The cluster is as large as the layout: whole nodes, or part of one.
@@ -119,19 +121,21 @@ NAPKIN_COMMAND(app) {
                         {"hfu", e.hfu}});
             return;
         }
-        std::printf("%s on %lld x %s (%lld nodes), tp %lld pp %lld dp %lld, %lld micro-batches of %lld, %s schedule\n",
+        std::printf("%s on %lld x %s (%lld nodes), tp %lld pp %lld dp %lld%s, %lld micro-batches of %lld, %s schedule\n",
                     std::string(model.name).c_str(), total, std::string(node.gpu.name).c_str(), cluster.nodes,
-                    par.tp, par.pp, par.dp, microbatches(par), par.micro_batch,
+                    par.tp, par.pp, par.dp, par.cp > 1 ? (" cp " + std::to_string(par.cp)).c_str() : "",
+                    microbatches(par), par.micro_batch,
                     std::string(to_string(resolved_schedule(par))).c_str());
         std::printf("memory per GPU: weights %s, gradients %s, optimizer %s, activations %s = %s of %s usable (%s)\n",
                     to_string(e.memory.weights).c_str(), to_string(e.memory.gradients).c_str(),
                     to_string(e.memory.optimizer).c_str(), to_string(e.memory.activations).c_str(),
                     to_string(e.memory.total()).c_str(), to_string(usable_memory(node.gpu)).c_str(),
                     e.fits ? "fits" : "does not fit");
-        std::printf("step %s: compute %s, recompute %s, tp %s, pp %s, bubble %s, dp %s, ep %s, optimizer %s\n",
+        std::printf("step %s: compute %s, recompute %s, tp %s, pp %s, bubble %s, dp %s, ep %s, cp %s, optimizer %s\n",
                     to_string(e.step).c_str(), to_string(b.compute).c_str(), to_string(b.recompute).c_str(),
                     to_string(b.tp).c_str(), to_string(b.pp).c_str(), to_string(b.bubble).c_str(),
-                    to_string(b.dp).c_str(), to_string(b.ep).c_str(), to_string(b.optimizer).c_str());
+                    to_string(b.dp).c_str(), to_string(b.ep).c_str(), to_string(b.cp).c_str(),
+                    to_string(b.optimizer).c_str());
         std::printf("%.0f tokens/s, MFU %.1f%%, HFU %.1f%%\n", e.tokens_per_second.value(), 100 * e.mfu, 100 * e.hfu);
     });
 }

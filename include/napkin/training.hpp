@@ -10,7 +10,8 @@
 // of the m = B / (b·d) micro-batches runs forward and backward through the
 // slowest stage's L/p layers, with tensor-parallel collectives inside every
 // layer, activations handed between stages, the pipeline bubble, then the
-// data-parallel gradient synchronisation and the optimizer step. The bubble is
+// data-parallel gradient synchronisation and the optimizer step (with context
+// parallelism, also ring attention's K/V exchange). The bubble is
 // the one of the layout's pipeline schedule (Parallelism::schedule: 1F1B,
 // interleaved, zero-bubble ZB-H1/H2, DualPipe/V), from napkin/pipeline.hpp.
 // The parts are kept apart and add up to the total. No allocation, constexpr
@@ -93,9 +94,10 @@ struct StepBreakdown {
     Seconds bubble;     // pipeline fill and drain
     Seconds dp;         // gradient synchronisation not hidden behind compute
     Seconds ep;         // expert-parallel all-to-alls
+    Seconds cp;         // context-parallel K/V exchange not hidden behind attention
     Seconds optimizer;  // the Adam update
     [[nodiscard]] constexpr Seconds total() const {
-        return compute + recompute + tp + pp + bubble + dp + ep + optimizer;
+        return compute + recompute + tp + pp + bubble + dp + ep + cp + optimizer;
     }
 };
 
@@ -185,12 +187,48 @@ struct TrainingEstimate {
     return count(m.layers / par.pp) * per_layer * all_to_all(per_rank, par.ep, link, o.collective_base_latency).total();
 }
 
+// Context parallelism (Liu et al. 2023, "Ring Attention with Blockwise
+// Transformers", Sec. 3; Megatron-Core's context parallelism passes K and V
+// between the cp ranks the same way): each rank keeps s/c of the sequence, and
+// every attention layer passes its K and V blocks around the ring of cp ranks
+// in cp − 1 steps, b·(s/c)·2·(kv heads · head dim)/t values each, while it
+// computes the attention of the block it holds; the backward passes K and V
+// again with their gradients (twice the bytes) beside twice the attention
+// work. Only what a step's sends take beyond that attention work shows.
+// Full recomputation replays the forward exchange.
+struct ContextExchange {
+    Seconds forward, backward;
+    [[nodiscard]] constexpr Seconds total() const { return forward + backward; }
+};
+
+[[nodiscard]] constexpr ContextExchange cp_time_per_microbatch(const TransformerShape& m, const Parallelism& par,
+                                                              const Cluster& c, const TrainingOptions& o,
+                                                              double efficiency) {
+    if (par.cp == 1) return {};
+    const Link link = link_for(context_group(par, c), c);
+    const Bytes kv_block = bytes(count(par.micro_batch) * count(par.sequence / par.cp) * 2.0 *
+                                 count(m.kv_heads * head_dim(m)) / count(par.tp) * bytes_of(par.weights));
+    const double steps = count(par.cp - 1);
+    // The attention core of one layer on this rank: its s/c queries against all s keys, its heads.
+    const Seconds core = achievable_compute_time(
+        count(par.micro_batch) * attention_core_flops(m, par.sequence, o.causal) / count(par.tp * par.cp),
+        c.node.gpu, efficiency);
+    const Seconds send_forward = point_to_point(kv_block, link, o.collective_base_latency).total();
+    const Seconds send_backward = point_to_point(2.0 * kv_block, link, o.collective_base_latency).total();
+    const Seconds forward = std::max(Seconds{}, steps * send_forward - core);
+    const Seconds backward = std::max(Seconds{}, steps * send_backward - 2.0 * core);
+    const double layers = count(m.layers / par.pp);
+    const double forwards = par.recompute == Recompute::full ? 2.0 : 1.0;
+    return {layers * forward, layers * (backward + (forwards - 1.0) * forward)};
+}
+
 // One micro-batch through the slowest stage, part by part.
 struct MicrobatchTime {
     Seconds compute;    // forward + backward matrix work
     Seconds recompute;  // the forward work recomputation replays
     Seconds tp, pp, ep;
-    [[nodiscard]] constexpr Seconds total() const { return compute + recompute + tp + pp + ep; }
+    ContextExchange cp;
+    [[nodiscard]] constexpr Seconds total() const { return compute + recompute + tp + pp + ep + cp.total(); }
 };
 
 // The same micro-batch as napkin/pipeline.hpp's StageTimes: forward F, full
@@ -202,11 +240,12 @@ struct MicrobatchTime {
 // this W is s/(6h) of a layer too large: 2.8 % for GPT-3.) The replayed
 // forward runs inside the backward, before B. Of the collectives per layer, 2
 // are in the forward and the rest (2, or 4 with full recomputation) in the
-// backward; pipeline sends are half activations forward, half gradients backward.
+// backward; pipeline sends are half activations forward, half gradients backward;
+// the context-parallel exchange is split as cp_time_per_microbatch splits it.
 [[nodiscard]] constexpr StageTimes stage_times(const MicrobatchTime& t, const Parallelism& par) {
     const Seconds forward_compute = t.compute / 3.0;
     const double forward_collectives = par.recompute == Recompute::full ? 2.0 / 6.0 : 2.0 / 4.0;
-    const Seconds forward = forward_compute + forward_collectives * (t.tp + t.ep) + 0.5 * t.pp;
+    const Seconds forward = forward_compute + forward_collectives * (t.tp + t.ep) + 0.5 * t.pp + t.cp.forward;
     return StageTimes{.forward = forward, .backward = t.total() - forward, .weight_grad = forward_compute};
 }
 
@@ -292,7 +331,8 @@ struct MicrobatchTime {
         .recompute = achievable_compute_time(stage_recompute_flops_per_microbatch(m, par, o.causal), gpu, efficiency),
         .tp = tp_time_per_microbatch(m, par, c, o),
         .pp = pp_time_per_microbatch(m, par, c, o),
-        .ep = ep_time_per_microbatch(m, par, c, o)};
+        .ep = ep_time_per_microbatch(m, par, c, o),
+        .cp = cp_time_per_microbatch(m, par, c, o, efficiency)};
 
     // Once per iteration.
     const StageParameters params = parameters_per_gpu(m, par);
@@ -309,6 +349,7 @@ struct MicrobatchTime {
                                   .bubble = pipeline_bubble(par, stage_times(one, par)),
                                   .dp = dp,
                                   .ep = mb * one.ep,
+                                  .cp = mb * one.cp.total(),
                                   .optimizer = optimizer_time(params, par, gpu)};
     const Seconds step = breakdown.total();
     const Flops model_flops = model_flops_per_iteration(m, par, o.causal);

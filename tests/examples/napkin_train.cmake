@@ -80,3 +80,13 @@ napkin_check_output(cli.train.efficiency
 napkin_check_output(cli.train.error.efficiency
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --gpus-per-node 1 --global-batch 8 --peak-share 1.5
   EXPECT "napkin: error: EfficiencyModel.peak_share = 1.5: must be in (0, 1" EXIT_CODE 2)
+# --cp: ring attention's K/V exchange on two DGX A100 nodes, 22B t8 c2 b1 s2048 (the context
+# ranks in different nodes): 48 × (135.12912 − 39.7721 + 260.95824 − 2 × 39.7721) µs = 13.285 ms
+# (tests/unit/training.cpp derives it).
+napkin_check_output(cli.train.context_parallel
+  COMMAND $<TARGET_FILE:napkin-cli> train --model megatron-22b --tp 8 --cp 2 --pp 1 --dp 1 --micro-batch 1
+          --global-batch 1 --seq-len 2048 --json
+  EXPECT "\"cp\": 0.013285" "\"gpus\": 16" "\"nodes\": 2")
+napkin_check_output(cli.train.error.context_parallel
+  COMMAND $<TARGET_FILE:napkin-cli> train --model megatron-22b --tp 8 --cp 3 --global-batch 1 --seq-len 2048
+  EXPECT "napkin: error: Parallelism.sequence = 2048: must be a multiple of cp = 3" EXIT_CODE 2)

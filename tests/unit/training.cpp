@@ -106,7 +106,7 @@ TEST_SUITE("training") {
                               .recompute = Recompute::full};
         const TrainingEstimate e = evaluate_training(catalog::gpt3_175b, cluster_of(catalog::dgx_a100, 128), par);
         const StepBreakdown& b = e.breakdown;
-        CHECK(s_of(e.step) == doctest::Approx(s_of(b.compute + b.recompute + b.tp + b.pp + b.bubble + b.dp + b.ep +
+        CHECK(s_of(e.step) == doctest::Approx(s_of(b.compute + b.recompute + b.tp + b.pp + b.bubble + b.dp + b.ep + b.cp +
                                                    b.optimizer)).epsilon(1e-12));
         CHECK(in(e.tokens_per_second, units::tokens_per_s) == doctest::Approx(1536.0 * 2048 / s_of(e.step)));
         CHECK(e.mfu == doctest::Approx(in(e.model_flops, units::FLOP) / (s_of(e.step) * 1024 * 312e12)));
@@ -266,6 +266,37 @@ TEST_SUITE("training") {
                              napkin::invalid_argument);
     }
 
+    TEST_CASE("context parallelism: ring attention's K/V exchange beyond the attention it hides behind") {
+        // Megatron 22B (h 6,144, 64 heads of 96, 48 layers), t8 c2 on two DGX A100 nodes, b1, s2048:
+        // the two context ranks sit in different nodes (stride t = 8), so K and V travel on ib-hdr.
+        // One K/V block: 1 · 1,024 · 2 · 6,144/8 · 2 bytes = 3,145,728 B, one send of 6.6 + 2.7 µs +
+        // 3,145,728 / 25 GB/s = 135.12912 µs (c − 1 = 1 step); backward K, V and their gradients:
+        // 9.3 + 251.65824 = 260.95824 µs. The attention core it overlaps, per layer on this GPU:
+        // 4 · 2048² · 6,144 / 16 = 6,442,450,944 FLOPs at 312 TFLOP/s × 0.699 · 768/1,034 = 39.7721 µs
+        // (twice that backward). Exposed: 48 × (135.12912 − 39.7721 + 260.95824 − 2 · 39.7721) µs
+        // = 13.285009 ms per micro-batch.
+        const Parallelism par{.tp = 8, .cp = 2, .global_batch = 1, .sequence = 2048};
+        const Cluster two_nodes = cluster_of(catalog::dgx_a100, 2);
+        const TrainingEstimate e = evaluate_training(catalog::megatron_22b, two_nodes, par);
+        CHECK(s_of(e.breakdown.cp) == doctest::Approx(0.013285008947).epsilon(1e-9));
+        CHECK(s_of(e.step) == doctest::Approx(s_of(e.breakdown.total())).epsilon(1e-12));
+        // Full recomputation replays the forward exchange: 48 × (2 · 95.3570 + 181.4140) µs = 17.862145 ms.
+        Parallelism full = par;
+        full.recompute = Recompute::full;
+        CHECK(s_of(evaluate_training(catalog::megatron_22b, two_nodes, full).breakdown.cp) ==
+              doctest::Approx(0.017862145263).epsilon(1e-9));
+        // Inside one node (t4 c2 on 8 GPUs, NVLink at 300 GB/s) the sends hide behind the attention:
+        // 1 · 1,024 · 2 · 1,536 · 2 = 6,291,456 B in 6.6 + 0.6 + 20.97 µs < the core's 4·2048²·6,144/8
+        // FLOPs at 312 TFLOP/s × 0.699 · 1,536/1,802, 69.3 µs.
+        const Parallelism inside{.tp = 4, .cp = 2, .global_batch = 1, .sequence = 2048};
+        CHECK(evaluate_training(catalog::megatron_22b, cluster_of(catalog::dgx_a100, 1), inside).breakdown.cp.value() ==
+              0.0);
+        // Without context parallelism there is nothing to exchange.
+        CHECK(evaluate_training(catalog::megatron_22b, cluster_of(catalog::dgx_a100, 1),
+                                Parallelism{.tp = 8, .global_batch = 1, .sequence = 2048})
+                  .breakdown.cp.value() == 0.0);
+    }
+
     TEST_CASE("expert parallelism adds all-to-alls and shards the experts") {
         TransformerShape moe = catalog::gpt2_medium;
         moe.experts = 8;
@@ -321,7 +352,7 @@ TEST_SUITE("training") {
                                               schedule_from_name(to_string(c.kind)));
             CHECK(s_of(b.bubble) == doctest::Approx(s_of(closed)).epsilon(1e-12));
             CHECK(s_of(e.step) == doctest::Approx(s_of(b.compute + b.recompute + b.tp + b.pp + b.bubble + b.dp +
-                                                       b.ep + b.optimizer)).epsilon(1e-12));
+                                                       b.ep + b.cp + b.optimizer)).epsilon(1e-12));
         }
     }
 
