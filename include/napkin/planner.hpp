@@ -10,7 +10,9 @@
 // training model prices; Calculon's offloading and fused-kernel choices have
 // no counterpart in it):
 //   tp   every divisor of the attention heads that also divides the hidden size (≤ max_tp)
-//   pp   every divisor of the layers;  dp = GPUs / (tp·pp), which must be whole
+//   pp   every divisor of the layers
+//   cp   every divisor of the sequence up to max_cp (default 1: no context parallelism)
+//        dp = GPUs / (tp·pp·cp), which must be whole
 //   v    every interleaving with pp·v dividing the layers (v > 1 needs pp > 1)
 //   b    every micro-batch size dividing the per-replica batch B / dp
 //   recomputation none (with or without flash attention) / selective / full
@@ -20,13 +22,13 @@
 //   ZeRO 0 / 1 / 2 / 3 (Megatron's distributed optimizer is the ZeRO-1 point)
 //   gradients in each allowed format (bf16, fp32)
 //   pipeline sends with or without Megatron's scatter/gather (pp > 1, tp > 1)
-//   gradient synchronisation overlapped with the backward pass or not (dp > 1)
+//   gradient synchronisation overlapped with the backward pass or not (dp·cp > 1)
 //   schedule (Parallelism::schedule) with pp > 1: interleaved 1F1B when v > 1;
 //        1F1B, GPipe, ZB-H1, ZB-H2, DualPipe (pp even), DualPipeV (2·pp dividing
 //        the layers) when v = 1. With pp = 1 there is no pipeline and no schedule
 //        to choose: one point, run as 1F1B.
 // A choice that changes nothing in the price of a layout is not a dimension
-// (flash attention with recomputation, overlap at dp = 1, scatter/gather at
+// (flash attention with recomputation, overlap at dp·cp = 1, scatter/gather at
 // tp = 1, a schedule at pp = 1): no point is counted twice. GPT-3 175B on
 // 1,024 A100s, B = 1,536: 1,160,320 points (Calculon: 1,136,960).
 //
@@ -75,7 +77,7 @@
 // interleaved min(m·v, 2(p − 1) + (v − 1)·p + 1)/v) and DualPipe's two
 // copies of the parameters, so the bounds run per schedule:
 //  1. model states: weights, gradients and optimizer states per GPU depend on
-//     (tp, pp, v, sharding, schedule) alone and activations are never
+//     (tp, pp, cp, v, sharding, schedule) alone and activations are never
 //     negative, so when the states alone exceed the usable memory every point
 //     of that row and schedule is rejected;
 //  2. micro-batch size: the first stage's activations are per-layer bytes
@@ -89,7 +91,7 @@
 // tests compare a pruned search with an unpruned one (`prune = false`
 // evaluates every point, dominated ones included, and checks nothing by bound).
 //
-// The rows (tp, pp, v, sharding) are shared among std::threads; results do not
+// The rows (tp, pp, cp, v, sharding) are shared among std::threads; results do not
 // depend on the thread count (ties are broken by a fixed order of the choices).
 #pragma once
 
@@ -131,6 +133,7 @@ struct TrainingPlanQuery {
     long long global_batch = 1;  // sequences per optimizer step B
     long long sequence = 2048;   // tokens per sequence s
     long long max_tp = 0;        // 0: no limit
+    long long max_cp = 1;        // context-parallel sizes to search: those dividing s up to it (1: none)
     bool must_fit = true;        // false: rank layouts that do not fit as well
     unsigned schedules = schedules_all;  // ScheduleKind bits (automatic excluded)
     unsigned gradient_dtypes = dtype_bit(DType::bf16) | dtype_bit(DType::fp32);  // DType bits to search
@@ -154,10 +157,10 @@ struct TrainingCandidate {
     bool dominated = false;  // a variant whose canonical twin is never slower nor larger (see above)
 };
 
-// Why points were turned down. `gpus`, `batch` and `max_tp` count (tp, pp)
+// Why points were turned down. `gpus`, `batch` and `max_tp` count (tp, pp, cp)
 // layouts that yield no point at all; `memory` and `schedule` count points.
 struct Rejections {
-    long long gpus = 0;      // tp·pp does not divide the GPU count
+    long long gpus = 0;      // tp·pp·cp does not divide the GPU count
     long long batch = 0;     // dp does not divide the global batch
     long long max_tp = 0;    // tp above the constraint
     long long memory = 0;    // does not fit (evaluated, or settled by a bound)
@@ -195,7 +198,7 @@ inline constexpr std::array<Sharding, 4> sharding_choices{Sharding::none, Shardi
 constexpr auto choice_key(const TrainingPoint& p) {
     const Parallelism& a = p.parallelism;
     const TrainingOptions& o = p.options;
-    return std::make_tuple(a.tp, a.pp, a.virtual_stages, a.micro_batch, static_cast<int>(a.recompute),
+    return std::make_tuple(a.tp, a.pp, a.cp, a.virtual_stages, a.micro_batch, static_cast<int>(a.recompute),
                            !a.flash_attention, a.sequence_parallel, static_cast<int>(o.tp_communication),
                            static_cast<int>(a.sharding), bytes_of(a.gradients), static_cast<int>(a.schedule),
                            !o.pipeline_scatter_gather, !o.overlap_dp);
@@ -247,6 +250,7 @@ struct ParetoFront {
 struct PlanRow {
     long long tp, pp, dp, v;
     Sharding sharding;
+    long long cp = 1;
 };
 
 struct RowResult {
@@ -346,7 +350,8 @@ inline Family family_of(const TrainingPlanQuery& q, const PlanRow& row, Schedule
     f.scatter_gather.add(true);
     if (row.pp > 1 && row.tp > 1) f.scatter_gather.add(false);  // sends exist and a t-way split of them
     f.overlap.add(true);
-    if (row.dp > 1) f.overlap.add(false);  // nothing to overlap with one data-parallel copy
+    // Nothing to overlap with one copy of the gradients (they are reduced over dp·cp).
+    if (row.dp * row.cp > 1) f.overlap.add(false);
     return f;
 }
 
@@ -412,7 +417,7 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
     par.pp = row.pp;
     par.dp = row.dp;
     par.ep = 1;
-    par.cp = 1;
+    par.cp = row.cp;
     par.virtual_stages = row.v;
     par.global_batch = q.global_batch;
     par.sequence = q.sequence;
@@ -503,22 +508,26 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
         if (m.heads % tp != 0 || m.hidden % tp != 0) continue;
         for (long long pp = 1; pp <= m.layers; ++pp) {
             if (m.layers % pp != 0) continue;
-            if (n % (tp * pp) != 0) {
-                if (rejected) ++rejected->gpus;
-                continue;
-            }
-            if (q.max_tp > 0 && tp > q.max_tp) {
-                if (rejected) ++rejected->max_tp;
-                continue;
-            }
-            const long long dp = n / (tp * pp);
-            if (q.global_batch % dp != 0) {
-                if (rejected) ++rejected->batch;
-                continue;
-            }
-            for (long long v = 1; v <= m.layers / pp; ++v) {
-                if ((m.layers / pp) % v != 0 || (v > 1 && pp == 1)) continue;
-                for (Sharding sharding : detail::sharding_choices) rows.push_back({tp, pp, dp, v, sharding});
+            for (long long cp = 1; cp <= q.max_cp; ++cp) {
+                if (q.sequence % cp != 0) continue;
+                if (n % (tp * pp * cp) != 0) {
+                    if (rejected) ++rejected->gpus;
+                    continue;
+                }
+                if (q.max_tp > 0 && tp > q.max_tp) {
+                    if (rejected) ++rejected->max_tp;
+                    continue;
+                }
+                const long long dp = n / (tp * pp * cp);
+                if (q.global_batch % dp != 0) {
+                    if (rejected) ++rejected->batch;
+                    continue;
+                }
+                for (long long v = 1; v <= m.layers / pp; ++v) {
+                    if ((m.layers / pp) % v != 0 || (v > 1 && pp == 1)) continue;
+                    for (Sharding sharding : detail::sharding_choices)
+                        rows.push_back({tp, pp, dp, v, sharding, cp});
+                }
             }
         }
     }
@@ -532,6 +541,7 @@ inline void check_query(const TrainingPlanQuery& q) {
     require_at_least_one("global_batch", q.global_batch);
     require_at_least_one("sequence", q.sequence);
     require_non_negative("max_tp", count(q.max_tp));
+    require_at_least_one("max_cp", q.max_cp);
     require_non_negative("top_k", count(q.top_k));
     require(q.schedules != 0 && (q.schedules & ~schedules_all) == 0, "schedules", count(q.schedules),
             "must be a non-empty set of schedule_bit(ScheduleKind) bits, automatic excluded");

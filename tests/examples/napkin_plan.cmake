@@ -35,3 +35,11 @@ napkin_check_output(cli.plan.max_tp
 napkin_check_output(cli.plan.bad_input
   COMMAND $<TARGET_FILE:napkin-cli> plan --model gpt3-175b ${gpt3_cluster} --schedules 1f1b,bogus
   EXPECT "--schedules \"1f1b,bogus\": \"bogus\" is not one of 1f1b, interleaved, zb-h1, zb-h2, dualpipe, dualpipev, gpipe" EXIT_CODE 2)
+# --max-cp 2: the GPT-2 small space on 8 GPUs with context parallelism, 32,960 + 23,424 points
+# (tests/unit/planner.cpp counts them by hand); the layouts that do not divide 8 GPUs: 28 + 30.
+napkin_check_output(cli.plan.context_parallel
+  COMMAND $<TARGET_FILE:napkin-cli> plan --model gpt2-small --gpus 8 --global-batch 16 --seq-len 1024 --max-cp 2 --json
+  EXPECT "\"points\": 56384" "\"gpus\": 58" "\"cp\":")
+napkin_check_output(cli.plan.error.max_cp
+  COMMAND $<TARGET_FILE:napkin-cli> plan --model gpt2-small --gpus 8 --global-batch 16 --max-cp 0
+  EXPECT "napkin: error: --max-cp = 0: must be at least 1" EXIT_CODE 2)

@@ -7,6 +7,8 @@
 #include <napkin/io/progress.hpp>
 #include <napkin/planner.hpp>
 
+#include "support.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -176,6 +178,54 @@ TEST_SUITE("planner") {
         for (std::size_t i = 0; i < a.size(); ++i) CHECK(same_point(a[i], b[i]));
     }
 
+    // Every dominated point of q's space against the point with every dominated
+    // choice at its better value (1F1B for GPipe, bf16 gradients, flash attention
+    // without recomputation, the all-reduce without sequence parallelism,
+    // scatter/gather and overlap on): never faster, never smaller.
+    void check_dominated_twins(const TrainingPlanQuery& query) {
+        TrainingPlanQuery q = query;
+        q.prune = false;
+        q.must_fit = false;
+        std::vector<TrainingCandidate> canonical, dominated;
+        for_each_training_point(q, [&](const TrainingCandidate& c) { (c.dominated ? dominated : canonical).push_back(c); });
+        const auto twin_of = [](TrainingPoint p) {
+            Parallelism& a = p.parallelism;
+            if (a.schedule == ScheduleKind::gpipe) a.schedule = ScheduleKind::one_f_one_b;
+            a.gradients = DType::bf16;
+            if (a.recompute == Recompute::none) a.flash_attention = true;
+            if (a.tp > 1 && !a.sequence_parallel) p.options.tp_communication = TpCommunication::all_reduce;
+            p.options.pipeline_scatter_gather = true;
+            p.options.overlap_dp = true;
+            return detail::choice_key(p);
+        };
+        REQUIRE(!dominated.empty());
+        long long checked = 0, gpipe = 0, slower = 0, larger = 0;
+        for (const TrainingCandidate& d : dominated) {
+            const auto key = twin_of(d.point);
+            const auto twin = std::find_if(canonical.begin(), canonical.end(),
+                                           [&](const TrainingCandidate& c) { return detail::choice_key(c.point) == key; });
+            REQUIRE(twin != canonical.end());
+            CHECK(twin->estimate.step <= d.estimate.step);
+            CHECK(twin->estimate.memory.total() <= d.estimate.memory.total());
+            ++checked;
+            slower += twin->estimate.step < d.estimate.step;
+            larger += twin->estimate.memory.total() < d.estimate.memory.total();
+            // GPipe's bubble is 1F1B's: with the same overlap the step is the same.
+            const Parallelism& a = d.point.parallelism;
+            const TrainingOptions& o = d.point.options;
+            if (a.schedule == ScheduleKind::gpipe && a.gradients == DType::bf16 && o.overlap_dp &&
+                o.pipeline_scatter_gather && o.tp_communication != TpCommunication::reduce_scatter_all_gather) {
+                ++gpipe;
+                CHECK(twin->estimate.step == d.estimate.step);
+            }
+        }
+        CHECK(checked == static_cast<long long>(dominated.size()));
+        CHECK(gpipe > 0);
+        // The variants do cost something: most are slower or larger, not ties.
+        CHECK(slower > checked / 2);
+        CHECK(larger > 0);
+    }
+
     TEST_CASE("the space of GPT-2 small on 8 GPUs, counted by hand") {
         // tp | 12 and 768: 1 2 3 4 6 12; pp | 12: 1 2 3 4 6 12; of the 36 pairs, 8 have
         // tp·pp dividing 8 (28 rejected). Per (tp, pp, dp) and micro-batch size (d(16/dp) of
@@ -223,51 +273,46 @@ TEST_SUITE("planner") {
     }
 
     TEST_CASE("dominated variants: never faster and never smaller than their canonical twin") {
-        // The proofs of planner.hpp, checked on every point of the GPT-2 space:
-        // each dominated point against the point with every dominated choice at
-        // its better value (1F1B for GPipe, bf16 gradients, flash attention without
-        // recomputation, the all-reduce without sequence parallelism, scatter/gather and overlap on).
+        // The proofs of planner.hpp, checked on every point of the GPT-2 space.
+        check_dominated_twins(small);
+    }
+
+    TEST_CASE("context parallelism on request: the GPT-2 space with cp = 2, counted by hand") {
+        // cp = 2 divides s = 1,024; tp·pp·2 must divide 8: (t, p) = (1, 1), (1, 2), (1, 4), (2, 1),
+        // (2, 2), (4, 1), the other 30 pairs rejected. dp = 8 / (tp·pp·2); the gradients are
+        // reduced over dp·cp = 2 or more, so the overlap choice is always there. With the factors
+        // of the count above (32, TP choices, scatter/gather, overlap, schedules):
+        //   t1 p1 d4 c2: 3·32·1·1·2·1 = 192       t1 p2 d2 c2: 4·32·1·1·2·9 = 2,304
+        //   t1 p4 d1 c2: 5·32·1·1·2·6 = 1,920     t2 p1 d2 c2: 4·32·3·1·2·1 = 768
+        //   t2 p2 d1 c2: 5·32·3·2·2·9 = 17,280    t4 p1 d1 c2: 5·32·3·1·2·1 = 960
+        // 23,424 more points than the 32,960 without; rows 4 × (1 + 4 + 2 + 1 + 4 + 1) = 52 more.
         TrainingPlanQuery q = small;
+        q.max_cp = 2;
+        const TrainingPlan plan = plan_training(q);
+        CHECK(plan.points == 32960 + 23424);
+        CHECK(plan.rejected.gpus == 28 + 30);
+        CHECK(plan_rows(q).size() == plan_rows(small).size() + 52);
+        CHECK(plan.points_evaluated + plan.points_pruned() + plan.rejected.schedule == plan.points);
+        // cp = 3 does not divide the sequence: no such layout, nothing rejected for it.
+        q.max_cp = 3;
+        CHECK(plan_training(q).points == plan.points);
+        CHECK(plan_training(q).rejected.gpus == plan.rejected.gpus);
+        // The proofs hold with context parallelism: every dominated point against its twin
+        // (1F1B-family schedules and bf16/fp32 gradients keep the space small), and the pruned
+        // search ranks what the unpruned one ranks.
+        q.max_cp = 2;
+        q.schedules = schedule_bit(ScheduleKind::one_f_one_b) | schedule_bit(ScheduleKind::gpipe);
+        check_dominated_twins(q);
+        const TrainingPlan pruned = plan_training(q);
         q.prune = false;
-        q.must_fit = false;
-        std::vector<TrainingCandidate> canonical, dominated;
-        for_each_training_point(q, [&](const TrainingCandidate& c) { (c.dominated ? dominated : canonical).push_back(c); });
-        const auto twin_of = [](TrainingPoint p) {
-            Parallelism& a = p.parallelism;
-            if (a.schedule == ScheduleKind::gpipe) a.schedule = ScheduleKind::one_f_one_b;
-            a.gradients = DType::bf16;
-            if (a.recompute == Recompute::none) a.flash_attention = true;
-            if (a.tp > 1 && !a.sequence_parallel) p.options.tp_communication = TpCommunication::all_reduce;
-            p.options.pipeline_scatter_gather = true;
-            p.options.overlap_dp = true;
-            return detail::choice_key(p);
-        };
-        REQUIRE(!dominated.empty());
-        long long checked = 0, gpipe = 0, slower = 0, larger = 0;
-        for (const TrainingCandidate& d : dominated) {
-            const auto key = twin_of(d.point);
-            const auto twin = std::find_if(canonical.begin(), canonical.end(),
-                                           [&](const TrainingCandidate& c) { return detail::choice_key(c.point) == key; });
-            REQUIRE(twin != canonical.end());
-            CHECK(twin->estimate.step <= d.estimate.step);
-            CHECK(twin->estimate.memory.total() <= d.estimate.memory.total());
-            ++checked;
-            slower += twin->estimate.step < d.estimate.step;
-            larger += twin->estimate.memory.total() < d.estimate.memory.total();
-            // GPipe's bubble is 1F1B's: with the same overlap the step is the same.
-            const Parallelism& a = d.point.parallelism;
-            const TrainingOptions& o = d.point.options;
-            if (a.schedule == ScheduleKind::gpipe && a.gradients == DType::bf16 && o.overlap_dp &&
-                o.pipeline_scatter_gather && o.tp_communication != TpCommunication::reduce_scatter_all_gather) {
-                ++gpipe;
-                CHECK(twin->estimate.step == d.estimate.step);
-            }
-        }
-        CHECK(checked == static_cast<long long>(dominated.size()));
-        CHECK(gpipe > 0);
-        // The variants do cost something: most are slower or larger, not ties.
-        CHECK(slower > checked / 2);
-        CHECK(larger > 0);
+        const TrainingPlan full = plan_training(q);
+        check_same(pruned.top, full.top);
+        check_same(pruned.pareto, full.pareto);
+        CHECK(test::error_of([&] {
+                  TrainingPlanQuery bad = small;
+                  bad.max_cp = 0;
+                  return plan_training(bad).points;
+              }) == "max_cp = 0: must be at least 1");
     }
 
     TEST_CASE("the ranking: fastest first, each point what evaluate_training says") {
