@@ -90,6 +90,7 @@ nlohmann::json training_candidate_json(const TrainingCandidate& c, const Gpu& gp
             {"pp", p.pp},
             {"dp", p.dp},
             {"cp", p.cp},
+            {"ep", p.ep},
             {"vp", p.virtual_stages},
             {"micro_batch", p.micro_batch},
             {"microbatches", microbatches(p)},
@@ -113,9 +114,9 @@ void print_training_candidate(long long rank, const TrainingCandidate& c) {
     const Parallelism& p = c.point.parallelism;
     const StepBreakdown& b = c.estimate.breakdown;
     const TrainingOptions& o = c.point.options;
-    std::printf("%4lld  t%-2lld p%-3lld d%-4lld c%-2lld v%-2lld b%-3lld %-9s %-3s %-3s %-10s %-11s %-4s %-11s %-3s %-3s %9s %10s "
-                "%10.0f %6.1f%%   compute %s, recompute %s, tp %s, pp %s, bubble %s, dp %s, cp %s, optimizer %s\n",
-                rank, p.tp, p.pp, p.dp, p.cp, p.virtual_stages, p.micro_batch, std::string(to_string(p.recompute)).c_str(),
+    std::printf("%4lld  t%-2lld p%-3lld d%-4lld c%-2lld e%-3lld v%-2lld b%-3lld %-9s %-3s %-3s %-10s %-11s %-4s %-11s %-3s %-3s %9s %10s "
+                "%10.0f %6.1f%%   compute %s, recompute %s, tp %s, pp %s, bubble %s, dp %s, ep %s, cp %s, optimizer %s\n",
+                rank, p.tp, p.pp, p.dp, p.cp, p.ep, p.virtual_stages, p.micro_batch, std::string(to_string(p.recompute)).c_str(),
                 p.flash_attention ? "on" : "off", p.sequence_parallel ? "on" : "off",
                 std::string(to_string(o.tp_communication)).c_str(), std::string(to_string(p.sharding)).c_str(),
                 std::string(to_string(p.gradients)).c_str(), std::string(to_string(p.schedule)).c_str(),
@@ -123,7 +124,7 @@ void print_training_candidate(long long rank, const TrainingCandidate& c) {
                 to_string(c.estimate.step).c_str(), to_string(c.estimate.memory.total()).c_str(),
                 c.estimate.tokens_per_second.value(), 100.0 * c.estimate.mfu, to_string(b.compute).c_str(),
                 to_string(b.recompute).c_str(), to_string(b.tp).c_str(), to_string(b.pp).c_str(),
-                to_string(b.bubble).c_str(), to_string(b.dp).c_str(), to_string(b.cp).c_str(),
+                to_string(b.bubble).c_str(), to_string(b.dp).c_str(), to_string(b.ep).c_str(), to_string(b.cp).c_str(),
                 to_string(b.optimizer).c_str());
 }
 
@@ -138,7 +139,7 @@ NAPKIN_COMMAND(app) {
         long long global_batch = 0;
         long long sequence = 2048;
         long long top = 10;
-        long long max_tp = 0, max_cp = 1;
+        long long max_tp = 0, max_cp = 1, max_ep = 0;
         std::string schedules = "1f1b,interleaved,zb-h1,zb-h2,dualpipe,dualpipev,gpipe";
         bool include_non_fitting = false;
         bool no_flash_attention = false;
@@ -161,6 +162,8 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--max-tp", o->max_tp, "largest tensor-parallel size to consider (no limit)");
     sub->add_option("--max-cp", o->max_cp,
                     "largest context-parallel size to consider: sizes dividing --seq-len (1: no context parallelism)");
+    sub->add_option("--max-ep", o->max_ep,
+                    "largest expert-parallel size to consider for a mixture of experts (no limit; 1: none)");
     sub->add_option("--schedules", o->schedules, "pipeline schedules to consider: 1f1b,interleaved,zb-h1,zb-h2,dualpipe,dualpipev,gpipe (all)");
     sub->add_flag("--include-non-fitting", o->include_non_fitting, "rank layouts that do not fit in memory too");
     sub->add_flag("--no-flash-attention", o->no_flash_attention,
@@ -178,11 +181,12 @@ NAPKIN_COMMAND(app) {
         detail::require_non_negative("--top", count(o->top));
         detail::require_non_negative("--max-tp", count(o->max_tp));
         detail::require_at_least_one("--max-cp", o->max_cp);
+        detail::require_non_negative("--max-ep", count(o->max_ep));
         const long long per_node = gpus_in_each_node("--gpus", o->gpus, o->node);
         const Node node = resolve_node(o->gpu, o->node, per_node, Nic::per_gpu);
         TrainingPlanQuery query{.model = model, .cluster = cluster_of(node, o->gpus / per_node),
                                 .global_batch = o->global_batch, .sequence = o->sequence, .max_tp = o->max_tp,
-                                .max_cp = o->max_cp,
+                                .max_cp = o->max_cp, .max_ep = o->max_ep,
                                 .must_fit = !o->include_non_fitting, .schedules = parse_schedules(o->schedules),
                                 .top_k = o->top, .threads = o->threads};
         query.flash_attention = !o->no_flash_attention;
@@ -234,8 +238,8 @@ NAPKIN_COMMAND(app) {
             std::printf("no layout fits\n");
             return;
         }
-        std::printf("\n%4s  %-3s %-4s %-5s %-3s %-3s %-4s %-9s %-3s %-3s %-10s %-11s %-4s %-11s %-3s %-3s %9s %10s %10s "
-                    "%7s\n", "rank", "tp", "pp", "dp", "cp", "vp", "mb", "recompute", "fa", "sp", "tp-comm", "zero", "grad",
+        std::printf("\n%4s  %-3s %-4s %-5s %-3s %-4s %-3s %-4s %-9s %-3s %-3s %-10s %-11s %-4s %-11s %-3s %-3s %9s %10s %10s "
+                    "%7s\n", "rank", "tp", "pp", "dp", "cp", "ep", "vp", "mb", "recompute", "fa", "sp", "tp-comm", "zero", "grad",
                     "schedule", "s/g", "ovl", "step", "memory", "tokens/s", "MFU");
         for (std::size_t i = 0; i < plan.top.size(); ++i)
             print_training_candidate(static_cast<long long>(i) + 1, plan.top[i]);

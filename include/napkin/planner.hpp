@@ -13,6 +13,7 @@
 //   pp   every divisor of the layers
 //   cp   every divisor of the sequence up to max_cp (default 1: no context parallelism)
 //        dp = GPUs / (tp·pp·cp), which must be whole
+//   ep   for a mixture of experts, every divisor of the experts that divides dp·cp (≤ max_ep)
 //   v    every interleaving with pp·v dividing the layers (v > 1 needs pp > 1)
 //   b    every micro-batch size dividing the per-replica batch B / dp
 //   recomputation none (with or without flash attention) / selective / full
@@ -77,7 +78,7 @@
 // interleaved min(m·v, 2(p − 1) + (v − 1)·p + 1)/v) and DualPipe's two
 // copies of the parameters, so the bounds run per schedule:
 //  1. model states: weights, gradients and optimizer states per GPU depend on
-//     (tp, pp, cp, v, sharding, schedule) alone and activations are never
+//     (tp, pp, cp, ep, v, sharding, schedule) alone and activations are never
 //     negative, so when the states alone exceed the usable memory every point
 //     of that row and schedule is rejected;
 //  2. micro-batch size: the first stage's activations are per-layer bytes
@@ -91,7 +92,7 @@
 // tests compare a pruned search with an unpruned one (`prune = false`
 // evaluates every point, dominated ones included, and checks nothing by bound).
 //
-// The rows (tp, pp, cp, v, sharding) are shared among std::threads; results do not
+// The rows (tp, pp, cp, ep, v, sharding) are shared among std::threads; results do not
 // depend on the thread count (ties are broken by a fixed order of the choices).
 #pragma once
 
@@ -134,6 +135,7 @@ struct TrainingPlanQuery {
     long long sequence = 2048;   // tokens per sequence s
     long long max_tp = 0;        // 0: no limit
     long long max_cp = 1;        // context-parallel sizes to search: those dividing s up to it (1: none)
+    long long max_ep = 0;        // expert-parallel sizes (mixture of experts only); 0: no limit
     bool must_fit = true;        // false: rank layouts that do not fit as well
     unsigned schedules = schedules_all;  // ScheduleKind bits (automatic excluded)
     unsigned gradient_dtypes = dtype_bit(DType::bf16) | dtype_bit(DType::fp32);  // DType bits to search
@@ -198,7 +200,7 @@ inline constexpr std::array<Sharding, 4> sharding_choices{Sharding::none, Shardi
 constexpr auto choice_key(const TrainingPoint& p) {
     const Parallelism& a = p.parallelism;
     const TrainingOptions& o = p.options;
-    return std::make_tuple(a.tp, a.pp, a.cp, a.virtual_stages, a.micro_batch, static_cast<int>(a.recompute),
+    return std::make_tuple(a.tp, a.pp, a.cp, a.ep, a.virtual_stages, a.micro_batch, static_cast<int>(a.recompute),
                            !a.flash_attention, a.sequence_parallel, static_cast<int>(o.tp_communication),
                            static_cast<int>(a.sharding), bytes_of(a.gradients), static_cast<int>(a.schedule),
                            !o.pipeline_scatter_gather, !o.overlap_dp);
@@ -250,7 +252,7 @@ struct ParetoFront {
 struct PlanRow {
     long long tp, pp, dp, v;
     Sharding sharding;
-    long long cp = 1;
+    long long cp = 1, ep = 1;
 };
 
 struct RowResult {
@@ -416,7 +418,7 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
     par.tp = row.tp;
     par.pp = row.pp;
     par.dp = row.dp;
-    par.ep = 1;
+    par.ep = row.ep;
     par.cp = row.cp;
     par.virtual_stages = row.v;
     par.global_batch = q.global_batch;
@@ -523,10 +525,15 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
                     if (rejected) ++rejected->batch;
                     continue;
                 }
-                for (long long v = 1; v <= m.layers / pp; ++v) {
-                    if ((m.layers / pp) % v != 0 || (v > 1 && pp == 1)) continue;
-                    for (Sharding sharding : detail::sharding_choices)
-                        rows.push_back({tp, pp, dp, v, sharding, cp});
+                // Expert-parallel sizes: divisors of the experts that divide dp·cp.
+                const long long ep_limit = m.experts == 0 ? 1 : q.max_ep > 0 ? q.max_ep : m.experts;
+                for (long long ep = 1; ep <= ep_limit; ++ep) {
+                    if ((m.experts > 0 && m.experts % ep != 0) || (dp * cp) % ep != 0) continue;
+                    for (long long v = 1; v <= m.layers / pp; ++v) {
+                        if ((m.layers / pp) % v != 0 || (v > 1 && pp == 1)) continue;
+                        for (Sharding sharding : detail::sharding_choices)
+                            rows.push_back({tp, pp, dp, v, sharding, cp, ep});
+                    }
                 }
             }
         }
@@ -542,6 +549,7 @@ inline void check_query(const TrainingPlanQuery& q) {
     require_at_least_one("sequence", q.sequence);
     require_non_negative("max_tp", count(q.max_tp));
     require_at_least_one("max_cp", q.max_cp);
+    require_non_negative("max_ep", count(q.max_ep));
     require_non_negative("top_k", count(q.top_k));
     require(q.schedules != 0 && (q.schedules & ~schedules_all) == 0, "schedules", count(q.schedules),
             "must be a non-empty set of schedule_bit(ScheduleKind) bits, automatic excluded");

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <string>
 
 using namespace napkin;
@@ -22,7 +23,26 @@ TEST_SUITE("io/hf_config") {
         CHECK(m.heads == 64);
         CHECK(m.kv_heads == 8);
         CHECK(parameter_count(m) == parameter_count(catalog::llama3_1_70b));
-        CHECK(m.name == "data");  // named after its folder
+        CHECK(m.name == "llama31_70b_config");  // not a folder's config.json: named after the file
+    }
+
+    TEST_CASE("Mixtral 8x7B from a model folder's config.json: named after the folder, 46,702,792,704 weights") {
+        // Per layer: attention 2·4096² + 2·4096·1,024 = 41,943,040; 8 experts × 3 × 4096 × 14,336 =
+        // 1,409,286,144; router 4096 × 8 = 32,768; two RMSNorms 8,192: 1,451,270,144 × 32 layers
+        // + untied embedding and output 2 × 32,000 × 4096 + final norm 4096 = 46,702,792,704 (the
+        // published count). Active, 2 experts: (41,943,040 + 2 × 176,160,768 + 32,768 + 8,192) × 32
+        // + 262,148,096 = 12,879,925,248.
+        const std::filesystem::path folder = std::filesystem::temp_directory_path() / "napkin-test-Mixtral-8x7B";
+        std::filesystem::create_directories(folder);
+        std::filesystem::copy_file(data + "/mixtral_8x7b_config.json", folder / "config.json",
+                                   std::filesystem::copy_options::overwrite_existing);
+        const io::LoadedModel loaded = io::read_hf_config(folder / "config.json");
+        std::filesystem::remove_all(folder);
+        CHECK(loaded.shape.name == "napkin-test-Mixtral-8x7B");
+        CHECK(loaded.shape.experts == 8);
+        CHECK(loaded.shape.experts_per_token == 2);
+        CHECK(parameter_count(loaded.shape) == 46'702'792'704);
+        CHECK(active_parameter_count(loaded.shape) == 12'879'925'248);
     }
 
     TEST_CASE("GPT-2's config.json (n_embd, n_layer, n_head) gives 124,439,808 weights") {

@@ -315,6 +315,42 @@ TEST_SUITE("planner") {
               }) == "max_cp = 0: must be at least 1");
     }
 
+    TEST_CASE("expert parallelism for a mixture of experts: every ep dividing the experts and dp, counted by hand") {
+        // GPT-2 small with 4 experts, 2 active (a test shape), on the same 8 GPUs: the (tp, pp, dp)
+        // layouts and their points are the dense count's; each repeats for every ep dividing 4
+        // and dp: d8 and d4 take ep 1, 2, 4; d2 takes 1, 2; d1 takes 1:
+        //   128·3 + 1,728·3 + 1,536·2 + 576·3 + 13,824·2 + 5,760·1 + 768·2 + 8,640·1 = 53,952
+        // rows 4 × (1·3 + 4·3 + 2·2 + 1·3 + 4·2 + 2·1 + 1·2 + 4·1) = 152.
+        TransformerShape moe = catalog::gpt2_small;
+        moe.experts = 4;
+        moe.experts_per_token = 2;
+        moe.expert_ffn = 3072;
+        TrainingPlanQuery q = small;
+        q.model = moe;
+        const TrainingPlan plan = plan_training(q);
+        CHECK(plan.points == 53952);
+        CHECK(plan_rows(q).size() == 152);
+        CHECK(plan.points_evaluated + plan.points_pruned() + plan.rejected.schedule == plan.points);
+        // max_ep = 1: the dense space; max_ep = 2 drops ep = 4 (d8 and d4: 128 + 1,728 + 576).
+        q.max_ep = 1;
+        CHECK(plan_training(q).points == 32960);
+        q.max_ep = 2;
+        CHECK(plan_training(q).points == 53952 - 128 - 1728 - 576);
+        // The proofs hold with expert parallelism (1F1B and GPipe only, to keep it small).
+        q.max_ep = 0;
+        q.schedules = schedule_bit(ScheduleKind::one_f_one_b) | schedule_bit(ScheduleKind::gpipe);
+        check_dominated_twins(q);
+        const TrainingPlan pruned = plan_training(q);
+        q.prune = false;
+        const TrainingPlan full = plan_training(q);
+        check_same(pruned.top, full.top);
+        check_same(pruned.pareto, full.pareto);
+        bool expert_parallel_ranked = false;
+        for (const TrainingCandidate& c : full.top) expert_parallel_ranked |= c.point.parallelism.ep > 1;
+        for (const TrainingCandidate& c : full.pareto) expert_parallel_ranked |= c.point.parallelism.ep > 1;
+        CHECK(expert_parallel_ranked);
+    }
+
     TEST_CASE("the ranking: fastest first, each point what evaluate_training says") {
         const TrainingPlan plan = plan_training(small);
         REQUIRE(!plan.top.empty());

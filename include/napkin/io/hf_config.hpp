@@ -114,14 +114,17 @@ private:
     return loaded;
 }
 
-// Reads a config.json file; the model is named after its folder (or the file).
+// Reads a config file. A Hugging Face model folder's config.json names the
+// model after its folder (Meta-Llama-3.1-70B/config.json: "Meta-Llama-3.1-70B");
+// any other file after itself (mixtral_8x7b_config.json: "mixtral_8x7b_config").
 [[nodiscard]] inline LoadedModel read_hf_config(const std::filesystem::path& path) {
     std::ifstream in(path);
     if (!in) throw napkin::invalid_argument("config file \"" + path.string() + "\" cannot be opened");
     std::stringstream text;
     text << in.rdbuf();
     const auto parent = path.parent_path().filename().string();
-    return parse_hf_config(text.str(), path.string(), parent.empty() ? path.stem().string() : parent);
+    const bool in_model_folder = path.filename() == "config.json" && !parent.empty();
+    return parse_hf_config(text.str(), path.string(), in_model_folder ? parent : path.stem().string());
 }
 
 }  // namespace napkin::io
