@@ -226,6 +226,17 @@ TEST_SUITE("planner") {
         CHECK(larger > 0);
     }
 
+    // The pruning proofs on q's space: every dominated point against its twin, and the
+    // pruned search ranks exactly what the unpruned one ranks.
+    void check_pruning_is_exact(const TrainingPlanQuery& q) {
+        check_dominated_twins(q);
+        TrainingPlanQuery unpruned = q;
+        unpruned.prune = false;
+        const TrainingPlan pruned = plan_training(q), full = plan_training(unpruned);
+        check_same(pruned.top, full.top);
+        check_same(pruned.pareto, full.pareto);
+    }
+
     TEST_CASE("the space of GPT-2 small on 8 GPUs, counted by hand") {
         // tp | 12 and 768: 1 2 3 4 6 12; pp | 12: 1 2 3 4 6 12; of the 36 pairs, 8 have
         // tp·pp dividing 8 (28 rejected). Per (tp, pp, dp) and micro-batch size (d(16/dp) of
@@ -302,12 +313,7 @@ TEST_SUITE("planner") {
         // search ranks what the unpruned one ranks.
         q.max_cp = 2;
         q.schedules = schedule_bit(ScheduleKind::one_f_one_b) | schedule_bit(ScheduleKind::gpipe);
-        check_dominated_twins(q);
-        const TrainingPlan pruned = plan_training(q);
-        q.prune = false;
-        const TrainingPlan full = plan_training(q);
-        check_same(pruned.top, full.top);
-        check_same(pruned.pareto, full.pareto);
+        check_pruning_is_exact(q);
         CHECK(test::error_of([&] {
                   TrainingPlanQuery bad = small;
                   bad.max_cp = 0;
@@ -339,12 +345,9 @@ TEST_SUITE("planner") {
         // The proofs hold with expert parallelism (1F1B and GPipe only, to keep it small).
         q.max_ep = 0;
         q.schedules = schedule_bit(ScheduleKind::one_f_one_b) | schedule_bit(ScheduleKind::gpipe);
-        check_dominated_twins(q);
-        const TrainingPlan pruned = plan_training(q);
+        check_pruning_is_exact(q);
         q.prune = false;
         const TrainingPlan full = plan_training(q);
-        check_same(pruned.top, full.top);
-        check_same(pruned.pareto, full.pareto);
         bool expert_parallel_ranked = false;
         for (const TrainingCandidate& c : full.top) expert_parallel_ranked |= c.point.parallelism.ep > 1;
         for (const TrainingCandidate& c : full.pareto) expert_parallel_ranked |= c.point.parallelism.ep > 1;
