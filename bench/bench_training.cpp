@@ -67,7 +67,7 @@ struct RawLayout {
     double w, g, master, moments;  // bytes per value
 };
 struct RawOptions {
-    double peak_share, half_width, base;
+    double peak_share, half_width, memory_passes, base;
     bool causal, scatter_gather, overlap_dp;
 };
 struct RawEstimate {
@@ -239,6 +239,23 @@ inline void validate(const RawModel& m, const RawCluster& c, const RawLayout& p)
     check(p.tp * p.cp * p.pp * p.dp == c.nodes * c.gpus_per_node, "tp × cp × pp × dp");
 }
 
+// Korthikanti et al. 2022 Table 2, by what each part holds (memory.hpp).
+inline double layer_activation_bytes(const RawModel& m, const RawLayout& p, int recompute, bool flash) {
+    const double t = double(p.tp);
+    const double s = double(p.s / p.cp), sbh = s * double(p.b) * double(m.hidden);
+    if (recompute == 2) return 2.0 * sbh / (p.sp ? t : 1.0);
+    const long long hd = m.head_dim != 0 ? m.head_dim : m.hidden / m.heads;
+    const double q_width = double(m.heads * hd), kv_width = double(m.kv_heads * hd);
+    const double attention_split = 2.0 * s * double(p.b) * (2.0 * q_width + 2.0 * kv_width);
+    const double scores = (recompute == 0 && !flash) ? 5.0 * double(m.heads) * s * double(p.s / p.cp) * double(p.b) : 0.0;
+    const bool moe = m.experts > 0;
+    const double mlp = (m.gated ? 6.0 : 4.0) * s * double(p.b) * double(moe ? m.expert_ffn : m.ffn) *
+                       (moe ? double(m.experts_per_token) : 1.0);
+    const double replicated = 10.0 * sbh;
+    const double split = (attention_split + scores + mlp) / t;
+    return p.sp ? (replicated / t + split) : (replicated + split);
+}
+
 inline RawEstimate evaluate_raw(const RawModel& m, const RawCluster& c, const RawLayout& p, const RawOptions& o) {
     validate(m, c, p);
     const long long mb_count = p.B / (p.b * p.dp);
@@ -247,6 +264,7 @@ inline RawEstimate evaluate_raw(const RawModel& m, const RawCluster& c, const Ra
     const double width = double(m.hidden) / double(p.tp);
     check(o.peak_share > 0 && o.peak_share <= 1, "peak_share");
     check(o.half_width >= 0, "half_width");
+    check(o.memory_passes >= 0, "memory_passes");
     check(width > 0, "width");
     const double eff = o.peak_share * width / (width + o.half_width);
     // One micro-batch on the slowest stage.
@@ -254,10 +272,20 @@ inline RawEstimate evaluate_raw(const RawModel& m, const RawCluster& c, const Ra
     const double logits = 2.0 * double(p.s) * double(m.hidden) * double(m.vocabulary);
     const double stage_flops = 3.0 * double(p.b) * (double(m.layers / p.pp) * layer_fwd + logits) / double(p.tp * p.cp);
     check(eff > 0 && eff <= 1, "efficiency");
-    const double compute = stage_flops / (c.peak * eff);
+    const double compute_matrix = stage_flops / (c.peak * eff);
     const double replay_flops = double(p.b) * recompute_per_sequence(m, p, o.causal) / double(p.pp * p.tp * p.cp);
     check(eff > 0 && eff <= 1, "efficiency");
-    const double replay = replay_flops / (c.peak * eff);
+    const double replay_matrix = replay_flops / (c.peak * eff);
+    // Element-wise work at the memory bandwidth: 3 passes, and what recomputation replays.
+    const double pass_bytes = layer_activation_bytes(m, p, 0, p.flash);
+    const double scores_bytes = pass_bytes - layer_activation_bytes(m, p, 0, true);
+    const double stage_layers = double(m.layers / p.pp);
+    const double pass = o.memory_passes * stage_layers * (pass_bytes / c.memory_bandwidth);
+    const double replayed = p.recompute == 2   ? pass
+                            : p.recompute == 1 ? o.memory_passes * stage_layers * (scores_bytes / c.memory_bandwidth)
+                                               : 0.0;
+    const double compute = compute_matrix + 3.0 * pass;
+    const double replay = replay_matrix + replayed;
     const double hidden_bytes = double(p.b) * double(p.s / p.cp) * double(m.hidden) * p.w;
     const double per_layer = p.recompute == 2 ? 6.0 : 4.0;
     double tp = 0;
@@ -335,19 +363,7 @@ inline RawEstimate evaluate_raw(const RawModel& m, const RawCluster& c, const Ra
         case 7: in_flight = double(std::min(2 * p.pp + 1, 2 * mb_count)) / 2.0; break;
         default: in_flight = double(std::min(p.pp, mb_count)); break;  // 1F1B, ZB-H1
     }
-    const double s = double(p.s / p.cp), sbh = s * double(p.b) * double(m.hidden);
-    double per_layer_bytes = 0;
-    if (p.recompute == 2) {
-        per_layer_bytes = 2.0 * sbh / (p.sp ? t : 1.0);
-    } else {
-        const double attention_split = 2.0 * s * double(p.b) * (2.0 * double(q_width) + 2.0 * double(kv_width));
-        const double scores = (p.recompute == 0 && !p.flash) ? 5.0 * double(m.heads) * s * double(p.s / p.cp) * double(p.b) : 0.0;
-        const bool moe = m.experts > 0;
-        const double mlp = (m.gated ? 6.0 : 4.0) * s * double(p.b) * double(moe ? m.expert_ffn : m.ffn) *
-                           (moe ? double(m.experts_per_token) : 1.0);
-        const double split = (attention_split + scores + mlp) / t;
-        per_layer_bytes = p.sp ? 10.0 * sbh / t + split : 10.0 * sbh + split;
-    }
+    const double per_layer_bytes = layer_activation_bytes(m, p, p.recompute, p.flash);
     e.activations = in_flight * double(m.layers / p.pp) * per_layer_bytes;
     const double usable = c.memory * c.usable_fraction;
     const double truncated = double(static_cast<long long>(usable));
@@ -409,7 +425,8 @@ RawLayout raw(const Parallelism& p) {
             bytes_of(p.master), bytes_of(p.moments)};
 }
 RawOptions raw(const TrainingOptions& o) {
-    return {o.efficiency.peak_share, o.efficiency.half_width, o.collective_base_latency.value(), o.causal,
+    return {o.efficiency.peak_share, o.efficiency.half_width, o.efficiency.memory_passes,
+            o.collective_base_latency.value(), o.causal,
             o.pipeline_scatter_gather, o.overlap_dp};
 }
 

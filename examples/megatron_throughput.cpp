@@ -36,13 +36,16 @@ int main() {
         if (run.role == catalog::RunRole::check) worst_check = std::max(worst_check, std::abs(error));
         if (run.role == catalog::RunRole::fit) fit_squares += error * error, ++fitted;
     }
-    std::printf("\nfit rows: %.1f %% RMS (r∞ = %.3f, n½ = %.0f on the width h/t)\n",
-                100.0 * std::sqrt(fit_squares / fitted), default_efficiency.peak_share, default_efficiency.half_width);
+    std::printf("\nfit rows: %.1f %% RMS (matrix products at %.3f of peak, element-wise work %.2f passes over the "
+                "activations)\n",
+                100.0 * std::sqrt(fit_squares / fitted), default_efficiency.peak_share, default_efficiency.memory_passes);
     std::printf("held-out measured rows: worst %.1f %% (goal 5 %%)\n", 100.0 * worst_check);
     std::printf("the GPT-3 estimate row is a published figure for a training-time estimate, not a measured run\n");
 
     // Where the time goes: 1T on 3,072 GPUs (t8 p64 d6, m = 512).
-    const catalog::MegatronRun& one_t = catalog::megatron_runs[6];
+    const catalog::MegatronRun& one_t = *std::find_if(
+        catalog::megatron_runs.begin(), catalog::megatron_runs.end(),
+        [](const catalog::MegatronRun& run) { return run.label.starts_with("1T"); });
     const TrainingEstimate e = evaluate_training(catalog::shape_of(one_t), catalog::cluster_of(one_t),
                                                  catalog::layout_of(one_t));
     const StepBreakdown& b = e.breakdown;

@@ -67,9 +67,11 @@ NAPKIN_COMMAND(app) {
                   "pipeline sends carry b x s x h, not b x s x h / tp (Megatron's scatter/gather off)");
     sub->add_flag("--causal", o->causal, "count the attention core at half: a kernel that skips masked blocks");
     sub->add_option("--peak-share", o->efficiency.peak_share,
-                    "efficiency model r_inf: share of peak the widest matrix products reach (0.699)");
+                    "efficiency model r: share of peak the matrix products reach (0.677)");
     sub->add_option("--half-width", o->efficiency.half_width,
-                    "efficiency model n_1/2: per-GPU width h/tp at which half of r_inf is reached (266)");
+                    "efficiency model n_1/2: per-GPU width h/tp at which half of r is reached (0: none)");
+    sub->add_option("--memory-passes", o->efficiency.memory_passes,
+                    "efficiency model: element-wise traffic per forward pass, in activation bytes (2.18)");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o] {
         const TransformerShape model = resolve_model(o->model);

@@ -111,33 +111,38 @@ namespace napkin {
 // ---------------------------------------------------------------------------
 // Achievable efficiency
 
-// The share of peak a GPU reaches on the layer's matrix multiplications as a
-// function of their size, in Hockney's (r∞, n½) form (Hockney & Jesshope,
-// "Parallel Computers 2", 1988): r(n) = r∞ · n / (n + n½), with n the width
-// one GPU's share of a layer's weight matrices has, h / t. Small tensor-
-// parallel shards run narrow, badly-utilised GEMMs; wide ones approach r∞.
-// It also absorbs the memory-bound element-wise work (LayerNorm, softmax,
-// dropout, GELU) that scales with the matrix work.
+// How fast a GPU runs a layer's work, in two parts (the roofline view,
+// Williams, Waterman & Patterson, CACM 2009): the matrix multiplications at a
+// share r of the peak FLOP/s, and the element-wise work (LayerNorm, GELU,
+// softmax, dropout, residual adds) bound by the memory bandwidth, which moves
+// `memory_passes` times the bytes Korthikanti et al. 2022 (Sec. 4.1) count as
+// the layer's activations per forward pass (training.hpp: forward, backward
+// twice, and what recomputation replays). The element-wise part is what makes
+// narrow tensor-parallel shards slow: without sequence parallelism 10·sbh of
+// those bytes are not split by t, against matrix work that is.
 //
-// Defaults: r∞ = 0.699, n½ = 266, the relative least-squares fit (minimising
-// Σ (predicted / measured − 1)²) of the whole step model around them to the
-// runs of catalog/megatron_runs.hpp marked `fit`: the tensor-parallel-8 rows
-// of Narayanan et al. 2021 (SC'21), Table 1, from 18.4B to 529.6B (256–2,520
-// A100s, 135–163 TFLOP/s per GPU), run as the paper ran them (DGX A100 nodes
-// on ib-hdr, micro-batch 1, full recomputation, fp32 gradients, 1F1B) and
-// counted with its 96·B·s·l·h²(1 + s/6h + V/16lh). The fit (r∞ = 0.6995,
-// n½ = 266.1, 3.0 % RMS, residuals −4.4 … +3.5 % with no trend in the width)
-// is recomputed by the test "the efficiency defaults are the least-squares fit
-// to the runs marked `fit`" in tests/unit/training.cpp. The measured runs it
-// did not see — Table 1's 1T row and the six PTD-P rows of Table 2 — are
-// predicted within 5 % (worst +4.6 %), which tests/static/training.cpp
-// asserts at compile time. The GPT-3 175B figure on 1,024 GPUs (t8 p16, about
-// 138 TFLOP/s, the paper's Sec. 5.1 training-time estimate) is predicted 8.6 %
-// high: napkin prices it like the measured t8 p12 runs of the same model
-// (Table 2: 149 at d8, predicted 154.4) plus a larger bubble.
+// r may also depend on the width of one GPU's share of the matrices, h/t, in
+// Hockney's (r∞, n½) form (Hockney & Jesshope, "Parallel Computers 2", 1988):
+// r(n) = r∞ · n / (n + n½); n½ = 0 is a constant share.
+//
+// Defaults: r = 0.677, n½ = 0, 2.18 memory passes, the relative least-squares
+// fit (minimising Σ (predicted / measured − 1)²) of the whole step model to
+// the runs of catalog/megatron_runs.hpp marked `fit`: the rows of Narayanan
+// et al. 2021 (SC'21), Table 1, from 1.7B to 529.6B (t = 1 to 8, p = 1 to 35,
+// 32 to 2,520 A100s, 135–163 TFLOP/s per GPU), run as the paper ran them (DGX
+// A100 nodes on ib-hdr, micro-batch 1, full recomputation, fp32 gradients,
+// 1F1B) and counted with its 96·B·s·l·h²(1 + s/6h + V/16lh). Rows at several
+// t are needed: at one t the width and the element-wise forms cannot be told
+// apart (a fit to the t = 8 rows alone put GPT-2-sized t = 1 models 36 % too
+// fast). A Hockney n½ > 0 does not lower the fit's error, so it is 0. The test
+// "the efficiency defaults are the least-squares fit to the runs marked `fit`"
+// in tests/unit/training.cpp recomputes the fit; the measured runs it did not
+// see (Table 1's 1T row, the six PTD-P rows of Table 2) are the check
+// (tests/unit/training.cpp and examples/megatron_throughput print them).
 struct EfficiencyModel {
-    double peak_share = 0.699;  // r∞ / peak: the share the widest multiplications reach
-    double half_width = 266.0;  // n½: the width at which half of r∞ is reached
+    double peak_share = 0.677;   // r (r∞ with n½ > 0): the matrix multiplications' share of peak
+    double half_width = 0.0;     // n½ on the width h/t (0: no dependence on the width)
+    double memory_passes = 2.18; // element-wise traffic per forward pass, in activation bytes
 };
 
 inline constexpr EfficiencyModel default_efficiency{};
@@ -146,6 +151,7 @@ inline constexpr EfficiencyModel default_efficiency{};
     detail::require(e.peak_share > 0.0 && e.peak_share <= 1.0, "EfficiencyModel.peak_share", e.peak_share,
                     "must be in (0, 1]");
     detail::require_non_negative("EfficiencyModel.half_width", e.half_width);
+    detail::require_non_negative("EfficiencyModel.memory_passes", e.memory_passes);
     detail::require_positive("width", width);
     return e.peak_share * width / (width + e.half_width);
 }

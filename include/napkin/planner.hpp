@@ -29,8 +29,9 @@
 //        the layers) when v = 1. With pp = 1 there is no pipeline and no schedule
 //        to choose: one point, run as 1F1B.
 // A choice that changes nothing in the price of a layout is not a dimension
-// (flash attention with recomputation, overlap at dp·cp = 1, scatter/gather at
-// tp = 1, a schedule at pp = 1): no point is counted twice. GPT-3 175B on
+// (overlap at dp·cp = 1, scatter/gather at tp = 1, a schedule at pp = 1), nor
+// is flash attention with recomputation (where it exists it only removes the
+// scores' traffic: used): no point is counted twice. GPT-3 175B on
 // 1,024 A100s, B = 1,536: 1,160,320 points (Calculon: 1,136,960).
 //
 // The result: the top k by throughput (all points share B·s, so the shortest
@@ -54,8 +55,9 @@
 //  - wider gradients (fp32 vs bf16): more gradient bytes in memory, in the
 //    data-parallel collectives (whose time grows with the bytes) and in the
 //    optimizer's memory traffic; nothing else reads the format.
-//  - no flash attention, without recomputation: the s × s scores kept (memory
-//    only; flash attention changes no time in napkin's model).
+//  - no flash attention, without recomputation: the s × s scores kept in
+//    memory and moved by the element-wise work (training.hpp), so the
+//    compute time and F, B grow too.
 //  - TP as reduce-scatter + all-gather without sequence parallelism vs the
 //    all-reduce: the same 2(n − 1)/n·M over 2(n − 1) ring steps plus one more
 //    base latency per collective, so the TP time and F, B grow; same memory.
@@ -338,9 +340,11 @@ inline Family family_of(const TrainingPlanQuery& q, const PlanRow& row, Schedule
     if (schedule == ScheduleKind::one_f_one_b && row.pp > 1 && allowed(q, ScheduleKind::gpipe))
         f.schedules.add(ScheduleKind::gpipe);
     f.gradients = gradient_choices(q);
-    // Flash attention only changes what is kept without recomputation.
-    if (recompute == Recompute::none && q.flash_attention) f.flash_attention.add(true);
-    f.flash_attention.add(false);
+    // Without recomputation flash attention is a choice (the variant without it
+    // keeps the scores); with it, the scores are not kept either way and the
+    // fused kernel only removes their traffic, so it is used whenever it exists.
+    if (q.flash_attention) f.flash_attention.add(true);
+    if (recompute == Recompute::none || !q.flash_attention) f.flash_attention.add(false);
     if (row.tp == 1) {
         f.tp_communication.add(TpCommunication::automatic);  // no tensor-parallel collectives
     } else if (sequence_parallel) {

@@ -87,7 +87,7 @@ inline constexpr TrainingOptions default_training_options{};
 
 // Where one iteration's time goes, on the slowest pipeline stage.
 struct StepBreakdown {
-    Seconds compute;    // forward and backward of every micro-batch
+    Seconds compute;    // forward and backward of every micro-batch (matrix and element-wise work)
     Seconds recompute;  // the forward work recomputation replays
     Seconds tp;         // tensor-parallel all-reduces (or reduce-scatter + all-gather)
     Seconds pp;         // activations and gradients sent between stages
@@ -132,6 +132,34 @@ struct TrainingEstimate {
 [[nodiscard]] constexpr Flops stage_recompute_flops_per_microbatch(const TransformerShape& m,
                                                                   const Parallelism& par, bool causal = false) {
     return count(par.micro_batch) * recompute_flops_per_sequence(m, par, causal) / count(par.pp * par.tp * par.cp);
+}
+
+// The element-wise work of one micro-batch on one GPU of the stage, at the
+// memory bandwidth (compute.hpp, EfficiencyModel::memory_passes): per layer and
+// per pass over it, k times the activation bytes Korthikanti et al. 2022
+// count for the layout without recomputation (tensor and sequence parallel
+// splits, the s × s scores unless flash attention fuses them). Forward and
+// backward make three passes; full recomputation replays a fourth, selective
+// recomputation the scores' part of one. (The logits' softmax, s·b·V values a
+// micro-batch, is left out: under 1/6 of one GPT-3 layer's bytes.)
+struct ElementwiseTime {
+    Seconds compute, recompute;
+};
+
+[[nodiscard]] constexpr ElementwiseTime elementwise_time_per_microbatch(const TransformerShape& m,
+                                                                       const Parallelism& par, const Gpu& gpu,
+                                                                       const EfficiencyModel& e) {
+    Parallelism stored = par;
+    stored.recompute = Recompute::none;
+    const Bytes per_pass = activation_bytes_per_layer(m, stored);
+    stored.flash_attention = true;
+    const Bytes scores = per_pass - activation_bytes_per_layer(m, stored);
+    const double layers = count(m.layers / par.pp);
+    const Seconds pass = e.memory_passes * layers * read_time(per_pass, gpu);
+    const Seconds replayed = par.recompute == Recompute::full        ? pass
+                             : par.recompute == Recompute::selective ? e.memory_passes * layers * read_time(scores, gpu)
+                                                                     : Seconds{};
+    return {3.0 * pass, replayed};
 }
 
 // Bytes of one micro-batch's hidden states on one GPU: b · (s/c) · h values
@@ -325,10 +353,14 @@ struct MicrobatchTime {
     const double mb = count(microbatches(par));
     const double efficiency = achievable_efficiency(o.efficiency, matmul_width(m, par));
 
-    // One micro-batch on the slowest stage.
+    // One micro-batch on the slowest stage: matrix work, then element-wise work.
+    const ElementwiseTime elementwise = elementwise_time_per_microbatch(m, par, gpu, o.efficiency);
     const MicrobatchTime one{
-        .compute = achievable_compute_time(stage_flops_per_microbatch(m, par, o.causal), gpu, efficiency),
-        .recompute = achievable_compute_time(stage_recompute_flops_per_microbatch(m, par, o.causal), gpu, efficiency),
+        .compute = achievable_compute_time(stage_flops_per_microbatch(m, par, o.causal), gpu, efficiency) +
+                   elementwise.compute,
+        .recompute = achievable_compute_time(stage_recompute_flops_per_microbatch(m, par, o.causal), gpu,
+                                             efficiency) +
+                     elementwise.recompute,
         .tp = tp_time_per_microbatch(m, par, c, o),
         .pp = pp_time_per_microbatch(m, par, c, o),
         .ep = ep_time_per_microbatch(m, par, c, o),

@@ -54,9 +54,12 @@ TEST_SUITE("compute") {
         CHECK(achievable_efficiency(e, 500) == doctest::Approx(0.4));
         CHECK(achievable_efficiency(e, 1500) == doctest::Approx(0.6));
         CHECK(achievable_efficiency(EfficiencyModel{.peak_share = 0.8, .half_width = 0}, 7) == doctest::Approx(0.8));
-        // Defaults (r∞ = 0.699, n½ = 266): GPT-3 at t8 (width 1536): 0.699 · 1536/1802.
+        // Defaults (r = 0.677, n½ = 0): the same share at every width.
         CHECK(achievable_efficiency(default_efficiency, matmul_width(catalog::gpt3_175b, Parallelism{.tp = 8})) ==
-              doctest::Approx(0.699 * 1536 / 1802));
+              0.677);
+        CHECK(achievable_efficiency(default_efficiency, 96.0) == 0.677);
+        CHECK_THROWS_WITH_AS((void)achievable_efficiency(EfficiencyModel{.memory_passes = -1}, 10),
+                             "EfficiencyModel.memory_passes = -1: must not be negative", napkin::invalid_argument);
         CHECK_THROWS_WITH_AS((void)achievable_efficiency(EfficiencyModel{.peak_share = 1.5}, 10),
                              "EfficiencyModel.peak_share = 1.5: must be in (0, 1]", napkin::invalid_argument);
         // 312 TFLOP at half of an A100's 312 TFLOP/s: 2 s.

@@ -18,7 +18,9 @@ TEST_SUITE("web bindings") {
         CHECK(row["fits"].get<bool>());
         // Lesson: 17.30 ms of reading + 160 all-reduces of 10.24 µs = 18.94 ms, 8.7% waiting.
         CHECK(row["total_s"].get<double>() * 1e3 == doctest::Approx(18.94).epsilon(0.0005));
-        CHECK(row["waiting_share"].get<double>() == doctest::Approx(0.087).epsilon(0.01));
+        // 1.6384 ms / 18.94 ms = 8.65 %, printed 8.7 %.
+        CHECK(row["waiting_share"].get<double>() > 0.0865);
+        CHECK(row["waiting_share"].get<double>() < 0.0866);
     }
 
     TEST_CASE("split: 405B on 1 GPU does not fit (it needs 11, lesson)") {

@@ -52,12 +52,15 @@ struct MegatronRun {
 };
 
 // Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU
-// Clusters Using Megatron-LM" (SC'21): Table 1 (weak scaling, the t8 rows),
+// Clusters Using Megatron-LM" (SC'21): Table 1 (weak scaling, every row),
 // Table 2 (PTD-P rows of the comparison with ZeRO-3, micro-batch 1), and the
 // GPT-3 figure of Sec. 5.1's training-time estimate (1,024 GPUs, batch 1,536;
 // the paper takes X = 140 TFLOP/s there, about 138 — 44 % of peak — is the
 // figure quoted for it with t8 p16).
-inline constexpr std::array<MegatronRun, 14> megatron_runs{{
+inline constexpr std::array<MegatronRun, 17> megatron_runs{{
+    {"1.7B, 32 GPUs", "Narayanan 2021, Table 1", 24, 2304, 24, 1.7, 1, 1, 32, 512, 137.0, RunRole::fit},
+    {"3.6B, 64 GPUs", "Narayanan 2021, Table 1", 32, 3072, 30, 3.6, 2, 1, 64, 512, 138.0, RunRole::fit},
+    {"7.5B, 128 GPUs", "Narayanan 2021, Table 1", 32, 4096, 36, 7.5, 4, 1, 128, 512, 142.0, RunRole::fit},
     {"18.4B, 256 GPUs", "Narayanan 2021, Table 1", 48, 6144, 40, 18.4, 8, 1, 256, 1024, 135.0, RunRole::fit},
     {"39.1B, 512 GPUs", "Narayanan 2021, Table 1", 64, 8192, 48, 39.1, 8, 2, 512, 1536, 138.0, RunRole::fit},
     {"76.1B, 1,024 GPUs", "Narayanan 2021, Table 1", 80, 10240, 60, 76.1, 8, 4, 1024, 1792, 140.0, RunRole::fit},
