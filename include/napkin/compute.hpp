@@ -133,7 +133,7 @@ namespace napkin {
 // A100 nodes on ib-hdr, micro-batch 1, full recomputation, fp32 gradients,
 // 1F1B) and counted with its 96·B·s·l·h²(1 + s/6h + V/16lh). Rows at several
 // t are needed: at one t the width and the element-wise forms cannot be told
-// apart (a fit to the t = 8 rows alone put GPT-2-sized t = 1 models 36 % too
+// apart (a fit to the t = 8 rows alone predicted the 1.7B row at t = 1 36 % too
 // fast). A Hockney n½ > 0 does not lower the fit's error, so it is 0. The test
 // "the efficiency defaults are the least-squares fit to the runs marked `fit`"
 // in tests/unit/training.cpp recomputes the fit; the measured runs it did not
