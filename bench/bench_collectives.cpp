@@ -194,6 +194,20 @@ void nccl_choice_units(benchmark::State& state) {
 }
 BENCHMARK(nccl_choice_units);
 
+// The same across 16 nodes of 8 GPUs: each hop at its transport's latency.
+void nccl_choice_across_nodes_units(benchmark::State& state) {
+    Bytes m = megabytes(1);
+    HierarchicalTopology topology{.nodes = 16, .gpus_per_node = 8, .intra = nvlink, .inter = ib_ndr};
+    const NcclModel model{Transport::nvlink};
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(m);
+        benchmark::DoNotOptimize(topology);
+        const NcclChoice c = model.choose(m, topology);
+        benchmark::DoNotOptimize(c);
+    }
+}
+BENCHMARK(nccl_choice_across_nodes_units);
+
 // The lab's sweep: ring and tree at 200 log-spaced sizes from 1 KB to 10 GB on 256 GPUs.
 // The sizes are computed once; both versions sum the totals so nothing is dropped.
 double sweep_size(int i) { return std::pow(10.0, 3.0 + 7.0 * i / 199.0); }

@@ -9,8 +9,10 @@
 //       --benchmark_report_aggregates_only=true   (one line)
 //
 // Formulas timed elsewhere with their twins: token_time and best_gpu_count
-// (bench_split), evaluate_training (bench_training), the pipeline bubbles and
-// the schedule simulator (bench_pipeline).
+// (bench_split), evaluate_training with every part of the step (bench_training:
+// its twin repeats the element-wise, TP, PP, EP and DP terms; the context-parallel
+// exchange is zero at its cp = 1), the pipeline bubbles and the schedule simulator
+// (bench_pipeline), the NCCL-style choices (bench_collectives, no twin).
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
