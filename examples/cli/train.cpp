@@ -54,7 +54,7 @@ NAPKIN_COMMAND(app) {
     sub->add_flag("--sequence-parallel", o->par.sequence_parallel, "Megatron sequence parallelism");
     sub->add_option("--recompute", o->recompute, "activation recomputation: none, selective or full");
     sub->add_option("--zero", o->zero, "ZeRO stage 0, 1, 2, 3, or distributed (Megatron's distributed optimizer)");
-    sub->add_flag("--flash-attention", o->par.flash_attention, "fused attention: no s x s scores kept");
+    sub->add_flag("--flash-attention", o->par.flash_attention, "fused attention: no s x s scores kept or moved through memory");
     sub->add_option("--weight-dtype", o->weights, "bf16, fp16, fp32 or fp8 (bf16)");
     sub->add_option("--grad-dtype", o->grads, "bf16 or fp32 (bf16; Megatron keeps fp32)");
     sub->add_option("--master-dtype", o->master, "fp32 or none (fp32)");
