@@ -149,6 +149,7 @@ struct ElementwiseTime {
 [[nodiscard]] constexpr ElementwiseTime elementwise_time_per_microbatch(const TransformerShape& m,
                                                                        const Parallelism& par, const Gpu& gpu,
                                                                        const EfficiencyModel& e) {
+    detail::require_non_negative("EfficiencyModel.memory_passes", e.memory_passes);
     Parallelism stored = par;
     stored.recompute = Recompute::none;
     const Bytes per_pass = activation_bytes_per_layer(m, stored);

@@ -310,6 +310,10 @@ TEST_SUITE("training") {
         const Parallelism inside{.tp = 4, .cp = 2, .global_batch = 1, .sequence = 2048};
         CHECK(evaluate_training(catalog::megatron_22b, cluster_of(catalog::dgx_a100, 1), inside).breakdown.cp.value() ==
               0.0);
+        // A negative number of memory passes is named, not priced as negative time.
+        CHECK_THROWS_WITH_AS((void)elementwise_time_per_microbatch(catalog::megatron_22b, par, catalog::a100_80gb_sxm,
+                                                                   EfficiencyModel{.memory_passes = -2}),
+                             "EfficiencyModel.memory_passes = -2: must not be negative", napkin::invalid_argument);
         // Without context parallelism there is nothing to exchange.
         CHECK(evaluate_training(catalog::megatron_22b, cluster_of(catalog::dgx_a100, 1),
                                 Parallelism{.tp = 8, .global_batch = 1, .sequence = 2048})
