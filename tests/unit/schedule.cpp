@@ -28,7 +28,7 @@ std::vector<Pattern> pattern(std::span<const Operation> ops) {
     return out;
 }
 
-const std::string reference_path = std::string(NAPKIN_REFERENCE_DIR) + "/moe-training-step-1024-gpus.json";
+const std::string reference_path = std::string(NAPKIN_TEST_DATA_DIR) + "/moe-training-step-1024-gpus.json";
 }  // namespace
 
 TEST_SUITE("schedule") {
