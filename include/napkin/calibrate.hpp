@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/calibrate.hpp — α and B (and the base latency) from measured times,
 // by weighted linear least squares (Eigen).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/collectives.hpp — collective communication in the alpha-beta model.
 //
 // Conventions: n ranks, message M, link bandwidth B (what one rank sends per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/communication_budget.hpp — the gradient all-reduce of data-parallel
 // training inside one step: how many bytes, in how many calls, how much of it
 // hides behind the backward pass, what compression buys once the extra steps

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/compute.hpp — the arithmetic of training: FLOPs per layer and per
 // iteration, the share of a GPU's peak the matrix multiplications reach, and
 // model / hardware FLOPs utilisation (MFU, HFU).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/error.hpp — how napkin rejects bad input.
 //
 // Every check names the argument and its value. A check is a constexpr call:

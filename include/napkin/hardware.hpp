@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/hardware.hpp — what a GPU and a link between GPUs are, as numbers.
 //
 // Plain constexpr aggregates, built with designated initializers:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/inference.hpp — one model split over n GPUs to generate tokens: the
 // memory each GPU needs and the time one generated token takes, for a tensor
 // split ("slices": every layer cut into n parts) or a pipeline split

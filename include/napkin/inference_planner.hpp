@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/inference_planner.hpp — how to serve a model on GPUs of one kind over
 // one link: the fewest GPUs, and the tensor × pipeline split and the tokens in
 // flight that give the lowest time per token, or the most tokens per second

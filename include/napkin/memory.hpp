@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/memory.hpp — memory per GPU while training: model states (weights,
 // gradients, optimizer) with ZeRO or Megatron's distributed optimizer, and
 // activations after Korthikanti et al. 2022, on the most loaded pipeline stage.

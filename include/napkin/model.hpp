@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/model.hpp — the shape of a decoder-only transformer and what follows
 // from the shape alone: its weight count, its KV cache per token, the size of
 // one token's hidden vector.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/napkin.hpp — every model header (no I/O: readers and writers are in napkin/io/).
 #pragma once
 

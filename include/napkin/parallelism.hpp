@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/parallelism.hpp — how a training run is laid out over a cluster.
 //
 // A `Parallelism` says how the model and the batch are cut: tensor (tp),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/pipeline.hpp — pipeline parallelism in closed form: the bubble, the
 // step time and the activations in flight of each pipeline schedule.
 //

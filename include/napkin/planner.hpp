@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/planner.hpp — every way to train a model on a cluster, ranked.
 //
 //   TrainingPlanQuery q{.model = catalog::gpt3_175b, .cluster = cluster_of(catalog::dgx_a100, 128),

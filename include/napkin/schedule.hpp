@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/schedule.hpp — an event-level pipeline simulator: every forward,
 // backward and weight-gradient pass of one step, each rank running its
 // schedule's fixed order, each pass starting once its rank is free and its

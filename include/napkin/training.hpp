@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/training.hpp — one training iteration of a TP × PP × DP (× EP)
 // layout: memory per GPU, the step time and where it goes, tokens per second
 // and MFU, from one call:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/units.hpp — the unit layer: the only header that names boost::units.
 //
 // Six dimensions that must never be mixed up: bytes, seconds, FLOPs (a count of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/catalog/clusters.hpp — real servers as cluster building blocks, each with its source.
 //   const Cluster selene_like = cluster_of(catalog::dgx_a100, 128);   // 1,024 A100s
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/catalog/hardware.hpp — real GPUs and links, each figure with its source.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/catalog/megatron_runs.hpp — published Megatron-LM training runs on
 // DGX A100 clusters with the throughput they achieved, and napkin's
 // prediction for each: the evidence behind the efficiency defaults and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/catalog/models.hpp — published model shapes, each with its source.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/io/hf_config.hpp — a Hugging Face config.json as a TransformerShape.
 //
 // Reads the Llama family (LlamaForCausalLM and the many models with the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/io/nccl_tests.hpp — reading the output of NVIDIA's nccl-tests
 // (all_reduce_perf, reduce_scatter_perf, all_gather_perf, alltoall_perf,
 // broadcast_perf) into measured samples.

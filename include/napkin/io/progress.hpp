@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/io/progress.hpp — a progress bar on the terminal for long searches.
 //
 // It draws on stderr only when stderr is a terminal and only once the work has

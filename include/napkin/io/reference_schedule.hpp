@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/io/reference_schedule.hpp — reads a simulated training step in the
 // shape of the shared reference moe-training-step-1024-gpus.json: per stage
 // the compute blocks {pass, microbatch, chunk, start, end, paired}, and the

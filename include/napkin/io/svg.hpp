@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/io/svg.hpp — a small SVG document builder and two charts for lessons:
 // horizontal/vertical stacked bars (with a hatched "waiting" part) and line
 // charts. Plain text output, no dependencies; colours from the Okabe–Ito

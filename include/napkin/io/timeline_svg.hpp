@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // napkin/io/timeline_svg.hpp — the picture people draw to explain pipeline
 // bubbles: one row per stage, time to the right, forward blocks light and
 // backward blocks dark in one colour per micro-batch, weight-gradient blocks
