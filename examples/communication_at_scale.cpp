@@ -180,7 +180,7 @@ void part_e() {
         const auto show = [](const char* label, const std::optional<OptimizationStack>& best) {
             std::printf("     %s: %s\n", label,
                         best ? (describe_optimizations(best->optimizations) + ", " +
-                                detail::trimmed(100 * best->step.communication_share(), 1) + "%")
+                                format_trimmed(100 * best->step.communication_share(), 1) + "%")
                                    .c_str()
                              : "none reaches it");
         };

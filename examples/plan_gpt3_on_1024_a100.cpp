@@ -82,7 +82,7 @@ int main() {
         if (!c.estimate.fits) return;
         steps.push_back(c.estimate.step);
         const Parallelism& p = c.point.parallelism;
-        if (p.tp == 8 && p.pp == 16 && (!best_t8_p16 || detail::ranks_before(c, *best_t8_p16))) best_t8_p16 = c;
+        if (p.tp == 8 && p.pp == 16 && (!best_t8_p16 || ranks_before(c, *best_t8_p16))) best_t8_p16 = c;
     });
     const auto rank_of = [&](Seconds step) {
         return 1 + std::count_if(steps.begin(), steps.end(), [step](Seconds s) { return s < step; });

@@ -23,7 +23,7 @@ constexpr long long counts[] = {1, 2, 4, 8, 16};
 
 std::string ms(Seconds t) { return format(t, units::ms, 2); }
 std::string gib(Bytes b) { return format(b, units::GiB, 2); }
-std::string percent(double share) { return detail::fixed(100 * share, 1) + "%"; }
+std::string percent(double share) { return format_fixed(100 * share, 1) + "%"; }
 
 TokenTime slices(const TransformerShape& model, long long n, const Link& link, long long tokens_in_flight = 1) {
     return token_time(model, gpu, link, {.gpus = n, .split = Split::tensor, .tokens_in_flight = tokens_in_flight});
@@ -80,8 +80,8 @@ void when_more_gpus_stop_helping() {
     std::printf("\n== When more GPUs stop helping: one user, 8B model (ms per token) ==\n");
     std::printf("| GPUs | Fast link | Slow link |\n|---|---|---|\n");
     for (long long n : counts)
-        std::printf("| %lld | %s | %s |\n", n, detail::fixed(in(slices(model, n, fast).total(), units::ms), 2).c_str(),
-                    detail::fixed(in(slices(model, n, slow).total(), units::ms), 2).c_str());
+        std::printf("| %lld | %s | %s |\n", n, format_fixed(in(slices(model, n, fast).total(), units::ms), 2).c_str(),
+                    format_fixed(in(slices(model, n, slow).total(), units::ms), 2).c_str());
     for (const Link* link : {&fast, &slow}) {
         std::printf("Waiting on %s at 2, 4, 8 and 16 GPUs:", std::string(link->name).c_str());
         for (long long n : {2, 4, 8, 16}) std::printf(" %s", percent(slices(model, n, *link).waiting_share()).c_str());
@@ -107,8 +107,8 @@ void many_tokens_at_once() {
     std::printf("\n== Many tokens at once: 70B on 8 GPUs (ms per step) ==\n");
     std::printf("| Tokens | Fast link | Slow link |\n|---|---|---|\n");
     for (long long w : {1, 16, 64})
-        std::printf("| %lld | %s | %s |\n", w, detail::fixed(in(slices(model, 8, fast, w).total(), units::ms), 2).c_str(),
-                    detail::fixed(in(slices(model, 8, slow, w).total(), units::ms), 2).c_str());
+        std::printf("| %lld | %s | %s |\n", w, format_fixed(in(slices(model, 8, fast, w).total(), units::ms), 2).c_str(),
+                    format_fixed(in(slices(model, 8, slow, w).total(), units::ms), 2).c_str());
     for (const Link* link : {&fast, &slow}) {
         std::printf("Waiting on %s at 1, 16 and 64 tokens:", std::string(link->name).c_str());
         for (long long w : {1, 16, 64}) std::printf(" %s", percent(slices(model, 8, *link, w).waiting_share()).c_str());
@@ -122,7 +122,7 @@ void groups_of_layers() {
     std::printf("\n== Another way to split: groups of layers ==\n");
     std::printf("70B on four groups: %s per token against %s of reading alone, %s of it waiting.\n",
                 ms(groups.total()).c_str(), ms(weight_read_time(model, gpu, 1)).c_str(),
-                (detail::fixed(100 * groups.waiting_share(), 2) + "%").c_str());
+                (format_fixed(100 * groups.waiting_share(), 2) + "%").c_str());
 }
 
 void write_figures(const std::string& folder) {

@@ -60,18 +60,18 @@ void add_network_options(CLI::App* sub, NetworkOptions& o) {
 Link resolve_flat_link(const NetworkOptions& o) {
     if (!o.bandwidth_gbps) throw napkin::invalid_argument("--bandwidth-gbps is required");
     if (!o.latency_us) throw napkin::invalid_argument("--latency-us is required");
-    detail::require_positive("--bandwidth-gbps", *o.bandwidth_gbps);
-    detail::require_non_negative("--latency-us", *o.latency_us);
+    require_positive("--bandwidth-gbps", *o.bandwidth_gbps);
+    require_non_negative("--latency-us", *o.latency_us);
     return {"link", gigabytes_per_second(*o.bandwidth_gbps), microseconds(*o.latency_us)};
 }
 
 Seconds resolve_base(const NetworkOptions& o) {
-    detail::require_non_negative("--base-latency-us", o.base_latency_us);
+    require_non_negative("--base-latency-us", o.base_latency_us);
     return microseconds(o.base_latency_us);
 }
 
 long long resolve_gpus(const NetworkOptions& o) {
-    detail::require_at_least_one("--gpus", o.gpus);
+    require_at_least_one("--gpus", o.gpus);
     return o.gpus;
 }
 
@@ -82,7 +82,7 @@ HierarchicalTopology resolve_topology(const NetworkOptions& o, std::string_view 
     const bool latencies_needed = algorithm == "hierarchical";
     if (!o.gpus_per_node) throw napkin::invalid_argument(needs + "--gpus-per-node");
     const long long g = *o.gpus_per_node;
-    detail::require_at_least_one("--gpus-per-node", g);
+    require_at_least_one("--gpus-per-node", g);
     const long long n = resolve_gpus(o);
     if (n % g != 0)
         throw napkin::invalid_argument("--gpus-per-node = " + std::to_string(g) + ": must divide --gpus = " +
@@ -95,11 +95,11 @@ HierarchicalTopology resolve_topology(const NetworkOptions& o, std::string_view 
     if (!intra_lat) throw napkin::invalid_argument(needs + "--intra-latency-us");
     if (!inter_bw) throw napkin::invalid_argument(needs + "--inter-bandwidth-gbps");
     if (!inter_lat) throw napkin::invalid_argument(needs + "--inter-latency-us");
-    detail::require_positive("--intra-bandwidth-gbps", *o.intra_bandwidth_gbps);
-    detail::require_non_negative("--intra-latency-us", *intra_lat);
-    detail::require_positive("--inter-bandwidth-gbps", *inter_bw);
-    detail::require_non_negative("--inter-latency-us", *inter_lat);
-    detail::require(o.oversubscription >= 1.0, "--oversubscription", o.oversubscription, "must be at least 1");
+    require_positive("--intra-bandwidth-gbps", *o.intra_bandwidth_gbps);
+    require_non_negative("--intra-latency-us", *intra_lat);
+    require_positive("--inter-bandwidth-gbps", *inter_bw);
+    require_non_negative("--inter-latency-us", *inter_lat);
+    require(o.oversubscription >= 1.0, "--oversubscription", o.oversubscription, "must be at least 1");
     Nic nic = Nic::per_gpu;
     if (o.nic == "shared" || o.nic == "per-node") nic = Nic::per_node;
     else if (o.nic != "per-gpu") throw napkin::invalid_argument("--nic \"" + o.nic + "\": must be per-gpu or shared");
@@ -123,7 +123,7 @@ std::string decimal_size(Bytes b) {
     const Unit<Bytes>* chosen = &ladder[0];
     for (const auto& u : ladder)
         if (b.value() >= u.factor) chosen = &u;
-    return detail::trimmed(in(b, *chosen), 2) + " " + chosen->symbol;
+    return format_trimmed(in(b, *chosen), 2) + " " + chosen->symbol;
 }
 
 void report(const std::string& what, Bytes message, long long gpus, const CollectiveTime& t, bool json,
@@ -244,9 +244,9 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--latency-us", o->latency_us, "latency of one step (alpha), microseconds")->required();
     sub->add_flag("--json", o->json, "machine-readable output in bytes");
     sub->callback([o] {
-        detail::require_at_least_one("--gpus", o->gpus);
-        detail::require_positive("--bandwidth-gbps", o->bandwidth_gbps);
-        detail::require_non_negative("--latency-us", o->latency_us);
+        require_at_least_one("--gpus", o->gpus);
+        require_positive("--bandwidth-gbps", o->bandwidth_gbps);
+        require_non_negative("--latency-us", o->latency_us);
         const Link link{"link", gigabytes_per_second(o->bandwidth_gbps), microseconds(o->latency_us)};
         const auto m = ring_tree_crossover(o->gpus, link);
         if (o->json)

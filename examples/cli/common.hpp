@@ -73,11 +73,11 @@ inline Gpu resolve_gpu(const GpuOptions& o) {
     if (o.usable) gpu.usable_fraction = *o.usable;
     if (o.bandwidth_gbps) gpu.memory_bandwidth = gigabytes_per_second(*o.bandwidth_gbps);
     if (o.tflops) gpu.peak_flops = teraflops_per_second(*o.tflops);
-    detail::require_positive("--gpu-memory-gib", in(gpu.memory, units::GiB));
-    detail::require(gpu.usable_fraction > 0 && gpu.usable_fraction <= 1, "--gpu-usable", gpu.usable_fraction,
+    require_positive("--gpu-memory-gib", in(gpu.memory, units::GiB));
+    require(gpu.usable_fraction > 0 && gpu.usable_fraction <= 1, "--gpu-usable", gpu.usable_fraction,
                     "must be in (0, 1]");
-    detail::require_positive("--gpu-bandwidth-gbps", in(gpu.memory_bandwidth, units::GBps));
-    detail::require_positive("--gpu-tflops", in(gpu.peak_flops, units::TFLOPps));
+    require_positive("--gpu-bandwidth-gbps", in(gpu.memory_bandwidth, units::GBps));
+    require_positive("--gpu-tflops", in(gpu.peak_flops, units::TFLOPps));
     return gpu;
 }
 
@@ -109,9 +109,9 @@ inline Link resolve_link(const LinkOptions& o) {
     }
     if (o.bandwidth_gbps) link.bandwidth = gigabytes_per_second(*o.bandwidth_gbps);
     if (o.step_us) link.step_latency = microseconds(*o.step_us);
-    detail::require_positive("--link-bandwidth-gbps", in(link.bandwidth, units::GBps));
-    detail::require_non_negative("--link-step-us", in(link.step_latency, units::us));
-    detail::require_non_negative("--base-latency-us", o.base_latency_us);
+    require_positive("--link-bandwidth-gbps", in(link.bandwidth, units::GBps));
+    require_non_negative("--link-step-us", in(link.step_latency, units::us));
+    require_non_negative("--base-latency-us", o.base_latency_us);
     return link;
 }
 
@@ -147,7 +147,7 @@ inline Node resolve_node(const GpuOptions& gpu, const NodeOptions& o, long long 
 inline long long gpus_in_each_node(const std::string& what, long long total, const NodeOptions& o) {
     const long long per_node = std::min(total, o.gpus_per_node);
     if (total % per_node != 0)
-        detail::reject(what, count(total),
+        reject(what, count(total),
                        "must fill whole nodes of --gpus-per-node = " + std::to_string(o.gpus_per_node));
     return per_node;
 }
@@ -167,9 +167,9 @@ inline void add_setup_options(CLI::App* sub, SetupOptions& o) {
 }
 
 inline InferenceSetup resolve_setup(const SetupOptions& o) {
-    detail::require_non_negative("--context-tokens", o.context_tokens);
-    detail::require_non_negative("--working-tokens", o.working_tokens);
-    detail::require_non_negative("--overhead-gib", o.overhead_gib);
+    require_non_negative("--context-tokens", o.context_tokens);
+    require_non_negative("--working-tokens", o.working_tokens);
+    require_non_negative("--overhead-gib", o.overhead_gib);
     InferenceSetup setup = o.setup;
     setup.context = tokens(o.context_tokens);
     setup.working_tokens = tokens(o.working_tokens);

@@ -44,22 +44,22 @@ AnySchedule resolve_schedule(const PipelineOptions& o) {
         throw napkin::invalid_argument("--extra-warmup " + std::to_string(o.extra_warmup) +
                                        ": only the interleaved schedule takes it");
     if (o.overlapped_ms) {
-        detail::require_non_negative("--overlapped-ms", *o.overlapped_ms);
+        require_non_negative("--overlapped-ms", *o.overlapped_ms);
         if (auto* dual = std::get_if<DualPipe>(&s)) dual->overlapped_forward_backward = milliseconds(*o.overlapped_ms);
         else if (auto* dual_v = std::get_if<DualPipeV>(&s))
             dual_v->overlapped_forward_backward = milliseconds(*o.overlapped_ms);
         else
-            detail::reject("--overlapped-ms", *o.overlapped_ms, "only dualpipe and dualpipev take it");
+            reject("--overlapped-ms", *o.overlapped_ms, "only dualpipe and dualpipev take it");
     }
     return s;
 }
 
 StageTimes resolve_times(const PipelineOptions& o, double forward_ms, double backward_ms) {
-    detail::require_non_negative("--forward-ms", forward_ms);
-    detail::require_non_negative("--backward-ms", backward_ms);
+    require_non_negative("--forward-ms", forward_ms);
+    require_non_negative("--backward-ms", backward_ms);
     const double w = o.weight_grad_ms.value_or(backward_ms / 2);
-    detail::require_non_negative("--weight-grad-ms", w);
-    detail::require(w <= backward_ms, "--weight-grad-ms", w, "must not exceed --backward-ms, of which it is a part");
+    require_non_negative("--weight-grad-ms", w);
+    require(w <= backward_ms, "--weight-grad-ms", w, "must not exceed --backward-ms, of which it is a part");
     return {milliseconds(forward_ms), milliseconds(backward_ms), milliseconds(w)};
 }
 
@@ -135,7 +135,7 @@ NAPKIN_COMMAND(app) {
     sub->callback([o] {
         const PipelineShape shape{o->pipeline.stages, o->pipeline.microbatches, o->pipeline.chunks};
         const StageTimes times = resolve_times(o->pipeline, o->forward_ms, o->backward_ms);
-        detail::require_non_negative("--send-ms", o->send_ms);
+        require_non_negative("--send-ms", o->send_ms);
         std::visit(
             [&](const auto& schedule) {
                 const Timeline t = simulate(schedule, shape, times, milliseconds(o->send_ms));

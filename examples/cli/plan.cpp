@@ -174,14 +174,14 @@ NAPKIN_COMMAND(app) {
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o] {
         const TransformerShape model = resolve_model(o->model);
-        detail::require_at_least_one("--gpus", o->gpus);
-        detail::require_at_least_one("--gpus-per-node", o->node.gpus_per_node);
-        detail::require_at_least_one("--global-batch", o->global_batch);
-        detail::require_at_least_one("--seq-len", o->sequence);
-        detail::require_non_negative("--top", count(o->top));
-        detail::require_non_negative("--max-tp", count(o->max_tp));
-        detail::require_at_least_one("--max-cp", o->max_cp);
-        detail::require_non_negative("--max-ep", count(o->max_ep));
+        require_at_least_one("--gpus", o->gpus);
+        require_at_least_one("--gpus-per-node", o->node.gpus_per_node);
+        require_at_least_one("--global-batch", o->global_batch);
+        require_at_least_one("--seq-len", o->sequence);
+        require_non_negative("--top", count(o->top));
+        require_non_negative("--max-tp", count(o->max_tp));
+        require_at_least_one("--max-cp", o->max_cp);
+        require_non_negative("--max-ep", count(o->max_ep));
         const long long per_node = gpus_in_each_node("--gpus", o->gpus, o->node);
         const Node node = resolve_node(o->gpu, o->node, per_node, Nic::per_gpu);
         TrainingPlanQuery query{.model = model, .cluster = cluster_of(node, o->gpus / per_node),
@@ -282,11 +282,11 @@ NAPKIN_COMMAND(app) {
         const Gpu gpu = resolve_gpu(o->gpu);
         const Link link = resolve_link(o->link);
         const InferenceSetup setup = resolve_setup(o->setup);
-        detail::require_at_least_one("--max-gpus", o->max_gpus);
-        detail::require_at_least_one("--max-tokens", o->max_tokens);
+        require_at_least_one("--max-gpus", o->max_gpus);
+        require_at_least_one("--max-tokens", o->max_tokens);
         InferencePlanQuery query{.max_gpus = o->max_gpus, .max_tokens_in_flight = o->max_tokens};
         if (o->latency_ms) {
-            detail::require_positive("--latency-ms", *o->latency_ms);
+            require_positive("--latency-ms", *o->latency_ms);
             query.latency_bound = milliseconds(*o->latency_ms);
             query.objective = InferenceObjective::throughput;
         }

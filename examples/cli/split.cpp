@@ -28,7 +28,7 @@ std::vector<long long> parse_counts(const std::string& text) {
         }
         if (used != item.size() || item.empty())
             throw napkin::invalid_argument("--gpus \"" + text + "\": \"" + item + "\" is not a whole number");
-        detail::require_at_least_one("--gpus", n);
+        require_at_least_one("--gpus", n);
         counts.push_back(n);
     }
     if (counts.empty()) throw napkin::invalid_argument("--gpus \"" + text + "\": give at least one GPU count");
@@ -61,7 +61,7 @@ NAPKIN_COMMAND(app) {
     sub->callback([o] {
         const auto [model, gpu, link, ring, setup] = resolve_inference(o->inputs);
         const Split split = parse_split(o->split);
-        detail::require_at_least_one("--tokens", o->tokens);
+        require_at_least_one("--tokens", o->tokens);
         const std::vector<long long> counts = parse_counts(o->gpus);
         nlohmann::json rows = nlohmann::json::array();
         if (!o->json)
@@ -84,8 +84,8 @@ NAPKIN_COMMAND(app) {
             if (!o->json)
                 std::printf("%5lld  %-5s  %12s  %12s  %9s  %8s\n", n, ok ? "yes" : "no",
                             to_string(memory.total()).c_str(), ok ? to_string(t.total()).c_str() : "does not fit",
-                            ok ? (detail::fixed(100 * t.waiting_share(), 1) + "%").c_str() : "",
-                            ok ? detail::fixed(t.user_tokens_per_second().value(), 0).c_str() : "");
+                            ok ? (format_fixed(100 * t.waiting_share(), 1) + "%").c_str() : "",
+                            ok ? format_fixed(t.user_tokens_per_second().value(), 0).c_str() : "");
         }
         if (o->json)
             print_json({{"model", model.name}, {"gpu", gpu.name}, {"link", link.name},
@@ -147,8 +147,8 @@ NAPKIN_COMMAND(app) {
     sub->add_flag("--json", o->json, "machine-readable output");
     sub->callback([o] {
         const auto [model, gpu, link, ring, setup] = resolve_inference(o->inputs);
-        detail::require_at_least_one("--tokens", o->tokens);
-        detail::require_at_least_one("--max-gpus", o->max_gpus);
+        require_at_least_one("--tokens", o->tokens);
+        require_at_least_one("--max-gpus", o->max_gpus);
         const auto best = best_gpu_count(model, gpu, link,
                                          {o->max_gpus, o->divide_heads, parse_split(o->split), o->tokens}, setup,
                                          ring);

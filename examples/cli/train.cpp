@@ -85,11 +85,11 @@ NAPKIN_COMMAND(app) {
         par.gradients = parse_choice<DType>("--grad-dtype", o->grads, parse_dtype, dtypes);
         par.master = parse_choice<DType>("--master-dtype", o->master, parse_dtype, dtypes);
         par.moments = parse_choice<DType>("--moment-dtype", o->moments, parse_dtype, dtypes);
-        detail::require_at_least_one("--gpus-per-node", o->node.gpus_per_node);
-        detail::require_at_least_one("--tp", par.tp);
-        detail::require_at_least_one("--pp", par.pp);
-        detail::require_at_least_one("--dp", par.dp);
-        detail::require_at_least_one("--cp", par.cp);
+        require_at_least_one("--gpus-per-node", o->node.gpus_per_node);
+        require_at_least_one("--tp", par.tp);
+        require_at_least_one("--pp", par.pp);
+        require_at_least_one("--dp", par.dp);
+        require_at_least_one("--cp", par.cp);
         if (o->nic != "per-gpu" && o->nic != "per-node")
             throw napkin::invalid_argument("--nic \"" + o->nic + "\": must be per-gpu or per-node");
         // The cluster is as large as the layout: whole nodes, or part of one.

@@ -62,23 +62,23 @@ napkin::TransformerShape find_model(std::string_view name) {
         return custom_model()->shape;
     }
     if (auto found = napkin::catalog::find_model(name)) return *found;
-    napkin::detail::reject("model", name, "not a catalog model");
+    napkin::reject("model", name, "not a catalog model");
 }
 
 napkin::Gpu find_gpu(std::string_view name) {
     if (auto found = napkin::catalog::find_gpu(name)) return *found;
-    napkin::detail::reject("gpu", name, "not a catalog GPU");
+    napkin::reject("gpu", name, "not a catalog GPU");
 }
 
 napkin::Link find_link(std::string_view name) {
     if (auto found = napkin::catalog::find_link(name)) return *found;
-    napkin::detail::reject("link", name, "not a catalog link");
+    napkin::reject("link", name, "not a catalog link");
 }
 
 napkin::Split parse_split(std::string_view text) {
     if (text == "tensor") return napkin::Split::tensor;
     if (text == "pipeline") return napkin::Split::pipeline;
-    napkin::detail::reject("split", text, "must be tensor or pipeline");
+    napkin::reject("split", text, "must be tensor or pipeline");
 }
 
 json shape_json(const napkin::TransformerShape& m) {
@@ -97,18 +97,18 @@ public:
     [[nodiscard]] bool has(const char* key) const { return json_.contains(key) && !json_[key].is_null(); }
     [[nodiscard]] double number(const char* key) const {
         if (!has(key)) throw napkin::invalid_argument(std::string(key) + " is required");
-        if (!json_[key].is_number()) napkin::detail::reject(key, json_[key].dump(), "must be a number");
+        if (!json_[key].is_number()) napkin::reject(key, json_[key].dump(), "must be a number");
         return json_[key].get<double>();
     }
     [[nodiscard]] double number_or(const char* key, double fallback) const { return has(key) ? number(key) : fallback; }
     [[nodiscard]] long long whole(const char* key) const {
         const double v = number(key);
-        napkin::detail::require(v == static_cast<double>(static_cast<long long>(v)), key, v, "must be a whole number");
+        napkin::require(v == static_cast<double>(static_cast<long long>(v)), key, v, "must be a whole number");
         return static_cast<long long>(v);
     }
     [[nodiscard]] std::string text_or(const char* key, const char* fallback) const {
         if (!has(key)) return fallback;
-        if (!json_[key].is_string()) napkin::detail::reject(key, json_[key].dump(), "must be a string");
+        if (!json_[key].is_string()) napkin::reject(key, json_[key].dump(), "must be a string");
         return json_[key].get<std::string>();
     }
 
@@ -120,8 +120,8 @@ private:
 napkin::Link link_from(const Options& o, const char* bandwidth_key, const char* latency_key) {
     const double bandwidth = o.number(bandwidth_key);
     const double latency = o.number(latency_key);
-    napkin::detail::require_positive(bandwidth_key, bandwidth);
-    napkin::detail::require_non_negative(latency_key, latency);
+    napkin::require_positive(bandwidth_key, bandwidth);
+    napkin::require_non_negative(latency_key, latency);
     return {"link", napkin::gigabytes_per_second(bandwidth), napkin::microseconds(latency)};
 }
 
@@ -129,16 +129,16 @@ napkin::Link link_from(const Options& o, const char* bandwidth_key, const char* 
 // `gpus_per_node`, the inter-node link defaulting to the flat one.
 napkin::HierarchicalTopology topology_from(const Options& o, long long gpus) {
     const long long g = o.whole("gpus_per_node");
-    napkin::detail::require_at_least_one("gpus_per_node", g);
+    napkin::require_at_least_one("gpus_per_node", g);
     if (gpus % g != 0)
-        napkin::detail::reject("gpus_per_node", static_cast<double>(g), "must divide gpus = " + std::to_string(gpus));
+        napkin::reject("gpus_per_node", static_cast<double>(g), "must divide gpus = " + std::to_string(gpus));
     const napkin::Link intra = link_from(o, "intra_bandwidth_gbps", "intra_latency_us");
     const napkin::Link inter = link_from(o, o.has("inter_bandwidth_gbps") ? "inter_bandwidth_gbps" : "bandwidth_gbps",
                                          o.has("inter_latency_us") ? "inter_latency_us" : "latency_us");
     const double r = o.number_or("oversubscription", 1.0);
-    napkin::detail::require(r >= 1.0, "oversubscription", r, "must be at least 1");
+    napkin::require(r >= 1.0, "oversubscription", r, "must be at least 1");
     const std::string nic = o.text_or("nic", "per-gpu");
-    if (nic != "per-gpu" && nic != "shared") napkin::detail::reject("nic", nic, "must be per-gpu or shared");
+    if (nic != "per-gpu" && nic != "shared") napkin::reject("nic", nic, "must be per-gpu or shared");
     return {gpus / g, g, intra, inter, nic == "shared" ? napkin::Nic::per_node : napkin::Nic::per_gpu, r};
 }
 
@@ -206,9 +206,9 @@ EMSCRIPTEN_KEEPALIVE const char* napkin_web_allreduce(const char* options) {
         const std::string algorithm = o.text_or("algorithm", "ring");
         const napkin::Bytes message = napkin::bytes(o.number("bytes"));
         const long long gpus = o.whole("gpus");
-        napkin::detail::require_at_least_one("gpus", gpus);
+        napkin::require_at_least_one("gpus", gpus);
         const double base_us = o.number_or("base_latency_us", 0.0);
-        napkin::detail::require_non_negative("base_latency_us", base_us);
+        napkin::require_non_negative("base_latency_us", base_us);
         const napkin::Seconds base = napkin::microseconds(base_us);
         json extra{{"algorithm", algorithm}};
         napkin::CollectiveTime t;
@@ -224,7 +224,7 @@ EMSCRIPTEN_KEEPALIVE const char* napkin_web_allreduce(const char* options) {
                           {"nic", napkin::to_string(topology.nic)},
                           {"oversubscription", topology.oversubscription}});
         } else {
-            napkin::detail::reject("algorithm", algorithm, "must be ring, tree or hierarchical");
+            napkin::reject("algorithm", algorithm, "must be ring, tree or hierarchical");
         }
         json j{{"bytes", in(message, B)},
                {"gpus", gpus},
@@ -243,7 +243,7 @@ EMSCRIPTEN_KEEPALIVE const char* napkin_web_crossover(const char* options) {
     return answer([options] {
         const Options o(options);
         const long long gpus = o.whole("gpus");
-        napkin::detail::require_at_least_one("gpus", gpus);
+        napkin::require_at_least_one("gpus", gpus);
         const auto m = napkin::ring_tree_crossover(gpus, link_from(o, "bandwidth_gbps", "latency_us"));
         return json{{"gpus", gpus}, {"bytes", m ? json(in(*m, B)) : json(nullptr)}};
     });

@@ -68,7 +68,7 @@ inline void check_samples(std::span<const CollectiveSample> samples, std::size_t
                                                    const CalibrationOptions& options = {}) {
     const std::size_t unknowns = options.fit_base_latency ? 3 : 2;
     detail::check_samples(samples, unknowns);
-    detail::require_non_negative("CalibrationOptions.base_latency (s)", options.base_latency.value());
+    require_non_negative("CalibrationOptions.base_latency (s)", options.base_latency.value());
 
     const auto rows = static_cast<Eigen::Index>(samples.size());
     Eigen::MatrixXd a(rows, static_cast<Eigen::Index>(unknowns));
@@ -86,21 +86,21 @@ inline void check_samples(std::span<const CollectiveSample> samples, std::size_t
     // numerical range, then solve by column-pivoting QR.
     Eigen::VectorXd scale = a.colwise().norm().transpose();
     for (Eigen::Index j = 0; j < scale.size(); ++j) {
-        detail::require(scale(j) > 0.0, "samples", static_cast<double>(samples.size()),
+        require(scale(j) > 0.0, "samples", static_cast<double>(samples.size()),
                         j == 1 ? "all messages are empty: the bandwidth cannot be fitted"
                                : "carry no latency steps: the latency cannot be fitted");
         a.col(j) /= scale(j);
     }
     Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
     qr.setThreshold(1e-10);
-    detail::require(qr.rank() == static_cast<Eigen::Index>(unknowns), "samples (distinct shapes)",
+    require(qr.rank() == static_cast<Eigen::Index>(unknowns), "samples (distinct shapes)",
                     static_cast<double>(qr.rank()),
                     options.fit_base_latency
                         ? "base and step latency cannot be told apart: give samples at 2 or more rank counts, "
                           "and at 2 or more message sizes"
                         : "give samples at 2 or more message sizes");
     const Eigen::VectorXd x = qr.solve(b).cwiseQuotient(scale);
-    detail::require(x(1) > 0.0, "fitted 1/bandwidth (s/byte)", x(1),
+    require(x(1) > 0.0, "fitted 1/bandwidth (s/byte)", x(1),
                     "must be positive: the times do not grow with the message size");
 
     CalibrationFit fit;

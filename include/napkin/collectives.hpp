@@ -177,12 +177,9 @@ namespace detail {
 // ---------------------------------------------------------------------------
 // Hierarchical all-reduce over nodes × g GPUs.
 //
-// How a node reaches the network: one NIC per GPU (each GPU sends its shard at
-// the inter-node bandwidth), or one NIC per node shared by its g GPUs (each
-// gets 1/g of it). An oversubscribed fabric (r:1) divides it by r.
-enum class Nic { per_gpu, per_node };
-
-[[nodiscard]] constexpr std::string_view to_string(Nic nic) { return nic == Nic::per_gpu ? "per-gpu" : "shared"; }
+// How a node reaches the network (`Nic`, hardware.hpp): one NIC per GPU, or one
+// shared by its g GPUs (each gets 1/g of it). An oversubscribed fabric (r:1)
+// divides it by r.
 
 struct HierarchicalTopology {
     long long nodes = 1;
@@ -194,13 +191,13 @@ struct HierarchicalTopology {
 };
 
 [[nodiscard]] constexpr const HierarchicalTopology& validated(const HierarchicalTopology& t) {
-    detail::require_at_least_one("HierarchicalTopology.nodes", t.nodes);
-    detail::require_at_least_one("HierarchicalTopology.gpus_per_node", t.gpus_per_node);
-    detail::require_positive("HierarchicalTopology.intra.bandwidth (bytes/s)", t.intra.bandwidth.value());
-    detail::require_non_negative("HierarchicalTopology.intra.step_latency (s)", t.intra.step_latency.value());
-    detail::require_positive("HierarchicalTopology.inter.bandwidth (bytes/s)", t.inter.bandwidth.value());
-    detail::require_non_negative("HierarchicalTopology.inter.step_latency (s)", t.inter.step_latency.value());
-    detail::require(t.oversubscription >= 1.0, "HierarchicalTopology.oversubscription", t.oversubscription,
+    require_at_least_one("HierarchicalTopology.nodes", t.nodes);
+    require_at_least_one("HierarchicalTopology.gpus_per_node", t.gpus_per_node);
+    require_positive("HierarchicalTopology.intra.bandwidth (bytes/s)", t.intra.bandwidth.value());
+    require_non_negative("HierarchicalTopology.intra.step_latency (s)", t.intra.step_latency.value());
+    require_positive("HierarchicalTopology.inter.bandwidth (bytes/s)", t.inter.bandwidth.value());
+    require_non_negative("HierarchicalTopology.inter.step_latency (s)", t.inter.step_latency.value());
+    require(t.oversubscription >= 1.0, "HierarchicalTopology.oversubscription", t.oversubscription,
                     "must be at least 1 (r in r:1)");
     return t;
 }
@@ -225,8 +222,8 @@ struct HierarchicalTopology {
 [[nodiscard]] constexpr CollectiveTime hierarchical_allreduce(Bytes message, const HierarchicalTopology& topology,
                                                               Seconds base_latency = Seconds{}) {
     (void)validated(topology);
-    detail::require_non_negative("message (bytes)", message.value());
-    detail::require_non_negative("base_latency (s)", base_latency.value());
+    require_non_negative("message (bytes)", message.value());
+    require_non_negative("base_latency (s)", base_latency.value());
     const long long g = topology.gpus_per_node;
     if (ranks(topology) == 1) return {};
     return CollectiveTime{base_latency, {}} + reduce_scatter(message, g, topology.intra) +
@@ -252,7 +249,7 @@ struct HierarchicalTopology {
 [[nodiscard]] constexpr CollectiveTime lab_hierarchical_allreduce(Bytes message,
                                                                   const HierarchicalTopology& topology) {
     (void)validated(topology);
-    detail::require_non_negative("message (bytes)", message.value());
+    require_non_negative("message (bytes)", message.value());
     const Link inter{topology.inter.name, topology.inter.bandwidth / topology.oversubscription,
                      topology.inter.step_latency};
     return ring_allreduce(message, topology.gpus_per_node, topology.intra) +
@@ -265,7 +262,7 @@ struct HierarchicalTopology {
                                                                    const HierarchicalTopology& topology,
                                                                    Seconds base_latency = Seconds{}) {
     (void)validated(topology);
-    detail::require_non_negative("base_latency (s)", base_latency.value());
+    require_non_negative("base_latency (s)", base_latency.value());
     if (ranks(topology) == 1) return {};
     return CollectiveTime{base_latency, {}} + reduce_scatter(full_buffer, topology.gpus_per_node, topology.intra) +
            reduce_scatter(full_buffer / count(topology.gpus_per_node), topology.nodes, inter_node_link(topology));
@@ -273,7 +270,7 @@ struct HierarchicalTopology {
 [[nodiscard]] constexpr CollectiveTime hierarchical_all_gather(Bytes full_buffer, const HierarchicalTopology& topology,
                                                                Seconds base_latency = Seconds{}) {
     (void)validated(topology);
-    detail::require_non_negative("base_latency (s)", base_latency.value());
+    require_non_negative("base_latency (s)", base_latency.value());
     if (ranks(topology) == 1) return {};
     return CollectiveTime{base_latency, {}} +
            all_gather(full_buffer / count(topology.gpus_per_node), topology.nodes, inter_node_link(topology)) +
@@ -306,7 +303,7 @@ enum class Collective { all_reduce, reduce_scatter, all_gather, all_to_all, broa
 
 // The steps (α terms) of the ring algorithm for `op` on n ranks.
 [[nodiscard]] constexpr double latency_steps(Collective op, long long ranks) {
-    detail::require_at_least_one("ranks", ranks);
+    require_at_least_one("ranks", ranks);
     return (op == Collective::all_reduce ? 2.0 : 1.0) * count(ranks - 1);
 }
 
@@ -315,7 +312,7 @@ enum class Collective { all_reduce, reduce_scatter, all_gather, all_to_all, broa
 // all-to-all, 1 for broadcast. It is also the share of S each rank sends, the
 // factor in front of M/B above.
 [[nodiscard]] constexpr double bus_bandwidth_factor(Collective op, long long ranks) {
-    detail::require_at_least_one("ranks", ranks);
+    require_at_least_one("ranks", ranks);
     const double n = count(ranks);
     switch (op) {
         case Collective::all_reduce: return 2.0 * (n - 1.0) / n;
@@ -325,7 +322,7 @@ enum class Collective { all_reduce, reduce_scatter, all_gather, all_to_all, broa
 }
 
 [[nodiscard]] constexpr BytesPerSecond algorithm_bandwidth(Bytes size, Seconds time) {
-    detail::require_positive("time (s)", time.value());
+    require_positive("time (s)", time.value());
     return size / time;
 }
 [[nodiscard]] constexpr BytesPerSecond bus_bandwidth(Collective op, long long ranks, Bytes size, Seconds time) {
@@ -400,10 +397,10 @@ struct Hierarchical {
     Seconds base_latency{};
 
     [[nodiscard]] constexpr HierarchicalTopology topology(long long ranks, const Link& intra) const {
-        detail::require_at_least_one("ranks", ranks);
-        detail::require_at_least_one("Hierarchical.gpus_per_node", gpus_per_node);
+        require_at_least_one("ranks", ranks);
+        require_at_least_one("Hierarchical.gpus_per_node", gpus_per_node);
         if (ranks <= gpus_per_node) return {1, ranks, intra, inter, nic, oversubscription};
-        detail::require(ranks % gpus_per_node == 0, "ranks", count(ranks),
+        require(ranks % gpus_per_node == 0, "ranks", count(ranks),
                         "must be a multiple of Hierarchical.gpus_per_node beyond one node");
         return {ranks / gpus_per_node, gpus_per_node, intra, inter, nic, oversubscription};
     }
@@ -474,6 +471,9 @@ inline constexpr std::array algorithms{NcclAlgorithm::ring, NcclAlgorithm::tree}
 }
 inline constexpr double tree_pattern_efficiency = 0.85;  // tuning.cc: tree all-reduce ×0.85
 inline constexpr double tree_algorithm_ratio = 0.5;      // tuning.cc: algBw = 0.5·busBw for the tree
+// The base latency a ring all-reduce with the low-latency (LL) protocol pays
+// once per call (tuning.cc baseLat); the lesson's and the training step's default.
+inline constexpr Seconds ring_ll_base_latency = base_latency(NcclAlgorithm::ring, NcclProtocol::ll);
 }  // namespace nccl
 
 struct NcclChoice {
@@ -515,7 +515,7 @@ struct NcclChoice {
                                                       Transport intra_transport, NcclAlgorithm algorithm,
                                                       NcclProtocol protocol) {
     (void)validated(topology);
-    detail::require_non_negative("message (bytes)", message.value());
+    require_non_negative("message (bytes)", message.value());
     const long long n = ranks(topology), g = topology.gpus_per_node, nodes = topology.nodes;
     if (n == 1) return {};
     const Seconds base = nccl::base_latency(algorithm, protocol);

@@ -28,8 +28,8 @@ namespace napkin {
 // Gradient bytes: one value per parameter in the gradients' number format, so
 // "FP16 gradients" halves the bytes every collective below sees.
 [[nodiscard]] constexpr Bytes gradient_bytes(long long parameters, DType gradients) {
-    detail::require_at_least_one("parameters", parameters);
-    detail::require(gradients != DType::none, "gradients (dtype)", 0.0, "must be a number format, not none");
+    require_at_least_one("parameters", parameters);
+    require(gradients != DType::none, "gradients (dtype)", 0.0, "must be a number format, not none");
     return bytes(count(parameters) * bytes_of(gradients));
 }
 
@@ -41,9 +41,9 @@ namespace napkin {
 // bucket holds max(1, ⌊bucket/s⌋) tensors (a tensor larger than the bucket
 // travels alone), so there are ⌈T / that⌉ calls, never more than T.
 [[nodiscard]] constexpr long long fused_calls(Bytes gradients, long long tensors, Bytes bucket) {
-    detail::require_positive("gradients (bytes)", gradients.value());
-    detail::require_at_least_one("tensors", tensors);
-    detail::require_positive("bucket (bytes)", bucket.value());
+    require_positive("gradients (bytes)", gradients.value());
+    require_at_least_one("tensors", tensors);
+    require_positive("bucket (bytes)", bucket.value());
     const double tensor_size = gradients.value() / count(tensors);
     const auto per_bucket = std::max(1LL, static_cast<long long>(bucket.value() / tensor_size));
     return (tensors + per_bucket - 1) / per_bucket;
@@ -54,7 +54,7 @@ namespace napkin {
 template <CollectivePolicy Policy>
 [[nodiscard]] constexpr CollectiveTime split_allreduce(Bytes gradients, long long calls, long long ranks,
                                                        const Link& link, const Policy& policy) {
-    detail::require_at_least_one("calls", calls);
+    require_at_least_one("calls", calls);
     return count(calls) * policy.all_reduce(gradients / count(calls), ranks, link);
 }
 
@@ -64,9 +64,9 @@ template <CollectivePolicy Policy>
 // communication can run during the backward compute, but never more than the
 // backward compute itself lasts. What does not hide is exposed.
 [[nodiscard]] constexpr Seconds hidden_communication(Seconds communication, Seconds backward, double efficiency) {
-    detail::require_non_negative("communication (s)", communication.value());
-    detail::require_non_negative("backward (s)", backward.value());
-    detail::require(efficiency >= 0.0 && efficiency <= 1.0, "overlap efficiency", efficiency, "must be in [0, 1]");
+    require_non_negative("communication (s)", communication.value());
+    require_non_negative("backward (s)", backward.value());
+    require(efficiency >= 0.0 && efficiency <= 1.0, "overlap efficiency", efficiency, "must be in [0, 1]");
     return std::min(efficiency * communication, backward);
 }
 
@@ -84,15 +84,15 @@ struct StepTime {
 
 [[nodiscard]] constexpr StepTime step_time(Seconds compute, Seconds communication, Seconds backward = Seconds{},
                                            double overlap_efficiency = 0.0) {
-    detail::require_non_negative("compute (s)", compute.value());
-    detail::require(backward <= compute, "backward (s)", backward.value(), "must not exceed the compute time");
+    require_non_negative("compute (s)", compute.value());
+    require(backward <= compute, "backward (s)", backward.value(), "must not exceed the compute time");
     return {compute, communication, hidden_communication(communication, backward, overlap_efficiency)};
 }
 
 // The communication time that makes it exactly `share` of the step:
 //   c / (compute + c) = share  ⇔  c = share · compute / (1 − share).
 [[nodiscard]] constexpr Seconds communication_for_share(Seconds compute, double share) {
-    detail::require(share >= 0.0 && share < 1.0, "share", share, "must be in [0, 1)");
+    require(share >= 0.0 && share < 1.0, "share", share, "must be in [0, 1)");
     return share * compute / (1.0 - share);
 }
 
@@ -107,8 +107,8 @@ struct Compression {
 };
 
 [[nodiscard]] constexpr const Compression& validated(const Compression& c) {
-    detail::require(c.ratio > 0.0 && c.ratio <= 1.0, "Compression.ratio", c.ratio, "must be in (0, 1]");
-    detail::require(c.convergence_penalty >= 1.0, "Compression.convergence_penalty", c.convergence_penalty,
+    require(c.ratio > 0.0 && c.ratio <= 1.0, "Compression.ratio", c.ratio, "must be in (0, 1]");
+    require(c.convergence_penalty >= 1.0, "Compression.convergence_penalty", c.convergence_penalty,
                     "must be at least 1 (more steps, never fewer)");
     return c;
 }
@@ -127,8 +127,8 @@ inline constexpr std::array all{&none, &fp16, &int8, &top_k_1_percent, &one_bit}
 
 [[nodiscard]] constexpr double training_time_ratio(const StepTime& before, const StepTime& after,
                                                    double convergence_penalty) {
-    detail::require(convergence_penalty >= 1.0, "convergence_penalty", convergence_penalty, "must be at least 1");
-    detail::require_positive("step time before (s)", before.total().value());
+    require(convergence_penalty >= 1.0, "convergence_penalty", convergence_penalty, "must be at least 1");
+    require_positive("step time before (s)", before.total().value());
     return convergence_penalty * ratio(after.total(), before.total());
 }
 
@@ -188,7 +188,7 @@ struct CommunicationPlan {
 // node crosses each node boundary with one flow, so neither a shared NIC nor
 // an r:1 fabric with r ≤ g (which still gives a node g/r ≥ 1 NICs' worth) slows it.
 [[nodiscard]] constexpr StepTime plan_step(const CommunicationPlan& plan, unsigned optimizations) {
-    detail::require(optimizations <= optimization::all, "optimizations", count(optimizations),
+    require(optimizations <= optimization::all, "optimizations", count(optimizations),
                     "must be a combination of the four Optimization flags");
     (void)validated(plan.topology);
     const Bytes gradients =
@@ -228,7 +228,7 @@ struct OptimizationStack {
 // four do not.
 [[nodiscard]] inline std::optional<OptimizationStack> smallest_stack_under(const CommunicationPlan& plan,
                                                                            double target) {
-    detail::require(target > 0.0 && target < 1.0, "target share", target, "must be in (0, 1)");
+    require(target > 0.0 && target < 1.0, "target share", target, "must be in (0, 1)");
     for (const OptimizationStack& s : optimization_stacks(plan))
         if (s.step.communication_share() < target) return s;
     return std::nullopt;

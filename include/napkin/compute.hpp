@@ -149,11 +149,11 @@ struct EfficiencyModel {
 inline constexpr EfficiencyModel default_efficiency{};
 
 [[nodiscard]] constexpr double achievable_efficiency(const EfficiencyModel& e, double width) {
-    detail::require(e.peak_share > 0.0 && e.peak_share <= 1.0, "EfficiencyModel.peak_share", e.peak_share,
+    require(e.peak_share > 0.0 && e.peak_share <= 1.0, "EfficiencyModel.peak_share", e.peak_share,
                     "must be in (0, 1]");
-    detail::require_non_negative("EfficiencyModel.half_width", e.half_width);
-    detail::require_non_negative("EfficiencyModel.memory_passes", e.memory_passes);
-    detail::require_positive("width", width);
+    require_non_negative("EfficiencyModel.half_width", e.half_width);
+    require_non_negative("EfficiencyModel.memory_passes", e.memory_passes);
+    require_positive("width", width);
     return e.peak_share * width / (width + e.half_width);
 }
 
@@ -164,7 +164,7 @@ inline constexpr EfficiencyModel default_efficiency{};
 
 // Time to run `work` on one GPU at the achievable share of its peak.
 [[nodiscard]] constexpr Seconds achievable_compute_time(Flops work, const Gpu& gpu, double efficiency) {
-    detail::require(efficiency > 0.0 && efficiency <= 1.0, "efficiency", efficiency, "must be in (0, 1]");
+    require(efficiency > 0.0 && efficiency <= 1.0, "efficiency", efficiency, "must be in (0, 1]");
     return work / (gpu.peak_flops * efficiency);
 }
 
@@ -174,8 +174,8 @@ inline constexpr EfficiencyModel default_efficiency{};
 // MFU: model FLOPs per second over the peak of all GPUs.
 [[nodiscard]] constexpr double model_flops_utilisation(Flops model_flops, Seconds step, long long gpus,
                                                        const Gpu& gpu) {
-    detail::require_positive("step (s)", step.value());
-    detail::require_at_least_one("gpus", gpus);
+    require_positive("step (s)", step.value());
+    require_at_least_one("gpus", gpus);
     return ratio(model_flops / step, count(gpus) * gpu.peak_flops);
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// napkin/hardware.hpp — what a GPU and a link between GPUs are, as numbers.
+// napkin/hardware.hpp — what a GPU, a link, a node and a cluster are, as numbers.
 //
 // Plain constexpr aggregates, built with designated initializers:
 //   constexpr Gpu gpu = validated(Gpu{.name = "mine", .memory = gibibytes(80), ...});
@@ -31,17 +31,17 @@ struct Link {
 };
 
 [[nodiscard]] constexpr const Gpu& validated(const Gpu& gpu) {
-    detail::require_positive("Gpu.memory (bytes)", gpu.memory.value());
-    detail::require(gpu.usable_fraction > 0.0 && gpu.usable_fraction <= 1.0, "Gpu.usable_fraction",
+    require_positive("Gpu.memory (bytes)", gpu.memory.value());
+    require(gpu.usable_fraction > 0.0 && gpu.usable_fraction <= 1.0, "Gpu.usable_fraction",
                     gpu.usable_fraction, "must be in (0, 1]");
-    detail::require_positive("Gpu.memory_bandwidth (bytes/s)", gpu.memory_bandwidth.value());
-    detail::require_positive("Gpu.peak_flops (FLOP/s)", gpu.peak_flops.value());
+    require_positive("Gpu.memory_bandwidth (bytes/s)", gpu.memory_bandwidth.value());
+    require_positive("Gpu.peak_flops (FLOP/s)", gpu.peak_flops.value());
     return gpu;
 }
 
 [[nodiscard]] constexpr const Link& validated(const Link& link) {
-    detail::require_positive("Link.bandwidth (bytes/s)", link.bandwidth.value());
-    detail::require_non_negative("Link.step_latency (s)", link.step_latency.value());
+    require_positive("Link.bandwidth (bytes/s)", link.bandwidth.value());
+    require_non_negative("Link.step_latency (s)", link.step_latency.value());
     return link;
 }
 
@@ -59,6 +59,51 @@ struct Link {
 // Time to run `work` at the GPU's peak rate.
 [[nodiscard]] constexpr Seconds compute_time(Flops work, const Gpu& gpu) {
     return work / gpu.peak_flops;
+}
+
+// How a node reaches the network: one NIC per GPU (each GPU sends at the
+// inter-node bandwidth), or one NIC per node shared by its GPUs.
+enum class Nic { per_gpu, per_node };
+
+[[nodiscard]] constexpr std::string_view to_string(Nic nic) { return nic == Nic::per_gpu ? "per-gpu" : "shared"; }
+
+// A server: its GPUs, the link between them and the link each NIC drives.
+struct Node {
+    std::string_view name;
+    Gpu gpu;
+    long long gpus;
+    Link intra;  // GPU to GPU inside the node (per direction, per GPU)
+    Link inter;  // one NIC's link into the network
+    Nic nic = Nic::per_gpu;  // one NIC per GPU (DGX A100, DGX H100) or one shared by the node
+};
+
+struct Cluster {
+    Node node;
+    long long nodes = 1;
+};
+
+[[nodiscard]] constexpr long long gpus(const Cluster& c) { return c.nodes * c.node.gpus; }
+
+[[nodiscard]] constexpr Cluster cluster_of(const Node& node, long long nodes) { return Cluster{node, nodes}; }
+
+[[nodiscard]] constexpr const Node& validated(const Node& node) {
+    (void)validated(node.gpu);
+    require_at_least_one("Node.gpus", node.gpus);
+    (void)validated(node.intra);
+    (void)validated(node.inter);
+    return node;
+}
+
+[[nodiscard]] constexpr const Cluster& validated(const Cluster& c) {
+    (void)validated(c.node);
+    require_at_least_one("Cluster.nodes", c.nodes);
+    return c;
+}
+
+// The network link one GPU sees: its own NIC, or its share of the node's.
+[[nodiscard]] constexpr Link network_link_per_gpu(const Node& node) {
+    if (node.nic == Nic::per_gpu) return node.inter;
+    return Link{node.inter.name, node.inter.bandwidth / count(node.gpus), node.inter.step_latency};
 }
 
 }  // namespace napkin

@@ -9,7 +9,6 @@
 // reading and computing overlap, and the communication comes on top.
 #pragma once
 
-#include <napkin/catalog/hardware.hpp>
 #include <napkin/collectives.hpp>
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
@@ -40,7 +39,7 @@ struct InferenceSetup {
 inline constexpr InferenceSetup lesson_setup{};
 
 // The lesson's collective: NCCL's ring with the low-latency protocol's base latency.
-inline constexpr Ring lesson_collective{catalog::nccl_ring_ll_base_latency};
+inline constexpr Ring lesson_collective{nccl::ring_ll_base_latency};
 
 enum class Split {
     tensor,   // "slices": every layer cut n ways, two all-reduces per layer
@@ -76,7 +75,7 @@ struct InferenceMemory {
 // The weights are shared out evenly, each share rounded up to a whole byte.
 [[nodiscard]] constexpr Bytes weights_per_gpu(const TransformerShape& model, long long gpus,
                                               const InferenceSetup& setup = lesson_setup) {
-    detail::require_at_least_one("gpus", gpus);
+    require_at_least_one("gpus", gpus);
     return ceil_whole(weight_bytes(model, setup.bytes_per_weight) / count(gpus));
 }
 
@@ -84,7 +83,7 @@ struct InferenceMemory {
 // model has KV heads: past that each GPU keeps a copy of one head.
 [[nodiscard]] constexpr Bytes kv_cache_per_gpu(const TransformerShape& model, long long gpus,
                                                const InferenceSetup& setup = lesson_setup) {
-    detail::require_at_least_one("gpus", gpus);
+    require_at_least_one("gpus", gpus);
     const Bytes whole = kv_cache_per_token(model, setup.bytes_per_cache_value) * setup.context;
     return ceil_whole(whole / count(std::min(gpus, model.kv_heads)));
 }
@@ -118,7 +117,7 @@ struct InferenceMemory {
 [[nodiscard]] constexpr std::optional<long long> fewest_gpus(const TransformerShape& model, const Gpu& gpu,
                                                              const InferenceSetup& setup = lesson_setup,
                                                              long long max_gpus = 4096) {
-    detail::require_at_least_one("max_gpus", max_gpus);
+    require_at_least_one("max_gpus", max_gpus);
     if (working_memory(model, setup) >= usable_memory(validated(gpu))) return std::nullopt;
     for (long long n = 1; n <= max_gpus; ++n)
         if (fits(model, gpu, n, setup)) return n;
@@ -137,8 +136,8 @@ struct InferenceMemory {
 // Two operations (a multiply and an add) per weight per token, shared over the GPUs.
 [[nodiscard]] constexpr Seconds token_compute_time(const TransformerShape& model, const Gpu& gpu, long long gpus,
                                                    long long tokens_in_flight = 1) {
-    detail::require_at_least_one("gpus", gpus);
-    detail::require_at_least_one("tokens_in_flight", tokens_in_flight);
+    require_at_least_one("gpus", gpus);
+    require_at_least_one("tokens_in_flight", tokens_in_flight);
     const Flops work = flops(2.0 * count(active_parameter_count(model)) * count(tokens_in_flight));
     return compute_time(work / count(gpus), gpu);
 }
@@ -225,7 +224,7 @@ template <CollectivePolicy Collective = Ring>
                                                                 const Link& link, BestCountQuery query = {},
                                                                 const InferenceSetup& setup = lesson_setup,
                                                                 const Collective& collective = lesson_collective) {
-    detail::require_at_least_one("max_gpus", query.max_gpus);
+    require_at_least_one("max_gpus", query.max_gpus);
     detail::check_token_time(model, gpu, link, {1, query.split, query.tokens_in_flight}, setup);
     const Bytes usable = usable_memory(gpu);
     const Bytes working = working_memory(model, setup);

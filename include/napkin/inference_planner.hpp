@@ -169,9 +169,9 @@ template <CollectivePolicy Collective = Ring>
                                                      const InferenceSetup& setup = lesson_setup,
                                                      const Collective& collective = lesson_collective) {
     detail::check_inference_inputs(model, gpu, link, setup);
-    detail::require_at_least_one("max_gpus", query.max_gpus);
-    detail::require_at_least_one("max_tokens_in_flight", query.max_tokens_in_flight);
-    detail::require_positive("latency_bound (s)", query.latency_bound.value());
+    require_at_least_one("max_gpus", query.max_gpus);
+    require_at_least_one("max_tokens_in_flight", query.max_tokens_in_flight);
+    require_positive("latency_bound (s)", query.latency_bound.value());
     const Bytes usable = usable_memory(gpu);
     InferencePlan plan;
     for (long long tp = 1; tp <= std::min(query.max_gpus, model.heads); ++tp) {

@@ -39,8 +39,8 @@ struct ModelStates {
 //   P_os+g       w·Ψ + (g + K)·Ψ/N
 //   P_os+g+p     (w + g + K)·Ψ/N
 [[nodiscard]] constexpr ModelStates model_states(double parameters, long long shards, const Parallelism& par) {
-    detail::require_non_negative("parameters", parameters);
-    detail::require_at_least_one("shards", shards);
+    require_non_negative("parameters", parameters);
+    require_at_least_one("shards", shards);
     const double n = count(shards);
     const double psi = parameters;
     const bool shard_optimizer = par.sharding != Sharding::none;

@@ -40,22 +40,22 @@ struct TransformerShape {
 }
 
 [[nodiscard]] constexpr const TransformerShape& validated(const TransformerShape& m) {
-    detail::require_at_least_one("TransformerShape.layers", m.layers);
-    detail::require_at_least_one("TransformerShape.hidden", m.hidden);
-    detail::require_at_least_one("TransformerShape.ffn", m.ffn);
-    detail::require_at_least_one("TransformerShape.heads", m.heads);
-    detail::require_at_least_one("TransformerShape.kv_heads", m.kv_heads);
-    detail::require_at_least_one("TransformerShape.vocabulary", m.vocabulary);
-    detail::require_non_negative("TransformerShape.head_dim", count(m.head_dim));
-    detail::require(m.heads % m.kv_heads == 0, "TransformerShape.kv_heads", count(m.kv_heads),
+    require_at_least_one("TransformerShape.layers", m.layers);
+    require_at_least_one("TransformerShape.hidden", m.hidden);
+    require_at_least_one("TransformerShape.ffn", m.ffn);
+    require_at_least_one("TransformerShape.heads", m.heads);
+    require_at_least_one("TransformerShape.kv_heads", m.kv_heads);
+    require_at_least_one("TransformerShape.vocabulary", m.vocabulary);
+    require_non_negative("TransformerShape.head_dim", count(m.head_dim));
+    require(m.heads % m.kv_heads == 0, "TransformerShape.kv_heads", count(m.kv_heads),
                     "must divide TransformerShape.heads");
-    detail::require(m.head_dim != 0 || m.hidden % m.heads == 0, "TransformerShape.hidden", count(m.hidden),
+    require(m.head_dim != 0 || m.hidden % m.heads == 0, "TransformerShape.hidden", count(m.hidden),
                     "must be a multiple of heads when head_dim is not given");
-    detail::require_non_negative("TransformerShape.experts", count(m.experts));
-    detail::require(m.experts == 0 || (m.experts_per_token >= 1 && m.experts_per_token <= m.experts),
+    require_non_negative("TransformerShape.experts", count(m.experts));
+    require(m.experts == 0 || (m.experts_per_token >= 1 && m.experts_per_token <= m.experts),
                     "TransformerShape.experts_per_token", count(m.experts_per_token),
                     "must be in [1, experts] for a mixture of experts");
-    detail::require(m.experts == 0 || m.expert_ffn >= 1, "TransformerShape.expert_ffn", count(m.expert_ffn),
+    require(m.experts == 0 || m.expert_ffn >= 1, "TransformerShape.expert_ffn", count(m.expert_ffn),
                     "must be at least 1 for a mixture of experts");
     return m;
 }

@@ -207,48 +207,6 @@ constexpr decltype(auto) with_schedule(const Parallelism& par, F&& f) {
 }
 
 // ---------------------------------------------------------------------------
-// The cluster
-
-// A server: its GPUs, the link between them and the link each NIC drives.
-struct Node {
-    std::string_view name;
-    Gpu gpu;
-    long long gpus;
-    Link intra;  // GPU to GPU inside the node (per direction, per GPU)
-    Link inter;  // one NIC's link into the network
-    Nic nic = Nic::per_gpu;  // one NIC per GPU (DGX A100, DGX H100) or one shared by the node
-};
-
-struct Cluster {
-    Node node;
-    long long nodes = 1;
-};
-
-[[nodiscard]] constexpr long long gpus(const Cluster& c) { return c.nodes * c.node.gpus; }
-
-[[nodiscard]] constexpr Cluster cluster_of(const Node& node, long long nodes) { return Cluster{node, nodes}; }
-
-[[nodiscard]] constexpr const Node& validated(const Node& node) {
-    (void)validated(node.gpu);
-    detail::require_at_least_one("Node.gpus", node.gpus);
-    (void)validated(node.intra);
-    (void)validated(node.inter);
-    return node;
-}
-
-[[nodiscard]] constexpr const Cluster& validated(const Cluster& c) {
-    (void)validated(c.node);
-    detail::require_at_least_one("Cluster.nodes", c.nodes);
-    return c;
-}
-
-// The network link one GPU sees: its own NIC, or its share of the node's.
-[[nodiscard]] constexpr Link network_link_per_gpu(const Node& node) {
-    if (node.nic == Nic::per_gpu) return node.inter;
-    return Link{node.inter.name, node.inter.bandwidth / count(node.gpus), node.inter.step_latency};
-}
-
-// ---------------------------------------------------------------------------
 // Rank placement
 
 // A rank's coordinates in the layout.
@@ -262,7 +220,7 @@ struct RankCoordinates {
 }
 
 [[nodiscard]] constexpr RankCoordinates coordinates_of(long long rank, const Parallelism& par) {
-    detail::require(rank >= 0 && rank < gpus(par), "rank", count(rank), "must be in [0, tp·cp·pp·dp)");
+    require(rank >= 0 && rank < gpus(par), "rank", count(rank), "must be in [0, tp·cp·pp·dp)");
     RankCoordinates r;
     r.tp = rank % par.tp;
     rank /= par.tp;
@@ -284,9 +242,9 @@ struct GroupPlacement {
 };
 
 [[nodiscard]] constexpr GroupPlacement place_group(long long size, long long stride, long long gpus_per_node) {
-    detail::require_at_least_one("group size", size);
-    detail::require_at_least_one("group stride", stride);
-    detail::require_at_least_one("gpus_per_node", gpus_per_node);
+    require_at_least_one("group size", size);
+    require_at_least_one("group stride", stride);
+    require_at_least_one("gpus_per_node", gpus_per_node);
     if (size == 1) return {1, stride, 1, 1};
     // Members are `stride` ranks apart; a node holds gpus_per_node consecutive ranks.
     const long long per_node = stride >= gpus_per_node ? 1 : std::min(size, gpus_per_node / stride);
@@ -392,30 +350,30 @@ constexpr void check_schedule(const Parallelism& par) {
 
 // Checks the layout on its own: sizes at least 1, the batch split evenly.
 [[nodiscard]] constexpr const Parallelism& validated(const Parallelism& par) {
-    detail::require_at_least_one("Parallelism.tp", par.tp);
-    detail::require_at_least_one("Parallelism.pp", par.pp);
-    detail::require_at_least_one("Parallelism.dp", par.dp);
-    detail::require_at_least_one("Parallelism.ep", par.ep);
-    detail::require_at_least_one("Parallelism.cp", par.cp);
-    detail::require_at_least_one("Parallelism.virtual_stages", par.virtual_stages);
-    detail::require_at_least_one("Parallelism.micro_batch", par.micro_batch);
-    detail::require_at_least_one("Parallelism.global_batch", par.global_batch);
-    detail::require_at_least_one("Parallelism.sequence", par.sequence);
+    require_at_least_one("Parallelism.tp", par.tp);
+    require_at_least_one("Parallelism.pp", par.pp);
+    require_at_least_one("Parallelism.dp", par.dp);
+    require_at_least_one("Parallelism.ep", par.ep);
+    require_at_least_one("Parallelism.cp", par.cp);
+    require_at_least_one("Parallelism.virtual_stages", par.virtual_stages);
+    require_at_least_one("Parallelism.micro_batch", par.micro_batch);
+    require_at_least_one("Parallelism.global_batch", par.global_batch);
+    require_at_least_one("Parallelism.sequence", par.sequence);
     if (par.global_batch % (par.micro_batch * par.dp) != 0)
-        detail::reject("Parallelism.global_batch", count(par.global_batch),
+        reject("Parallelism.global_batch", count(par.global_batch),
                        "must be a multiple of micro_batch × dp = " + detail::whole(par.micro_batch * par.dp));
     if ((par.dp * par.cp) % par.ep != 0)
-        detail::reject("Parallelism.ep", count(par.ep),
+        reject("Parallelism.ep", count(par.ep),
                        "must divide dp × cp = " + detail::whole(par.dp * par.cp));
     if (par.sequence % par.cp != 0)
-        detail::reject("Parallelism.sequence", count(par.sequence),
+        reject("Parallelism.sequence", count(par.sequence),
                        "must be a multiple of cp = " + detail::whole(par.cp));
     if (par.virtual_stages > 1 && par.pp == 1)
-        detail::reject("Parallelism.virtual_stages", count(par.virtual_stages), "needs pp > 1");
+        reject("Parallelism.virtual_stages", count(par.virtual_stages), "needs pp > 1");
     detail::check_schedule(par);
-    if (par.weights == DType::none) detail::reject("Parallelism.weights", "none", "weights need a number format");
+    if (par.weights == DType::none) reject("Parallelism.weights", "none", "weights need a number format");
     if (par.gradients == DType::none)
-        detail::reject("Parallelism.gradients", "none", "gradients need a number format");
+        reject("Parallelism.gradients", "none", "gradients need a number format");
     return par;
 }
 
@@ -425,20 +383,20 @@ constexpr void check_schedule(const Parallelism& par) {
     (void)validated(par);
     (void)validated(model);
     if (model.heads % par.tp != 0)
-        detail::reject("Parallelism.tp", count(par.tp),
+        reject("Parallelism.tp", count(par.tp),
                        "must divide the model's attention heads (" + detail::whole(model.heads) + ")");
     if (model.layers % (par.pp * par.virtual_stages) != 0)
-        detail::reject("Parallelism.pp × virtual_stages", count(par.pp * par.virtual_stages),
+        reject("Parallelism.pp × virtual_stages", count(par.pp * par.virtual_stages),
                        "must divide the model's layers (" + detail::whole(model.layers) + ")");
     // DualPipeV cuts the model into 2p stages, two per rank (DualPipe repository).
     if (resolved_schedule(par) == ScheduleKind::dualpipev && model.layers % (2 * par.pp) != 0)
-        detail::reject("Parallelism.pp", count(par.pp),
+        reject("Parallelism.pp", count(par.pp),
                        "times 2 must divide the model's layers (" + detail::whole(model.layers) +
                            ") for the dualpipev schedule");
     if (par.ep > 1 && model.experts == 0)
-        detail::reject("Parallelism.ep", count(par.ep), "needs a mixture-of-experts model");
+        reject("Parallelism.ep", count(par.ep), "needs a mixture-of-experts model");
     if (model.experts > 0 && model.experts % par.ep != 0)
-        detail::reject("Parallelism.ep", count(par.ep),
+        reject("Parallelism.ep", count(par.ep),
                        "must divide the model's experts (" + detail::whole(model.experts) + ")");
     return par;
 }
@@ -449,7 +407,7 @@ constexpr void check_schedule(const Parallelism& par) {
     (void)validated(par, model);
     (void)validated(cluster);
     if (gpus(par) != gpus(cluster))
-        detail::reject("tp × cp × pp × dp", count(gpus(par)),
+        reject("tp × cp × pp × dp", count(gpus(par)),
                        "must equal the cluster's GPUs (" + detail::whole(cluster.nodes) + " nodes × " +
                            detail::whole(cluster.node.gpus) + " = " + detail::whole(gpus(cluster)) + ")");
     return par;

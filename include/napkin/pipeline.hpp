@@ -114,9 +114,9 @@ struct Interleaved {
 
     static constexpr std::string_view name = "interleaved";
     constexpr void validate(const PipelineShape& s) const {
-        detail::require_non_negative("Interleaved.extra_warmup", count(extra_warmup));
+        require_non_negative("Interleaved.extra_warmup", count(extra_warmup));
         if (s.chunks > 1 && s.microbatches % s.stages != 0)
-            detail::reject("PipelineShape.microbatches", count(s.microbatches),
+            reject("PipelineShape.microbatches", count(s.microbatches),
                            "must be a multiple of PipelineShape.stages = " + std::to_string(s.stages) +
                                " in Megatron's interleaved schedule");
     }
@@ -201,9 +201,9 @@ struct DualPipe {
     static constexpr std::string_view name = "dualpipe";
     constexpr void validate(const PipelineShape& s) const {
         detail::require_one_chunk(s);
-        detail::require(s.stages % 2 == 0, "PipelineShape.stages", count(s.stages), "must be even for DualPipe");
+        require(s.stages % 2 == 0, "PipelineShape.stages", count(s.stages), "must be even for DualPipe");
         if (overlapped_forward_backward)
-            detail::require_non_negative("DualPipe.overlapped_forward_backward (s)",
+            require_non_negative("DualPipe.overlapped_forward_backward (s)",
                                          overlapped_forward_backward->value());
     }
     [[nodiscard]] constexpr Seconds paired(const StageTimes& t) const {
@@ -236,7 +236,7 @@ struct DualPipeV {
     constexpr void validate(const PipelineShape& s) const {
         detail::require_one_chunk(s);
         if (overlapped_forward_backward)
-            detail::require_non_negative("DualPipeV.overlapped_forward_backward (s)",
+            require_non_negative("DualPipeV.overlapped_forward_backward (s)",
                                          overlapped_forward_backward->value());
     }
     [[nodiscard]] constexpr Seconds paired(const StageTimes& t) const {
@@ -301,7 +301,7 @@ template <PipelineSchedule S>
 [[nodiscard]] constexpr double bubble_share_of_step(const S& schedule, const PipelineShape& shape,
                                                     const StageTimes& t) {
     const Seconds bubble = bubble_time(schedule, shape, t);
-    detail::require_positive("StageTimes.forward + StageTimes.backward (s)", (t.forward + t.backward).value());
+    require_positive("StageTimes.forward + StageTimes.backward (s)", (t.forward + t.backward).value());
     return ratio(bubble, count(shape.microbatches) * (t.forward + t.backward) + bubble);
 }
 
@@ -311,7 +311,7 @@ template <PipelineSchedule S>
 [[nodiscard]] constexpr double bubble_ratio_to_ideal(const S& schedule, const PipelineShape& shape,
                                                      const StageTimes& t) {
     const Seconds ideal = ideal_step_time(shape, t);
-    detail::require_positive("StageTimes.forward + StageTimes.backward (s)", (t.forward + t.backward).value());
+    require_positive("StageTimes.forward + StageTimes.backward (s)", (t.forward + t.backward).value());
     return ratio(bubble_time(schedule, shape, t), ideal);
 }
 
@@ -354,7 +354,7 @@ using AnySchedule = std::variant<GPipe, OneFOneB, Interleaved, ZeroBubbleH1, Zer
     if (name == ZeroBubbleH2::name) return ZeroBubbleH2{};
     if (name == DualPipe::name) return DualPipe{};
     if (name == DualPipeV::name) return DualPipeV{};
-    detail::reject("schedule", name, "must be gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipe or dualpipev");
+    reject("schedule", name, "must be gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipe or dualpipev");
 }
 
 }  // namespace napkin

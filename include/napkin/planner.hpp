@@ -506,6 +506,9 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
 
 }  // namespace detail
 
+// The planner's order: faster first; on a tie less memory, then a fixed order.
+using detail::ranks_before;
+
 // The rows of the space, and the layouts rejected before any point exists.
 [[nodiscard]] inline std::vector<detail::PlanRow> plan_rows(const TrainingPlanQuery& q, Rejections* rejected = nullptr) {
     std::vector<detail::PlanRow> rows;

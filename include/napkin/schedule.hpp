@@ -98,7 +98,7 @@ struct ScheduleTimes {
     [[nodiscard]] static ScheduleTimes per_stage(const PipelineShape& shape, std::span<const StageTimes> stages,
                                                  Seconds send = Seconds{}) {
         detail::check_shape(shape);
-        detail::require(count(stages.size()) == count(shape.stages), "stages.size()", count(stages.size()),
+        require(count(stages.size()) == count(shape.stages), "stages.size()", count(stages.size()),
                         "must equal PipelineShape.stages");
         ScheduleTimes t{shape, {}, send, {}};
         const double v = count(shape.chunks);
@@ -322,7 +322,7 @@ inline void append_order(const ZeroBubbleH2&, const PipelineShape& s, long long 
 // chunk 1 first (dualpipe.py flips the phase there). The repository's step()
 // needs an even number of micro-batches, at least 2p.
 inline void append_order(const DualPipe&, const PipelineShape& s, long long rank, std::vector<Operation>& out) {
-    detail::require(s.microbatches % 2 == 0 && s.microbatches >= 2 * s.stages, "PipelineShape.microbatches",
+    require(s.microbatches % 2 == 0 && s.microbatches >= 2 * s.stages, "PipelineShape.microbatches",
                     count(s.microbatches),
                     "must be even and at least 2 × PipelineShape.stages = " + std::to_string(2 * s.stages) +
                         " to simulate DualPipe (half enter at each end)");
@@ -338,7 +338,7 @@ inline void append_order(const DualPipe&, const PipelineShape& s, long long rank
 // (chunk 0) and stage 2p − 1 − r (chunk 1), a micro-batch goes down the ranks
 // on chunk 0 and back up on chunk 1. dualpipev.py needs at least 2p micro-batches.
 inline void append_order(const DualPipeV&, const PipelineShape& s, long long rank, std::vector<Operation>& out) {
-    detail::require(s.microbatches >= 2 * s.stages, "PipelineShape.microbatches", count(s.microbatches),
+    require(s.microbatches >= 2 * s.stages, "PipelineShape.microbatches", count(s.microbatches),
                     "must be at least 2 × PipelineShape.stages = " + std::to_string(2 * s.stages) +
                         " to simulate DualPipeV");
     schedule_order::DualOrder{.n = s.stages, .k = rank, .M = s.microbatches, .first_chunk = 0, .microbatch_base = {0, 0}}

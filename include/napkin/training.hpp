@@ -19,7 +19,6 @@
 // throughout.
 #pragma once
 
-#include <napkin/catalog/hardware.hpp>
 #include <napkin/collectives.hpp>
 #include <napkin/compute.hpp>
 #include <napkin/error.hpp>
@@ -64,7 +63,7 @@ enum class TpCommunication { automatic, all_reduce, reduce_scatter_all_gather };
 struct TrainingOptions {
     EfficiencyModel efficiency = default_efficiency;
     // NCCL's per-call base latency (src/graph/tuning.cc, ring LL: 6.6 µs).
-    Seconds collective_base_latency = catalog::nccl_ring_ll_base_latency;
+    Seconds collective_base_latency = nccl::ring_ll_base_latency;
     // Count FLOPs of the attention core for a causal kernel that skips masked
     // blocks (false: the full square, as Narayanan et al. count them).
     bool causal = false;
@@ -150,7 +149,7 @@ struct ElementwiseTime {
 [[nodiscard]] constexpr ElementwiseTime elementwise_time_per_microbatch(const TransformerShape& m,
                                                                        const Parallelism& par, const Gpu& gpu,
                                                                        const EfficiencyModel& e) {
-    detail::require_non_negative("EfficiencyModel.memory_passes", e.memory_passes);
+    require_non_negative("EfficiencyModel.memory_passes", e.memory_passes);
     Parallelism stored = par;
     stored.recompute = Recompute::none;
     const Bytes per_pass = activation_bytes_per_layer(m, stored);
@@ -349,7 +348,7 @@ struct MicrobatchTime {
                                                            const TrainingOptions& o = default_training_options) {
     (void)validated(par, m, c);
     if (par.sequence_parallel && o.tp_communication == TpCommunication::all_reduce)
-        detail::reject("TrainingOptions.tp_communication", to_string(o.tp_communication),
+        reject("TrainingOptions.tp_communication", to_string(o.tp_communication),
                        "sequence parallelism needs reduce-scatter + all-gather (rs-ag or auto)");
     const Gpu& gpu = c.node.gpu;
     const double mb = count(microbatches(par));

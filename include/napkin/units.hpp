@@ -226,21 +226,25 @@ NAPKIN_DEFINE_LITERAL(tokens, tokens)
 // Formatting. Boost's own prefix printing shows bytes as bits (80 GiB prints as
 // "687.195 Gb"), so napkin writes its own: "34.93 GiB", "18.94 ms", "600 GB/s".
 
-namespace detail {
-inline std::string fixed(double v, int decimals) {
+// A plain number with exactly `decimals` decimals: format_fixed(8.6666, 1) == "8.7".
+inline std::string format_fixed(double v, int decimals) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
     return buffer;
 }
 // Up to `decimals` decimals, trailing zeros dropped: 600 -> "600", 2.039 -> "2.04".
-inline std::string trimmed(double v, int decimals) {
-    std::string text = fixed(v, decimals);
+inline std::string format_trimmed(double v, int decimals) {
+    std::string text = format_fixed(v, decimals);
     if (text.find('.') != std::string::npos) {
         while (text.back() == '0') text.pop_back();
         if (text.back() == '.') text.pop_back();
     }
     return text;
 }
+
+namespace detail {
+inline std::string fixed(double v, int decimals) { return format_fixed(v, decimals); }
+inline std::string trimmed(double v, int decimals) { return format_trimmed(v, decimals); }
 template <class Q, std::size_t N>
 std::string with_best_unit(const Q& q, const Unit<Q> (&ladder)[N], int decimals, bool trim) {
     const double magnitude = q.value() < 0 ? -q.value() : q.value();

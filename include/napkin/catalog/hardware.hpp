@@ -2,6 +2,7 @@
 // napkin/catalog/hardware.hpp — real GPUs and links, each figure with its source.
 #pragma once
 
+#include <napkin/collectives.hpp>
 #include <napkin/hardware.hpp>
 
 #include <array>
@@ -78,7 +79,7 @@ inline constexpr std::array gpus{&a100_80gb_sxm, &a100_40gb_sxm, &h100_sxm, &h20
 // NCCL's default tuning constants (NVIDIA/nccl src/graph/tuning.cc, hwLat and
 // baseLat tables): a ring all-reduce with the low-latency (LL) protocol pays a
 // base latency of 6.6 µs per call, and 0.6 µs per step on NVLink, 1.0 µs on PCIe.
-inline constexpr Seconds nccl_ring_ll_base_latency = microseconds(6.6);
+inline constexpr Seconds nccl_ring_ll_base_latency = nccl::ring_ll_base_latency;  // kept for 0.1 callers
 
 // The lesson's fast link: NVLink on the A100 data sheet, 600 GB/s as written
 // (the sheet's figure adds both directions), with NCCL's NVLink ring LL step.

@@ -95,7 +95,7 @@ inline constexpr std::array<MegatronRun, 17> megatron_runs{{
 // Table 1 does not), full recomputation (its FLOP count includes it), fp32
 // gradients (Megatron's 18 bytes per parameter), 1F1B, no interleaving.
 [[nodiscard]] constexpr Parallelism layout_of(const MegatronRun& run) {
-    detail::require(run.gpus % (run.tp * run.pp) == 0, "MegatronRun.gpus", count(run.gpus),
+    require(run.gpus % (run.tp * run.pp) == 0, "MegatronRun.gpus", count(run.gpus),
                     "must be a multiple of tp · pp");
     return Parallelism{.tp = run.tp, .pp = run.pp, .dp = run.gpus / (run.tp * run.pp), .micro_batch = 1,
                        .global_batch = run.global_batch, .sequence = 2048, .recompute = Recompute::full,
@@ -104,7 +104,7 @@ inline constexpr std::array<MegatronRun, 17> megatron_runs{{
 
 // The run's cluster: DGX A100 nodes (Selene).
 [[nodiscard]] constexpr Cluster cluster_of(const MegatronRun& run) {
-    detail::require(run.gpus % dgx_a100.gpus == 0, "MegatronRun.gpus", count(run.gpus),
+    require(run.gpus % dgx_a100.gpus == 0, "MegatronRun.gpus", count(run.gpus),
                     "must fill whole DGX A100 nodes (8 GPUs each)");
     return napkin::cluster_of(dgx_a100, run.gpus / dgx_a100.gpus);
 }

@@ -67,7 +67,7 @@ inline bool is_number(const std::string& text) {
 
 inline double number_at(const std::vector<std::string>& fields, std::size_t i, int line, const char* what) {
     if (i >= fields.size() || !is_number(fields[i]))
-        napkin::detail::reject("nccl-tests line " + std::to_string(line) + " " + what,
+        napkin::reject("nccl-tests line " + std::to_string(line) + " " + what,
                                i < fields.size() ? fields[i] : std::string("(missing)"), "is not a number");
     return std::stod(fields[i]);
 }
@@ -101,7 +101,7 @@ inline NcclTestsRun parse_nccl_tests(std::istream& in, Collective op = Collectiv
         }
         if (fields[0][0] == '#' || !detail::is_number(fields[0])) continue;
         if (fields.size() < 12)
-            napkin::detail::reject("nccl-tests line " + std::to_string(number), line,
+            napkin::reject("nccl-tests line " + std::to_string(number), line,
                                    "has fewer than the 12 columns of a result row");
         const std::size_t r = detail::results_start(fields);
         NcclTestsRow row;
@@ -122,7 +122,7 @@ inline NcclTestsRun parse_nccl_tests(std::istream& in, Collective op = Collectiv
         run.rows.push_back(row);
     }
     if (run.rows.empty())
-        napkin::detail::reject("nccl-tests output", std::string("(no result rows)"),
+        napkin::reject("nccl-tests output", std::string("(no result rows)"),
                                "has no table of size, count, type, ... rows");
     if (ranks) {
         run.ranks = *ranks;
@@ -136,11 +136,11 @@ inline NcclTestsRun parse_nccl_tests(std::istream& in, Collective op = Collectiv
         if (op == Collective::all_reduce) n = 2.0 / (2.0 - factor);  // f = 2(n−1)/n
         else if (op != Collective::broadcast) n = 1.0 / (1.0 - factor);  // f = (n−1)/n
         if (!(n >= 1.5) || !std::isfinite(n))
-            napkin::detail::reject("nccl-tests ranks", factor,
+            napkin::reject("nccl-tests ranks", factor,
                                    "cannot be read: no \"#  Rank\" lines, and busbw/algbw does not give it");
         run.ranks = std::llround(n);
     }
-    napkin::detail::require(run.ranks >= 2, "nccl-tests ranks", static_cast<double>(run.ranks),
+    napkin::require(run.ranks >= 2, "nccl-tests ranks", static_cast<double>(run.ranks),
                             "must be at least 2");
     return run;
 }
@@ -148,7 +148,7 @@ inline NcclTestsRun parse_nccl_tests(std::istream& in, Collective op = Collectiv
 inline NcclTestsRun read_nccl_tests(const std::string& path, Collective op = Collective::all_reduce,
                                     std::optional<long long> ranks = std::nullopt) {
     std::ifstream file(path);
-    if (!file) napkin::detail::reject("nccl-tests file", path, "cannot be opened");
+    if (!file) napkin::reject("nccl-tests file", path, "cannot be opened");
     return parse_nccl_tests(file, op, ranks);
 }
 

@@ -46,7 +46,7 @@ namespace detail {
 inline Pass reference_pass(const std::string& text) {
     if (text == "forward") return Pass::forward;
     if (text == "backward") return Pass::backward;
-    napkin::detail::reject("pass", text, "must be forward or backward");
+    napkin::reject("pass", text, "must be forward or backward");
 }
 }  // namespace detail
 
@@ -75,7 +75,7 @@ inline Pass reference_pass(const std::string& text) {
 
 [[nodiscard]] inline ReferenceSchedule read_reference_schedule(const std::string& path) {
     std::ifstream file(path);
-    if (!file) napkin::detail::reject("path", path, "cannot be opened");
+    if (!file) napkin::reject("path", path, "cannot be opened");
     return parse_reference_schedule(nlohmann::json::parse(file));
 }
 
