@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace napkin {
 
@@ -110,33 +111,7 @@ enum class Sharding { none, zero1, zero2, zero3, distributed };
     return std::nullopt;
 }
 
-// The pipeline schedule (napkin/pipeline.hpp), as a small value a search can
-// copy and switch on. `automatic` is Megatron-LM's default: 1F1B, interleaved
-// 1F1B when a rank holds v > 1 chunks (Narayanan et al. 2021, Sec. 2.2).
-enum class ScheduleKind { automatic, gpipe, one_f_one_b, interleaved, zero_bubble_h1, zero_bubble_h2, dualpipe, dualpipev };
-
-// The names of napkin/pipeline.hpp ("1f1b", "zb-h1", ...); "auto" for `automatic`.
-[[nodiscard]] constexpr std::string_view to_string(ScheduleKind k) {
-    switch (k) {
-        case ScheduleKind::automatic: return "auto";
-        case ScheduleKind::gpipe: return GPipe::name;
-        case ScheduleKind::one_f_one_b: return OneFOneB::name;
-        case ScheduleKind::interleaved: return Interleaved::name;
-        case ScheduleKind::zero_bubble_h1: return ZeroBubbleH1::name;
-        case ScheduleKind::zero_bubble_h2: return ZeroBubbleH2::name;
-        case ScheduleKind::dualpipe: return DualPipe::name;
-        case ScheduleKind::dualpipev: return DualPipeV::name;
-    }
-    return "?";
-}
-
-[[nodiscard]] constexpr std::optional<ScheduleKind> parse_schedule_kind(std::string_view text) {
-    for (ScheduleKind k : {ScheduleKind::automatic, ScheduleKind::gpipe, ScheduleKind::one_f_one_b,
-                           ScheduleKind::interleaved, ScheduleKind::zero_bubble_h1, ScheduleKind::zero_bubble_h2,
-                           ScheduleKind::dualpipe, ScheduleKind::dualpipev})
-        if (to_string(k) == text) return k;
-    return std::nullopt;
-}
+// The pipeline schedule is a ScheduleKind of napkin/pipeline.hpp's registry.
 
 // ---------------------------------------------------------------------------
 // The layout
@@ -189,21 +164,12 @@ struct Parallelism {
 }
 
 // Calls `f` with the layout's schedule as its napkin/pipeline.hpp type
-// (OneFOneB{}, Interleaved{}, ZeroBubbleH1{}, ...): a switch, no allocation.
+// (OneFOneB{}, Interleaved{}, ZeroBubbleH1{}, ...) through the schedule
+// registry's visit_schedule: no allocation.
 // `f` must return the same type for every schedule.
 template <class F>
 constexpr decltype(auto) with_schedule(const Parallelism& par, F&& f) {
-    switch (resolved_schedule(par)) {
-        case ScheduleKind::gpipe: return f(GPipe{});
-        case ScheduleKind::interleaved: return f(Interleaved{});
-        case ScheduleKind::zero_bubble_h1: return f(ZeroBubbleH1{});
-        case ScheduleKind::zero_bubble_h2: return f(ZeroBubbleH2{});
-        case ScheduleKind::dualpipe: return f(DualPipe{});
-        case ScheduleKind::dualpipev: return f(DualPipeV{});
-        case ScheduleKind::automatic:  // resolved above
-        case ScheduleKind::one_f_one_b: break;
-    }
-    return f(OneFOneB{});
+    return visit_schedule(resolved_schedule(par), std::forward<F>(f));
 }
 
 // ---------------------------------------------------------------------------

@@ -20,10 +20,14 @@
 #include <napkin/units.hpp>
 
 #include <algorithm>
+#include <array>
 #include <concepts>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <variant>
 
 namespace napkin {
@@ -341,20 +345,108 @@ template <PipelineSchedule S>
 }
 
 // ---------------------------------------------------------------------------
-// Choosing a schedule at run time (the CLI, a planner's search).
+// The schedule registry: every schedule napkin knows, one row each. Parsing,
+// printing, run-time dispatch (visit_schedule), the planner's search space and
+// its dominance twins are all derived from it. A new schedule is its type
+// above, a value in ScheduleKind, an alternative of AnySchedule and one row.
 
+// A schedule as a small value a search can copy and switch on. `automatic` is
+// Megatron-LM's default: 1F1B, or interleaved 1F1B when a rank holds v > 1
+// chunks (Narayanan et al. 2021, Sec. 2.2).
+enum class ScheduleKind { automatic, gpipe, one_f_one_b, interleaved, zero_bubble_h1, zero_bubble_h2, dualpipe, dualpipev };
+
+// Row i of the registry is alternative i of AnySchedule.
 using AnySchedule = std::variant<GPipe, OneFOneB, Interleaved, ZeroBubbleH1, ZeroBubbleH2, DualPipe, DualPipeV>;
 
-// "gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "dualpipe", "dualpipev".
+struct ScheduleTraits {
+    ScheduleKind kind;
+    std::string_view name;
+    bool interleaved = false;              // runs v > 1 chunks per rank, and only those
+    long long stages_multiple = 1;         // p must be a multiple of it (DualPipe: 2, one stage per end)
+    long long layers_multiple = 1;         // the layers must divide into p·this stages (DualPipeV: 2)
+    std::optional<ScheduleKind> dominated_by{};  // a twin never slower, never larger (planner.hpp)
+};
+
+inline constexpr std::array<ScheduleTraits, std::variant_size_v<AnySchedule>> schedule_registry{{
+    // GPipe: 1F1B's bubble with m micro-batches of activations instead of min(m, p).
+    {ScheduleKind::gpipe, GPipe::name, false, 1, 1, ScheduleKind::one_f_one_b},
+    {ScheduleKind::one_f_one_b, OneFOneB::name},
+    {ScheduleKind::interleaved, Interleaved::name, true},
+    {ScheduleKind::zero_bubble_h1, ZeroBubbleH1::name},
+    {ScheduleKind::zero_bubble_h2, ZeroBubbleH2::name},
+    {ScheduleKind::dualpipe, DualPipe::name, false, 2},
+    {ScheduleKind::dualpipev, DualPipeV::name, false, 1, 2},
+}};
+
+namespace detail {
+template <std::size_t... I>
+constexpr bool registry_matches_types(std::index_sequence<I...>) {
+    return ((schedule_registry[I].name == std::variant_alternative_t<I, AnySchedule>::name &&
+             schedule_registry[I].kind != ScheduleKind::automatic) &&
+            ...);
+}
+constexpr std::size_t registry_index(ScheduleKind kind) {
+    for (std::size_t i = 0; i < schedule_registry.size(); ++i)
+        if (schedule_registry[i].kind == kind) return i;
+    return schedule_registry.size();
+}
+template <class F, std::size_t... I>
+constexpr decltype(auto) visit_index(std::size_t index, F&& f, std::index_sequence<I...>) {
+    using Result = decltype(f(std::variant_alternative_t<0, AnySchedule>{}));
+    if constexpr (std::is_void_v<Result>) {
+        ((index == I ? (f(std::variant_alternative_t<I, AnySchedule>{}), true) : false) || ...);
+    } else {
+        Result result{};
+        ((index == I ? (result = f(std::variant_alternative_t<I, AnySchedule>{}), true) : false) || ...);
+        return result;
+    }
+}
+}  // namespace detail
+static_assert(detail::registry_matches_types(std::make_index_sequence<schedule_registry.size()>{}),
+              "row i of schedule_registry must name alternative i of AnySchedule");
+
+// "gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipe or dualpipev": for help and errors.
+[[nodiscard]] inline std::string schedule_names() {
+    std::string text;
+    for (std::size_t i = 0; i < schedule_registry.size(); ++i) {
+        if (i > 0) text += i + 1 == schedule_registry.size() ? " or " : ", ";
+        text += schedule_registry[i].name;
+    }
+    return text;
+}
+
+// The registry row of a schedule (`automatic` has none: resolve it first).
+[[nodiscard]] constexpr const ScheduleTraits& traits_of(ScheduleKind kind) {
+    const std::size_t i = detail::registry_index(kind);
+    if (i == schedule_registry.size()) reject("schedule", "auto", "must be resolved to a schedule first");
+    return schedule_registry[i];
+}
+
+// The registry's names ("1f1b", "zb-h1", ...); "auto" for `automatic`.
+[[nodiscard]] constexpr std::string_view to_string(ScheduleKind kind) {
+    return kind == ScheduleKind::automatic ? std::string_view("auto") : traits_of(kind).name;
+}
+
+[[nodiscard]] constexpr std::optional<ScheduleKind> parse_schedule_kind(std::string_view text) {
+    if (text == "auto") return ScheduleKind::automatic;
+    for (const ScheduleTraits& row : schedule_registry)
+        if (row.name == text) return row.kind;
+    return std::nullopt;
+}
+
+// Calls f with the schedule's type (OneFOneB{}, Interleaved{}, ...): no
+// allocation; f must return the same type for every schedule.
+template <class F>
+constexpr decltype(auto) visit_schedule(ScheduleKind kind, F&& f) {
+    return detail::visit_index(detail::registry_index(traits_of(kind).kind), std::forward<F>(f),
+                               std::make_index_sequence<schedule_registry.size()>{});
+}
+
+// The schedule a name stands for ("gpipe", "1f1b", "interleaved", "zb-h1", ...).
 [[nodiscard]] inline AnySchedule schedule_from_name(std::string_view name) {
-    if (name == GPipe::name) return GPipe{};
-    if (name == OneFOneB::name) return OneFOneB{};
-    if (name == Interleaved::name) return Interleaved{};
-    if (name == ZeroBubbleH1::name) return ZeroBubbleH1{};
-    if (name == ZeroBubbleH2::name) return ZeroBubbleH2{};
-    if (name == DualPipe::name) return DualPipe{};
-    if (name == DualPipeV::name) return DualPipeV{};
-    reject("schedule", name, "must be gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipe or dualpipev");
+    const std::optional<ScheduleKind> kind = parse_schedule_kind(name);
+    if (!kind || *kind == ScheduleKind::automatic) reject("schedule", name, "must be " + schedule_names());
+    return visit_schedule(*kind, [](auto schedule) { return AnySchedule{schedule}; });
 }
 
 }  // namespace napkin

@@ -122,11 +122,12 @@ namespace napkin {
 [[nodiscard]] constexpr unsigned schedule_bit(ScheduleKind k) { return 1u << static_cast<unsigned>(k); }
 [[nodiscard]] constexpr unsigned dtype_bit(DType d) { return 1u << static_cast<unsigned>(d); }
 
-inline constexpr unsigned schedules_all =
-    schedule_bit(ScheduleKind::gpipe) | schedule_bit(ScheduleKind::one_f_one_b) |
-    schedule_bit(ScheduleKind::interleaved) | schedule_bit(ScheduleKind::zero_bubble_h1) |
-    schedule_bit(ScheduleKind::zero_bubble_h2) | schedule_bit(ScheduleKind::dualpipe) |
-    schedule_bit(ScheduleKind::dualpipev);
+// Every schedule of the registry (pipeline.hpp).
+inline constexpr unsigned schedules_all = [] {
+    unsigned bits = 0;
+    for (const ScheduleTraits& row : schedule_registry) bits |= schedule_bit(row.kind);
+    return bits;
+}();
 
 // ---------------------------------------------------------------------------
 // Query and result
@@ -281,35 +282,34 @@ struct Choices {
 
 constexpr bool allowed(const TrainingPlanQuery& q, ScheduleKind k) { return (q.schedules & schedule_bit(k)) != 0; }
 
-// The canonical schedules of a row: interleaved when v > 1; with v = 1 and
-// pp > 1 1F1B, ZB-H1, ZB-H2, DualPipe (pp even), DualPipeV (2·pp | layers),
-// and GPipe only where 1F1B is not allowed (otherwise it is 1F1B's dominated
-// variant); with pp = 1, 1F1B whatever is allowed (there is no pipeline).
-inline Choices<ScheduleKind, 6> row_schedules(const TrainingPlanQuery& q, const PlanRow& row) {
-    Choices<ScheduleKind, 6> s;
+// Whether a registry schedule can run a row: the chunks it takes and the
+// stage and layer multiples of its row.
+constexpr bool runs_row(const TrainingPlanQuery& q, const PlanRow& row, const ScheduleTraits& t) {
+    return t.interleaved == (row.v > 1) && row.pp % t.stages_multiple == 0 &&
+           q.model.layers % (t.layers_multiple * row.pp) == 0;
+}
+
+// The canonical schedules of a row: every allowed registry schedule that can
+// run it, except a dominated one whose twin is allowed (the twin's family holds
+// it); with pp = 1, 1F1B whatever is allowed (there is no pipeline).
+inline Choices<ScheduleKind, schedule_registry.size()> row_schedules(const TrainingPlanQuery& q, const PlanRow& row) {
+    Choices<ScheduleKind, schedule_registry.size()> s;
     if (row.pp == 1) {
         s.add(ScheduleKind::one_f_one_b);
         return s;
     }
-    if (row.v > 1) {
-        if (allowed(q, ScheduleKind::interleaved)) s.add(ScheduleKind::interleaved);
-        return s;
+    for (const ScheduleTraits& t : schedule_registry) {
+        if (!allowed(q, t.kind) || !runs_row(q, row, t)) continue;
+        if (t.dominated_by && allowed(q, *t.dominated_by)) continue;
+        s.add(t.kind);
     }
-    for (ScheduleKind k : {ScheduleKind::one_f_one_b, ScheduleKind::zero_bubble_h1, ScheduleKind::zero_bubble_h2,
-                           ScheduleKind::dualpipe, ScheduleKind::dualpipev}) {
-        if (!allowed(q, k)) continue;
-        if (k == ScheduleKind::dualpipe && row.pp % 2 != 0) continue;
-        if (k == ScheduleKind::dualpipev && q.model.layers % (2 * row.pp) != 0) continue;
-        s.add(k);
-    }
-    if (allowed(q, ScheduleKind::gpipe) && !allowed(q, ScheduleKind::one_f_one_b)) s.add(ScheduleKind::gpipe);
     return s;
 }
 
 // The points that differ from a canonical point only in dominated choices,
 // each list better value first (the first of each is the canonical point).
 struct Family {
-    Choices<ScheduleKind, 2> schedules;
+    Choices<ScheduleKind, schedule_registry.size()> schedules;
     Choices<DType, 4> gradients;
     Choices<bool, 2> flash_attention;
     Choices<TpCommunication, 2> tp_communication;
@@ -338,8 +338,9 @@ inline Family family_of(const TrainingPlanQuery& q, const PlanRow& row, Schedule
                         bool sequence_parallel) {
     Family f;
     f.schedules.add(schedule);
-    if (schedule == ScheduleKind::one_f_one_b && row.pp > 1 && allowed(q, ScheduleKind::gpipe))
-        f.schedules.add(ScheduleKind::gpipe);
+    if (row.pp > 1)  // the registry's dominated variants of this schedule that run the row
+        for (const ScheduleTraits& t : schedule_registry)
+            if (t.dominated_by == schedule && allowed(q, t.kind) && runs_row(q, row, t)) f.schedules.add(t.kind);
     f.gradients = gradient_choices(q);
     // Without recomputation flash attention is a choice (the variant without it
     // keeps the scores); with it, the scores are not kept either way and the

@@ -106,6 +106,22 @@ TEST_SUITE("pipeline") {
                              napkin::invalid_argument);
     }
 
+    TEST_CASE("the schedule registry: row i is AnySchedule's alternative i, and every name parses, prints and "
+              "dispatches to its own type") {
+        CHECK(schedule_registry.size() == std::variant_size_v<AnySchedule>);
+        for (const ScheduleTraits& row : schedule_registry) {
+            CAPTURE(row.name);
+            CHECK(parse_schedule_kind(row.name) == row.kind);
+            CHECK(to_string(row.kind) == row.name);
+            CHECK(visit_schedule(row.kind, [](auto s) { return decltype(s)::name; }) == row.name);
+            CHECK(std::visit([](auto s) { return decltype(s)::name; }, schedule_from_name(row.name)) == row.name);
+            if (row.dominated_by) CHECK(!traits_of(*row.dominated_by).dominated_by);  // a twin is canonical
+        }
+        CHECK(parse_schedule_kind("auto") == ScheduleKind::automatic);
+        CHECK(to_string(ScheduleKind::automatic) == "auto");
+        CHECK(schedule_names() == "gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipe or dualpipev");
+    }
+
     TEST_CASE("impossible inputs name the argument and its value") {
         CHECK_THROWS_WITH_AS((void)bubble_time(OneFOneB{}, {4, 0}, fbw),
                              "PipelineShape.microbatches = 0: must be at least 1", napkin::invalid_argument);

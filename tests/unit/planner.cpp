@@ -190,7 +190,7 @@ TEST_SUITE("planner") {
         for_each_training_point(q, [&](const TrainingCandidate& c) { (c.dominated ? dominated : canonical).push_back(c); });
         const auto twin_of = [](TrainingPoint p) {
             Parallelism& a = p.parallelism;
-            if (a.schedule == ScheduleKind::gpipe) a.schedule = ScheduleKind::one_f_one_b;
+            if (const auto better = traits_of(a.schedule).dominated_by) a.schedule = *better;  // GPipe -> 1F1B
             a.gradients = DType::bf16;
             a.flash_attention = true;  // the query allows it: used with recomputation, the better choice without
             if (a.tp > 1 && !a.sequence_parallel) p.options.tp_communication = TpCommunication::all_reduce;
