@@ -190,15 +190,8 @@ struct ZeroBubbleH2 {
 // Bubble (p/2 − 1)(F&B + B − 3W), F&B the time of a forward and a backward
 // chunk overlapped with each other (F + B when no overlap is assumed);
 // 2× parameters, p + 1 micro-batches of activations; p must be even.
-// What the repository's order really produces (schedule.hpp simulates it): with
-// B − W = F, W ≤ F and B ≤ F&B ≤ F + B — the equal blocks of the README's
-// figure — the bubble is exactly the idle time of the middle ranks, the most of
-// any rank, for every even p and even m ≥ 2p. With F&B = F + B every rank idles
-// that long and step_time() is the step; a shorter F&B shortens the step by
-// (m − p − 1)(F + B − F&B), the middle ranks' pairs, which step_time() does not
-// count. Outside that range the order idles differently, and not linearly in
-// p/2 − 1: p = 4, F = B = 2, W = 1 idles 4, not 3 (worked out by hand in
-// tests/unit/schedule.cpp).
+// Where this form holds the simulator (schedule.hpp) reproduces it exactly;
+// README "Pipeline parallelism" gives the range and a case outside it.
 struct DualPipe {
     std::optional<Seconds> overlapped_forward_backward{};  // F&B; F + B when not given
 
@@ -229,10 +222,7 @@ struct DualPipe {
 // per-rank times a stage takes half of them, so the bubble is
 // (p − 1)(F&B + B − 3W)/2. Each rank holds two stages (1× a rank's share of
 // the parameters) and PP + 1 = 2p + 1 stage micro-batches, p + 1/2 in rank units.
-// Simulated (schedule.hpp), the same range as DualPipe's holds: with B − W = F,
-// W ≤ F and B ≤ F&B ≤ F + B the bubble is exactly the last rank's idle time,
-// the most of any rank, for every p and m ≥ 2p; a shorter F&B shortens the
-// step by (2(m − p) − 1)(F + B − F&B)/2.
+// The simulator reproduces it in the same range as DualPipe's (README).
 struct DualPipeV {
     std::optional<Seconds> overlapped_forward_backward{};  // F&B per rank; F + B when not given
 

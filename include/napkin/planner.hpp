@@ -39,61 +39,14 @@
 // step wins), the Pareto front of memory per GPU vs step time, and how many
 // points were evaluated, pruned and rejected, by reason.
 //
-// Exhaustive and exact: a point is left unevaluated only when a proof shows
-// it cannot change the answer. Two kinds:
-//
-// Dominated variants. Some choices are never better than an alternative that
-// differs from them in that choice alone, whatever the other choices: the
-// variant's step time is never shorter and its memory never larger than the
-// twin's. Each proof follows evaluate_training term by term; "F, B grow" means
-// the stage times of pipeline.hpp grow while W (the forward's compute) stays,
-// which never shortens any schedule's bubble ((p − 1)(F + B), its 1/v,
-// (p − 1)(F + B − 2W), (p − 1)(F + B − 3W), (p/2 − 1)(F + 2B − 3W),
-// (p − 1)(F + 2B − 3W)/2, each at least 0):
-//  - GPipe vs 1F1B: the same bubble (p − 1)(F + B) from the same stage times
-//    and the same parameters (pipeline.hpp), m micro-batches of activations
-//    against min(m, p); both run every v = 1 layout.
-//  - wider gradients (fp32 vs bf16): more gradient bytes in memory, in the
-//    data-parallel collectives (whose time grows with the bytes) and in the
-//    optimizer's memory traffic; nothing else reads the format.
-//  - no flash attention, without recomputation: the s × s scores kept in
-//    memory and moved by the element-wise work (training.hpp), so the
-//    compute time and F, B grow too.
-//  - TP as reduce-scatter + all-gather without sequence parallelism vs the
-//    all-reduce: the same 2(n − 1)/n·M over 2(n − 1) ring steps plus one more
-//    base latency per collective, so the TP time and F, B grow; same memory.
-//  - pipeline sends without scatter/gather: t times the bytes per send, so
-//    the PP time and F, B grow; same memory.
-//  - gradient synchronisation not overlapped vs overlapped: dp_full against
-//    max(0, dp_full − backward); nothing else uses the choice.
-// Changing one dominated choice at a time to its better value never raises
-// time or memory, so every point of a family (the points that differ only in
-// dominated choices) is dominated by its canonical point (every such choice at
-// its better value), which is evaluated; a dominated point is never ranked
-// (its twin is as fast or faster with no more memory) and counts as pruned.
-// Where the twin is outside the space (1F1B not among the allowed schedules,
-// flash attention not allowed) the variant is evaluated like any point. The
-// tests evaluate every dominated point of a space and compare it with its twin.
-//
-// Memory bounds (with must_fit), from napkin/memory.hpp. Memory depends on the
-// schedule: activations in flight (1F1B and ZB-H1 min(m, p), ZB-H2
-// min(m, 2p − 1), DualPipe min(m, p + 1), DualPipeV min(2m, 2p + 1)/2,
-// interleaved min(m·v, 2(p − 1) + (v − 1)·p + 1)/v) and DualPipe's two
-// copies of the parameters, so the bounds run per schedule:
-//  1. model states: weights, gradients and optimizer states per GPU depend on
-//     (tp, pp, cp, ep, v, sharding, schedule) alone and activations are never
-//     negative, so when the states alone exceed the usable memory every point
-//     of that row and schedule is rejected;
-//  2. micro-batch size: the first stage's activations are per-layer bytes
-//     (linear in b) × the schedule's micro-batches in flight, each of the
-//     forms above min(c·m, c') with m = B/(b·d), so b·min(c·B/(b·d), c') =
-//     min(c·B/d, c'·b) never falls as b grows: once a b does not fit, no
-//     larger b fits for the same (schedule, recomputation, sequence
-//     parallelism). A dominated variant has at least its canonical point's
-//     memory, so when that does not fit, neither does the variant.
-// A point a bound settles counts as rejected for memory and as pruned; the
-// tests compare a pruned search with an unpruned one (`prune = false`
-// evaluates every point, dominated ones included, and checks nothing by bound).
+// Exhaustive and exact: a point is left unevaluated only where a proof shows
+// it cannot change the answer — a dominated variant whose canonical twin is
+// never slower and never larger (GPipe vs 1F1B, fp32 vs bf16 gradients, no
+// flash attention without recomputation, reduce-scatter + all-gather without
+// sequence parallelism, sends without scatter/gather, no overlap), or a memory
+// bound (the model states alone do not fit; activations never shrink as the
+// micro-batch grows). The proofs, term by term, are in tests/unit/planner.cpp,
+// which evaluates every pruned point and compares it with its twin.
 //
 // The rows (tp, pp, cp, ep, v, sharding) are shared among std::threads; results do not
 // depend on the thread count (ties are broken by a fixed order of the choices).
