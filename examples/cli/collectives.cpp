@@ -101,8 +101,9 @@ HierarchicalTopology resolve_topology(const NetworkOptions& o, std::string_view 
     require_non_negative("--inter-latency-us", *inter_lat);
     require(o.oversubscription >= 1.0, "--oversubscription", o.oversubscription, "must be at least 1");
     Nic nic = Nic::per_gpu;
-    if (o.nic == "shared" || o.nic == "per-node") nic = Nic::per_node;
-    else if (o.nic != "per-gpu") throw napkin::invalid_argument("--nic \"" + o.nic + "\": must be per-gpu or shared");
+    if (o.nic == "per-node") nic = Nic::per_node;  // an older spelling of "shared"
+    else if (const std::optional<Nic> named = parse_nic(o.nic)) nic = *named;
+    else throw napkin::invalid_argument("--nic \"" + o.nic + "\": must be " + names_of(nic_names));
     return {n / g,
             g,
             {"intra", gigabytes_per_second(*o.intra_bandwidth_gbps), microseconds(*intra_lat)},

@@ -35,10 +35,9 @@ std::vector<long long> parse_counts(const std::string& text) {
     return counts;
 }
 
-Split parse_split(const std::string& text) {
-    if (text == "tensor") return Split::tensor;
-    if (text == "pipeline") return Split::pipeline;
-    throw napkin::invalid_argument("--split \"" + text + "\": must be tensor or pipeline");
+Split split_flag(const std::string& text) {
+    if (const std::optional<Split> split = parse_split(text)) return *split;
+    throw napkin::invalid_argument("--split \"" + text + "\": must be " + names_of(split_names));
 }
 
 }  // namespace
@@ -60,7 +59,7 @@ NAPKIN_COMMAND(app) {
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o] {
         const auto [model, gpu, link, ring, setup] = resolve_inference(o->inputs);
-        const Split split = parse_split(o->split);
+        const Split split = split_flag(o->split);
         require_at_least_one("--tokens", o->tokens);
         const std::vector<long long> counts = parse_counts(o->gpus);
         nlohmann::json rows = nlohmann::json::array();
@@ -150,7 +149,7 @@ NAPKIN_COMMAND(app) {
         require_at_least_one("--tokens", o->tokens);
         require_at_least_one("--max-gpus", o->max_gpus);
         const auto best = best_gpu_count(model, gpu, link,
-                                         {o->max_gpus, o->divide_heads, parse_split(o->split), o->tokens}, setup,
+                                         {o->max_gpus, o->divide_heads, split_flag(o->split), o->tokens}, setup,
                                          ring);
         if (o->json) {
             nlohmann::json j{{"model", model.name}, {"gpu", gpu.name}, {"link", link.name}, {"gpus", nullptr}};

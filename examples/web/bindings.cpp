@@ -75,10 +75,9 @@ napkin::Link find_link(std::string_view name) {
     napkin::reject("link", name, "not a catalog link");
 }
 
-napkin::Split parse_split(std::string_view text) {
-    if (text == "tensor") return napkin::Split::tensor;
-    if (text == "pipeline") return napkin::Split::pipeline;
-    napkin::reject("split", text, "must be tensor or pipeline");
+napkin::Split split_named(std::string_view text) {
+    if (const std::optional<napkin::Split> split = napkin::parse_split(text)) return *split;
+    napkin::reject("split", text, "must be " + napkin::names_of(napkin::split_names));
 }
 
 json shape_json(const napkin::TransformerShape& m) {
@@ -178,7 +177,7 @@ EMSCRIPTEN_KEEPALIVE const char* napkin_web_split(const char* model, const char*
         const napkin::Gpu g = find_gpu(gpu);
         const napkin::Link l = find_link(link);
         const napkin::InferenceMemory memory = napkin::memory_per_gpu(m, gpus);
-        const napkin::TokenTime t = napkin::token_time(m, g, l, {gpus, parse_split(split), tokens});
+        const napkin::TokenTime t = napkin::token_time(m, g, l, {gpus, split_named(split), tokens});
         return json{{"gpus", gpus},
                     {"fits", memory.total() <= napkin::usable_memory(g)},
                     {"memory",

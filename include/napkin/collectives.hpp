@@ -26,6 +26,7 @@
 
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
+#include <napkin/names.hpp>
 #include <napkin/units.hpp>
 
 #include <algorithm>
@@ -282,10 +283,14 @@ struct HierarchicalTopology {
 
 enum class Collective { all_reduce, reduce_scatter, all_gather, all_to_all, broadcast };
 
-[[nodiscard]] constexpr std::string_view to_string(Collective op) {
-    constexpr std::array<std::string_view, 5> names{"all-reduce", "reduce-scatter", "all-gather", "all-to-all",
-                                                    "broadcast"};
-    return names[static_cast<std::size_t>(op)];
+inline constexpr std::array collective_names{Named{Collective::all_reduce, "all-reduce"},
+                                            Named{Collective::reduce_scatter, "reduce-scatter"},
+                                            Named{Collective::all_gather, "all-gather"},
+                                            Named{Collective::all_to_all, "all-to-all"},
+                                            Named{Collective::broadcast, "broadcast"}};
+[[nodiscard]] constexpr std::string_view to_string(Collective op) { return name_of(op, collective_names); }
+[[nodiscard]] constexpr std::optional<Collective> parse_collective(std::string_view text) {
+    return value_of(text, collective_names);
 }
 
 // The ring algorithm for `op`: the time as above.
@@ -437,12 +442,16 @@ enum class NcclAlgorithm { ring, tree };
 enum class NcclProtocol { ll, ll128, simple };
 enum class Transport { nvlink, pcie, network };
 
-[[nodiscard]] constexpr std::string_view to_string(NcclAlgorithm a) { return a == NcclAlgorithm::ring ? "ring" : "tree"; }
-[[nodiscard]] constexpr std::string_view to_string(NcclProtocol p) {
-    return p == NcclProtocol::ll ? "LL" : p == NcclProtocol::ll128 ? "LL128" : "Simple";
-}
-[[nodiscard]] constexpr std::string_view to_string(Transport t) {
-    return t == Transport::nvlink ? "nvlink" : t == Transport::pcie ? "pcie" : "network";
+inline constexpr std::array nccl_algorithm_names{Named{NcclAlgorithm::ring, "ring"}, Named{NcclAlgorithm::tree, "tree"}};
+inline constexpr std::array nccl_protocol_names{Named{NcclProtocol::ll, "LL"}, Named{NcclProtocol::ll128, "LL128"},
+                                               Named{NcclProtocol::simple, "Simple"}};
+inline constexpr std::array transport_names{Named{Transport::nvlink, "nvlink"}, Named{Transport::pcie, "pcie"},
+                                           Named{Transport::network, "network"}};
+[[nodiscard]] constexpr std::string_view to_string(NcclAlgorithm a) { return name_of(a, nccl_algorithm_names); }
+[[nodiscard]] constexpr std::string_view to_string(NcclProtocol p) { return name_of(p, nccl_protocol_names); }
+[[nodiscard]] constexpr std::string_view to_string(Transport t) { return name_of(t, transport_names); }
+[[nodiscard]] constexpr std::optional<Transport> parse_transport(std::string_view text) {
+    return value_of(text, transport_names);
 }
 
 namespace nccl {

@@ -8,8 +8,11 @@
 #pragma once
 
 #include <napkin/error.hpp>
+#include <napkin/names.hpp>
 #include <napkin/units.hpp>
 
+#include <array>
+#include <optional>
 #include <string_view>
 
 namespace napkin {
@@ -65,7 +68,9 @@ struct Link {
 // inter-node bandwidth), or one NIC per node shared by its GPUs.
 enum class Nic { per_gpu, per_node };
 
-[[nodiscard]] constexpr std::string_view to_string(Nic nic) { return nic == Nic::per_gpu ? "per-gpu" : "shared"; }
+inline constexpr std::array nic_names{Named{Nic::per_gpu, "per-gpu"}, Named{Nic::per_node, "shared"}};
+[[nodiscard]] constexpr std::string_view to_string(Nic nic) { return name_of(nic, nic_names); }
+[[nodiscard]] constexpr std::optional<Nic> parse_nic(std::string_view text) { return value_of(text, nic_names); }
 
 // A server: its GPUs, the link between them and the link each NIC drives.
 struct Node {

@@ -13,9 +13,11 @@
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
 #include <napkin/model.hpp>
+#include <napkin/names.hpp>
 #include <napkin/units.hpp>
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <string_view>
 
@@ -46,9 +48,9 @@ enum class Split {
     pipeline  // "groups": consecutive layers per GPU, one hand-off between groups
 };
 
-[[nodiscard]] constexpr std::string_view to_string(Split split) {
-    return split == Split::tensor ? "tensor" : "pipeline";
-}
+inline constexpr std::array split_names{Named{Split::tensor, "tensor"}, Named{Split::pipeline, "pipeline"}};
+[[nodiscard]] constexpr std::string_view to_string(Split split) { return name_of(split, split_names); }
+[[nodiscard]] constexpr std::optional<Split> parse_split(std::string_view text) { return value_of(text, split_names); }
 
 namespace detail {
 constexpr void check_setup(const InferenceSetup& s) {

@@ -20,10 +20,12 @@
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
 #include <napkin/model.hpp>
+#include <napkin/names.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/units.hpp>
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,22 +50,11 @@ enum class DType { none, fp8, bf16, fp16, fp32 };
     return 0.0;
 }
 
-[[nodiscard]] constexpr std::string_view to_string(DType d) {
-    switch (d) {
-        case DType::none: return "none";
-        case DType::fp8: return "fp8";
-        case DType::bf16: return "bf16";
-        case DType::fp16: return "fp16";
-        case DType::fp32: return "fp32";
-    }
-    return "?";
-}
-
-[[nodiscard]] constexpr std::optional<DType> parse_dtype(std::string_view text) {
-    for (DType d : {DType::none, DType::fp8, DType::bf16, DType::fp16, DType::fp32})
-        if (to_string(d) == text) return d;
-    return std::nullopt;
-}
+inline constexpr std::array dtype_names{Named{DType::none, "none"}, Named{DType::fp8, "fp8"},
+                                       Named{DType::bf16, "bf16"}, Named{DType::fp16, "fp16"},
+                                       Named{DType::fp32, "fp32"}};
+[[nodiscard]] constexpr std::string_view to_string(DType d) { return name_of(d, dtype_names); }
+[[nodiscard]] constexpr std::optional<DType> parse_dtype(std::string_view text) { return value_of(text, dtype_names); }
 
 // ---------------------------------------------------------------------------
 // Choices
@@ -73,19 +64,11 @@ enum class DType { none, fp8, bf16, fp16, fp32 };
 // only each layer's input and replay the whole forward pass (full).
 enum class Recompute { none, selective, full };
 
-[[nodiscard]] constexpr std::string_view to_string(Recompute r) {
-    switch (r) {
-        case Recompute::none: return "none";
-        case Recompute::selective: return "selective";
-        case Recompute::full: return "full";
-    }
-    return "?";
-}
-
+inline constexpr std::array recompute_names{Named{Recompute::none, "none"}, Named{Recompute::selective, "selective"},
+                                           Named{Recompute::full, "full"}};
+[[nodiscard]] constexpr std::string_view to_string(Recompute r) { return name_of(r, recompute_names); }
 [[nodiscard]] constexpr std::optional<Recompute> parse_recompute(std::string_view text) {
-    for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full})
-        if (to_string(r) == text) return r;
-    return std::nullopt;
+    return value_of(text, recompute_names);
 }
 
 // How the model states are shared over the data-parallel ranks: ZeRO stages
@@ -94,21 +77,12 @@ enum class Recompute { none, selective, full };
 // reduce-scattered and weights all-gathered).
 enum class Sharding { none, zero1, zero2, zero3, distributed };
 
-[[nodiscard]] constexpr std::string_view to_string(Sharding s) {
-    switch (s) {
-        case Sharding::none: return "0";
-        case Sharding::zero1: return "1";
-        case Sharding::zero2: return "2";
-        case Sharding::zero3: return "3";
-        case Sharding::distributed: return "distributed";
-    }
-    return "?";
-}
-
+inline constexpr std::array sharding_names{Named{Sharding::none, "0"}, Named{Sharding::zero1, "1"},
+                                          Named{Sharding::zero2, "2"}, Named{Sharding::zero3, "3"},
+                                          Named{Sharding::distributed, "distributed"}};
+[[nodiscard]] constexpr std::string_view to_string(Sharding s) { return name_of(s, sharding_names); }
 [[nodiscard]] constexpr std::optional<Sharding> parse_sharding(std::string_view text) {
-    for (Sharding s : {Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3, Sharding::distributed})
-        if (to_string(s) == text) return s;
-    return std::nullopt;
+    return value_of(text, sharding_names);
 }
 
 // The pipeline schedule is a ScheduleKind of napkin/pipeline.hpp's registry.

@@ -384,10 +384,10 @@ template <class F, std::size_t... I>
 constexpr decltype(auto) visit_index(std::size_t index, F&& f, std::index_sequence<I...>) {
     using Result = decltype(f(std::variant_alternative_t<0, AnySchedule>{}));
     if constexpr (std::is_void_v<Result>) {
-        ((index == I ? (f(std::variant_alternative_t<I, AnySchedule>{}), true) : false) || ...);
+        (void)((index == I ? (f(std::variant_alternative_t<I, AnySchedule>{}), true) : false) || ...);
     } else {
         Result result{};
-        ((index == I ? (result = f(std::variant_alternative_t<I, AnySchedule>{}), true) : false) || ...);
+        (void)((index == I ? (result = f(std::variant_alternative_t<I, AnySchedule>{}), true) : false) || ...);
         return result;
     }
 }

@@ -25,6 +25,7 @@
 #include <napkin/hardware.hpp>
 #include <napkin/memory.hpp>
 #include <napkin/model.hpp>
+#include <napkin/names.hpp>
 #include <napkin/parallelism.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/units.hpp>
@@ -44,20 +45,12 @@ namespace napkin {
 // all-reduce without.
 enum class TpCommunication { automatic, all_reduce, reduce_scatter_all_gather };
 
-[[nodiscard]] constexpr std::string_view to_string(TpCommunication c) {
-    switch (c) {
-        case TpCommunication::automatic: return "auto";
-        case TpCommunication::all_reduce: return "all-reduce";
-        case TpCommunication::reduce_scatter_all_gather: return "rs-ag";
-    }
-    return "?";
-}
-
+inline constexpr std::array tp_communication_names{Named{TpCommunication::automatic, "auto"},
+                                                  Named{TpCommunication::all_reduce, "all-reduce"},
+                                                  Named{TpCommunication::reduce_scatter_all_gather, "rs-ag"}};
+[[nodiscard]] constexpr std::string_view to_string(TpCommunication c) { return name_of(c, tp_communication_names); }
 [[nodiscard]] constexpr std::optional<TpCommunication> parse_tp_communication(std::string_view text) {
-    for (TpCommunication c :
-         {TpCommunication::automatic, TpCommunication::all_reduce, TpCommunication::reduce_scatter_all_gather})
-        if (to_string(c) == text) return c;
-    return std::nullopt;
+    return value_of(text, tp_communication_names);
 }
 
 struct TrainingOptions {
