@@ -1,13 +1,16 @@
 // The collectives' cost: each formula next to a raw-double twin doing the same
 // arithmetic and the same input checks, the hierarchical all-reduce, the
 // NCCL-style choice over six algorithm × protocol pairs, the exact crossover,
-// and the lab's 200-point ring/tree sweep.
+// and the lab's 200-point ring/tree sweep. Before it is timed, each twin must
+// reproduce the library's result on the benchmark's inputs (relative 1e-12),
+// or its benchmark fails with an error.
 //
 //   ./build/release/bench/bench_collectives --benchmark_enable_random_interleaving=true --benchmark_repetitions=10
 #include <napkin/collectives.hpp>
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -74,6 +77,11 @@ constexpr Link nvlink{"nvlink", gigabytes_per_second(900), microseconds(0.5)};
 const RawLink raw_ib{50e9, 5e-6};
 const RawLink raw_nvlink{900e9, 0.5e-6};
 
+bool same(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
+bool same(const RawTime& raw, const CollectiveTime& t) {
+    return same(raw.latency, t.latency.value()) && same(raw.bandwidth, t.bandwidth.value());
+}
+
 // --- one formula each, with units and raw ----------------------------------------------
 template <class F>
 void units_case(benchmark::State& state, F formula) {
@@ -90,12 +98,17 @@ void units_case(benchmark::State& state, F formula) {
         benchmark::DoNotOptimize(t);
     }
 }
-template <class F>
-void raw_case(benchmark::State& state, F formula) {
+// The twin is timed only once it reproduces the library's formula on the same inputs.
+template <class F, class L>
+void raw_case(benchmark::State& state, F formula, L library, const char* disagreement) {
     double m = 280e9;
     long long n = 64;
     RawLink link = raw_ib;
     double base = 6.6e-6;
+    if (!same(formula(m, n, link, base), library(gigabytes(280), n, ib_ndr, microseconds(6.6)))) {
+        state.SkipWithError(disagreement);
+        return;
+    }
     for (auto _ : state) {
         benchmark::DoNotOptimize(m);
         benchmark::DoNotOptimize(n);
@@ -106,18 +119,21 @@ void raw_case(benchmark::State& state, F formula) {
     }
 }
 
-void ring_units(benchmark::State& s) {
-    units_case(s, [](Bytes m, long long n, const Link& l, Seconds b) { return ring_allreduce(m, n, l, b); });
+const auto ring = [](Bytes m, long long n, const Link& l, Seconds b) { return ring_allreduce(m, n, l, b); };
+const auto tree = [](Bytes m, long long n, const Link& l, Seconds b) { return tree_allreduce(m, n, l, b); };
+const auto rs = [](Bytes m, long long n, const Link& l, Seconds b) { return reduce_scatter(m, n, l, b); };
+void ring_units(benchmark::State& s) { units_case(s, ring); }
+void ring_raw_double(benchmark::State& s) {
+    raw_case(s, raw_ring, ring, "the raw-double twin does not reproduce ring_allreduce");
 }
-void ring_raw_double(benchmark::State& s) { raw_case(s, raw_ring); }
-void tree_units(benchmark::State& s) {
-    units_case(s, [](Bytes m, long long n, const Link& l, Seconds b) { return tree_allreduce(m, n, l, b); });
+void tree_units(benchmark::State& s) { units_case(s, tree); }
+void tree_raw_double(benchmark::State& s) {
+    raw_case(s, raw_tree, tree, "the raw-double twin does not reproduce tree_allreduce");
 }
-void tree_raw_double(benchmark::State& s) { raw_case(s, raw_tree); }
-void reduce_scatter_units(benchmark::State& s) {
-    units_case(s, [](Bytes m, long long n, const Link& l, Seconds b) { return reduce_scatter(m, n, l, b); });
+void reduce_scatter_units(benchmark::State& s) { units_case(s, rs); }
+void reduce_scatter_raw_double(benchmark::State& s) {
+    raw_case(s, raw_one_pass, rs, "the raw-double twin does not reproduce reduce_scatter");
 }
-void reduce_scatter_raw_double(benchmark::State& s) { raw_case(s, raw_one_pass); }
 BENCHMARK(ring_units);
 BENCHMARK(ring_raw_double);
 BENCHMARK(tree_units);
@@ -140,6 +156,11 @@ void hierarchical_raw_double(benchmark::State& state) {
     long long nodes = 8, g = 8;
     RawLink intra = raw_nvlink, inter = raw_ib;
     double r = 2.0;
+    const HierarchicalTopology topology{8, 8, nvlink, ib_ndr, Nic::per_gpu, 2.0};  // hierarchical_units' inputs
+    if (!same(raw_hierarchical(m, nodes, g, intra, inter, r, 0), hierarchical_allreduce(gigabytes(140), topology))) {
+        state.SkipWithError("the raw-double twin does not reproduce hierarchical_allreduce");
+        return;
+    }
     for (auto _ : state) {
         benchmark::DoNotOptimize(m);
         benchmark::DoNotOptimize(nodes);
@@ -167,6 +188,11 @@ void crossover_units(benchmark::State& state) {
 void crossover_raw_double(benchmark::State& state) {
     long long n = 256;
     RawLink link = raw_ib;
+    const auto library = ring_tree_crossover(n, ib_ndr);  // the twin's −1 is the library's "no crossover"
+    if (!(library ? same(raw_crossover(n, link), library->value()) : raw_crossover(n, link) == -1)) {
+        state.SkipWithError("the raw-double twin does not reproduce ring_tree_crossover");
+        return;
+    }
     for (auto _ : state) {
         benchmark::DoNotOptimize(n);
         benchmark::DoNotOptimize(link);
@@ -231,6 +257,13 @@ void sweep_raw_double(benchmark::State& state) {
     for (int i = 0; i < 200; ++i) sizes[i] = sweep_size(i);
     RawLink link = raw_ib;
     long long n = 256;
+    for (const double m : sizes) {  // every point of the sweep, both formulas
+        if (!same(raw_ring(m, n, link, 0), ring_allreduce(bytes(m), n, ib_ndr)) ||
+            !same(raw_tree(m, n, link, 0), tree_allreduce(bytes(m), n, ib_ndr))) {
+            state.SkipWithError("the raw-double twin does not reproduce the ring/tree sweep");
+            return;
+        }
+    }
     for (auto _ : state) {
         benchmark::DoNotOptimize(link);
         benchmark::DoNotOptimize(n);

@@ -4,6 +4,8 @@
 // doubles; integer-only helpers that touch no quantity (parameter_count,
 // head_dim, parameters_per_gpu) are shared. Inputs pass through
 // benchmark::DoNotOptimize every iteration so nothing folds to a constant.
+// Before it is timed, each twin must reproduce the library's result on the
+// same inputs (relative 1e-12), or its benchmark fails with an error.
 //
 //   ./build/bench/bench_formulas --benchmark_enable_random_interleaving=true --benchmark_repetitions=10
 //       --benchmark_report_aggregates_only=true   (one line)
@@ -26,6 +28,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace {
@@ -55,6 +58,14 @@ Link link_of(const Inputs& in) {
     return Link{.name = "bench", .bandwidth = bytes_per_second(in.bandwidth), .step_latency = seconds(in.step)};
 }
 
+bool same(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
+// The twin benchmark's first lines: time the twin only if it reproduces the library.
+#define NAPKIN_TWIN_MUST_AGREE(agrees, function)                                          \
+    if (!(agrees)) {                                                                   \
+        state.SkipWithError("the raw-double twin does not reproduce " function);       \
+        return;                                                                        \
+    }
+
 // --- hardware: read_time --------------------------------------------------------
 void read_time_units(benchmark::State& state) {
     Gpu gpu = catalog::a100_80gb_sxm;
@@ -64,10 +75,17 @@ void read_time_units(benchmark::State& state) {
         benchmark::DoNotOptimize(read_time(bytes(inputs.message), gpu));
     }
 }
+double raw_read_time(const Inputs& in) { return in.message / in.gpu_bandwidth; }
+bool read_time_twin_agrees() {
+    Gpu gpu = catalog::a100_80gb_sxm;
+    gpu.memory_bandwidth = bytes_per_second(inputs.gpu_bandwidth);
+    return same(raw_read_time(inputs), read_time(bytes(inputs.message), gpu).value());
+}
 void read_time_raw(benchmark::State& state) {
+    NAPKIN_TWIN_MUST_AGREE(read_time_twin_agrees(), "read_time")
     for (auto _ : state) {
         benchmark::DoNotOptimize(inputs);
-        benchmark::DoNotOptimize(inputs.message / inputs.gpu_bandwidth);
+        benchmark::DoNotOptimize(raw_read_time(inputs));
     }
 }
 BENCHMARK(read_time_units);
@@ -115,7 +133,16 @@ RawCollective raw_p2p(double m, double bw, double step, double base) {
             benchmark::DoNotOptimize((units_call).total());                            \
         }                                                                              \
     }                                                                                  \
+    bool name##_twin_agrees() {                                                        \
+        const Link link = link_of(inputs);                                             \
+        const Bytes message = bytes(inputs.message);                                   \
+        const Seconds base = seconds(inputs.base);                                     \
+        const CollectiveTime u = units_call;                                           \
+        const RawCollective t = raw_call;                                              \
+        return same(t.latency, u.latency.value()) && same(t.bandwidth, u.bandwidth.value()); \
+    }                                                                                  \
     void name##_raw(benchmark::State& state) {                                         \
+        NAPKIN_TWIN_MUST_AGREE(name##_twin_agrees(), #name)                            \
         for (auto _ : state) {                                                         \
             benchmark::DoNotOptimize(inputs);                                          \
             const RawCollective t = raw_call;                                          \
@@ -155,39 +182,53 @@ void combined_token_time_units(benchmark::State& state) {
         benchmark::DoNotOptimize(combined_token_time(model_70b, gpu, link_of(inputs), split).total());
     }
 }
-void combined_token_time_raw(benchmark::State& state) {
+Gpu gpu_of(const Inputs& in) {
+    Gpu gpu = catalog::a100_80gb_sxm;
+    gpu.memory_bandwidth = bytes_per_second(in.gpu_bandwidth);
+    gpu.peak_flops = flops_per_second(in.gpu_flops);
+    return gpu;
+}
+double raw_combined_token_time(const Inputs& in, const TransformerShape& m) {
     const double usable_fraction = catalog::default_usable_fraction;
+    const long long tp = in.ranks / 2, pp = 2, k = 16;
+    // The same checks: model, GPU, link, setup, split.
+    (void)validated(m);  // integer-only checks, shared
+    raw_check(80.0 * 1073741824.0 > 0 && usable_fraction > 0 && usable_fraction <= 1 &&
+              in.gpu_bandwidth > 0 && in.gpu_flops > 0);
+    raw_check(in.bandwidth > 0 && in.step >= 0);
+    raw_check(tp >= 1 && pp >= 1 && k >= 1);
+    // The setup's checks (bytes per weight, cache value, activation; context,
+    // working tokens, allowance; all-reduces per layer), then the share's and the
+    // compute time's own checks of the GPU count and the tokens.
+    constexpr double weight_bytes = 2.0, cache_bytes = 2.0, activation_bytes = 2.0;
+    raw_check(weight_bytes > 0 && cache_bytes > 0 && activation_bytes > 0 && 8192.0 >= 0 && 2048.0 >= 0 &&
+              1073741824.0 >= 0 && 2 >= 0);
+    const long long gpus = tp * pp;
+    raw_check(gpus >= 1);
+    raw_check(gpus >= 1 && k >= 1);
+    const double share = raw_ceil(static_cast<double>(parameter_count(m)) * 2.0 / static_cast<double>(gpus));
+    const double read = share / in.gpu_bandwidth;
+    const double compute = 2.0 * static_cast<double>(active_parameter_count(m)) * static_cast<double>(k) /
+                           static_cast<double>(gpus) / in.gpu_flops;
+    const double busy = std::max(read, compute);
+    const double message = static_cast<double>(m.hidden) * 2.0 * static_cast<double>(k);
+    const RawCollective ar = raw_ring(message, tp, in.bandwidth, in.step, 6.6e-6);
+    const RawCollective p2p = raw_p2p(message, in.bandwidth, in.step, 6.6e-6);
+    const double all_reduces = tp == 1 ? 0.0 : static_cast<double>(2 * m.layers) * (ar.latency + ar.bandwidth);
+    const double hand_offs = static_cast<double>(pp - 1) * (p2p.latency + p2p.bandwidth);
+    return static_cast<double>(pp) * busy + all_reduces + hand_offs;
+}
+bool combined_token_time_twin_agrees() {
+    const TensorPipelineSplit split{inputs.ranks / 2, 2, 16};
+    const TokenTime t = combined_token_time(model_70b, gpu_of(inputs), link_of(inputs), split);
+    return same(raw_combined_token_time(inputs, model_70b), t.total().value());
+}
+void combined_token_time_raw(benchmark::State& state) {
+    NAPKIN_TWIN_MUST_AGREE(combined_token_time_twin_agrees(), "combined_token_time")
     for (auto _ : state) {
         benchmark::DoNotOptimize(inputs);
         benchmark::DoNotOptimize(model_70b);
-        const TransformerShape& m = model_70b;
-        const long long tp = inputs.ranks / 2, pp = 2, k = 16;
-        // The same checks: model, GPU, link, setup, split.
-        (void)validated(m);  // integer-only checks, shared
-        raw_check(80.0 * 1073741824.0 > 0 && usable_fraction > 0 && usable_fraction <= 1 &&
-                  inputs.gpu_bandwidth > 0 && inputs.gpu_flops > 0);
-        raw_check(inputs.bandwidth > 0 && inputs.step >= 0);
-        raw_check(tp >= 1 && pp >= 1 && k >= 1);
-        // The setup's checks (bytes per weight, cache value, activation; context,
-        // working tokens, allowance; all-reduces per layer), then the share's and the
-        // compute time's own checks of the GPU count and the tokens.
-        constexpr double weight_bytes = 2.0, cache_bytes = 2.0, activation_bytes = 2.0;
-        raw_check(weight_bytes > 0 && cache_bytes > 0 && activation_bytes > 0 && 8192.0 >= 0 && 2048.0 >= 0 &&
-                  1073741824.0 >= 0 && 2 >= 0);
-        const long long gpus = tp * pp;
-        raw_check(gpus >= 1);
-        raw_check(gpus >= 1 && k >= 1);
-        const double share = raw_ceil(static_cast<double>(parameter_count(m)) * 2.0 / static_cast<double>(gpus));
-        const double read = share / inputs.gpu_bandwidth;
-        const double compute = 2.0 * static_cast<double>(active_parameter_count(m)) * static_cast<double>(k) /
-                               static_cast<double>(gpus) / inputs.gpu_flops;
-        const double busy = std::max(read, compute);
-        const double message = static_cast<double>(m.hidden) * 2.0 * static_cast<double>(k);
-        const RawCollective ar = raw_ring(message, tp, inputs.bandwidth, inputs.step, 6.6e-6);
-        const RawCollective p2p = raw_p2p(message, inputs.bandwidth, inputs.step, 6.6e-6);
-        const double all_reduces = tp == 1 ? 0.0 : static_cast<double>(2 * m.layers) * (ar.latency + ar.bandwidth);
-        const double hand_offs = static_cast<double>(pp - 1) * (p2p.latency + p2p.bandwidth);
-        benchmark::DoNotOptimize(static_cast<double>(pp) * busy + all_reduces + hand_offs);
+        benchmark::DoNotOptimize(raw_combined_token_time(inputs, model_70b));
     }
 }
 BENCHMARK(combined_token_time_units);
@@ -200,20 +241,27 @@ void combined_memory_per_gpu_units(benchmark::State& state) {
         benchmark::DoNotOptimize(combined_memory_per_gpu(model_70b, {inputs.ranks / 2, 2, 16}).total());
     }
 }
+double raw_combined_memory_per_gpu(const Inputs& in, const TransformerShape& m) {
+    const long long tp = in.ranks / 2, pp = 2, k = 16;
+    (void)validated(m);
+    raw_check(tp >= 1 && pp >= 1 && k >= 1);
+    const double weights = raw_ceil(static_cast<double>(parameter_count(m)) * 2.0 / static_cast<double>(tp * pp));
+    const double kv_per_token = static_cast<double>(2 * m.layers * m.kv_heads * head_dim(m)) * 2.0;
+    const double kv = raw_ceil(kv_per_token * 8192.0 * static_cast<double>(k) /
+                               (static_cast<double>(pp) * static_cast<double>(std::min(tp, m.kv_heads))));
+    const double working = static_cast<double>(3 * m.ffn + 4 * m.hidden) * 2.0 * 2048.0 + 1073741824.0;
+    return weights + kv + working;
+}
+bool combined_memory_per_gpu_twin_agrees() {
+    return same(raw_combined_memory_per_gpu(inputs, model_70b),
+                combined_memory_per_gpu(model_70b, {inputs.ranks / 2, 2, 16}).total().value());
+}
 void combined_memory_per_gpu_raw(benchmark::State& state) {
+    NAPKIN_TWIN_MUST_AGREE(combined_memory_per_gpu_twin_agrees(), "combined_memory_per_gpu")
     for (auto _ : state) {
         benchmark::DoNotOptimize(inputs);
         benchmark::DoNotOptimize(model_70b);
-        const TransformerShape& m = model_70b;
-        const long long tp = inputs.ranks / 2, pp = 2, k = 16;
-        (void)validated(m);
-        raw_check(tp >= 1 && pp >= 1 && k >= 1);
-        const double weights = raw_ceil(static_cast<double>(parameter_count(m)) * 2.0 / static_cast<double>(tp * pp));
-        const double kv_per_token = static_cast<double>(2 * m.layers * m.kv_heads * head_dim(m)) * 2.0;
-        const double kv = raw_ceil(kv_per_token * 8192.0 * static_cast<double>(k) /
-                                   (static_cast<double>(pp) * static_cast<double>(std::min(tp, m.kv_heads))));
-        const double working = static_cast<double>(3 * m.ffn + 4 * m.hidden) * 2.0 * 2048.0 + 1073741824.0;
-        benchmark::DoNotOptimize(weights + kv + working);
+        benchmark::DoNotOptimize(raw_combined_memory_per_gpu(inputs, model_70b));
     }
 }
 BENCHMARK(combined_memory_per_gpu_units);
@@ -280,7 +328,14 @@ void model_states_units(benchmark::State& state) {
         benchmark::DoNotOptimize(model_states(inputs.parameters, inputs.shards, megatron).total());
     }
 }
+bool model_states_twin_agrees() {
+    const RawStates r = raw_model_states(inputs.parameters, inputs.shards, megatron);
+    const ModelStates u = model_states(inputs.parameters, inputs.shards, megatron);
+    return same(r.weights, u.weights.value()) && same(r.gradients, u.gradients.value()) &&
+           same(r.optimizer, u.optimizer.value());
+}
 void model_states_raw(benchmark::State& state) {
+    NAPKIN_TWIN_MUST_AGREE(model_states_twin_agrees(), "model_states")
     for (auto _ : state) {
         benchmark::DoNotOptimize(inputs);
         const RawStates s = raw_model_states(inputs.parameters, inputs.shards, megatron);
@@ -298,6 +353,9 @@ void activation_bytes_per_layer_units(benchmark::State& state) {
     }
 }
 void activation_bytes_per_layer_raw(benchmark::State& state) {
+    NAPKIN_TWIN_MUST_AGREE(
+        same(raw_activation_per_layer(gpt3, megatron), activation_bytes_per_layer(gpt3, megatron).value()),
+        "activation_bytes_per_layer")
     for (auto _ : state) {
         benchmark::DoNotOptimize(gpt3);
         benchmark::DoNotOptimize(megatron);
@@ -314,16 +372,29 @@ void training_memory_units(benchmark::State& state) {
         benchmark::DoNotOptimize(training_memory(gpt3, megatron).total());
     }
 }
+struct RawMemory {
+    double weights, gradients, optimizer, activations;
+};
+RawMemory raw_training_memory(const TransformerShape& m, const Parallelism& par) {
+    const StageParameters p = parameters_per_gpu(m, par);  // plain doubles, shared
+    const RawStates dense = raw_model_states(p.dense, par.dp * par.cp, par);
+    const RawStates expert = raw_model_states(p.expert, par.dp * par.cp / par.ep, par);
+    return {dense.weights + expert.weights, dense.gradients + expert.gradients, dense.optimizer + expert.optimizer,
+            raw_layers_in_flight(m, par) * raw_activation_per_layer(m, par)};
+}
+bool training_memory_twin_agrees() {
+    const RawMemory r = raw_training_memory(gpt3, megatron);
+    const TrainingMemory u = training_memory(gpt3, megatron);
+    return same(r.weights, u.weights.value()) && same(r.gradients, u.gradients.value()) &&
+           same(r.optimizer, u.optimizer.value()) && same(r.activations, u.activations.value());
+}
 void training_memory_raw(benchmark::State& state) {
+    NAPKIN_TWIN_MUST_AGREE(training_memory_twin_agrees(), "training_memory")
     for (auto _ : state) {
         benchmark::DoNotOptimize(gpt3);
         benchmark::DoNotOptimize(megatron);
-        const StageParameters p = parameters_per_gpu(gpt3, megatron);  // plain doubles, shared
-        const RawStates dense = raw_model_states(p.dense, megatron.dp * megatron.cp, megatron);
-        const RawStates expert = raw_model_states(p.expert, megatron.dp * megatron.cp / megatron.ep, megatron);
-        const double activations = raw_layers_in_flight(gpt3, megatron) * raw_activation_per_layer(gpt3, megatron);
-        benchmark::DoNotOptimize(dense.weights + expert.weights + dense.gradients + expert.gradients +
-                                 dense.optimizer + expert.optimizer + activations);
+        const RawMemory r = raw_training_memory(gpt3, megatron);
+        benchmark::DoNotOptimize(r.weights + r.gradients + r.optimizer + r.activations);
     }
 }
 BENCHMARK(training_memory_units);
@@ -337,67 +408,96 @@ void layer_forward_flops_units(benchmark::State& state) {
         benchmark::DoNotOptimize(layer_forward_flops(gpt3, megatron.sequence));
     }
 }
+double raw_layer_forward_flops(const TransformerShape& m, long long sequence) {
+    const double s = static_cast<double>(sequence);
+    const double h = static_cast<double>(m.hidden);
+    const double q = static_cast<double>(m.heads * head_dim(m));
+    const double kv = static_cast<double>(m.kv_heads * head_dim(m));
+    const double per_ffn = m.feed_forward == FeedForward::gated ? 3.0 : 2.0;
+    const double ffn = m.experts == 0 ? per_ffn * h * static_cast<double>(m.ffn)
+                                      : static_cast<double>(m.experts_per_token) * per_ffn * h *
+                                                static_cast<double>(m.expert_ffn) +
+                                            h * static_cast<double>(m.experts);
+    return 2.0 * s * (2.0 * h * q + 2.0 * h * kv + ffn) + 4.0 * s * s * q;
+}
 void layer_forward_flops_raw(benchmark::State& state) {
+    NAPKIN_TWIN_MUST_AGREE(
+        same(raw_layer_forward_flops(gpt3, megatron.sequence), layer_forward_flops(gpt3, megatron.sequence).value()),
+        "layer_forward_flops")
     for (auto _ : state) {
         benchmark::DoNotOptimize(gpt3);
         benchmark::DoNotOptimize(megatron);
-        const TransformerShape& m = gpt3;
-        const double s = static_cast<double>(megatron.sequence);
-        const double h = static_cast<double>(m.hidden);
-        const double q = static_cast<double>(m.heads * head_dim(m));
-        const double kv = static_cast<double>(m.kv_heads * head_dim(m));
-        const double per_ffn = m.feed_forward == FeedForward::gated ? 3.0 : 2.0;
-        const double ffn = m.experts == 0 ? per_ffn * h * static_cast<double>(m.ffn)
-                                          : static_cast<double>(m.experts_per_token) * per_ffn * h *
-                                                    static_cast<double>(m.expert_ffn) +
-                                                h * static_cast<double>(m.experts);
-        benchmark::DoNotOptimize(2.0 * s * (2.0 * h * q + 2.0 * h * kv + ffn) + 4.0 * s * s * q);
+        benchmark::DoNotOptimize(raw_layer_forward_flops(gpt3, megatron.sequence));
     }
 }
 BENCHMARK(layer_forward_flops_units);
 BENCHMARK(layer_forward_flops_raw);
 
+Seconds library_achievable_compute_time(const Inputs& in, Gpu& gpu) {
+    gpu.peak_flops = flops_per_second(in.gpu_flops);
+    const double efficiency = achievable_efficiency(default_efficiency, 12288.0 / static_cast<double>(in.ranks));
+    return achievable_compute_time(flops(in.parameters * 6.0), gpu, efficiency);
+}
 void achievable_compute_time_units(benchmark::State& state) {
     Gpu gpu = catalog::a100_80gb_sxm;
     for (auto _ : state) {
         benchmark::DoNotOptimize(inputs);
-        gpu.peak_flops = flops_per_second(inputs.gpu_flops);
-        const double efficiency = achievable_efficiency(default_efficiency, 12288.0 / static_cast<double>(inputs.ranks));
-        benchmark::DoNotOptimize(achievable_compute_time(flops(inputs.parameters * 6.0), gpu, efficiency));
+        benchmark::DoNotOptimize(library_achievable_compute_time(inputs, gpu));
     }
 }
+double raw_achievable_compute_time(const Inputs& in) {
+    const double r = default_efficiency.peak_share, half = default_efficiency.half_width;
+    const double width = 12288.0 / static_cast<double>(in.ranks);
+    raw_check(r > 0 && r <= 1 && half >= 0 && width > 0);
+    const double efficiency = r * width / (width + half);
+    raw_check(efficiency > 0 && efficiency <= 1);
+    return in.parameters * 6.0 / (in.gpu_flops * efficiency);
+}
+bool achievable_compute_time_twin_agrees() {
+    Gpu gpu = catalog::a100_80gb_sxm;
+    return same(raw_achievable_compute_time(inputs), library_achievable_compute_time(inputs, gpu).value());
+}
 void achievable_compute_time_raw(benchmark::State& state) {
+    NAPKIN_TWIN_MUST_AGREE(achievable_compute_time_twin_agrees(), "achievable_compute_time")
     for (auto _ : state) {
         benchmark::DoNotOptimize(inputs);
-        const double r = default_efficiency.peak_share, half = default_efficiency.half_width;
-        const double width = 12288.0 / static_cast<double>(inputs.ranks);
-        raw_check(r > 0 && r <= 1 && half >= 0 && width > 0);
-        const double efficiency = r * width / (width + half);
-        raw_check(efficiency > 0 && efficiency <= 1);
-        benchmark::DoNotOptimize(inputs.parameters * 6.0 / (inputs.gpu_flops * efficiency));
+        benchmark::DoNotOptimize(raw_achievable_compute_time(inputs));
     }
 }
 BENCHMARK(achievable_compute_time_units);
 BENCHMARK(achievable_compute_time_raw);
 
+double library_model_flops_utilisation(const Inputs& in, Gpu& gpu) {
+    gpu.peak_flops = flops_per_second(in.gpu_flops);
+    return model_flops_utilisation(flops(in.parameters * 6.0 * 3e6), seconds(20.0), 1024, gpu);
+}
 void model_flops_utilisation_units(benchmark::State& state) {
     Gpu gpu = catalog::a100_80gb_sxm;
     for (auto _ : state) {
         benchmark::DoNotOptimize(inputs);
-        gpu.peak_flops = flops_per_second(inputs.gpu_flops);
-        benchmark::DoNotOptimize(model_flops_utilisation(flops(inputs.parameters * 6.0 * 3e6), seconds(20.0), 1024, gpu));
+        benchmark::DoNotOptimize(library_model_flops_utilisation(inputs, gpu));
     }
 }
+double raw_model_flops_utilisation(const Inputs& in) {
+    const double step = 20.0;
+    const long long gpus = 1024;
+    raw_check(step > 0 && gpus >= 1);
+    return in.parameters * 6.0 * 3e6 / step / (static_cast<double>(gpus) * in.gpu_flops);
+}
+bool model_flops_utilisation_twin_agrees() {
+    Gpu gpu = catalog::a100_80gb_sxm;
+    return same(raw_model_flops_utilisation(inputs), library_model_flops_utilisation(inputs, gpu));
+}
 void model_flops_utilisation_raw(benchmark::State& state) {
+    NAPKIN_TWIN_MUST_AGREE(model_flops_utilisation_twin_agrees(), "model_flops_utilisation")
     for (auto _ : state) {
         benchmark::DoNotOptimize(inputs);
-        const double step = 20.0;
-        const long long gpus = 1024;
-        raw_check(step > 0 && gpus >= 1);
-        benchmark::DoNotOptimize(inputs.parameters * 6.0 * 3e6 / step / (static_cast<double>(gpus) * inputs.gpu_flops));
+        benchmark::DoNotOptimize(raw_model_flops_utilisation(inputs));
     }
 }
 BENCHMARK(model_flops_utilisation_units);
 BENCHMARK(model_flops_utilisation_raw);
+
+#undef NAPKIN_TWIN_MUST_AGREE
 
 }  // namespace

@@ -3,7 +3,9 @@
 // (262,144 passes), each next to a raw-double twin doing the same work.
 // The simulator's benchmarks report their complexity fit: it must be linear
 // in the number of passes. DualPipe (p = 64, m = 256 … 2,048: up to 265,184
-// passes, with overlapped pairs and zero-bubble W's) likewise.
+// passes, with overlapped pairs and zero-bubble W's) likewise. Before it is
+// timed, each twin must reproduce the library's result on the same inputs
+// (relative 1e-12), or its benchmark fails with an error.
 //
 //   ./build-pipeline/bench/bench_pipeline --benchmark_enable_random_interleaving=true --benchmark_repetitions=5
 #include <napkin/pipeline.hpp>
@@ -12,6 +14,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -24,6 +27,7 @@ using namespace napkin;
 void raw_check(bool ok) {
     if (!ok) throw std::invalid_argument("bad input");
 }
+bool same(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
 
 void BM_bubble_interleaved(benchmark::State& state) {
     PipelineShape shape{8, 64, 4};
@@ -34,18 +38,26 @@ void BM_bubble_interleaved(benchmark::State& state) {
         benchmark::DoNotOptimize(bubble_share_of_step(Interleaved{}, shape, t));
     }
 }
+double raw_bubble_share_interleaved(long long p, long long m, long long v, double f, double b, double w) {
+    // The same checks as the library: shape, times, divisibility, positive F + B.
+    raw_check(p >= 1 && m >= 1 && v >= 1 && f >= 0 && b >= 0 && w >= 0 && w <= b);
+    raw_check(v == 1 || m % p == 0);
+    raw_check(f + b > 0);
+    const double bubble = static_cast<double>(p - 1) * (f + b) / static_cast<double>(v);
+    return bubble / (static_cast<double>(m) * (f + b) + bubble);
+}
 void BM_bubble_interleaved_raw(benchmark::State& state) {
     long long p = 8, m = 64, v = 4;
     double f = 1.5e-3, b = 3e-3, w = 1e-3;
+    if (!same(raw_bubble_share_interleaved(p, m, v, f, b, w),
+              bubble_share_of_step(Interleaved{}, {8, 64, 4}, {milliseconds(1.5), milliseconds(3), milliseconds(1)}))) {
+        state.SkipWithError("the raw-double twin does not reproduce bubble_share_of_step(Interleaved)");
+        return;
+    }
     for (auto _ : state) {
         benchmark::DoNotOptimize(p);
         benchmark::DoNotOptimize(f);
-        // The same checks as the library: shape, times, divisibility, positive F + B.
-        raw_check(p >= 1 && m >= 1 && v >= 1 && f >= 0 && b >= 0 && w >= 0 && w <= b);
-        raw_check(v == 1 || m % p == 0);
-        raw_check(f + b > 0);
-        const double bubble = static_cast<double>(p - 1) * (f + b) / static_cast<double>(v);
-        benchmark::DoNotOptimize(bubble / (static_cast<double>(m) * (f + b) + bubble));
+        benchmark::DoNotOptimize(raw_bubble_share_interleaved(p, m, v, f, b, w));
     }
 }
 BENCHMARK(BM_bubble_interleaved);
@@ -60,15 +72,23 @@ void BM_bubble_zb_h1(benchmark::State& state) {
         benchmark::DoNotOptimize(step_time(ZeroBubbleH1{}, shape, t));
     }
 }
+double raw_step_zb_h1(long long p, long long m, long long v, double f, double b, double w) {
+    raw_check(p >= 1 && m >= 1 && v == 1 && f >= 0 && b >= 0 && w >= 0 && w <= b);
+    const double bubble = std::max(0.0, static_cast<double>(p - 1) * (f + b - 2 * w));
+    return static_cast<double>(m) * (f + b) + bubble;
+}
 void BM_bubble_zb_h1_raw(benchmark::State& state) {
     long long p = 8, m = 64, v = 1;
     double f = 1.5e-3, b = 3e-3, w = 1e-3;
+    if (!same(raw_step_zb_h1(p, m, v, f, b, w),
+              step_time(ZeroBubbleH1{}, {8, 64}, {milliseconds(1.5), milliseconds(3), milliseconds(1)}).value())) {
+        state.SkipWithError("the raw-double twin does not reproduce step_time(ZeroBubbleH1)");
+        return;
+    }
     for (auto _ : state) {
         benchmark::DoNotOptimize(p);
         benchmark::DoNotOptimize(f);
-        raw_check(p >= 1 && m >= 1 && v == 1 && f >= 0 && b >= 0 && w >= 0 && w <= b);
-        const double bubble = std::max(0.0, static_cast<double>(p - 1) * (f + b - 2 * w));
-        benchmark::DoNotOptimize(static_cast<double>(m) * (f + b) + bubble);
+        benchmark::DoNotOptimize(raw_step_zb_h1(p, m, v, f, b, w));
     }
 }
 BENCHMARK(BM_bubble_zb_h1);
@@ -85,17 +105,26 @@ void BM_bubble_dualpipe(benchmark::State& state) {
         benchmark::DoNotOptimize(bubble_share_of_step(schedule, shape, t));
     }
 }
+double raw_bubble_share_dualpipe(long long p, long long m, long long v, double f, double b, double w, double fb) {
+    raw_check(p >= 1 && m >= 1 && v == 1 && f >= 0 && b >= 0 && w >= 0 && w <= b && p % 2 == 0 && fb >= 0);
+    raw_check(f + b > 0);
+    const double bubble = std::max(0.0, (static_cast<double>(p) / 2 - 1) * (fb + b - 3 * w));
+    return bubble / (static_cast<double>(m) * (f + b) + bubble);
+}
 void BM_bubble_dualpipe_raw(benchmark::State& state) {
     long long p = 8, m = 64, v = 1;
     double f = 1.5e-3, b = 3e-3, w = 1e-3, fb = 4e-3;
+    if (!same(raw_bubble_share_dualpipe(p, m, v, f, b, w, fb),
+              bubble_share_of_step(DualPipe{milliseconds(4)}, {8, 64},
+                                   {milliseconds(1.5), milliseconds(3), milliseconds(1)}))) {
+        state.SkipWithError("the raw-double twin does not reproduce bubble_share_of_step(DualPipe)");
+        return;
+    }
     for (auto _ : state) {
         benchmark::DoNotOptimize(p);
         benchmark::DoNotOptimize(f);
         benchmark::DoNotOptimize(fb);
-        raw_check(p >= 1 && m >= 1 && v == 1 && f >= 0 && b >= 0 && w >= 0 && w <= b && p % 2 == 0 && fb >= 0);
-        raw_check(f + b > 0);
-        const double bubble = std::max(0.0, (static_cast<double>(p) / 2 - 1) * (fb + b - 3 * w));
-        benchmark::DoNotOptimize(bubble / (static_cast<double>(m) * (f + b) + bubble));
+        benchmark::DoNotOptimize(raw_bubble_share_dualpipe(p, m, v, f, b, w, fb));
     }
 }
 BENCHMARK(BM_bubble_dualpipe);
@@ -189,6 +218,11 @@ double raw_simulate_interleaved(long long p, long long m, long long v, double f,
 }
 void BM_simulate_interleaved_raw(benchmark::State& state) {
     const long long m = state.range(0);
+    const Timeline library = simulate(Interleaved{}, {64, m, 4}, {milliseconds(4), milliseconds(8)}, microseconds(50));
+    if (!same(raw_simulate_interleaved(64, m, 4, 4e-3, 8e-3, 50e-6), library.step_time().value())) {
+        state.SkipWithError("the raw-double twin does not reproduce simulate(Interleaved)");
+        return;
+    }
     for (auto _ : state) benchmark::DoNotOptimize(raw_simulate_interleaved(64, m, 4, 4e-3, 8e-3, 50e-6));
     const auto passes = std::int64_t{2} * 64 * m * 4;
     state.SetComplexityN(static_cast<std::int64_t>(passes));
@@ -333,6 +367,12 @@ double raw_simulate_dualpipe(long long p, long long m, double f, double b, doubl
 }
 void BM_simulate_dualpipe_raw(benchmark::State& state) {
     const long long m = state.range(0);
+    const Timeline library = simulate(DualPipe{milliseconds(10)}, {64, m},
+                                      {milliseconds(4), milliseconds(8), milliseconds(4)}, microseconds(50));
+    if (!same(raw_simulate_dualpipe(64, m, 4e-3, 8e-3, 4e-3, 10e-3, 50e-6), library.step_time().value())) {
+        state.SkipWithError("the raw-double twin does not reproduce simulate(DualPipe)");
+        return;
+    }
     double step = 0;
     for (auto _ : state) {
         step = raw_simulate_dualpipe(64, m, 4e-3, 8e-3, 4e-3, 10e-3, 50e-6);

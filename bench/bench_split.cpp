@@ -1,6 +1,8 @@
 // The split model's cost: one time-per-token evaluation and one best-count
 // search, each next to a raw-double twin doing the same arithmetic (and the
-// same input checks), so "units cost nothing" is a measured ratio.
+// same input checks), so "units cost nothing" is a measured ratio. Before it
+// is timed, each twin must reproduce the library's result on the same inputs
+// (relative 1e-12; the GPU count exactly), or its benchmark fails with an error.
 //
 //   ./build/release/bench/bench_split --benchmark_enable_random_interleaving=true --benchmark_repetitions=10
 #include <napkin/catalog/hardware.hpp>
@@ -10,6 +12,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace {
@@ -123,6 +126,20 @@ const RawModel raw_70b{80, 8192, 28672, 64, 8, 128, 128256, false, true, false, 
 const RawGpu raw_a100{85899345920.0, 0.92, 2039e9, 312e12};
 const RawLink raw_nvlink{600e9, 0.6e-6};
 
+// --- the twins agree with the library -----------------------------------------------
+bool same(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
+bool same(const RawTime& raw, const TokenTime& t) {
+    return same(raw.read, t.read.value()) && same(raw.transfer, t.transfer.value());
+}
+bool token_time_twin_agrees() {
+    return same(raw_token_time(raw_70b, raw_a100, raw_nvlink, 4, 1),
+                token_time(catalog::llama3_1_70b, catalog::a100_80gb_sxm, catalog::nvlink_a100, {4}));
+}
+bool best_count_twin_agrees() {
+    const auto best = best_gpu_count(catalog::llama3_1_70b, catalog::a100_80gb_sxm, catalog::nvlink_a100);
+    return best.has_value() && raw_best(raw_70b, raw_a100, raw_nvlink) == best->gpus;
+}
+
 // --- benchmarks ------------------------------------------------------------------
 void token_time_units(benchmark::State& state) {
     TransformerShape model = catalog::llama3_1_70b;
@@ -141,6 +158,10 @@ void token_time_units(benchmark::State& state) {
 BENCHMARK(token_time_units);
 
 void token_time_raw_double(benchmark::State& state) {
+    if (!token_time_twin_agrees()) {
+        state.SkipWithError("the raw-double twin does not reproduce token_time");
+        return;
+    }
     RawModel model = raw_70b;
     RawGpu gpu = raw_a100;
     RawLink link = raw_nvlink;
@@ -171,6 +192,10 @@ void best_count_units(benchmark::State& state) {
 BENCHMARK(best_count_units);
 
 void best_count_raw_double(benchmark::State& state) {
+    if (!best_count_twin_agrees()) {
+        state.SkipWithError("the raw-double twin does not reproduce best_gpu_count");
+        return;
+    }
     RawModel model = raw_70b;
     RawGpu gpu = raw_a100;
     RawLink link = raw_nvlink;
