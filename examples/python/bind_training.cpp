@@ -315,6 +315,13 @@ void bind_training(py::module_& m) {
         });
 
     const auto run = [](const TrainingPlanQuery& q) {
+        // The search walks every divisor of layers and heads: bound them so no input hangs it.
+        require(q.model.layers <= 100'000, "TransformerShape.layers", count(q.model.layers),
+                "must be at most 100,000 for the planner");
+        require(q.model.heads <= 100'000, "TransformerShape.heads", count(q.model.heads),
+                "must be at most 100,000 for the planner");
+        require(q.global_batch <= 1'000'000, "global_batch", count(q.global_batch),
+                "must be at most 1,000,000 for the planner");
         Plan p{{}, q.cluster.node.gpu};
         py::gil_scoped_release release;
         p.plan = plan_training(q);
@@ -323,7 +330,8 @@ void bind_training(py::module_& m) {
     m.def("plan_training", run, py::arg("query"), "Searches every layout the query allows (TrainingPlan).");
     m.def("plan_training", [run](const TransformerShape& model, const Cluster& cluster, long long global_batch,
                                  const py::kwargs& more) {
-              py::dict fields(more);
+              py::dict fields;
+              for (const auto& [key, value] : more) fields[key] = value;
               fields["model"] = model;
               fields["cluster"] = cluster;
               fields["global_batch"] = global_batch;

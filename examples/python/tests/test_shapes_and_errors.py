@@ -153,3 +153,13 @@ def test_no_crash_on_odd_values():
                                  napkin.StageTimes(forward=1.0, backward=2.0))
     with pytest.raises(ValueError):
         napkin.fewest_gpus(catalog.model("llama3.1-70b"), catalog.gpu("a100-80gb-sxm"), max_gpus=10**15)
+
+
+def test_the_planner_refuses_what_would_hang_it():
+    deep = napkin.TransformerShape(name="deep", layers=10**9, hidden=64, ffn=256, heads=1, kv_heads=1,
+                                   vocabulary=100)
+    cluster = napkin.Cluster(node=catalog.node("dgx-a100"), nodes=1)
+    with pytest.raises(ValueError, match="TransformerShape.layers = 1000000000: must be at most 100,000"):
+        napkin.plan_training(deep, cluster, 8)
+    with pytest.raises(ValueError, match="global_batch"):
+        napkin.plan_training(catalog.model("gpt2-small"), cluster, 10**12)
