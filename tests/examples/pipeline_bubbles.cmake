@@ -81,3 +81,32 @@ napkin_check_output(cli.schedule.overlapped_not_dualpipe
   COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 4 --microbatches 8 --forward-ms 1
           --backward-ms 2 --overlapped-ms 2
   EXPECT "--overlapped-ms = 2: only dualpipe and dualpipev take it" EXIT_CODE 2)
+
+# napkin schedule --reference: the 1,024-GPU MoE step (tests/data/moe-training-step-1024-gpus.json) simulated
+# from its own op and send times (Megatron's interleaved 1F1B with paired F&B blocks, head and tail): the step
+# 1.797498 s and the idle fraction 0.265493 to 1e-4 relative, every pass within 1 µs (tests/unit/schedule.cpp).
+napkin_check_output(cli.schedule.reference
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --reference ${CMAKE_CURRENT_SOURCE_DIR}/data/moe-training-step-1024-gpus.json
+  EXPECT "interleaved, p = 4, m = 8, v = 2: 128 passes" "step 1.80 s, idle 26.55% of p x step"
+         "loss times: 0.269988 0.349450 0.426513 0.511188 0.927749 1.010034 1.091640 1.176315 s"
+         "reference: step 1.797498 s, idle 26.5493%")
+napkin_check_output(cli.schedule.reference_json
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --reference ${CMAKE_CURRENT_SOURCE_DIR}/data/moe-training-step-1024-gpus.json --json
+  EXPECT "\"step_s\": 1.79749" "\"idle_fraction\": 0.26549" "\"overlapped\": true" "\"kind\": \"gradient reduce-scatter\""
+         "\"kind\": \"parameter all-gather\"" "\"kind\": \"optimizer step\"" "\"loss_times_s\"")
+# napkin schedule --times: p = 2, m = 2, F = 1 ms, B = 2 ms, paired with half of 0.5 + 0.5 ms all-to-all hidden
+# (a pair 2.5 ms): rank 2 runs F0 [1, 2], the pair [2, 4.5], B1 [4.5, 6.5]; rank 1 B0 [4.5, 6.5], B1 [6.5, 8.5].
+# Step 8.5 ms; idle (2.5 + 3) / 17 = 32.35%; losses at 2 and 4.5 ms (tests/unit/schedule.cpp, by hand).
+napkin_check_output(cli.schedule.times
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --times ${CMAKE_CURRENT_SOURCE_DIR}/data/schedule_times_paired.json
+  EXPECT "step 8.50 ms, idle 32.35% of p x step" "stage 2: busy 5.50 ms, idle 3.00 ms" "loss times: 0.002000 0.004500 s")
+napkin_check_output(cli.schedule.times_missing
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --times no-such-file.json
+  EXPECT "--times = \"no-such-file.json\": cannot be opened" EXIT_CODE 2)
+napkin_check_output(cli.schedule.overlap_moe_not_interleaved
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 2 --microbatches 2 --forward-ms 1
+          --backward-ms 2 --overlap-moe-expert-parallel-comm
+  EXPECT "--overlap-moe-expert-parallel-comm = 1: only the interleaved schedule takes it" EXIT_CODE 2)
+napkin_check_output(cli.schedule.forward_required
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 2 --microbatches 2 --backward-ms 2
+  EXPECT "--forward-ms is required (or give --times)" EXIT_CODE 2)
