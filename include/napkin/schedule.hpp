@@ -138,6 +138,29 @@ struct ScheduleTimes {
                 t.per_chunk.push_back({s.forward / v, s.backward / v, s.weight_grad / v});
         return t;
     }
+    // Uneven chunks (a LayerMap's layers_per_chunk()): chunk i takes layers[i]
+    // layers' times; the first virtual stage (stage 0, chunk 0) adds `first`
+    // (the embedding), the last (stage p − 1, chunk v − 1) adds `last` (the LM
+    // head and the loss).
+    [[nodiscard]] static ScheduleTimes per_layer(const PipelineShape& shape, std::span<const long long> layers,
+                                                 const StageTimes& layer, const StageTimes& first = {},
+                                                 const StageTimes& last = {}, Seconds send = Seconds{}) {
+        detail::check_shape(shape);
+        require(count(layers.size()) == count(shape.stages * shape.chunks), "layers.size()", count(layers.size()),
+                "must be PipelineShape.stages × PipelineShape.chunks");
+        ScheduleTimes t{shape, {}, send, {}};
+        for (long long n : layers) {
+            require_at_least_one("layers per chunk", n);
+            const double k = count(n);
+            t.per_chunk.push_back({layer.forward * k, layer.backward * k, layer.weight_grad * k});
+        }
+        const auto add = [](StageTimes& a, const StageTimes& b) {
+            a.forward += b.forward, a.backward += b.backward, a.weight_grad += b.weight_grad;
+        };
+        add(t.per_chunk.front(), first);
+        add(t.per_chunk.back(), last);
+        return t;
+    }
     [[nodiscard]] StageTimes& at(long long stage, long long chunk) {
         return per_chunk[static_cast<std::size_t>(stage * shape.chunks + chunk)];
     }
