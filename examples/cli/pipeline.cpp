@@ -5,6 +5,7 @@
 
 #include <napkin/io/reference_schedule.hpp>
 #include <napkin/io/schedule_times.hpp>
+#include <napkin/io/timeline_json.hpp>
 #include <napkin/io/timeline_svg.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/schedule.hpp>
@@ -148,21 +149,9 @@ void print_schedule_json(std::string_view name, const ScheduleRun& run, const Ti
     j["loss_times_s"] = std::move(loss);
     nlohmann::json stages = nlohmann::json::array();
     for (long long r = 0; r < shape.stages; ++r) {
-        nlohmann::json ops = nlohmann::json::array();
-        for (const Operation& op : t.stage(r)) {
-            nlohmann::json one{{"pass", to_string(op.pass)},
-                               {"microbatch", op.microbatch + 1},
-                               {"chunk", op.chunk + 1},
-                               {"start_s", op.start.value()},
-                               {"end_s", op.end.value()}};
-            // DualPipe's F&B and Megatron's paired blocks: the forward and the backward share one span.
-            if (op.overlapped) one["overlapped"] = true;
-            ops.push_back(std::move(one));
-        }
-        nlohmann::json stage{{"stage", r + 1},
-                             {"busy_s", t.busy_time(r).value()},
-                             {"idle_s", t.idle_time(r).value()},
-                             {"operations", std::move(ops)}};
+        // Each pass {pass, microbatch, chunk, start_s, end_s}, "overlapped" for DualPipe's F&B and Megatron's
+        // paired blocks (the forward and the backward share one span): streamed by io::write_timeline_json.
+        nlohmann::json stage{{"stage", r + 1}, {"busy_s", t.busy_time(r).value()}, {"idle_s", t.idle_time(r).value()}};
         nlohmann::json syncs = nlohmann::json::array();
         for (const SyncSpan& sp : t.syncs())
             if (sp.rank == r) {
@@ -192,7 +181,8 @@ void print_schedule_json(std::string_view name, const ScheduleRun& run, const Ti
                           {"largest_pass_difference_s", worst},
                           {"pair_hidden_fitted", run.times.pair_hidden}};
     }
-    print_json(j);
+    std::fflush(stdout);
+    io::write_timeline_json(stdout, std::move(j), t);
 }
 }  // namespace
 
@@ -267,7 +257,6 @@ NAPKIN_COMMAND(app) {
             run.uniform = resolve_times(o->pipeline, *o->forward_ms, *o->backward_ms);
             require_non_negative("--send-ms", o->send_ms);
             run.schedule = resolve_schedule(o->pipeline);
-            detail::check_shape(run.shape);
             run.times = ScheduleTimes::uniform(run.shape, *run.uniform, milliseconds(o->send_ms));
         }
         if (o->overlap_moe) {

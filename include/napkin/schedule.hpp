@@ -623,15 +623,30 @@ template <LayoutKind K>
     const auto key = [m, stages](Pass pass, long long j, long long vs) {
         return static_cast<std::size_t>((static_cast<long long>(pass) * m + j) * stages + vs);
     };
-    std::vector<double> finished(static_cast<std::size_t>(3 * m * stages), 0.0);
-    std::vector<bool> done(finished.size(), false);
-    std::vector<std::size_t> next(offsets.begin(), offsets.end() - 1);
-    std::vector<double> free_at(static_cast<std::size_t>(p), 0.0);
+    // The event state lives in buffers kept per thread and reused from call to
+    // call, so a large step does not map and unmap fresh pages every time.
+    struct Workspace {
+        std::vector<double> finished, free_at;
+        std::vector<bool> done;
+        std::vector<std::size_t> next;
+        std::vector<std::optional<std::size_t>> waiting_on;
+        std::vector<long long> ready;
+    };
+    thread_local Workspace w;
+    auto& finished = w.finished;
+    auto& done = w.done;
+    auto& next = w.next;
+    auto& free_at = w.free_at;
+    auto& waiting_on = w.waiting_on;
+    auto& ready = w.ready;
+    finished.assign(static_cast<std::size_t>(3 * m * stages), 0.0);
+    done.assign(finished.size(), false);
+    next.assign(offsets.begin(), offsets.end() - 1);
+    free_at.assign(static_cast<std::size_t>(p), 0.0);
     for (std::size_t r = 0; r < times.ends.first_pass_after.size(); ++r)
         free_at[r] = times.ends.first_pass_after[r].value();
-    std::vector<std::optional<std::size_t>> waiting_on(static_cast<std::size_t>(p));
-    std::vector<long long> ready;
-    ready.reserve(static_cast<std::size_t>(p));
+    waiting_on.assign(static_cast<std::size_t>(p), std::nullopt);
+    ready.clear();
     for (long long r = p - 1; r >= 0; --r) ready.push_back(r);
     std::vector<Seconds> loss(static_cast<std::size_t>(m));
 
@@ -640,8 +655,8 @@ template <LayoutKind K>
         return times.microbatch_factor.empty() ? 1.0 : times.microbatch_factor[static_cast<std::size_t>(j)];
     };
     const auto wake = [&](long long rank, std::size_t k) {
-        auto& w = waiting_on[static_cast<std::size_t>(rank)];
-        if (w == k) w.reset(), ready.push_back(rank);
+        auto& waits = waiting_on[static_cast<std::size_t>(rank)];
+        if (waits == k) waits.reset(), ready.push_back(rank);
     };
     const auto length = [&](const Operation& op, long long r) {
         const StageTimes& t = times.per_chunk[layout.time_index(r, op.chunk)];
