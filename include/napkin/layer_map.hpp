@@ -9,7 +9,9 @@
 #pragma once
 
 #include <napkin/error.hpp>
+#include <napkin/model.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -174,6 +176,26 @@ inline long long parse_layer_number(std::string_view text, const std::string& en
 // Even stages: p·v equal chunks (the layers must divide).
 [[nodiscard]] inline LayerMap even_layer_map(long long layers, long long stages, long long chunks) {
     return first_last_layer_map(layers, stages, chunks, 0, 0);
+}
+
+// The weights a stage holds: its layers (the first `dense_layers` of the model
+// dense, the rest MoE), the embedding table on the first stage, the output
+// layer and final norm on the last (with tied embeddings Megatron keeps a copy
+// of the table there too, so the stages then hold one table more than the model).
+// What memory and the gradient collectives per stage need.
+[[nodiscard]] inline long long stage_parameter_count(const TransformerShape& m, const LayerMap& map, long long stage) {
+    require(stage >= 0 && stage < map.stages, "stage", static_cast<double>(stage), "must lie in 0 … stages − 1");
+    long long weights = 0;
+    for (long long c = 0; c < map.chunks; ++c) {
+        const LayerRange& r = map.at(stage, c);
+        const long long dense = m.experts == 0 ? r.size()
+                                               : std::max(0LL, std::min(r.last, m.dense_layers) - r.first + 1);
+        weights += dense * dense_layer_weights(m) + (r.size() - dense) * layer_weights(m);
+    }
+    const long long table = m.vocabulary * m.hidden;
+    if (stage == 0) weights += table + m.learned_positions * m.hidden;
+    if (stage == map.stages - 1) weights += table + norm_weights(m);
+    return weights;
 }
 
 }  // namespace napkin

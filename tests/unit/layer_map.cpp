@@ -1,6 +1,7 @@
 // napkin/layer_map.hpp: uneven pipelines — the reference's explicit map, Megatron's first/last shorthand, and
 // every malformed map rejected naming its entry.
 #include <napkin/layer_map.hpp>
+#include <napkin/model.hpp>
 #include <napkin/schedule.hpp>
 
 #include <doctest/doctest.h>
@@ -68,6 +69,31 @@ TEST_SUITE("layer_map") {
         CHECK_THROWS_WITH_AS((void)parse_layer_map("1-6/7-x", 9, 2),
                              "--layer-map stage 2 chunk 1 = \"x\": must be a layer number or a range a-b",
                              napkin::invalid_argument);
+    }
+
+    TEST_CASE("weights per stage: the reference MoE's 11 / 12 / 12 / 10 layers, the tables on the end stages") {
+        // Layer 625,741,824 weights (tests/unit/model.cpp); the table 131,072 · 2048 = 268,435,456.
+        // Stage 1: 11 layers + the embedding = 7,151,595,520; stage 4: 10 layers + the output layer + the final
+        // norm (2048) = 6,525,855,744; the four stages add up to the model's 28,695,255,040.
+        constexpr TransformerShape moe{.name = "reference-moe", .layers = 45, .hidden = 2048, .ffn = 768,
+                                       .heads = 16, .kv_heads = 16, .vocabulary = 131072, .experts = 128,
+                                       .experts_per_token = 7, .expert_ffn = 768, .shared_experts = 1,
+                                       .shared_expert_ffn = 768};
+        const LayerMap map = parse_layer_map("1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45", 45, 4);
+        CHECK(stage_parameter_count(moe, map, 0) == 7'151'595'520);
+        CHECK(stage_parameter_count(moe, map, 3) == 6'525'855'744);
+        long long sum = 0;
+        for (long long s = 0; s < 4; ++s) sum += stage_parameter_count(moe, map, s);
+        CHECK(sum == parameter_count(moe));
+        // DeepSeek's dense layers count at their own width: with the first 3 dense, stage 1 of an even 48-layer
+        // map on 4 stages holds 3 dense and 9 MoE layers.
+        TransformerShape dense_first = moe;
+        dense_first.layers = 48;
+        dense_first.dense_layers = 3;
+        dense_first.ffn = 6144;
+        const LayerMap even = even_layer_map(48, 4, 1);
+        CHECK(stage_parameter_count(dense_first, even, 0) ==
+              3 * dense_layer_weights(dense_first) + 9 * layer_weights(dense_first) + 131072LL * 2048);
     }
 
     TEST_CASE("time per chunk from the map: the reference's forwards, 5.272 ms a layer, the LM head on the last") {

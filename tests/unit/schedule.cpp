@@ -595,3 +595,22 @@ TEST_SUITE("io/timeline_svg") {
         CHECK(blocks == 8);
     }
 }
+
+TEST_SUITE("io/timeline_svg") {
+    TEST_CASE("the reference step: paired blocks in half rows, the head and tail in strips under the rows") {
+        const io::ReferenceSchedule ref = io::read_reference_schedule(reference_path);
+        const Timeline t = simulate(io::reference_schedule_kind(ref), ref.shape, io::reference_schedule_times(ref));
+        const std::string svg = io::timeline_svg(t, {.title = "MoE step"}).str();
+        CHECK(svg.find("F&amp;B overlapped") != std::string::npos);
+        CHECK(svg.find(">parameter all-gather<") != std::string::npos);
+        CHECK(svg.find(">gradient reduce-scatter<") != std::string::npos);
+        CHECK(svg.find(">optimizer step<") != std::string::npos);
+        // Each of the 4 stages: one all-gather, two reduce-scatters, the optimizer: 16 strips and 3 legend keys.
+        std::size_t strips = 0;
+        for (const char* colour : {"#7A9CC6", "#C69A7A", "#555555"})
+            for (std::size_t at = svg.find(std::string("fill=\"") + colour); at != std::string::npos;
+                 at = svg.find(std::string("fill=\"") + colour, at + 1))
+                ++strips;
+        CHECK(strips == 16 + 3);
+    }
+}
