@@ -20,6 +20,7 @@
 #include <napkin/io/reference_schedule.hpp>
 #include <napkin/layer_map.hpp>
 #include <napkin/model.hpp>
+#include <napkin/moe_layer.hpp>
 #include <napkin/optimizer.hpp>
 #include <napkin/schedule.hpp>
 
@@ -82,27 +83,17 @@ int main(int argc, char** argv) {
                 node.inter.bandwidth.value() / 1e9);
 
     // --- Part 1: one MoE layer, one micro-batch, one GPU -------------------------------------------
-    // Matrix work at compute.hpp's fitted share of peak (0.677); element-wise work at the memory bandwidth.
+    // moe_layer.hpp: matrix work at compute.hpp's fitted share of peak (0.677), element-wise work at the
+    // memory bandwidth, the all-to-all sending each of the node's other GPUs its share over its own pair link.
+    const MoeLayerSetup setup{.sequence = sequence, .micro_batch = micro_batch, .expert_parallel = ep, .gpu = gpu,
+                              .expert_link = node.intra, .matrix_share = default_efficiency.peak_share,
+                              .collective_base = nccl::ring_ll_base_latency};
+    const auto ops = moe_layer_ops(moe, setup);
     const double rate = gpu.peak_flops.value() * default_efficiency.peak_share;
-    const double memory = gpu.memory_bandwidth.value();
-    const double h = count(moe.hidden), k = count(moe.experts_per_token);
-    // Attention: 2 FLOPs per weight per token, and the causal core 2·2·s²·h / 2 per sequence (flash attention).
-    const double attention_flops = 2 * mb_tokens * count(attention_weights(moe)) +
-                                   2.0 * 2.0 * count(sequence) * count(sequence) * h * 0.5 * micro_batch;
-    const double attention_s = attention_flops / rate;
-    // Router GEMM, then permute: each token's hidden vector copied k times (read once, written k times).
-    const double router_s = 2 * mb_tokens * count(router_weights(moe)) / rate + mb_tokens * h * bf16 * (1 + k) / memory;
-    // Dispatch: k copies of each token, 3 of 4 to the other GPUs of the node, each pair over its own link at once.
-    const Bytes dispatched = bytes(mb_tokens * k * h * bf16);
-    const double all_to_all_s =
-        point_to_point(dispatched / count(node.gpus), node.intra, nccl::ring_ll_base_latency).total().value();
-    // Experts: k routed and the shared one, three matrices each.
-    const double expert_flops =
-        2 * mb_tokens * (k * count(feed_forward_weights(moe, moe.expert_ffn)) + count(shared_expert_weights(moe)));
-    const double experts_s = expert_flops / rate;
-    // Unpermute: the k outputs read and summed with their weights into one vector per token.
-    const double unpermute_s = mb_tokens * h * bf16 * (k + 1) / memory;
-
+    const double h = count(moe.hidden);
+    const double attention_s = ops[0].forward.value(), router_s = ops[1].forward.value(),
+                 all_to_all_s = ops[2].forward.value(), experts_s = ops[3].forward.value(),
+                 unpermute_s = ops[5].forward.value();
     const nlohmann::json& fwd = ref_json.at("perLayer").at("forward");
     const nlohmann::json& bwd = ref_json.at("perLayer").at("backward");
     std::printf("Part 1: one MoE layer, one micro-batch (%.0f tokens), one GPU; ms\n", mb_tokens);
@@ -127,8 +118,8 @@ int main(int argc, char** argv) {
     print({"unpermute", 1e3 * unpermute_s, op_ms(fwd, "unpermute"),
            "napkin reads the k outputs once at full memory bandwidth"});
     // Backward: input and weight gradients, twice the forward's matrix work (Narayanan et al. 2021 Sec. 5.1).
-    const double forward_s = attention_s + router_s + 2 * all_to_all_s + experts_s + unpermute_s;
-    const double backward_s = 2 * (attention_s + router_s + experts_s) + 2 * all_to_all_s + unpermute_s;
+    const double forward_s = moe_layer_time(moe, setup)[0].value();
+    const double backward_s = moe_layer_time(moe, setup)[1].value();
     const double ref_forward = op_ms(fwd, "unpermute") > 0 ? 1e3 * fwd.back().at("end").get<double>() : 0.0;
     const double ref_backward = 1e3 * bwd.back().at("end").get<double>();
     print({"layer forward", 1e3 * forward_s, ref_forward, "the sum of the rows above"});
