@@ -7,6 +7,7 @@
 #include <napkin/io/schedule_times.hpp>
 #include <napkin/io/timeline_json.hpp>
 #include <napkin/io/timeline_svg.hpp>
+#include <napkin/layer_map.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/schedule.hpp>
 
@@ -16,6 +17,8 @@
 #include <fstream>
 #include <optional>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace napkin::cli {
 namespace {
@@ -191,8 +194,12 @@ NAPKIN_COMMAND(app) {
         PipelineOptions pipeline;
         std::optional<double> forward_ms, backward_ms;
         double send_ms = 0;
-        std::string svg, times, reference, write_times;
+        std::string svg, times, reference, write_times, layer_map;
         bool overlap_moe = false;
+        long long layers = 0, first_stage_layers = 0, last_stage_layers = 0;
+        std::optional<double> layer_forward_ms, layer_backward_ms;
+        double head_forward_ms = 0, head_backward_ms = 0, forward_all_to_all_share = 0, backward_all_to_all_share = 0,
+               pair_hidden = 0;
     };
     auto o = std::make_shared<Options>();
     auto* sub = app.add_subcommand(
@@ -211,6 +218,25 @@ NAPKIN_COMMAND(app) {
                     "a reference step (moe-training-step-1024-gpus.json's format): simulate it from its own "
                     "op and send times and compare");
     sub->add_option("--write-times", o->write_times, "write the simulated times in --times's format to this file");
+    sub->add_option("--layers", o->layers, "uneven stages: the model's layers, with --layer-map or "
+                                           "--first-stage-layers/--last-stage-layers and --layer-forward-ms");
+    sub->add_option("--layer-map", o->layer_map,
+                    "the layers of each stage and chunk, e.g. 1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45 "
+                    "(stages split by /, chunks by ,)");
+    sub->add_option("--first-stage-layers", o->first_stage_layers,
+                    "Megatron's shorthand: layers of the first (virtual) stage; the rest shared equally");
+    sub->add_option("--last-stage-layers", o->last_stage_layers, "layers of the last (virtual) stage");
+    sub->add_option("--layer-forward-ms", o->layer_forward_ms, "uneven stages: one layer's forward, ms");
+    sub->add_option("--layer-backward-ms", o->layer_backward_ms, "uneven stages: one layer's backward, ms");
+    sub->add_option("--head-forward-ms", o->head_forward_ms,
+                    "uneven stages: the LM head and loss on the last stage, forward, ms (0)");
+    sub->add_option("--head-backward-ms", o->head_backward_ms, "the LM head and loss, backward, ms (0)");
+    sub->add_option("--forward-all-to-all-share", o->forward_all_to_all_share,
+                    "uneven stages: the share of a forward spent in the expert all-to-all (0)");
+    sub->add_option("--backward-all-to-all-share", o->backward_all_to_all_share,
+                    "uneven stages: the share of a backward spent in the expert all-to-all (0)");
+    sub->add_option("--pair-hidden", o->pair_hidden,
+                    "with --overlap-moe-expert-parallel-comm: the share of a pair's all-to-all hidden (0)");
     sub->add_flag("--overlap-moe-expert-parallel-comm", o->overlap_moe,
                   "interleaved: Megatron's paired blocks, one more warm-up forward and each steady-state "
                   "forward run together with a backward");
@@ -246,6 +272,49 @@ NAPKIN_COMMAND(app) {
             matches("--stages", o->pipeline.stages, run.shape.stages);
             matches("--microbatches", o->pipeline.microbatches, run.shape.microbatches);
             if (o->pipeline.chunks != 1) matches("--chunks", o->pipeline.chunks, run.shape.chunks);
+        } else if (o->layers != 0 || !o->layer_map.empty() || o->first_stage_layers != 0 ||
+                   o->last_stage_layers != 0) {
+            // Uneven stages: each chunk priced by its layers.
+            if (o->pipeline.schedule.empty()) throw napkin::invalid_argument("--schedule is required");
+            if (o->pipeline.stages == 0) throw napkin::invalid_argument("--stages is required");
+            if (o->pipeline.microbatches == 0) throw napkin::invalid_argument("--microbatches is required");
+            if (o->layers == 0) throw napkin::invalid_argument("--layers is required with a layer map");
+            if (!o->layer_forward_ms) throw napkin::invalid_argument("--layer-forward-ms is required with a layer map");
+            if (!o->layer_backward_ms) throw napkin::invalid_argument("--layer-backward-ms is required with a layer map");
+            if (!o->layer_map.empty() && (o->first_stage_layers != 0 || o->last_stage_layers != 0))
+                reject("--layer-map", o->layer_map, "cannot be given with --first-stage-layers or --last-stage-layers");
+            require_at_least_one("--layers", o->layers);
+            require_at_least_one("--stages", o->pipeline.stages);
+            require_at_least_one("--chunks", o->pipeline.chunks);
+            const LayerMap map = !o->layer_map.empty() ? parse_layer_map(o->layer_map, o->layers, o->pipeline.stages)
+                                                       : first_last_layer_map(o->layers, o->pipeline.stages,
+                                                                              o->pipeline.chunks, o->first_stage_layers,
+                                                                              o->last_stage_layers);
+            if (map.chunks != o->pipeline.chunks)
+                reject("--layer-map", o->layer_map,
+                       "has " + std::to_string(map.chunks) + " chunks per stage; --chunks is " +
+                           std::to_string(o->pipeline.chunks));
+            for (const auto& [flag, value] : {std::pair{"--layer-forward-ms", *o->layer_forward_ms},
+                                              std::pair{"--layer-backward-ms", *o->layer_backward_ms},
+                                              std::pair{"--head-forward-ms", o->head_forward_ms},
+                                              std::pair{"--head-backward-ms", o->head_backward_ms}})
+                require(std::isfinite(value) && value >= 0.0, flag, value, "must be finite and not negative");
+            require_non_negative("--send-ms", o->send_ms);
+            run.shape = {o->pipeline.stages, o->pipeline.microbatches, o->pipeline.chunks};
+            run.schedule = resolve_schedule(o->pipeline);
+            const std::vector<long long> layers = map.layers_per_chunk();
+            run.times = ScheduleTimes::per_layer(run.shape, layers,
+                                                 {milliseconds(*o->layer_forward_ms), milliseconds(*o->layer_backward_ms)},
+                                                 {}, {milliseconds(o->head_forward_ms), milliseconds(o->head_backward_ms)},
+                                                 milliseconds(o->send_ms));
+            for (const auto& [flag, value] : {std::pair{"--forward-all-to-all-share", o->forward_all_to_all_share},
+                                              std::pair{"--backward-all-to-all-share", o->backward_all_to_all_share},
+                                              std::pair{"--pair-hidden", o->pair_hidden}})
+                require(value >= 0.0 && value <= 1.0, flag, value, "must lie between 0 and 1");
+            for (const StageTimes& c : run.times.per_chunk)
+                run.times.all_to_all.push_back(
+                    {c.forward * o->forward_all_to_all_share, c.backward * o->backward_all_to_all_share});
+            run.times.pair_hidden = o->pair_hidden;
         } else {
             if (o->pipeline.schedule.empty()) throw napkin::invalid_argument("--schedule is required");
             if (o->pipeline.stages == 0) throw napkin::invalid_argument("--stages is required (or give --times)");

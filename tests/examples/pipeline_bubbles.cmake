@@ -110,3 +110,30 @@ napkin_check_output(cli.schedule.overlap_moe_not_interleaved
 napkin_check_output(cli.schedule.forward_required
   COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 2 --microbatches 2 --backward-ms 2
   EXPECT "--forward-ms is required (or give --times)" EXIT_CODE 2)
+# Uneven stages from the command line: the reference's layer map at 5.272 ms / 9.414 ms a layer, the LM head
+# 8.144 ms forward on the last chunk, 1.535 ms sends. Micro-batch 1's loss, by hand: it crosses virtual stages of
+# 6, 6, 6, 6, 5, 6, 6 layers and 4 + the head: 4·31.632 + 26.36 + 2·31.632 + 29.232 = 245.384 ms, plus 7 sends
+# (10.745 ms) = 256.129 ms, never waiting for a busy rank (each chunk-2 input arrives after the rank's fourth
+# chunk-1 forward).
+napkin_check_output(cli.schedule.layer_map
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule interleaved --stages 4 --microbatches 8 --chunks 2
+          --layers 45 --layer-map 1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45 --layer-forward-ms 5.272
+          --layer-backward-ms 9.414 --head-forward-ms 8.144 --head-backward-ms 16.288 --send-ms 1.535
+          --overlap-moe-expert-parallel-comm --forward-all-to-all-share 0.270663 --backward-all-to-all-share 0.151579
+          --pair-hidden 0.38
+  EXPECT "interleaved, p = 4, m = 8, v = 2: 128 passes" "loss times: 0.256129 ")
+napkin_check_output(cli.schedule.layer_map_missing_layer
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule interleaved --stages 4 --microbatches 8 --chunks 2
+          --layers 45 --layer-map 1-6,25-29/7-12,30-35/13-18,36-41/19-24,43-45 --layer-forward-ms 5
+          --layer-backward-ms 9
+  EXPECT "--layer-map = 42: this layer is on no stage" EXIT_CODE 2)
+napkin_check_output(cli.schedule.layer_map_stages
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule interleaved --stages 4 --microbatches 8 --chunks 2
+          --layers 36 --layer-map 1-6,7-12/13-24,25-30/31-36,31-36 --layer-forward-ms 5 --layer-backward-ms 9
+  EXPECT "has 3 stages; the pipeline has 4" EXIT_CODE 2)
+# Megatron's shorthand: 45 layers, first 3, last 6, the other 6 virtual stages 6 each.
+napkin_check_output(cli.schedule.first_last_stage_layers
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule interleaved --stages 4 --microbatches 8 --chunks 2
+          --layers 45 --first-stage-layers 4 --last-stage-layers 6 --layer-forward-ms 5 --layer-backward-ms 9
+  EXPECT "--first-stage-layers = 4: with --last-stage-layers 6 must leave the other 6 virtual stages an equal share"
+  EXIT_CODE 2)
