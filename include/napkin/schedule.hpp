@@ -218,10 +218,11 @@ public:
         const auto r = static_cast<std::size_t>(rank);
         return std::span<const Operation>(operations_).subspan(offsets_[r], offsets_[r + 1] - offsets_[r]);
     }
-    // The last pass's end.
+    // The last pass's end, or the optimizer's when the times gave a tail.
     [[nodiscard]] Seconds step_time() const { return step_; }
     [[nodiscard]] Seconds busy_time(long long rank) const { return busy_[static_cast<std::size_t>(rank)]; }
-    // Step time − the rank's busy time.
+    // Step time − the rank's busy time (compute only: the head and tail, which
+    // run beside it, count as idle, as the reference step counts them).
     [[nodiscard]] Seconds idle_time(long long rank) const { return step_ - busy_time(rank); }
     // The ranks' idle time summed ÷ (p × step time).
     [[nodiscard]] double idle_fraction() const {
