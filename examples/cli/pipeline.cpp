@@ -3,12 +3,22 @@
 #include "command.hpp"
 #include "common.hpp"
 
+#include <napkin/io/reference_schedule.hpp>
+#include <napkin/io/schedule_times.hpp>
+#include <napkin/io/timeline_json.hpp>
 #include <napkin/io/timeline_svg.hpp>
+#include <napkin/layer_map.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/schedule.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace napkin::cli {
 namespace {
@@ -22,10 +32,11 @@ struct PipelineOptions {
 
 const char* const schedule_help = "gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipe or dualpipev";
 
-void add_pipeline_options(CLI::App* sub, PipelineOptions& o) {
-    sub->add_option("--schedule", o.schedule, schedule_help)->required();
-    sub->add_option("--stages", o.stages, "pipeline stages p")->required();
-    sub->add_option("--microbatches", o.microbatches, "micro-batches per step m")->required();
+// `required`: the shape comes from the command line only (schedule's --times and --reference can give it).
+void add_pipeline_options(CLI::App* sub, PipelineOptions& o, bool required = true) {
+    sub->add_option("--schedule", o.schedule, schedule_help)->required(required);
+    sub->add_option("--stages", o.stages, "pipeline stages p")->required(required);
+    sub->add_option("--microbatches", o.microbatches, "micro-batches per step m")->required(required);
     sub->add_option("--chunks", o.chunks, "chunks (virtual stages) per rank v, for interleaved (1)");
     sub->add_option("--extra-warmup", o.extra_warmup,
                     "interleaved: forwards beyond Megatron's warm-up (1 with --overlap-moe-expert-parallel-comm)");
@@ -117,28 +128,224 @@ NAPKIN_COMMAND(app) {
     });
 }
 
+namespace {
+// What `napkin schedule` simulates: a schedule, its shape and every pass's time;
+// the closed form's stage times when they are uniform; the reference when read from one.
+struct ScheduleRun {
+    AnySchedule schedule;
+    PipelineShape shape;
+    ScheduleTimes times;
+    std::optional<StageTimes> uniform;
+    std::optional<io::ReferenceSchedule> reference;
+};
+
+void print_schedule_json(std::string_view name, const ScheduleRun& run, const Timeline& t) {
+    const PipelineShape& shape = run.shape;
+    nlohmann::json j = shape_json(name, shape);
+    j["step_s"] = t.step_time().value();
+    j["idle_fraction"] = t.idle_fraction();
+    if (run.uniform)
+        j["closed_form_step_s"] =
+            std::visit([&](const auto& s) { return step_time(s, shape, *run.uniform).value(); }, run.schedule);
+    nlohmann::json loss = nlohmann::json::array();
+    for (Seconds l : t.loss_times()) loss.push_back(l.value());
+    j["loss_times_s"] = std::move(loss);
+    nlohmann::json stages = nlohmann::json::array();
+    for (long long r = 0; r < shape.stages; ++r) {
+        // Each pass {pass, microbatch, chunk, start_s, end_s}, "overlapped" for DualPipe's F&B and Megatron's
+        // paired blocks (the forward and the backward share one span): streamed by io::write_timeline_json.
+        nlohmann::json stage{{"stage", r + 1}, {"busy_s", t.busy_time(r).value()}, {"idle_s", t.idle_time(r).value()}};
+        nlohmann::json syncs = nlohmann::json::array();
+        for (const SyncSpan& sp : t.syncs())
+            if (sp.rank == r) {
+                nlohmann::json one{{"kind", to_string(sp.kind)}, {"start_s", sp.start.value()}, {"end_s", sp.end.value()}};
+                if (sp.chunk) one["chunk"] = *sp.chunk + 1;
+                syncs.push_back(std::move(one));
+            }
+        if (!syncs.empty()) stage["syncs"] = std::move(syncs);
+        stages.push_back(std::move(stage));
+    }
+    j["stages"] = std::move(stages);
+    if (run.reference) {
+        const io::ReferenceSchedule& ref = *run.reference;
+        double worst = 0.0;
+        for (long long r = 0; r < shape.stages; ++r) {
+            const auto ops = t.stage(r);
+            const auto& blocks = ref.stages[static_cast<std::size_t>(r)];
+            for (std::size_t i = 0; i < std::min(ops.size(), blocks.size()); ++i)
+                worst = std::max({worst, std::abs((ops[i].start - blocks[i].start).value()),
+                                  std::abs((ops[i].end - blocks[i].end).value())});
+        }
+        nlohmann::json loss_ref = nlohmann::json::array();
+        for (Seconds l : ref.loss_times) loss_ref.push_back(l.value());
+        j["reference"] = {{"step_s", ref.step.value()},
+                          {"idle_fraction", ref.idle_fraction},
+                          {"loss_times_s", std::move(loss_ref)},
+                          {"largest_pass_difference_s", worst},
+                          {"pair_hidden_fitted", run.times.pair_hidden}};
+    }
+    std::fflush(stdout);
+    io::write_timeline_json(stdout, std::move(j), t);
+}
+}  // namespace
+
 NAPKIN_COMMAND(app) {
     struct Options {
         PipelineOptions pipeline;
-        double forward_ms = 0, backward_ms = 0, send_ms = 0;
-        std::string svg;
+        std::optional<double> forward_ms, backward_ms;
+        double send_ms = 0;
+        std::string svg, times, reference, write_times, layer_map;
+        bool overlap_moe = false;
+        long long layers = 0, first_stage_layers = 0, last_stage_layers = 0;
+        std::optional<double> layer_forward_ms, layer_backward_ms;
+        double head_forward_ms = 0, head_backward_ms = 0, forward_all_to_all_share = 0, backward_all_to_all_share = 0,
+               pair_hidden = 0;
     };
     auto o = std::make_shared<Options>();
     auto* sub = app.add_subcommand(
         "schedule", "simulate one step pass by pass; JSON counts micro-batches, chunks and stages from 1");
-    add_pipeline_options(sub, o->pipeline);
-    sub->add_option("--forward-ms", o->forward_ms, "one micro-batch's forward through a stage (all its chunks), ms")
-        ->required();
-    sub->add_option("--backward-ms", o->backward_ms, "its full backward, ms")->required();
+    add_pipeline_options(sub, o->pipeline, false);
+    sub->add_option("--forward-ms", o->forward_ms,
+                    "one micro-batch's forward through a stage (all its chunks), ms (required without --times "
+                    "or --reference)");
+    sub->add_option("--backward-ms", o->backward_ms, "its full backward, ms (required without --times or --reference)");
     sub->add_option("--send-ms", o->send_ms, "time for a hand-off between two ranks to arrive, ms (0)");
     sub->add_option("--svg", o->svg, "write the timeline to this SVG file");
+    sub->add_option("--times", o->times,
+                    "per-stage, per-chunk times in napkin's JSON format (README: napkin schedule --times); "
+                    "gives the shape, and the schedule when --schedule is not given");
+    sub->add_option("--reference", o->reference,
+                    "a reference step (moe-training-step-1024-gpus.json's format): simulate it from its own "
+                    "op and send times and compare");
+    sub->add_option("--write-times", o->write_times, "write the simulated times in --times's format to this file");
+    sub->add_option("--layers", o->layers, "uneven stages: the model's layers, with --layer-map or "
+                                           "--first-stage-layers/--last-stage-layers and --layer-forward-ms");
+    sub->add_option("--layer-map", o->layer_map,
+                    "the layers of each stage and chunk, e.g. 1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45 "
+                    "(stages split by /, chunks by ,)");
+    sub->add_option("--first-stage-layers", o->first_stage_layers,
+                    "Megatron's shorthand: layers of the first (virtual) stage; the rest shared equally");
+    sub->add_option("--last-stage-layers", o->last_stage_layers, "layers of the last (virtual) stage");
+    sub->add_option("--layer-forward-ms", o->layer_forward_ms, "uneven stages: one layer's forward, ms");
+    sub->add_option("--layer-backward-ms", o->layer_backward_ms, "uneven stages: one layer's backward, ms");
+    sub->add_option("--head-forward-ms", o->head_forward_ms,
+                    "uneven stages: the LM head and loss on the last stage, forward, ms (0)");
+    sub->add_option("--head-backward-ms", o->head_backward_ms, "the LM head and loss, backward, ms (0)");
+    sub->add_option("--forward-all-to-all-share", o->forward_all_to_all_share,
+                    "uneven stages: the share of a forward spent in the expert all-to-all (0)");
+    sub->add_option("--backward-all-to-all-share", o->backward_all_to_all_share,
+                    "uneven stages: the share of a backward spent in the expert all-to-all (0)");
+    sub->add_option("--pair-hidden", o->pair_hidden,
+                    "with --overlap-moe-expert-parallel-comm: the share of a pair's all-to-all hidden (0)");
+    sub->add_flag("--overlap-moe-expert-parallel-comm", o->overlap_moe,
+                  "interleaved: Megatron's paired blocks, one more warm-up forward and each steady-state "
+                  "forward run together with a backward");
     sub->callback([o] {
-        const PipelineShape shape{o->pipeline.stages, o->pipeline.microbatches, o->pipeline.chunks};
-        const StageTimes times = resolve_times(o->pipeline, o->forward_ms, o->backward_ms);
-        require_non_negative("--send-ms", o->send_ms);
+        const bool from_file = !o->times.empty() || !o->reference.empty();
+        if (!o->times.empty() && !o->reference.empty())
+            reject("--reference", o->reference, "cannot be given with --times");
+        ScheduleRun run{OneFOneB{}, {1, 1, 1}, {}, std::nullopt, std::nullopt};
+        if (!o->reference.empty()) {
+            run.reference = io::read_reference_schedule(o->reference);
+            run.shape = run.reference->shape;
+            run.times = io::reference_schedule_times(*run.reference);
+            run.schedule = io::reference_schedule_kind(*run.reference);
+        } else if (!o->times.empty()) {
+            io::TimesSchedule file_schedule;
+            run.times = io::read_schedule_times(o->times, &file_schedule);
+            run.shape = run.times.shape;
+            const std::string name = !o->pipeline.schedule.empty() ? o->pipeline.schedule
+                                                                    : file_schedule.name.value_or(std::string{});
+            if (name.empty()) reject("--schedule", "", "is required when the --times file names no schedule");
+            PipelineOptions p = o->pipeline;
+            p.schedule = name;
+            // The file's interleaved settings apply when the schedule run is interleaved.
+            if (p.extra_warmup == 0 && name == "interleaved") p.extra_warmup = file_schedule.extra_warmup;
+            run.schedule = resolve_schedule(p);
+            if (auto* interleaved = std::get_if<Interleaved>(&run.schedule))
+                interleaved->paired = file_schedule.paired;
+        }
+        if (from_file) {
+            const auto matches = [](const char* flag, long long given, long long file) {
+                if (given != 0) require(given == file, flag, count(given), "must match the file's " + std::to_string(file));
+            };
+            matches("--stages", o->pipeline.stages, run.shape.stages);
+            matches("--microbatches", o->pipeline.microbatches, run.shape.microbatches);
+            if (o->pipeline.chunks != 1) matches("--chunks", o->pipeline.chunks, run.shape.chunks);
+        } else if (o->layers != 0 || !o->layer_map.empty() || o->first_stage_layers != 0 ||
+                   o->last_stage_layers != 0) {
+            // Uneven stages: each chunk priced by its layers.
+            if (o->pipeline.schedule.empty()) throw napkin::invalid_argument("--schedule is required");
+            if (o->pipeline.stages == 0) throw napkin::invalid_argument("--stages is required");
+            if (o->pipeline.microbatches == 0) throw napkin::invalid_argument("--microbatches is required");
+            if (o->layers == 0) throw napkin::invalid_argument("--layers is required with a layer map");
+            if (!o->layer_forward_ms) throw napkin::invalid_argument("--layer-forward-ms is required with a layer map");
+            if (!o->layer_backward_ms) throw napkin::invalid_argument("--layer-backward-ms is required with a layer map");
+            if (!o->layer_map.empty() && (o->first_stage_layers != 0 || o->last_stage_layers != 0))
+                reject("--layer-map", o->layer_map, "cannot be given with --first-stage-layers or --last-stage-layers");
+            require_at_least_one("--layers", o->layers);
+            require_at_least_one("--stages", o->pipeline.stages);
+            require_at_least_one("--chunks", o->pipeline.chunks);
+            const LayerMap map = !o->layer_map.empty() ? parse_layer_map(o->layer_map, o->layers, o->pipeline.stages)
+                                                       : first_last_layer_map(o->layers, o->pipeline.stages,
+                                                                              o->pipeline.chunks, o->first_stage_layers,
+                                                                              o->last_stage_layers);
+            if (map.chunks != o->pipeline.chunks)
+                reject("--layer-map", o->layer_map,
+                       "has " + std::to_string(map.chunks) + " chunks per stage; --chunks is " +
+                           std::to_string(o->pipeline.chunks));
+            for (const auto& [flag, value] : {std::pair{"--layer-forward-ms", *o->layer_forward_ms},
+                                              std::pair{"--layer-backward-ms", *o->layer_backward_ms},
+                                              std::pair{"--head-forward-ms", o->head_forward_ms},
+                                              std::pair{"--head-backward-ms", o->head_backward_ms}})
+                require(std::isfinite(value) && value >= 0.0, flag, value, "must be finite and not negative");
+            require_non_negative("--send-ms", o->send_ms);
+            run.shape = {o->pipeline.stages, o->pipeline.microbatches, o->pipeline.chunks};
+            run.schedule = resolve_schedule(o->pipeline);
+            const std::vector<long long> layers = map.layers_per_chunk();
+            run.times = ScheduleTimes::per_layer(run.shape, layers,
+                                                 {milliseconds(*o->layer_forward_ms), milliseconds(*o->layer_backward_ms)},
+                                                 {}, {milliseconds(o->head_forward_ms), milliseconds(o->head_backward_ms)},
+                                                 milliseconds(o->send_ms));
+            for (const auto& [flag, value] : {std::pair{"--forward-all-to-all-share", o->forward_all_to_all_share},
+                                              std::pair{"--backward-all-to-all-share", o->backward_all_to_all_share},
+                                              std::pair{"--pair-hidden", o->pair_hidden}})
+                require(value >= 0.0 && value <= 1.0, flag, value, "must lie between 0 and 1");
+            for (const StageTimes& c : run.times.per_chunk)
+                run.times.all_to_all.push_back(
+                    {c.forward * o->forward_all_to_all_share, c.backward * o->backward_all_to_all_share});
+            run.times.pair_hidden = o->pair_hidden;
+        } else {
+            if (o->pipeline.schedule.empty()) throw napkin::invalid_argument("--schedule is required");
+            if (o->pipeline.stages == 0) throw napkin::invalid_argument("--stages is required (or give --times)");
+            if (o->pipeline.microbatches == 0)
+                throw napkin::invalid_argument("--microbatches is required (or give --times)");
+            if (!o->forward_ms) throw napkin::invalid_argument("--forward-ms is required (or give --times)");
+            if (!o->backward_ms) throw napkin::invalid_argument("--backward-ms is required (or give --times)");
+            run.shape = {o->pipeline.stages, o->pipeline.microbatches, o->pipeline.chunks};
+            run.uniform = resolve_times(o->pipeline, *o->forward_ms, *o->backward_ms);
+            require_non_negative("--send-ms", o->send_ms);
+            run.schedule = resolve_schedule(o->pipeline);
+            run.times = ScheduleTimes::uniform(run.shape, *run.uniform, milliseconds(o->send_ms));
+        }
+        if (o->overlap_moe) {
+            auto* interleaved = std::get_if<Interleaved>(&run.schedule);
+            if (!interleaved) reject("--overlap-moe-expert-parallel-comm", 1.0, "only the interleaved schedule takes it");
+            interleaved->paired = true;
+            if (interleaved->extra_warmup == 0) interleaved->extra_warmup = 1;
+        }
         std::visit(
             [&](const auto& schedule) {
-                const Timeline t = simulate(schedule, shape, times, milliseconds(o->send_ms));
+                const PipelineShape& shape = run.shape;
+                const Timeline t = simulate(schedule, shape, run.times);
+                if (!o->write_times.empty()) {
+                    std::ofstream out(o->write_times);
+                    if (!out) reject("--write-times", o->write_times, "cannot be written");
+                    io::TimesSchedule named{std::string(schedule.name), 0, false};
+                    if constexpr (std::is_same_v<std::decay_t<decltype(schedule)>, Interleaved>)
+                        named.extra_warmup = schedule.extra_warmup, named.paired = schedule.paired;
+                    out << io::schedule_times_json(run.times, named).dump(2) << "\n";
+                }
                 if (!o->svg.empty()) {
                     char title[160];
                     std::snprintf(title, sizeof title, "%s, p = %lld, m = %lld, v = %lld",
@@ -146,42 +353,30 @@ NAPKIN_COMMAND(app) {
                                   shape.chunks);
                     io::write_timeline_svg(t, o->svg, {.title = title});
                 }
-                if (o->pipeline.json) {
-                    nlohmann::json j = shape_json(schedule.name, shape);
-                    j["step_s"] = t.step_time().value();
-                    j["idle_fraction"] = t.idle_fraction();
-                    j["closed_form_step_s"] = step_time(schedule, shape, times).value();
-                    nlohmann::json stages = nlohmann::json::array();
-                    for (long long r = 0; r < shape.stages; ++r) {
-                        nlohmann::json ops = nlohmann::json::array();
-                        for (const Operation& op : t.stage(r)) {
-                            nlohmann::json one{{"pass", to_string(op.pass)},
-                                               {"microbatch", op.microbatch + 1},
-                                               {"chunk", op.chunk + 1},
-                                               {"start_s", op.start.value()},
-                                               {"end_s", op.end.value()}};
-                            // DualPipe's F&B: the forward and the backward share one span.
-                            if (op.overlapped) one["overlapped"] = true;
-                            ops.push_back(std::move(one));
-                        }
-                        stages.push_back({{"stage", r + 1},
-                                          {"busy_s", t.busy_time(r).value()},
-                                          {"idle_s", t.idle_time(r).value()},
-                                          {"operations", std::move(ops)}});
-                    }
-                    j["stages"] = std::move(stages);
-                    return print_json(j);
-                }
+                if (o->pipeline.json) return print_schedule_json(schedule.name, run, t);
                 std::printf("%s, p = %lld, m = %lld, v = %lld: %zu passes\n", std::string(schedule.name).c_str(),
                             shape.stages, shape.microbatches, shape.chunks, t.operations().size());
-                std::printf("step %s (closed form %s), idle %.2f%% of p x step\n", to_string(t.step_time()).c_str(),
-                            to_string(step_time(schedule, shape, times)).c_str(), 100 * t.idle_fraction());
+                if (run.uniform)
+                    std::printf("step %s (closed form %s), idle %.2f%% of p x step\n", to_string(t.step_time()).c_str(),
+                                to_string(step_time(schedule, shape, *run.uniform)).c_str(), 100 * t.idle_fraction());
+                else
+                    std::printf("step %s, idle %.2f%% of p x step\n", to_string(t.step_time()).c_str(),
+                                100 * t.idle_fraction());
                 for (long long r = 0; r < shape.stages; ++r)
                     std::printf("  stage %lld: busy %s, idle %s\n", r + 1, to_string(t.busy_time(r)).c_str(),
                                 to_string(t.idle_time(r)).c_str());
+                if (!t.loss_times().empty() && !run.uniform) {
+                    std::printf("loss times:");
+                    for (Seconds l : t.loss_times()) std::printf(" %.6f", l.value());
+                    std::printf(" s\n");
+                }
+                if (run.reference)
+                    std::printf("reference: step %.6f s, idle %.4f%% (pair hides %.4f of its all-to-all, fitted)\n",
+                                run.reference->step.value(), 100 * run.reference->idle_fraction,
+                                run.times.pair_hidden);
                 if (!o->svg.empty()) std::printf("timeline: %s\n", o->svg.c_str());
             },
-            resolve_schedule(o->pipeline));
+            run.schedule);
     });
 }
 

@@ -115,6 +115,10 @@ struct Interleaved {
     // steady-state forward can overlap a backward (the reference schedule
     // moe-training-step-1024-gpus.json shows it on all 4 of its stages).
     long long extra_warmup = 0;
+    // Each steady-state forward runs together with the backward after it as one
+    // block (Megatron's --overlap-moe-expert-parallel-comm: one pass's expert
+    // all-to-all hides behind the other's compute); schedule.hpp simulates it.
+    bool paired = false;
 
     static constexpr std::string_view name = "interleaved";
     constexpr void validate(const PipelineShape& s) const {

@@ -34,10 +34,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace napkin {
@@ -79,11 +81,40 @@ struct Operation {
 // micro-batches entering at rank 0 and stage p − 1 − r for those entering at
 // rank p − 1. DualPipeV (v = 1): per_chunk[r] is rank r's two stages together,
 // r and 2p − 1 − r, each taking half of it.
+// The expert all-to-all inside one micro-batch's pass through a chunk (dispatch
+// and combine, every MoE layer of the chunk): what a paired block can hide.
+struct ChunkAllToAll {
+    Seconds forward{};
+    Seconds backward{};
+};
+
+// The step around the pipeline, with Megatron's distributed optimizer
+// (Megatron-LM docs, distrib_optimizer.md): parameters all-gathered at the start,
+// gradients reduce-scattered chunk by chunk as each chunk's last backward ends,
+// then the optimizer step. Empty vectors: no head or tail.
+struct StepEnds {
+    std::vector<Seconds> param_all_gather{};  // per rank, from time 0, beside the compute
+    // Per rank: when its first pass may start, once the all-gather has brought
+    // the first layers (later layers' gathers are assumed to stay ahead).
+    std::vector<Seconds> first_pass_after{};
+    // Per chunk, [stage·v + chunk]: starts when the chunk's last backward ends,
+    // one at a time on a rank, beside the compute.
+    std::vector<Seconds> grad_reduce_scatter{};
+    Seconds before_optimizer{};  // after every rank's last reduce-scatter (e.g. the gradient-norm reduction)
+    Seconds optimizer{};
+};
+
 struct ScheduleTimes {
     PipelineShape shape;
     std::vector<StageTimes> per_chunk;
     Seconds send = Seconds{};
     std::vector<double> microbatch_factor{};
+    // Interleaved{.paired = true}: a pair takes F + B − pair_hidden × (its
+    // forward's all-to-all + its backward's), all_to_all[stage·v + chunk];
+    // without them F + B.
+    std::vector<ChunkAllToAll> all_to_all{};
+    double pair_hidden = 0.0;
+    StepEnds ends{};
 
     // Equal stages and chunks: a chunk takes the stage's F/v, B/v, W/v.
     [[nodiscard]] static ScheduleTimes uniform(const PipelineShape& shape, const StageTimes& stage,
@@ -107,6 +138,29 @@ struct ScheduleTimes {
                 t.per_chunk.push_back({s.forward / v, s.backward / v, s.weight_grad / v});
         return t;
     }
+    // Uneven chunks (a LayerMap's layers_per_chunk()): chunk i takes layers[i]
+    // layers' times; the first virtual stage (stage 0, chunk 0) adds `first`
+    // (the embedding), the last (stage p − 1, chunk v − 1) adds `last` (the LM
+    // head and the loss).
+    [[nodiscard]] static ScheduleTimes per_layer(const PipelineShape& shape, std::span<const long long> layers,
+                                                 const StageTimes& layer, const StageTimes& first = {},
+                                                 const StageTimes& last = {}, Seconds send = Seconds{}) {
+        detail::check_shape(shape);
+        require(count(layers.size()) == count(shape.stages * shape.chunks), "layers.size()", count(layers.size()),
+                "must be PipelineShape.stages × PipelineShape.chunks");
+        ScheduleTimes t{shape, {}, send, {}};
+        for (long long n : layers) {
+            require_at_least_one("layers per chunk", n);
+            const double k = count(n);
+            t.per_chunk.push_back({layer.forward * k, layer.backward * k, layer.weight_grad * k});
+        }
+        const auto add = [](StageTimes& a, const StageTimes& b) {
+            a.forward += b.forward, a.backward += b.backward, a.weight_grad += b.weight_grad;
+        };
+        add(t.per_chunk.front(), first);
+        add(t.per_chunk.back(), last);
+        return t;
+    }
     [[nodiscard]] StageTimes& at(long long stage, long long chunk) {
         return per_chunk[static_cast<std::size_t>(stage * shape.chunks + chunk)];
     }
@@ -115,12 +169,33 @@ struct ScheduleTimes {
     }
 };
 
+enum class SyncKind : std::uint8_t { param_all_gather, grad_reduce_scatter, optimizer };
+
+[[nodiscard]] constexpr std::string_view to_string(SyncKind kind) {
+    switch (kind) {
+        case SyncKind::param_all_gather: return "parameter all-gather";
+        case SyncKind::grad_reduce_scatter: return "gradient reduce-scatter";
+        case SyncKind::optimizer: return "optimizer step";
+    }
+    return "?";
+}
+
+// A span of the step's head or tail on one rank: beside the compute (not busy time).
+struct SyncSpan {
+    SyncKind kind;
+    long long rank;
+    std::optional<long long> chunk;  // the reduce-scatter's chunk
+    Seconds start, end;
+};
+
 // The simulated step: per rank its passes in the order it ran them.
 class Timeline {
 public:
     Timeline() = default;
-    Timeline(PipelineShape shape, std::vector<Operation> operations, std::vector<std::size_t> offsets)
-        : shape_(shape), operations_(std::move(operations)), offsets_(std::move(offsets)) {
+    Timeline(PipelineShape shape, std::vector<Operation> operations, std::vector<std::size_t> offsets,
+             std::vector<SyncSpan> syncs = {}, std::vector<Seconds> loss_times = {})
+        : shape_(shape), operations_(std::move(operations)), offsets_(std::move(offsets)), syncs_(std::move(syncs)),
+          loss_(std::move(loss_times)) {
         busy_.assign(static_cast<std::size_t>(shape.stages), Seconds{});
         for (long long r = 0; r < shape.stages; ++r)
             for (const Operation& op : stage(r)) {
@@ -129,7 +204,13 @@ public:
                     busy_[static_cast<std::size_t>(r)] += op.end - op.start;
                 step_ = std::max(step_, op.end);
             }
+        for (const SyncSpan& s : syncs_) step_ = std::max(step_, s.end);
     }
+
+    // The head and tail spans, when the times gave them.
+    [[nodiscard]] std::span<const SyncSpan> syncs() const { return syncs_; }
+    // Micro-batch j's loss: the end of its forward through the last virtual stage.
+    [[nodiscard]] std::span<const Seconds> loss_times() const { return loss_; }
 
     [[nodiscard]] const PipelineShape& shape() const { return shape_; }
     [[nodiscard]] std::span<const Operation> operations() const { return operations_; }
@@ -137,10 +218,11 @@ public:
         const auto r = static_cast<std::size_t>(rank);
         return std::span<const Operation>(operations_).subspan(offsets_[r], offsets_[r + 1] - offsets_[r]);
     }
-    // The last pass's end.
+    // The last pass's end, or the optimizer's when the times gave a tail.
     [[nodiscard]] Seconds step_time() const { return step_; }
     [[nodiscard]] Seconds busy_time(long long rank) const { return busy_[static_cast<std::size_t>(rank)]; }
-    // Step time − the rank's busy time.
+    // Step time − the rank's busy time (compute only: the head and tail, which
+    // run beside it, count as idle, as the reference step counts them).
     [[nodiscard]] Seconds idle_time(long long rank) const { return step_ - busy_time(rank); }
     // The ranks' idle time summed ÷ (p × step time).
     [[nodiscard]] double idle_fraction() const {
@@ -166,6 +248,8 @@ private:
     PipelineShape shape_{1, 1, 1};
     std::vector<Operation> operations_;
     std::vector<std::size_t> offsets_{0, 0};
+    std::vector<SyncSpan> syncs_;
+    std::vector<Seconds> loss_;
     std::vector<Seconds> busy_;
     Seconds step_{};
 };
@@ -293,21 +377,30 @@ inline void append_order(const OneFOneB&, const PipelineShape& s, long long rank
 // Megatron's interleaved order: virtual micro-batch k is micro-batch
 // (k / (p·v))·p + k mod p on chunk (k mod p·v) / p going forward, on chunk
 // v − 1 − that going backward (schedules.py, get_model_chunk_id).
+// Paired (--overlap-moe-expert-parallel-comm, Megatron's combined 1F1B): each
+// steady-state forward and the backward after it form one block.
 inline void append_order(const Interleaved& schedule, const PipelineShape& s, long long rank,
                          std::vector<Operation>& out) {
     const long long p = s.stages, v = s.chunks, total = s.microbatches * v;
-    if (v == 1) return schedule_order::one_f_one_b(out, s.microbatches, schedule.warmup(s, rank));
-    const auto pass = [p, v](Pass kind, long long k) {
-        const long long chunk = (k % (p * v)) / p;
-        return Operation{kind, (k / (p * v)) * p + k % p, kind == Pass::forward ? chunk : v - 1 - chunk};
-    };
     const long long warmup = schedule.warmup(s, rank);
-    for (long long k = 0; k < warmup; ++k) out.push_back(pass(Pass::forward, k));
-    for (long long k = 0; k < total - warmup; ++k) {
-        out.push_back(pass(Pass::forward, warmup + k));
-        out.push_back(pass(Pass::backward, k));
+    const std::size_t steady = out.size() + static_cast<std::size_t>(warmup);
+    if (v == 1) {
+        schedule_order::one_f_one_b(out, s.microbatches, warmup);
+    } else {
+        const auto pass = [p, v](Pass kind, long long k) {
+            const long long chunk = (k % (p * v)) / p;
+            return Operation{kind, (k / (p * v)) * p + k % p, kind == Pass::forward ? chunk : v - 1 - chunk};
+        };
+        for (long long k = 0; k < warmup; ++k) out.push_back(pass(Pass::forward, k));
+        for (long long k = 0; k < total - warmup; ++k) {
+            out.push_back(pass(Pass::forward, warmup + k));
+            out.push_back(pass(Pass::backward, k));
+        }
+        for (long long k = total - warmup; k < total; ++k) out.push_back(pass(Pass::backward, k));
     }
-    for (long long k = total - warmup; k < total; ++k) out.push_back(pass(Pass::backward, k));
+    if (schedule.paired)
+        for (std::size_t i = steady; i < steady + 2 * static_cast<std::size_t>(total - warmup); ++i)
+            out[i].overlapped = true;
 }
 inline void append_order(const ZeroBubbleH1&, const PipelineShape& s, long long rank, std::vector<Operation>& out) {
     schedule_order::zero_bubble(out, s.microbatches, std::min(s.stages - rank - 1, s.microbatches), rank);
@@ -377,6 +470,32 @@ inline void check_schedule_times(const ScheduleTimes& t, const PipelineShape& sh
             "ScheduleTimes.microbatch_factor.size()", count(t.microbatch_factor.size()),
             "must be 0 or PipelineShape.microbatches");
     for (double f : t.microbatch_factor) require_non_negative("ScheduleTimes.microbatch_factor[j]", f);
+    const long long chunks = shape.stages * shape.chunks;
+    require(t.all_to_all.empty() || count(t.all_to_all.size()) == count(chunks), "ScheduleTimes.all_to_all.size()",
+            count(t.all_to_all.size()), "must be 0 or PipelineShape.stages × PipelineShape.chunks");
+    for (std::size_t i = 0; i < t.all_to_all.size(); ++i) {
+        const ChunkAllToAll& a = t.all_to_all[i];
+        require(a.forward >= Seconds{} && a.forward <= t.per_chunk[i].forward, "ScheduleTimes.all_to_all.forward (s)",
+                a.forward.value(), "must lie between 0 and the chunk's forward");
+        require(a.backward >= Seconds{} && a.backward <= t.per_chunk[i].backward,
+                "ScheduleTimes.all_to_all.backward (s)", a.backward.value(),
+                "must lie between 0 and the chunk's backward");
+    }
+    require(t.pair_hidden >= 0.0 && t.pair_hidden <= 1.0, "ScheduleTimes.pair_hidden", t.pair_hidden,
+            "must lie between 0 and 1");
+    const StepEnds& e = t.ends;
+    require(e.param_all_gather.empty() || count(e.param_all_gather.size()) == count(shape.stages),
+            "StepEnds.param_all_gather.size()", count(e.param_all_gather.size()), "must be 0 or PipelineShape.stages");
+    require(e.first_pass_after.empty() || count(e.first_pass_after.size()) == count(shape.stages),
+            "StepEnds.first_pass_after.size()", count(e.first_pass_after.size()), "must be 0 or PipelineShape.stages");
+    require(e.grad_reduce_scatter.empty() || count(e.grad_reduce_scatter.size()) == count(chunks),
+            "StepEnds.grad_reduce_scatter.size()", count(e.grad_reduce_scatter.size()),
+            "must be 0 or PipelineShape.stages × PipelineShape.chunks");
+    for (Seconds x : e.param_all_gather) require_non_negative("StepEnds.param_all_gather (s)", x.value());
+    for (Seconds x : e.first_pass_after) require_non_negative("StepEnds.first_pass_after (s)", x.value());
+    for (Seconds x : e.grad_reduce_scatter) require_non_negative("StepEnds.grad_reduce_scatter (s)", x.value());
+    require_non_negative("StepEnds.before_optimizer (s)", e.before_optimizer.value());
+    require_non_negative("StepEnds.optimizer (s)", e.optimizer.value());
 }
 
 // Where each rank's chunks sit on a micro-batch's path of virtual stages.
@@ -430,65 +549,115 @@ template <class S>
 }
 }  // namespace detail
 
-// Every rank's passes in the schedule's order, times not yet set.
-template <SimulatedSchedule S>
-[[nodiscard]] Timeline schedule_order_of(const S& schedule, const PipelineShape& shape) {
-    validate(schedule, shape);
+namespace detail {
+// Each rank's passes in order: ops[offsets[r] .. offsets[r + 1]) run on rank r.
+struct RankOrders {
     std::vector<Operation> ops;
-    ops.reserve(detail::passes_bound<S>(shape));
-    std::vector<std::size_t> offsets{0};
+    std::vector<std::size_t> offsets;
+};
+
+template <SimulatedSchedule S>
+[[nodiscard]] RankOrders build_orders(const S& schedule, const PipelineShape& shape) {
+    RankOrders o;
+    o.ops.reserve(passes_bound<S>(shape));
+    o.offsets.reserve(static_cast<std::size_t>(shape.stages) + 1);
+    o.offsets.push_back(0);
     for (long long r = 0; r < shape.stages; ++r) {
-        append_order(schedule, shape, r, ops);
-        offsets.push_back(ops.size());
+        append_order(schedule, shape, r, o.ops);
+        o.offsets.push_back(o.ops.size());
     }
-    return Timeline(shape, std::move(ops), std::move(offsets));
+    return o;
 }
 
-// Runs one step: each pass starts at max(its rank free, its input arrived); an
-// overlapped pair at max(its rank free, both inputs arrived). A pair takes the
-// schedule's F&B when it sets one (DualPipe{F&B}: the closed form's input, the
-// same for every pair; DualPipeV's per rank, so a pair of its half-size chunks
-// takes F&B/2), scaled by the mean of its two micro-batches' factors; without
-// it, a pair takes its forward plus its backward.
-template <SimulatedSchedule S>
-[[nodiscard]] Timeline simulate(const S& schedule, const PipelineShape& shape, const ScheduleTimes& times) {
-    validate(schedule, shape);
-    detail::check_schedule_times(times, shape);
-    const detail::StageLayout<detail::layout_kind<S>> layout{shape.stages, shape.chunks};
-    const long long p = shape.stages, m = shape.microbatches, stages = layout.stages();
-    constexpr double share = decltype(layout)::time_share;
-    double paired = -1.0;  // F&B, when the schedule sets it
-    if constexpr (requires { schedule.overlapped_forward_backward; })
-        if (schedule.overlapped_forward_backward) paired = schedule.overlapped_forward_backward->value();
-
-    std::vector<Operation> ops;
-    ops.reserve(detail::passes_bound<S>(shape));
-    std::vector<std::size_t> offsets{0};
-    for (long long r = 0; r < p; ++r) {
-        append_order(schedule, shape, r, ops);
-        offsets.push_back(ops.size());
+// The head and tail around the simulated passes: the all-gathers from 0, each
+// rank's reduce-scatters one at a time after its chunks' last backwards (or W),
+// the optimizer once every rank's are done.
+inline std::vector<SyncSpan> step_ends(const RankOrders& o, const PipelineShape& shape, const StepEnds& e) {
+    std::vector<SyncSpan> spans;
+    const long long p = shape.stages, v = shape.chunks;
+    for (long long r = 0; r < static_cast<long long>(e.param_all_gather.size()); ++r)
+        spans.push_back({SyncKind::param_all_gather, r, std::nullopt, Seconds{},
+                         e.param_all_gather[static_cast<std::size_t>(r)]});
+    Seconds pipeline_end{}, gradients_done{};
+    for (const Operation& op : o.ops) pipeline_end = std::max(pipeline_end, op.end);
+    gradients_done = pipeline_end;
+    if (!e.grad_reduce_scatter.empty()) {
+        gradients_done = Seconds{};
+        std::vector<std::pair<Seconds, long long>> last(static_cast<std::size_t>(v));
+        for (long long r = 0; r < p; ++r) {
+            for (long long c = 0; c < v; ++c) last[static_cast<std::size_t>(c)] = {Seconds{}, c};
+            for (std::size_t i = o.offsets[static_cast<std::size_t>(r)]; i < o.offsets[static_cast<std::size_t>(r) + 1];
+                 ++i)
+                if (const Operation& op = o.ops[i]; op.pass != Pass::forward) {
+                    auto& l = last[static_cast<std::size_t>(op.chunk)].first;
+                    l = std::max(l, op.end);
+                }
+            std::sort(last.begin(), last.end());
+            Seconds free{};
+            for (const auto& [ready, c] : last) {
+                const Seconds start = std::max(free, ready);
+                free = start + e.grad_reduce_scatter[static_cast<std::size_t>(r * v + c)];
+                spans.push_back({SyncKind::grad_reduce_scatter, r, c, start, free});
+            }
+            gradients_done = std::max(gradients_done, free);
+        }
     }
+    if (e.optimizer > Seconds{} || e.before_optimizer > Seconds{})
+        for (long long r = 0; r < p; ++r)
+            spans.push_back({SyncKind::optimizer, r, std::nullopt, gradients_done + e.before_optimizer,
+                             gradients_done + e.before_optimizer + e.optimizer});
+    return spans;
+}
 
-    // finished[key] is the end of a pass (negative: not run yet); key = (pass·m + j)·stages + virtual stage.
+// Runs the events: each pass starts at max(its rank free, its input arrived);
+// an overlapped pair at max(its rank free, both inputs arrived).
+template <LayoutKind K>
+[[nodiscard]] Timeline run_events(RankOrders o, const PipelineShape& shape, const ScheduleTimes& times,
+                                  std::optional<Seconds> fixed_pair) {
+    const StageLayout<K> layout{shape.stages, shape.chunks};
+    const long long p = shape.stages, m = shape.microbatches, stages = layout.stages();
+    constexpr double share = StageLayout<K>::time_share;
+    auto& ops = o.ops;
+    const auto& offsets = o.offsets;
+
+    // finished[key] is the end of a pass once `done[key]`; key = (pass·m + j)·stages + virtual stage.
     const auto key = [m, stages](Pass pass, long long j, long long vs) {
         return static_cast<std::size_t>((static_cast<long long>(pass) * m + j) * stages + vs);
     };
-    std::vector<double> finished(static_cast<std::size_t>(3 * m * stages), -1.0);
-    std::vector<std::size_t> next(offsets.begin(), offsets.end() - 1);
-    std::vector<double> free_at(static_cast<std::size_t>(p), 0.0);
-    constexpr std::size_t none = static_cast<std::size_t>(-1);
-    std::vector<std::size_t> waiting_on(static_cast<std::size_t>(p), none);
-    std::vector<long long> ready;
-    ready.reserve(static_cast<std::size_t>(p));
+    // The event state lives in buffers kept per thread and reused from call to
+    // call, so a large step does not map and unmap fresh pages every time.
+    struct Workspace {
+        std::vector<double> finished, free_at;
+        std::vector<bool> done;
+        std::vector<std::size_t> next;
+        std::vector<std::optional<std::size_t>> waiting_on;
+        std::vector<long long> ready;
+    };
+    thread_local Workspace w;
+    auto& finished = w.finished;
+    auto& done = w.done;
+    auto& next = w.next;
+    auto& free_at = w.free_at;
+    auto& waiting_on = w.waiting_on;
+    auto& ready = w.ready;
+    finished.assign(static_cast<std::size_t>(3 * m * stages), 0.0);
+    done.assign(finished.size(), false);
+    next.assign(offsets.begin(), offsets.end() - 1);
+    free_at.assign(static_cast<std::size_t>(p), 0.0);
+    for (std::size_t r = 0; r < times.ends.first_pass_after.size(); ++r)
+        free_at[r] = times.ends.first_pass_after[r].value();
+    waiting_on.assign(static_cast<std::size_t>(p), std::nullopt);
+    ready.clear();
     for (long long r = p - 1; r >= 0; --r) ready.push_back(r);
+    std::vector<Seconds> loss(static_cast<std::size_t>(m));
 
     const double send = times.send.value();
     const auto factor = [&](long long j) {
         return times.microbatch_factor.empty() ? 1.0 : times.microbatch_factor[static_cast<std::size_t>(j)];
     };
     const auto wake = [&](long long rank, std::size_t k) {
-        auto& w = waiting_on[static_cast<std::size_t>(rank)];
-        if (w == k) w = none, ready.push_back(rank);
+        auto& waits = waiting_on[static_cast<std::size_t>(rank)];
+        if (waits == k) waits.reset(), ready.push_back(rank);
     };
     const auto length = [&](const Operation& op, long long r) {
         const StageTimes& t = times.per_chunk[layout.time_index(r, op.chunk)];
@@ -498,14 +667,20 @@ template <SimulatedSchedule S>
                                                             : t.backward;
         return base.value() * share * factor(op.microbatch);
     };
+    // The all-to-all a pass of a pair can hide behind the other's compute.
+    const auto all_to_all = [&](const Operation& op, long long r) {
+        if (times.all_to_all.empty()) return 0.0;
+        const ChunkAllToAll& a = times.all_to_all[layout.time_index(r, op.chunk)];
+        return (op.pass == Pass::forward ? a.forward : a.backward).value() * share * factor(op.microbatch);
+    };
     // Whether the input of pass `op` on rank r has arrived: if so `start` moves
-    // past its arrival and the result is `none`, if not the result is its key.
-    const auto await_input = [&](const Operation& op, long long r, double& start) {
+    // past its arrival and nothing is returned, if not the key it waits for.
+    const auto await_input = [&](const Operation& op, long long r, double& start) -> std::optional<std::size_t> {
         const long long vs = layout.position(r, op.chunk);
-        std::size_t input = none;
+        std::size_t input = 0;
         long long from = r;
         if (op.pass == Pass::forward) {
-            if (vs == 0) return none;
+            if (vs == 0) return std::nullopt;
             input = key(Pass::forward, op.microbatch, vs - 1), from = layout.rank_of(vs - 1, op.chunk);
         } else if (op.pass == Pass::weight_grad) {
             input = key(Pass::backward, op.microbatch, vs);
@@ -514,20 +689,21 @@ template <SimulatedSchedule S>
         } else {
             input = key(Pass::backward, op.microbatch, vs + 1), from = layout.rank_of(vs + 1, op.chunk);
         }
-        const double arrived = finished[input];
-        if (arrived < 0.0) return input;
-        start = std::max(start, arrived + (from == r ? 0.0 : send));
-        return none;
+        if (!done[input]) return input;
+        start = std::max(start, finished[input] + (from == r ? 0.0 : send));
+        return std::nullopt;
     };
     // Records a pass that ran [start, end] on rank r and wakes the rank whose next pass needs it.
     const auto finish = [&](Operation& op, long long r, double start, double end) {
         op.start = seconds(start);
         op.end = seconds(end);
         const long long vs = layout.position(r, op.chunk);
-        const std::size_t done = key(op.pass, op.microbatch, vs);
-        finished[done] = end;
-        if (op.pass == Pass::forward && vs + 1 < stages) wake(layout.rank_of(vs + 1, op.chunk), done);
-        if (op.pass == Pass::backward && vs > 0) wake(layout.rank_of(vs - 1, op.chunk), done);
+        const std::size_t k = key(op.pass, op.microbatch, vs);
+        finished[k] = end;
+        done[k] = true;
+        if (op.pass == Pass::forward && vs + 1 < stages) wake(layout.rank_of(vs + 1, op.chunk), k);
+        if (op.pass == Pass::forward && vs + 1 == stages) loss[static_cast<std::size_t>(op.microbatch)] = op.end;
+        if (op.pass == Pass::backward && vs > 0) wake(layout.rank_of(vs - 1, op.chunk), k);
     };
 
     while (!ready.empty()) {
@@ -537,11 +713,11 @@ template <SimulatedSchedule S>
         while (next[ur] < offsets[ur + 1]) {
             Operation& op = ops[next[ur]];
             double start = free_at[ur];
-            std::size_t missing = await_input(op, r, start);
+            std::optional<std::size_t> missing = await_input(op, r, start);
             // An overlapped forward runs together with the backward after it.
             const bool pair = op.overlapped && op.pass == Pass::forward;
-            if (pair && missing == none) missing = await_input(ops[next[ur] + 1], r, start);
-            if (missing != none) {
+            if (pair && !missing) missing = await_input(ops[next[ur] + 1], r, start);
+            if (missing) {
                 waiting_on[ur] = missing;
                 break;
             }
@@ -553,9 +729,11 @@ template <SimulatedSchedule S>
                 continue;
             }
             Operation& partner = ops[next[ur] + 1];
-            const double end = start + (paired >= 0.0 ? paired * share *
-                                                            (factor(op.microbatch) + factor(partner.microbatch)) / 2.0
-                                                      : length(op, r) + length(partner, r));
+            const double end =
+                start + (fixed_pair ? fixed_pair->value() * share *
+                                          (factor(op.microbatch) + factor(partner.microbatch)) / 2.0
+                                    : length(op, r) + length(partner, r) -
+                                          times.pair_hidden * (all_to_all(op, r) + all_to_all(partner, r)));
             free_at[ur] = end;
             finish(op, r, start, end);
             finish(partner, r, start, end);
@@ -565,7 +743,36 @@ template <SimulatedSchedule S>
     for (long long r = 0; r < p; ++r)
         if (next[static_cast<std::size_t>(r)] != offsets[static_cast<std::size_t>(r) + 1])
             throw std::logic_error("napkin::simulate: the schedule's order deadlocks on rank " + std::to_string(r));
-    return Timeline(shape, std::move(ops), std::move(offsets));
+    std::vector<SyncSpan> spans = step_ends(o, shape, times.ends);
+    return Timeline(shape, std::move(o.ops), std::move(o.offsets), std::move(spans), std::move(loss));
+}
+}  // namespace detail
+
+// Every rank's passes in the schedule's order, times not yet set.
+template <SimulatedSchedule S>
+[[nodiscard]] Timeline schedule_order_of(const S& schedule, const PipelineShape& shape) {
+    validate(schedule, shape);
+    detail::RankOrders o = detail::build_orders(schedule, shape);
+    return Timeline(shape, std::move(o.ops), std::move(o.offsets));
+}
+
+// Runs one step in two parts: each rank's order (schedule_order_of), then the
+// events. A pair takes the schedule's F&B when it sets one (DualPipe{F&B}: the
+// closed form's input, the same for every pair; DualPipeV's per rank, so a pair
+// of its half-size chunks takes F&B/2), scaled by the mean of its two
+// micro-batches' factors; otherwise its forward plus its backward less the
+// share ScheduleTimes::pair_hidden of their all-to-alls.
+template <SimulatedSchedule S>
+[[nodiscard]] Timeline simulate(const S& schedule, const PipelineShape& shape, const ScheduleTimes& times) {
+    validate(schedule, shape);
+    detail::check_schedule_times(times, shape);
+    if constexpr (detail::layout_kind<S> != detail::LayoutKind::looped)
+        require(times.ends.grad_reduce_scatter.empty(), "StepEnds.grad_reduce_scatter.size()",
+                count(times.ends.grad_reduce_scatter.size()), "must be 0 for DualPipe and DualPipeV");
+    std::optional<Seconds> fixed_pair;
+    if constexpr (requires { schedule.overlapped_forward_backward; })
+        fixed_pair = schedule.overlapped_forward_backward;
+    return detail::run_events<detail::layout_kind<S>>(detail::build_orders(schedule, shape), shape, times, fixed_pair);
 }
 
 // Uniform stages: every chunk takes F/v, B/v, W/v.

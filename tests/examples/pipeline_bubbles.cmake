@@ -81,3 +81,59 @@ napkin_check_output(cli.schedule.overlapped_not_dualpipe
   COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 4 --microbatches 8 --forward-ms 1
           --backward-ms 2 --overlapped-ms 2
   EXPECT "--overlapped-ms = 2: only dualpipe and dualpipev take it" EXIT_CODE 2)
+
+# napkin schedule --reference: the 1,024-GPU MoE step (tests/data/moe-training-step-1024-gpus.json) simulated
+# from its own op and send times (Megatron's interleaved 1F1B with paired F&B blocks, head and tail): the step
+# 1.797498 s and the idle fraction 0.265493 to 1e-4 relative, every pass within 1 µs (tests/unit/schedule.cpp).
+napkin_check_output(cli.schedule.reference
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --reference ${CMAKE_CURRENT_SOURCE_DIR}/data/moe-training-step-1024-gpus.json
+  EXPECT "interleaved, p = 4, m = 8, v = 2: 128 passes" "step 1.80 s, idle 26.55% of p x step"
+         "loss times: 0.269988 0.349450 0.426513 0.511188 0.927749 1.010034 1.091640 1.176315 s"
+         "reference: step 1.797498 s, idle 26.5493%")
+napkin_check_output(cli.schedule.reference_json
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --reference ${CMAKE_CURRENT_SOURCE_DIR}/data/moe-training-step-1024-gpus.json --json
+  EXPECT "\"step_s\": 1.79749" "\"idle_fraction\": 0.26549" "\"overlapped\": true" "\"kind\": \"gradient reduce-scatter\""
+         "\"kind\": \"parameter all-gather\"" "\"kind\": \"optimizer step\"" "\"loss_times_s\"")
+# napkin schedule --times: p = 2, m = 2, F = 1 ms, B = 2 ms, paired with half of 0.5 + 0.5 ms all-to-all hidden
+# (a pair 2.5 ms): rank 2 runs F0 [1, 2], the pair [2, 4.5], B1 [4.5, 6.5]; rank 1 B0 [4.5, 6.5], B1 [6.5, 8.5].
+# Step 8.5 ms; idle (2.5 + 3) / 17 = 32.35%; losses at 2 and 4.5 ms (tests/unit/schedule.cpp, by hand).
+napkin_check_output(cli.schedule.times
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --times ${CMAKE_CURRENT_SOURCE_DIR}/data/schedule_times_paired.json
+  EXPECT "step 8.50 ms, idle 32.35% of p x step" "stage 2: busy 5.50 ms, idle 3.00 ms" "loss times: 0.002000 0.004500 s")
+napkin_check_output(cli.schedule.times_missing
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --times no-such-file.json
+  EXPECT "--times = \"no-such-file.json\": cannot be opened" EXIT_CODE 2)
+napkin_check_output(cli.schedule.overlap_moe_not_interleaved
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 2 --microbatches 2 --forward-ms 1
+          --backward-ms 2 --overlap-moe-expert-parallel-comm
+  EXPECT "--overlap-moe-expert-parallel-comm = 1: only the interleaved schedule takes it" EXIT_CODE 2)
+napkin_check_output(cli.schedule.forward_required
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 2 --microbatches 2 --backward-ms 2
+  EXPECT "--forward-ms is required (or give --times)" EXIT_CODE 2)
+# Uneven stages from the command line: the reference's layer map at 5.272 ms / 9.414 ms a layer, the LM head
+# 8.144 ms forward on the last chunk, 1.535 ms sends. Micro-batch 1's loss, by hand: it crosses virtual stages of
+# 6, 6, 6, 6, 5, 6, 6 layers and 4 + the head: 4·31.632 + 26.36 + 2·31.632 + 29.232 = 245.384 ms, plus 7 sends
+# (10.745 ms) = 256.129 ms, never waiting for a busy rank (each chunk-2 input arrives after the rank's fourth
+# chunk-1 forward).
+napkin_check_output(cli.schedule.layer_map
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule interleaved --stages 4 --microbatches 8 --chunks 2
+          --layers 45 --layer-map 1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45 --layer-forward-ms 5.272
+          --layer-backward-ms 9.414 --head-forward-ms 8.144 --head-backward-ms 16.288 --send-ms 1.535
+          --overlap-moe-expert-parallel-comm --forward-all-to-all-share 0.270663 --backward-all-to-all-share 0.151579
+          --pair-hidden 0.38
+  EXPECT "interleaved, p = 4, m = 8, v = 2: 128 passes" "loss times: 0.256129 ")
+napkin_check_output(cli.schedule.layer_map_missing_layer
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule interleaved --stages 4 --microbatches 8 --chunks 2
+          --layers 45 --layer-map 1-6,25-29/7-12,30-35/13-18,36-41/19-24,43-45 --layer-forward-ms 5
+          --layer-backward-ms 9
+  EXPECT "--layer-map = 42: this layer is on no stage" EXIT_CODE 2)
+napkin_check_output(cli.schedule.layer_map_stages
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule interleaved --stages 4 --microbatches 8 --chunks 2
+          --layers 36 --layer-map 1-6,7-12/13-24,25-30/31-36,31-36 --layer-forward-ms 5 --layer-backward-ms 9
+  EXPECT "has 3 stages; the pipeline has 4" EXIT_CODE 2)
+# Megatron's shorthand: 45 layers, first 3, last 6, the other 6 virtual stages 6 each.
+napkin_check_output(cli.schedule.first_last_stage_layers
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule interleaved --stages 4 --microbatches 8 --chunks 2
+          --layers 45 --first-stage-layers 4 --last-stage-layers 6 --layer-forward-ms 5 --layer-backward-ms 9
+  EXPECT "--first-stage-layers = 4: with --last-stage-layers 6 must leave the other 6 virtual stages an equal share"
+  EXIT_CODE 2)

@@ -46,3 +46,21 @@ TEST_SUITE("hardware") {
         CHECK_THROWS_AS((void)validated(link), napkin::invalid_argument);
     }
 }
+
+#include <napkin/catalog/clusters.hpp>
+
+TEST_SUITE("hardware") {
+    TEST_CASE("GH200 quad node: 4 GPUs, a pair's NVLink 6 × 25 = 150 GB/s each way, Slingshot-11 200 Gb/s = 25 GB/s") {
+        const auto node = catalog::find_node("gh200-quad");
+        REQUIRE(node.has_value());
+        CHECK(node->gpus == 4);
+        CHECK(node->gpu.name == "gh200");
+        CHECK(node->intra.bandwidth.value() == 150e9);
+        CHECK(node->inter.bandwidth.value() == 25e9);
+        CHECK(node->nic == Nic::per_gpu);
+        CHECK(catalog::find_link("slingshot-11").has_value());
+        CHECK(catalog::find_link("nvlink4-gh200-pair").has_value());
+        // 256 nodes: the reference's 1,024 GPUs.
+        CHECK(gpus(Cluster{*node, 256}) == 1024);
+    }
+}

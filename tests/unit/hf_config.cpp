@@ -70,6 +70,68 @@ TEST_SUITE("io/hf_config") {
         CHECK(parameter_count(loaded.shape) == 46'702'792'704);
     }
 
+    // DeepSeek-V3 (tests/data/deepseek_v3_config.json: the published config.json, its rope_scaling and
+    // quantization_config left out). By hand, DeepSeek-V2 Sec. 2.1 for latent attention:
+    //   attention 7168·1536 + 1536 + 1536·128·192 + 7168·(512 + 64) + 512 + 512·128·(128 + 128) + 128·128·7168
+    //           = 187,107,328; an expert 3·7168·2048 = 44,040,192; the dense FFN 3·7168·18432 = 396,361,728;
+    //   dense layer 187,107,328 + 396,361,728 + 2·7168 = 583,483,392 (3 of them);
+    //   MoE layer 187,107,328 + (256 + 1)·44,040,192 + 7168·256 + 2·7168 = 11,507,286,016 (58 of them);
+    //   embeddings 2·129,280·7168 = 1,853,358,080, final norm 7168:
+    //   3·583,483,392 + 58·11,507,286,016 + 1,853,358,080 + 7168 = 671,026,404,352 — the model card's 671 B.
+    //   Active: 8 of 256 routed experts, 248·44,040,192 fewer per MoE layer: 37,552,282,624 — its 37 B.
+    TEST_CASE("DeepSeek-V3's config.json: 671 B weights, 37 B active, latent attention's 576-value cache") {
+        const io::LoadedModel m = io::read_hf_config(data + "/deepseek_v3_config.json");
+        CHECK(m.shape.experts == 256);
+        CHECK(m.shape.shared_experts == 1);
+        CHECK(m.shape.shared_expert_ffn == 2048);
+        CHECK(m.shape.dense_layers == 3);
+        CHECK(m.shape.kv_lora_rank == 512);
+        CHECK(attention_weights(m.shape) == 187'107'328);
+        CHECK(parameter_count(m.shape) == 671'026'404'352);
+        CHECK(active_parameter_count(m.shape) == 37'552'282'624);
+        // The cache: (512 + 64) values per layer (DeepSeek-V2 Table 1), 61 layers at 2 bytes = 70,272 B per token.
+        CHECK(kv_cache_per_token(m.shape, 2.0).value() == 70'272.0);
+    }
+
+    // Qwen3-30B-A3B (tests/data/qwen3_30b_a3b_config.json, the published config.json). By hand:
+    //   attention 2048·4096·2 + 2048·512·2 + Q and K norms 2·128 = 18,874,624; an expert 3·2048·768 = 4,718,592;
+    //   layer 18,874,624 + 128·4,718,592 + router 2048·128 + 2·2048 = 623,120,640; 48 layers 29,909,790,720;
+    //   embeddings 2·151,936·2048 = 622,329,856, final norm 2048: 30,532,122,624 — the model card's 30.5 B.
+    //   Active: 8 of 128 experts, 120·4,718,592 fewer per layer: 3,353,032,704 — its 3.3 B.
+    TEST_CASE("Qwen3-30B-A3B's config.json: 30.5 B weights, 3.3 B active") {
+        const io::LoadedModel m = io::read_hf_config(data + "/qwen3_30b_a3b_config.json");
+        CHECK(m.shape.experts == 128);
+        CHECK(m.shape.experts_per_token == 8);
+        CHECK(m.shape.expert_ffn == 768);
+        CHECK(m.shape.shared_experts == 0);
+        CHECK(m.shape.qk_norm);
+        CHECK(parameter_count(m.shape) == 30'532'122'624);
+        CHECK(active_parameter_count(m.shape) == 3'353'032'704);
+    }
+
+    // Qwen2-MoE's keys (Qwen1.5-MoE-A2.7B's shape): one shared expert of width 5632 with its gate, Q/K/V biases.
+    //   attention 4·2048² + 3·2048 = 16,783,360; 60 experts 60·3·2048·1408 = 519,045,120; shared 3·2048·5632 + 2048
+    //   = 34,605,056; router 2048·60 = 122,880; norms 4096: layer 570,560,512.
+    TEST_CASE("Qwen2-MoE's shared expert, its gate and Q/K/V biases are read") {
+        const io::LoadedModel m = io::parse_hf_config(
+            R"({"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24, "num_attention_heads": 16,
+                "num_key_value_heads": 16, "intermediate_size": 5632, "vocab_size": 151936, "num_experts": 60,
+                "num_experts_per_tok": 4, "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
+                "decoder_sparse_step": 1, "mlp_only_layers": []})",
+            "qwen2_moe.json");
+        CHECK(m.shape.shared_experts == 1);
+        CHECK(m.shape.shared_expert_gate);
+        CHECK(m.shape.qkv_bias);
+        CHECK(layer_weights(m.shape) == 570'560'512);
+        CHECK_THROWS_WITH((void)io::parse_hf_config(
+                              R"({"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
+                                  "num_attention_heads": 16, "intermediate_size": 5632, "vocab_size": 151936,
+                                  "num_experts": 60, "num_experts_per_tok": 4, "moe_intermediate_size": 1408,
+                                  "decoder_sparse_step": 2})",
+                              "q.json"),
+                          "q.json: field \"decoder_sparse_step\" must be 1: napkin reads every layer as MoE");
+    }
+
     TEST_CASE("errors name the field and the file") {
         CHECK_THROWS_WITH_AS((void)io::read_hf_config(data + "/missing_field_config.json"),
                              (data + "/missing_field_config.json: field \"intermediate_size\" is missing (a required field)").c_str(),
@@ -85,7 +147,10 @@ TEST_SUITE("io/hf_config") {
                                   "num_key_value_heads": 5, "intermediate_size": 1, "vocab_size": 1})",
                               "x.json"),
                           "x.json: field \"num_key_value_heads\" must divide num_attention_heads (32), not 5");
-        CHECK_THROWS_WITH((void)io::parse_hf_config(R"({"n_routed_experts": 256})", "deepseek.json"),
+        CHECK_THROWS_WITH((void)io::parse_hf_config(
+                              R"({"hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32,
+                                  "intermediate_size": 1, "vocab_size": 1, "n_routed_experts": -256})",
+                              "deepseek.json"),
                           doctest::Contains("deepseek.json: field \"n_routed_experts\""));
         CHECK_THROWS_WITH((void)io::parse_hf_config("[1, 2]", "list.json"), "list.json: not a JSON object");
     }

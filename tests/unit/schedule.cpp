@@ -2,12 +2,14 @@
 // closed form of pipeline.hpp, and against the reference schedule
 // moe-training-step-1024-gpus.json (Megatron interleaved 1F1B, p = 4, v = 2, m = 8).
 #include <napkin/io/reference_schedule.hpp>
+#include <napkin/io/schedule_times.hpp>
 #include <napkin/schedule.hpp>
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -392,6 +394,160 @@ TEST_SUITE("schedule") {
         CHECK(compared == 11 + 9 + 7 + 5);  // Megatron's warm-up + 1 on each stage, 1 µs precision
     }
 
+    TEST_CASE("paired interleaved, p = 2, v = 1, m = 2, F = 1, B = 2, all-to-all F 0.5, B 0.5, half hidden: by hand") {
+        // Interleaved{.extra_warmup = 1, .paired = true} with v = 1 is 1F1B with one more warm-up forward:
+        // rank 0 warm-up min(p − r − 1 + 1, m) = 2 forwards, then its two backwards unpaired;
+        // rank 1 warm-up 1: F0, then the pair (F1, B0), then B1.
+        // A pair takes F + B − 0.5 × (0.5 + 0.5) = 2.5 s.
+        // rank 0: F0 [0,1] F1 [1,2]                              B0 [4.5,6.5] B1 [8.5,10.5]
+        // rank 1:          F0 [1,2] (F1 | B0) [2,4.5] B1 [4.5,6.5]... B1 needs its forward F1: in the pair, done at 4.5
+        ScheduleTimes t = ScheduleTimes::uniform({2, 2}, {seconds(1), seconds(2)});
+        t.all_to_all.assign(2, {seconds(0.5), seconds(0.5)});
+        t.pair_hidden = 0.5;
+        const Timeline sim = simulate(Interleaved{.extra_warmup = 1, .paired = true}, {2, 2}, t);
+        REQUIRE(sim.stage(1).size() == 4);
+        CHECK(sim.stage(1)[1].overlapped);
+        CHECK(sim.stage(1)[2].overlapped);
+        CHECK_FALSE(sim.stage(1)[0].overlapped);
+        CHECK(s(sim.stage(1)[1].start) == near(2.0));
+        CHECK(s(sim.stage(1)[1].end) == near(4.5));
+        CHECK(s(sim.stage(1)[2].end) == near(4.5));
+        CHECK(s(sim.stage(1)[3].end) == near(6.5));
+        CHECK(s(sim.stage(0)[2].start) == near(4.5));  // B0 arrives from the pair
+        CHECK(s(sim.stage(0)[3].start) == near(6.5));  // B1 after rank 1's B1
+        CHECK(s(sim.step_time()) == near(8.5));
+        // Busy: rank 0 2 F + 2 B = 6 s, rank 1 F + pair + B = 1 + 2.5 + 2 = 5.5 s; idle (2.5 + 3) / (2 × 8.5).
+        CHECK(sim.idle_fraction() == near(5.5 / 17.0));
+        // Losses: micro-batch 0's forward on the last stage ends at 2 s, micro-batch 1's in the pair at 4.5 s.
+        REQUIRE(sim.loss_times().size() == 2);
+        CHECK(s(sim.loss_times()[0]) == near(2.0));
+        CHECK(s(sim.loss_times()[1]) == near(4.5));
+        // Without the all-to-all, a pair takes F + B.
+        t.pair_hidden = 0.0;
+        CHECK(s(simulate(Interleaved{.extra_warmup = 1, .paired = true}, {2, 2}, t).stage(1)[1].end) == near(5.0));
+    }
+
+    TEST_CASE("head and tail by hand: all-gather from 0, reduce-scatters after each chunk's last backward, optimizer") {
+        // 1F1B p = 2, m = 1, F = 1, B = 2: rank 0 F [0.5, 1.5] (first pass after 0.5 s), rank 1 F [1.5, 2.5]
+        // B [2.5, 4.5], rank 0 B [4.5, 6.5]. Reduce-scatters of 1 s: rank 1 [4.5, 5.5], rank 0 [6.5, 7.5].
+        // Optimizer after the last of them + 0.25 s: [7.75, 8.75]; the step 8.75 s.
+        ScheduleTimes t = ScheduleTimes::uniform({2, 1}, {seconds(1), seconds(2)});
+        t.ends.param_all_gather = {seconds(2), seconds(2)};
+        t.ends.first_pass_after = {seconds(0.5), Seconds{}};
+        t.ends.grad_reduce_scatter = {seconds(1), seconds(1)};
+        t.ends.before_optimizer = seconds(0.25);
+        t.ends.optimizer = seconds(1);
+        const Timeline sim = simulate(OneFOneB{}, {2, 1}, t);
+        CHECK(s(sim.stage(0)[0].start) == near(0.5));
+        CHECK(s(sim.step_time()) == near(8.75));
+        // Busy is compute only: rank 0 3 s, rank 1 3 s; idle (5.75 + 5.75) / (2 × 8.75).
+        CHECK(sim.idle_fraction() == near(11.5 / 17.5));
+        int reduce_scatters = 0;
+        for (const SyncSpan& span : sim.syncs()) {
+            if (span.kind != SyncKind::grad_reduce_scatter) continue;
+            ++reduce_scatters;
+            CHECK(s(span.start) == near(span.rank == 0 ? 6.5 : 4.5));
+            CHECK(s(span.end) == near(span.rank == 0 ? 7.5 : 5.5));
+        }
+        CHECK(reduce_scatters == 2);
+        // Two chunks' reduce-scatters on one rank run one at a time: p = 1, v = 2, m = 1, F = B = 1 (0.5 per chunk):
+        // chunk 1's last backward ends at 1.5 s, chunk 0's at 2 s; 1-s reduce-scatters [1.5, 2.5] then [2.5, 3.5].
+        ScheduleTimes one = ScheduleTimes::uniform({1, 1, 2}, {seconds(1), seconds(1)});
+        one.ends.grad_reduce_scatter = {seconds(1), seconds(1)};
+        const Timeline solo = simulate(Interleaved{}, {1, 1, 2}, one);
+        CHECK(s(solo.step_time()) == near(3.5));
+    }
+
+    TEST_CASE("the simulator in two parts: its order is schedule_order_of's, for every schedule") {
+        const PipelineShape shape{4, 8, 2};
+        const ScheduleTimes t = ScheduleTimes::uniform(shape, {milliseconds(2), milliseconds(4), milliseconds(2)});
+        CHECK(pattern(simulate(Interleaved{.extra_warmup = 1, .paired = true}, shape, t).operations()) ==
+              pattern(schedule_order_of(Interleaved{.extra_warmup = 1, .paired = true}, shape).operations()));
+        const PipelineShape flat{4, 8};
+        const ScheduleTimes u = ScheduleTimes::uniform(flat, {milliseconds(2), milliseconds(4), milliseconds(2)});
+        CHECK(pattern(simulate(ZeroBubbleH2{}, flat, u).operations()) ==
+              pattern(schedule_order_of(ZeroBubbleH2{}, flat).operations()));
+        CHECK(pattern(simulate(DualPipe{}, flat, u).operations()) ==
+              pattern(schedule_order_of(DualPipe{}, flat).operations()));
+    }
+
+    TEST_CASE("reference: from its own op and send times the step, idle fraction, every pass and loss time agree") {
+        const io::ReferenceSchedule ref = io::read_reference_schedule(reference_path);
+        const ScheduleTimes times = io::reference_schedule_times(ref);
+        // The least-squares fit finds the share of a pair's all-to-all hidden: 0.38 to the file's 1-µs rounding.
+        CHECK(times.pair_hidden == doctest::Approx(0.38).epsilon(1e-4));
+        CHECK(in(times.send, units::ms) == doctest::Approx(1.535).epsilon(1e-9));
+        const Timeline sim = simulate(io::reference_schedule_kind(ref), ref.shape, times);
+        CHECK(s(sim.step_time()) == doctest::Approx(1.797498).epsilon(1e-4));
+        CHECK(sim.idle_fraction() == doctest::Approx(0.265493).epsilon(1e-4));
+        CHECK(s(ref.step) == 1.797498);
+        CHECK(ref.idle_fraction == 0.265493);
+        for (long long r = 0; r < 4; ++r) {
+            const auto ops = sim.stage(r);
+            const auto& blocks = ref.stages[static_cast<std::size_t>(r)];
+            REQUIRE(ops.size() == blocks.size());
+            for (std::size_t i = 0; i < ops.size(); ++i) {
+                CAPTURE(r);
+                CAPTURE(i);
+                CHECK(ops[i].pass == blocks[i].pass);
+                CHECK(ops[i].microbatch == blocks[i].microbatch);
+                CHECK(ops[i].chunk == blocks[i].chunk);
+                CHECK(ops[i].overlapped == blocks[i].paired);
+                CHECK(std::abs(in(ops[i].start - blocks[i].start, units::us)) <= 1.0);
+                CHECK(std::abs(in(ops[i].end - blocks[i].end, units::us)) <= 1.0);
+            }
+        }
+        REQUIRE(ref.loss_times.size() == 8);
+        REQUIRE(sim.loss_times().size() == 8);
+        for (std::size_t j = 0; j < 8; ++j) CHECK(std::abs(in(sim.loss_times()[j] - ref.loss_times[j], units::us)) <= 1.0);
+        // The head and tail: each stage's all-gather, reduce-scatters and optimizer step as the file places them.
+        int compared = 0;
+        for (const SyncSpan& span : sim.syncs())
+            for (const io::ReferenceSync& r : ref.syncs[static_cast<std::size_t>(span.rank)])
+                if (r.kind == span.kind && r.chunk == span.chunk) {
+                    CAPTURE(span.rank);
+                    CHECK(std::abs(in(span.start - r.start, units::us)) <= 1.0);
+                    CHECK(std::abs(in(span.end - r.end, units::us)) <= 1.0);
+                    ++compared;
+                }
+        CHECK(compared == 4 * (1 + 2 + 1));
+    }
+
+    TEST_CASE("reference: the same step from napkin's own --times format, written and read back") {
+        const io::ReferenceSchedule ref = io::read_reference_schedule(reference_path);
+        const ScheduleTimes times = io::reference_schedule_times(ref);
+        const nlohmann::json j = io::schedule_times_json(times, {"interleaved", 1, true});
+        io::TimesSchedule named;
+        const ScheduleTimes back = io::parse_schedule_times(nlohmann::json::parse(j.dump()), &named);
+        CHECK(named.name == std::optional<std::string>("interleaved"));
+        CHECK(named.extra_warmup == 1);
+        CHECK(named.paired);
+        const Timeline a = simulate(io::reference_schedule_kind(ref), ref.shape, times);
+        const Timeline b = simulate(Interleaved{.extra_warmup = named.extra_warmup, .paired = named.paired},
+                                    back.shape, back);
+        CHECK(s(b.step_time()) == near(s(a.step_time())));
+        CHECK(b.idle_fraction() == near(a.idle_fraction()));
+    }
+
+    TEST_CASE("--times format: a missing or repeated chunk and a bad number are named") {
+        const auto parse = [](const char* text) { return io::parse_schedule_times(nlohmann::json::parse(text)); };
+        CHECK_THROWS_WITH_AS((void)parse(R"({"stages": 2, "microbatches": 2, "chunk_times": [
+            {"stage": 1, "forward_s": 1, "backward_s": 2}]})"),
+                             "chunk_times: stage 2 chunk = 1: is missing", napkin::invalid_argument);
+        CHECK_THROWS_WITH_AS((void)parse(R"({"stages": 1, "microbatches": 2, "chunk_times": [
+            {"stage": 1, "forward_s": 1, "backward_s": 2}, {"stage": 1, "forward_s": 1, "backward_s": 2}]})"),
+                             "chunk_times entry for stage 1 chunk = 1: appears twice", napkin::invalid_argument);
+        CHECK_THROWS_WITH_AS((void)parse(R"({"stages": 1, "microbatches": 2, "chunk_times": [
+            {"stage": 1, "forward_s": -1, "backward_s": 2}]})"),
+                             "forward_s = -1: must be finite and not negative", napkin::invalid_argument);
+        CHECK_THROWS_WITH_AS((void)parse(R"({"stages": 1, "microbatches": 2, "chunk_times": [
+            {"stage": 3, "forward_s": 1, "backward_s": 2}]})"),
+                             "chunk_times.stage = 3: must lie in 1 … stages", napkin::invalid_argument);
+        CHECK_THROWS_WITH_AS((void)parse(R"({"stages": 1, "microbatches": 2, "send_s": 1})"),
+                             "chunk_times = \"missing\": must list every stage's chunks in a --times file",
+                             napkin::invalid_argument);
+    }
+
     TEST_CASE("p = 64, m = 512, v = 4: 262,144 passes, the step still m(F + B) + (p − 1)(F + B)/v") {
         const PipelineShape big{64, 512, 4};
         const StageTimes t{milliseconds(4), milliseconds(8)};
@@ -437,5 +593,24 @@ TEST_SUITE("io/timeline_svg") {
              at = svg.find("stroke=\"white\" stroke-width=\"0.5\"", at + 1))
             ++blocks;
         CHECK(blocks == 8);
+    }
+}
+
+TEST_SUITE("io/timeline_svg") {
+    TEST_CASE("the reference step: paired blocks in half rows, the head and tail in strips under the rows") {
+        const io::ReferenceSchedule ref = io::read_reference_schedule(reference_path);
+        const Timeline t = simulate(io::reference_schedule_kind(ref), ref.shape, io::reference_schedule_times(ref));
+        const std::string svg = io::timeline_svg(t, {.title = "MoE step"}).str();
+        CHECK(svg.find("F&amp;B overlapped") != std::string::npos);
+        CHECK(svg.find(">parameter all-gather<") != std::string::npos);
+        CHECK(svg.find(">gradient reduce-scatter<") != std::string::npos);
+        CHECK(svg.find(">optimizer step<") != std::string::npos);
+        // Each of the 4 stages: one all-gather, two reduce-scatters, the optimizer: 16 strips and 3 legend keys.
+        std::size_t strips = 0;
+        for (const char* colour : {"#7A9CC6", "#C69A7A", "#555555"})
+            for (std::size_t at = svg.find(std::string("fill=\"") + colour); at != std::string::npos;
+                 at = svg.find(std::string("fill=\"") + colour, at + 1))
+                ++strips;
+        CHECK(strips == 16 + 3);
     }
 }

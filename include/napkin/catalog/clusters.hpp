@@ -37,7 +37,21 @@ inline constexpr Node dgx_h100 = validated(Node{
     .nic = Nic::per_gpu,
 });
 
-inline constexpr std::array nodes{&dgx_a100, &dgx_h100};
+// --- GH200 quad nodes (CSCS Alps, HPE Cray EX254n) ------------------------------
+// Four GH200 superchips, every GPU pair NVLink-connected (150 GB/s each way per
+// pair), one Slingshot-11 NIC of 200 Gb/s per GPU (CSCS Alps documentation).
+// The ring collectives use one pair's link per step; an all-to-all inside the
+// node could use all three of a GPU's pairs at once.
+inline constexpr Node gh200_quad = validated(Node{
+    .name = "gh200-quad",
+    .gpu = gh200,
+    .gpus = 4,
+    .intra = nvlink4_gh200_pair,
+    .inter = slingshot11,
+    .nic = Nic::per_gpu,
+});
+
+inline constexpr std::array nodes{&dgx_a100, &dgx_h100, &gh200_quad};
 
 [[nodiscard]] constexpr std::optional<Node> find_node(std::string_view name) {
     for (const Node* node : nodes)

@@ -129,7 +129,29 @@ inline constexpr Link ib_ndr = validated(Link{
     .step_latency = microseconds(2.7),
 });
 
-inline constexpr std::array links{&nvlink_a100, &pcie_gen4, &nvlink3, &nvlink4, &ib_hdr, &ib_ndr};
+// --- GH200 quad nodes (CSCS Alps, HPE Cray EX254n) ------------------------------
+// NVLink 4 between two GH200s of a quad node: each GPU's 18 links are split six
+// to each of the three others (CSCS user documentation, "Alps: GH200 nodes";
+// NVIDIA GH200 data sheet: 900 GB/s over 18 links both ways), so one pair
+// carries 6 × 25 = 150 GB/s each way; NCCL's NVLink ring LL step.
+inline constexpr Link nvlink4_gh200_pair = validated(Link{
+    .name = "nvlink4-gh200-pair",
+    .bandwidth = gigabytes_per_second(150),
+    .step_latency = microseconds(0.6),
+});
+
+// HPE Slingshot-11: one Cassini NIC of 200 Gb/s per GPU (HPE Slingshot data
+// sheet; CSCS Alps documentation), driven by NCCL through its libfabric plugin
+// (aws-ofi-nccl) as a NET transport: NCCL's network ring LL hop of 2.7 µs
+// (tuning.cc hwLat, NET row).
+inline constexpr Link slingshot11 = validated(Link{
+    .name = "slingshot-11",
+    .bandwidth = gigabits_per_second(200),
+    .step_latency = microseconds(2.7),
+});
+
+inline constexpr std::array links{&nvlink_a100, &pcie_gen4, &nvlink3, &nvlink4, &ib_hdr, &ib_ndr,
+                                  &nvlink4_gh200_pair, &slingshot11};
 
 // Look-ups by catalog name (the names the `napkin` command accepts).
 [[nodiscard]] constexpr std::optional<Gpu> find_gpu(std::string_view name) {

@@ -3,7 +3,9 @@
 //
 // Reads the Llama family (LlamaForCausalLM and the many models with the same
 // keys: hidden_size, intermediate_size, num_attention_heads, ...), Mixtral-style
-// mixtures of experts (num_local_experts, num_experts_per_tok) and GPT-2
+// mixtures of experts (num_local_experts, num_experts_per_tok), DeepSeek-V2/V3
+// (n_routed_experts, n_shared_experts, first_k_dense_replace, latent attention),
+// Qwen2-MoE and Qwen3-MoE (num_experts, shared_expert_intermediate_size) and GPT-2
 // (n_embd, n_layer, n_head). A missing or malformed field is an error naming the
 // field and the file.
 #pragma once
@@ -44,6 +46,18 @@ public:
     [[nodiscard]] long long count_or(const char* field, long long fallback) const {
         return has(field) ? count(field) : fallback;
     }
+    // A whole number that may be 0 (first_k_dense_replace, n_shared_experts).
+    [[nodiscard]] long long whole_or(const char* field, long long fallback) const {
+        if (!has(field)) return fallback;
+        const auto& value = json_[field];
+        if (!value.is_number_integer() || value.get<long long>() < 0)
+            fail(field, "must be a whole number, not " + value.dump().substr(0, 80));
+        return value.get<long long>();
+    }
+    [[nodiscard]] std::string text_or(const char* field, const std::string& fallback) const {
+        return has(field) && json_[field].is_string() ? json_[field].get<std::string>() : fallback;
+    }
+    [[nodiscard]] const nlohmann::json& at(const char* field) const { return json_[field]; }
     [[nodiscard]] bool flag_or(const char* field, bool fallback) const {
         if (!has(field)) return fallback;
         if (!json_[field].is_boolean()) fail(field, "must be true or false, not " + json_[field].dump());
@@ -86,10 +100,6 @@ private:
         m.feed_forward = FeedForward::plain;
         m.biases = true;
     } else {  // the Llama family
-        for (const char* unsupported : {"n_routed_experts", "num_experts", "moe_intermediate_size"})
-            if (f.has(unsupported))
-                f.fail(unsupported, "describes a mixture of experts napkin does not read yet "
-                                    "(Mixtral's num_local_experts is read)");
         m.hidden = f.count("hidden_size");
         m.layers = f.count("num_hidden_layers");
         m.heads = f.count("num_attention_heads");
@@ -98,10 +108,44 @@ private:
         m.ffn = f.count("intermediate_size");
         m.vocabulary = f.count("vocab_size");
         m.tied_embeddings = f.flag_or("tie_word_embeddings", false);
+        const std::string type = f.text_or("model_type", "");
+        // Qwen2 puts biases on Q, K and V (Qwen2 technical report Sec. 2.1); Qwen3 drops them and
+        // normalises Q and K per head (Qwen3 technical report Sec. 2).
+        m.qkv_bias = type == "qwen2" || type == "qwen2_moe";
+        m.qk_norm = type == "qwen3" || type == "qwen3_moe";
         if (f.has("num_local_experts")) {  // Mixtral
             m.experts = f.count("num_local_experts");
             m.experts_per_token = f.count("num_experts_per_tok");
             m.expert_ffn = m.ffn;
+        } else if (f.has("n_routed_experts")) {  // DeepSeek-V2/V3 (DeepseekV2Config, DeepseekV3Config)
+            m.experts = f.count("n_routed_experts");
+            m.experts_per_token = f.count("num_experts_per_tok");
+            m.expert_ffn = f.count("moe_intermediate_size");
+            m.shared_experts = f.whole_or("n_shared_experts", 0);
+            m.shared_expert_ffn = m.shared_experts > 0 ? m.expert_ffn : 0;
+            m.dense_layers = f.whole_or("first_k_dense_replace", 0);
+            if (f.count_or("moe_layer_freq", 1) != 1)
+                f.fail("moe_layer_freq", "must be 1: napkin reads every layer after the dense ones as MoE");
+        } else if (f.has("num_experts")) {  // Qwen2-MoE, Qwen3-MoE (Qwen2MoeConfig, Qwen3MoeConfig)
+            m.experts = f.count("num_experts");
+            m.experts_per_token = f.count("num_experts_per_tok");
+            m.expert_ffn = f.count("moe_intermediate_size");
+            if (const long long shared = f.whole_or("shared_expert_intermediate_size", 0); shared > 0) {
+                m.shared_experts = 1;
+                m.shared_expert_ffn = shared;
+                m.shared_expert_gate = true;
+            }
+            if (f.count_or("decoder_sparse_step", 1) != 1)
+                f.fail("decoder_sparse_step", "must be 1: napkin reads every layer as MoE");
+            if (f.has("mlp_only_layers") && !(f.at("mlp_only_layers").is_array() && f.at("mlp_only_layers").empty()))
+                f.fail("mlp_only_layers", "must be empty: napkin reads every layer as MoE");
+        }
+        if (f.has("kv_lora_rank")) {  // multi-head latent attention (DeepSeek-V2 Sec. 2.1)
+            m.kv_lora_rank = f.count("kv_lora_rank");
+            m.q_lora_rank = f.whole_or("q_lora_rank", 0);  // null in DeepSeek-V2-Lite: a full query projection
+            m.qk_nope_head_dim = f.count("qk_nope_head_dim");
+            m.qk_rope_head_dim = f.count("qk_rope_head_dim");
+            m.v_head_dim = f.count("v_head_dim");
         }
     }
     if (m.heads % m.kv_heads != 0)

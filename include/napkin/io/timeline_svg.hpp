@@ -101,6 +101,16 @@ inline std::string microbatch_colour(long long microbatch) {
             }
         }
     }
+    // The step's head and tail, a strip under each row: beside the compute, not busy time.
+    const auto sync_colour = [](SyncKind kind) {
+        return kind == SyncKind::param_all_gather      ? std::string("#7A9CC6")
+               : kind == SyncKind::grad_reduce_scatter ? std::string("#C69A7A")
+                                                       : std::string("#555555");
+    };
+    for (const SyncSpan& span : timeline.syncs()) {
+        const double y = top + count(span.rank) * (o.row_height + gap) + o.row_height + 0.5;
+        doc.rect(x_of(span.start), y, x_of(span.end) - x_of(span.start), gap - 1, sync_colour(span.kind), "");
+    }
     // Legend, with micro-batch 1's colour.
     const std::string first = detail::microbatch_colour(0);
     double lx = left;
@@ -122,6 +132,13 @@ inline std::string microbatch_colour(long long microbatch) {
     doc.hatched_rect(lx, ly, 14, 14, "#999999");
     doc.text(lx + 20, ly + 12, "idle", 12);
     lx += 60;
+    if (!timeline.syncs().empty()) {
+        for (const SyncKind kind : {SyncKind::param_all_gather, SyncKind::grad_reduce_scatter, SyncKind::optimizer}) {
+            doc.rect(lx, ly + 4, 14, 6, sync_colour(kind), "");
+            doc.text(lx + 20, ly + 12, std::string(to_string(kind)), 12);
+            lx += 34 + 7.0 * static_cast<double>(to_string(kind).size());
+        }
+    }
     doc.text(lx, ly + 12,
              several_chunks ? "one colour per micro-batch; labels micro-batch.chunk"
                             : "one colour per micro-batch; labels the micro-batch",

@@ -1,0 +1,22 @@
+# moe_step_1024_gh200: the reference's 1,024-GPU MoE step (tests/data/moe-training-step-1024-gpus.json). By hand:
+# - weights: 45 × 625,741,824 + 2·131,072·2048 + 2048 = 28,695,255,040 (tests/unit/model.cpp), 28.70 B;
+# - the pipeline send: 8,192 × 2048 × 2 B = 33,554,432 B over Slingshot-11 at 25 GB/s = 1.3422 ms, plus NCCL's
+#   6.6 µs base and 2.7 µs hop: 1.351 ms against the reference's 1.535 (−12 %, within 15 %: no note);
+# - the dispatch all-to-all: 7 copies of 8,192 × 2048 × 2 B = 234,881,024 B, a quarter to each GPU of the node,
+#   58,720,256 B per pair at 150 GB/s = 0.3915 ms + 7.2 µs = 0.399 ms against 0.714 (−44 %: the note);
+# - the experts: 2 · 8,192 · 8 · 3 · 2048 · 768 = 618,475,290,624 FLOP at 0.677 × 989 TFLOP/s = 0.924 ms;
+# - part 3 gives back the reference's step 1.797498 s and idle 0.265493 from its own times.
+napkin_check_output(example.moe_step_1024_gh200
+  COMMAND $<TARGET_FILE:moe_step_1024_gh200> ${CMAKE_CURRENT_SOURCE_DIR}/data/moe-training-step-1024-gpus.json
+  EXPECT "28.70 B weights, 3.00 B active per token"
+         "On 256 x gh200-quad (1024 GPUs): nvlink4-gh200-pair pairs at 150 GB/s each way, slingshot-11 at 25 GB/s"
+         "pipeline send: 33.55 MB"
+         "pipeline send                           1.351      1.535     -12%"
+         "dispatch all-to-all                     0.399      0.714     -44%"
+         "napkin drives all three NVLink pairs of a GPU at once"
+         "experts (7 routed + 1 shared), fwd      0.924      2.178     -58%"
+         "expert GEMMs: napkin prices the 768-wide grouped GEMMs like dense ones"
+         "optimizer step (Muon)"
+         "tokens per second: napkin"
+         "step 1.797498 s (reference 1.797498 s), idle 0.265493 (reference 0.265493)"
+  REJECT "      -> napkin's Slingshot-11 runs at its 200 Gb/s line rate")
