@@ -33,6 +33,9 @@ struct TransformerShape {
     long long experts = 0;
     long long experts_per_token = 0;
     long long expert_ffn = 0;
+    // The longest sequence the model was trained for (config.json's
+    // max_position_embeddings); 0: not known, nothing is checked against it.
+    long long max_position_embeddings = 0;
 };
 
 [[nodiscard]] constexpr long long head_dim(const TransformerShape& m) {
@@ -55,6 +58,7 @@ struct TransformerShape {
     require(m.experts == 0 || (m.experts_per_token >= 1 && m.experts_per_token <= m.experts),
                     "TransformerShape.experts_per_token", count(m.experts_per_token),
                     "must be in [1, experts] for a mixture of experts");
+    require_non_negative("TransformerShape.max_position_embeddings", count(m.max_position_embeddings));
     require(m.experts == 0 || m.expert_ffn >= 1, "TransformerShape.expert_ffn", count(m.expert_ffn),
                     "must be at least 1 for a mixture of experts");
     return m;

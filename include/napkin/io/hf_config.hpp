@@ -82,6 +82,7 @@ private:
         m.ffn = f.count_or("n_inner", 4 * m.hidden);
         m.vocabulary = f.count("vocab_size");
         m.learned_positions = f.count("n_positions");
+        m.max_position_embeddings = m.learned_positions;
         m.tied_embeddings = f.flag_or("tie_word_embeddings", true);
         m.feed_forward = FeedForward::plain;
         m.biases = true;
@@ -98,6 +99,7 @@ private:
         m.ffn = f.count("intermediate_size");
         m.vocabulary = f.count("vocab_size");
         m.tied_embeddings = f.flag_or("tie_word_embeddings", false);
+        m.max_position_embeddings = f.count_or("max_position_embeddings", 0);
         if (f.has("num_local_experts")) {  // Mixtral
             m.experts = f.count("num_local_experts");
             m.experts_per_token = f.count("num_experts_per_tok");
