@@ -1,0 +1,73 @@
+# napkin serve: the serving model from the command line (numbers derived in tests/unit/serving.cpp).
+set(serve_70b serve --model llama3.1-70b --gpu h100-sxm --tp 8)
+# 178 chats of 4,096 + 4,096 tokens: 17,638,426,624 B of weights, 59,726,888,960 B of KV cache
+# (327,680 B/token x 8,192 x 178 / 8), 1,560,281,088 B of working memory; 179 do not fit.
+napkin_check_output(cli.serve.llama70b_178_chats
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 4096 --output-tokens 4096 --concurrency 178 --json
+  EXPECT "\"weights\": 17638426624" "\"kv_cache\": 59726888960" "\"activations\": 1560281088"
+         "\"total\": 78925596672" "\"usable\": 79027398246" "\"fits\": true" "\"max_concurrency\": 178"
+         "\"weights_read_s\": 0.005265201977" "\"ttft_s\"" "\"tpot_s\"" "\"e2e_s\"" "\"output_tokens_per_s\""
+         "\"output_tokens_per_s_per_gpu\"" "\"requests_per_s\"" "\"kv_read_s\"" "\"compute_s\"" "\"tp_s\"" "\"pp_s\""
+         "\"ep_s\"" "\"comm_s\"")
+napkin_check_output(cli.serve.sweep
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 4096 --output-tokens 4096 --concurrency 178
+          --sweep 1,64,178,256
+  EXPECT "at most 178 fit" "memory-bound" "     178 yes" "     256 no")
+napkin_check_output(cli.serve.sweep_json
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 1024 --output-tokens 1024 --batch 8 --sweep 1,2 --json
+  EXPECT "\"rows\"" "\"batching\": \"static\"" "\"concurrency\": 2")
+napkin_check_output(cli.serve.svg
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 1024 --output-tokens 1024 --concurrency 8 --svg frontier.svg
+  EXPECT "frontier written to frontier.svg")
+# Mixtral 8x7B on 2 H100, one chat: 12,879,925,248 active weights x 2 B / 2 GPUs / 3.35 TB/s = 3.84 ms, not the
+# 13.94 ms of all 46.7 B weights.
+napkin_check_output(cli.serve.mixtral
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model ${CMAKE_CURRENT_SOURCE_DIR}/data/mixtral_8x7b_config.json --gpu h100-sxm
+          --tp 2 --input-tokens 512 --output-tokens 512 --concurrency 1
+  EXPECT "weights 3.84 ms")
+napkin_check_output(cli.serve.int4
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu a100-80gb-sxm --weight-dtype int4 --kv-dtype fp8
+          --input-tokens 1024 --output-tokens 1024 --concurrency 1 --json
+  EXPECT "\"weights\": 36379254912" "\"weight_dtype\": \"int4\"" "\"kv_dtype\": \"fp8\"")
+# Bad input: one line naming the flag and its value, exit status 2.
+foreach(bad IN ITEMS "concurrency_zero|--concurrency 0|--concurrency = 0: must be at least 1"
+                     "batch_negative|--batch -1|--batch = -1: must be at least 1")
+  string(REPLACE "|" ";" parts "${bad}")
+  list(GET parts 0 name)
+  list(GET parts 1 flags)
+  list(GET parts 2 message)
+  separate_arguments(flags)
+  napkin_check_output(cli.serve.bad.${name}
+    COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 100 --output-tokens 100 ${flags}
+    EXPECT "${message}" EXIT_CODE 2)
+endforeach()
+napkin_check_output(cli.serve.bad.input_tokens
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 0 --output-tokens 100 --concurrency 1
+  EXPECT "--input-tokens = 0: must be at least 1" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.output_tokens
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 10 --output-tokens -5 --concurrency 1
+  EXPECT "--output-tokens = -5: must be at least 1" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.context
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model ${CMAKE_CURRENT_SOURCE_DIR}/data/llama31_70b_config.json --gpu h100-sxm
+          --tp 8 --input-tokens 130000 --output-tokens 2000 --concurrency 1
+  EXPECT "--input-tokens + --output-tokens = 132000: exceeds the model's max_position_embeddings = 131072" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.fp8_on_a100
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu a100-80gb-sxm --tp 8 --weight-dtype fp8
+          --input-tokens 100 --output-tokens 100 --concurrency 1
+  EXPECT "--weight-dtype = \"fp8\": a100-80gb-sxm has no FP8 tensor cores" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.dtype
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --kv-dtype int4 --input-tokens 100 --output-tokens 100 --concurrency 1
+  EXPECT "--kv-dtype = \"int4\": must be bf16 or fp8" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.no_room
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 4 --input-tokens 1000000
+          --output-tokens 100 --concurrency 1
+  EXPECT "--input-tokens + --output-tokens = 1000100: one sequence's KV cache (76.30 GiB per GPU) does not fit"
+  EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.weights_overflow
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-405b --gpu h100-sxm --input-tokens 100 --output-tokens 100
+          --concurrency 1
+  EXPECT "--tp x --pp x --ep (GPUs) = 1: the weights (755.96 GiB per GPU)" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.tp
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 3 --input-tokens 100 --output-tokens 100
+          --concurrency 1
+  EXPECT "--tp = 3: must divide the model's 64 attention heads" EXIT_CODE 2)
