@@ -71,3 +71,16 @@ napkin_check_output(cli.serve.bad.tp
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 3 --input-tokens 100 --output-tokens 100
           --concurrency 1
   EXPECT "--tp = 3: must divide the model's 64 attention heads" EXIT_CODE 2)
+# plan-inference with the serving engine: the layout and concurrency with the most output tokens/s per GPU
+# under the bounds (the search is checked against brute force in tests/unit/serving.cpp).
+napkin_check_output(cli.plan_inference.serving
+  COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --link nvlink4 --max-gpus 8
+          --tpot-ms 50 --ttft-ms 2000 --input-tokens 2048 --output-tokens 512
+  EXPECT "fastest: t8 x p1 = 8 GPUs" "serving: t4 x p1 x e1 = 4 GPUs at concurrency 152")
+napkin_check_output(cli.plan_inference.serving_json
+  COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --link nvlink4 --max-gpus 8
+          --tpot-ms 50 --json
+  EXPECT "\"serving\"" "\"tpot_bound_s\": 0.05" "\"ttft_bound_s\": null" "\"output_tokens_per_s_per_gpu\"" "\"fewest\"")
+napkin_check_output(cli.plan_inference.bad_tpot
+  COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --link nvlink4 --tpot-ms -1
+  EXPECT "--tpot-ms = -1: must be positive" EXIT_CODE 2)

@@ -2,10 +2,12 @@
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/inference.hpp>
+#include <napkin/inference_planner.hpp>
 #include <napkin/serving.hpp>
 
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
 
 using namespace napkin;
@@ -253,5 +255,41 @@ TEST_SUITE("serving") {
               "ep = 2: must be 1 for a dense model");
         // A KV cache that fits for no N: 405B's weights alone overflow one H100.
         CHECK(max_concurrency(catalog::llama3_1_405b, h100, {}, 1024) == 0);
+    }
+}
+
+TEST_SUITE("serving") {
+    TEST_CASE("plan_serving finds what a brute-force search over every layout and concurrency finds") {
+        // 8B on up to 4 H100, N ≤ 96, TPOT ≤ 12 ms and TTFT ≤ 400 ms: check every point, keep the most
+        // output tokens/s per GPU (ties: fewer GPUs, then lower TPOT).
+        ServingPlanQuery q{.max_gpus = 4, .max_concurrency = 96, .input_tokens = 1024, .output_tokens = 128};
+        q.tpot_bound = milliseconds(12);
+        q.ttft_bound = milliseconds(400);
+        const ServingPlan plan = plan_serving(m8b, h100, catalog::nvlink4, q);
+        std::optional<ServingEstimate> best;
+        long long points = 0;
+        for (long long tp : {1LL, 2LL, 4LL})
+            for (long long pp : {1LL, 2LL, 4LL}) {
+                if (tp * pp > 4) continue;
+                for (long long n = 1; n <= 96; ++n) {
+                    const ServingEstimate e = evaluate_serving(m8b, h100, catalog::nvlink4, {tp, pp, 1},
+                                                               {.input_tokens = 1024, .output_tokens = 128, .concurrency = n});
+                    ++points;
+                    if (!e.memory.fits() || e.tpot > q.tpot_bound || e.ttft > q.ttft_bound) continue;
+                    const bool better = !best || e.output_tokens_per_s_per_gpu > best->output_tokens_per_s_per_gpu ||
+                                        (e.output_tokens_per_s_per_gpu == best->output_tokens_per_s_per_gpu &&
+                                         (e.layout.gpus() < best->layout.gpus() ||
+                                          (e.layout.gpus() == best->layout.gpus() && e.tpot < best->tpot)));
+                    if (better) best = e;
+                }
+            }
+        REQUIRE(best);
+        REQUIRE(plan.best);
+        CHECK(plan.best->layout.tp == best->layout.tp);
+        CHECK(plan.best->layout.pp == best->layout.pp);
+        CHECK(plan.best->workload.concurrency == best->workload.concurrency);
+        CHECK(plan.best->output_tokens_per_s_per_gpu == best->output_tokens_per_s_per_gpu);
+        CHECK(plan.points_evaluated + plan.pruned == points);  // every point estimated or proven out
+        CHECK(plan.points_evaluated < points);  // the cut-offs skipped some
     }
 }
