@@ -295,7 +295,7 @@ struct ServingMemory {
 // ---------------------------------------------------------------------------
 // The roofline: the seam for a finer GEMM model. A pass moving `traffic` bytes
 // and doing `work` FLOPs takes the longer of the two at the GPU's rates.
-struct Roofline {
+struct ServingRoofline {
     Seconds memory;
     Seconds compute;
     [[nodiscard]] constexpr Seconds time() const { return std::max(memory, compute); }
@@ -432,7 +432,7 @@ template <CollectivePolicy Collective = Ring>
         const Bytes traffic = weights_read_per_gpu(m, l, s.weights, b * c) + kv * tokens(b * (p + c)) / kv_share(m, l);
         const Flops work = flops(2.0 * count(active_parameter_count(m)) * b * c) +
                            attention_flops(m, b * (c * p + c * (c + 1.0) / 2.0));
-        const Roofline pass{read_time(traffic, gpu), work / count(l.tp * l.pp) / peak};
+        const ServingRoofline pass{read_time(traffic, gpu), work / count(l.tp * l.pp) / peak};
         DecodeStep comm;
         detail::pass_communication(m, link, l, b * c, s, collective, comm);
         result.compute += count(l.pp) * pass.time();
