@@ -112,6 +112,8 @@ NAPKIN_COMMAND(app) {
         std::string svg;
         double arrival_rate = 0;
         long long prefill_chunk = 0;
+        long long disaggregate = 0;
+        std::optional<double> ttft_ms, tpot_ms;
         bool json = false;
     };
     auto o = std::make_shared<Options>();
@@ -133,6 +135,11 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--svg", o->svg, "write the throughput-latency frontier of the sweep to this SVG file");
     sub->add_option("--arrival-rate", o->arrival_rate, "Poisson arrivals in requests/s for the M/D/1 queue (0: none)");
     sub->add_option("--prefill-chunk", o->prefill_chunk, "chunked prefill: tokens per chunk (0: whole prompt)");
+    sub->add_option("--disaggregate", o->disaggregate,
+                    "also split this many copies of the layout into prefill and decode pools (DistServe, "
+                    "Splitwise) and give the split with the most goodput within --ttft-ms / --tpot-ms");
+    sub->add_option("--ttft-ms", o->ttft_ms, "with --disaggregate: longest time to first token in ms");
+    sub->add_option("--tpot-ms", o->tpot_ms, "with --disaggregate: longest time per output token in ms");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o] {
         const TransformerShape model = resolve_model(o->model);
@@ -204,6 +211,22 @@ NAPKIN_COMMAND(app) {
             for (long long k = 1; k <= most; k *= 2) sweep.push_back(k);
         const std::vector<ServingEstimate> rows = serving_sweep(model, gpu, link, layout, workload, sweep, setup, ring);
         const ServingEstimate e = evaluate_serving(model, gpu, link, layout, workload, setup, ring);
+        std::optional<DisaggregatedEstimate> split;
+        if (o->disaggregate != 0) {
+            require(o->disaggregate >= 2, "--disaggregate", count(o->disaggregate),
+                    "must be at least 2 (one prefill and one decode instance)");
+            DisaggregationQuery q{.instances = o->disaggregate, .input_tokens = workload.input_tokens,
+                                  .output_tokens = workload.output_tokens};
+            if (o->ttft_ms) {
+                require_positive("--ttft-ms", *o->ttft_ms);
+                q.ttft_bound = milliseconds(*o->ttft_ms);
+            }
+            if (o->tpot_ms) {
+                require_positive("--tpot-ms", *o->tpot_ms);
+                q.tpot_bound = milliseconds(*o->tpot_ms);
+            }
+            split = best_disaggregation(model, gpu, link, layout, q, setup, ring);
+        }
 
         if (!o->svg.empty()) {
             std::vector<std::string> labels;
@@ -235,6 +258,21 @@ NAPKIN_COMMAND(app) {
             j["output_tokens"] = workload.output_tokens;
             j["weight_dtype"] = to_string(setup.weights);
             j["kv_dtype"] = to_string(setup.kv);
+            if (o->disaggregate != 0) {
+                j["disaggregated"] = nullptr;
+                if (split)
+                    j["disaggregated"] = {{"prefill_instances", split->prefill_instances},
+                                          {"decode_instances", split->decode_instances},
+                                          {"decode_concurrency", split->decode_concurrency},
+                                          {"prefill_s", split->prefill.value()},
+                                          {"kv_transfer_s", split->kv_transfer.value()},
+                                          {"ttft_s", split->ttft.value()},
+                                          {"tpot_s", split->tpot.value()},
+                                          {"requests_per_s", split->goodput().value()},
+                                          {"output_tokens_per_s_per_gpu",
+                                           split->goodput().value() * count(workload.output_tokens) /
+                                               count(o->disaggregate * layout.gpus())}};
+            }
             if (!sweep.empty()) {
                 j["rows"] = nlohmann::json::array();
                 for (const ServingEstimate& r : rows) j["rows"].push_back(estimate_json(r));
@@ -256,6 +294,18 @@ NAPKIN_COMMAND(app) {
                             r.memory.fits() ? "yes" : "no", to_string(r.ttft).c_str(), to_string(r.tpot).c_str(),
                             r.output_tokens_per_s.value(), r.output_tokens_per_s_per_gpu.value(),
                             r.output_tokens_per_s_per_user.value());
+        }
+        if (o->disaggregate != 0) {
+            if (!split)
+                std::printf("\ndisaggregated: no split of %lld instances meets the bounds\n", o->disaggregate);
+            else
+                std::printf("\ndisaggregated over %lld instances: %lld prefill + %lld decode (N = %lld each): TTFT %s, "
+                            "TPOT %s, KV transfer %s, %.3f requests/s (%.1f output tokens/s per GPU)\n",
+                            o->disaggregate, split->prefill_instances, split->decode_instances,
+                            split->decode_concurrency, to_string(split->ttft).c_str(), to_string(split->tpot).c_str(),
+                            to_string(split->kv_transfer).c_str(), split->goodput().value(),
+                            split->goodput().value() * count(workload.output_tokens) /
+                                count(o->disaggregate * layout.gpus()));
         }
         if (!o->svg.empty()) std::printf("frontier written to %s\n", o->svg.c_str());
     });

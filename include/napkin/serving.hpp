@@ -31,6 +31,7 @@
 #include <napkin/units.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -553,6 +554,110 @@ template <CollectivePolicy Collective = Ring>
         rows.push_back(evaluate_serving(m, gpu, link, l, w, s, collective));
     }
     return rows;
+}
+
+// ---------------------------------------------------------------------------
+// Disaggregated serving: prefill and decode on separate GPUs
+
+// DistServe (Zhong et al. 2024, OSDI, arXiv 2401.09670) and Splitwise (Patel et
+// al. 2024, ISCA, arXiv 2311.18677) run prompts and generation on separate
+// instances, so prefills never stall a decode step; each prompt's KV cache
+// crosses the link once. Here `instances` copies of the layout are split into
+// `prefill` and `instances − prefill` decode instances:
+//  - a prefill instance runs one prompt at a time (Tp, deterministic), fed by
+//    Poisson arrivals: TTFT = Tp + the M/D/1 wait. A TTFT bound T admits a load
+//    ρ ≤ x/(1 + x) with x = 2(T − Tp)/Tp (solving Tp + ρ·Tp/(2(1 − ρ)) ≤ T),
+//    so the pool takes prefill·ρ/Tp requests/s;
+//  - a decode instance runs continuous batching of N sequences without
+//    prefills: TPOT = step(N), the pool takes decode·N/(O·TPOT) requests/s;
+//  - the KV transfer: each prefill GPU sends its share of the prompt's cache to
+//    its decode peer, one point-to-point on the link.
+// The goodput is the smaller of the two rates.
+struct DisaggregatedEstimate {
+    long long prefill_instances = 0;
+    long long decode_instances = 0;
+    long long decode_concurrency = 0;  // N per decode instance
+    Seconds prefill;                   // Tp, one prompt
+    Seconds kv_transfer;               // one prompt's cache to the decode pool
+    Seconds ttft;                      // Tp + the wait at the admitted load (no queue: Tp)
+    Seconds tpot;                      // step(N)
+    PerSecond prefill_rate;            // requests/s the prefill pool takes within the TTFT bound
+    PerSecond decode_rate;             // requests/s the decode pool takes
+    [[nodiscard]] constexpr PerSecond goodput() const { return std::min(prefill_rate, decode_rate); }
+};
+
+struct DisaggregationQuery {
+    long long instances = 2;           // copies of the layout in all (≥ 2)
+    long long input_tokens = 1;
+    long long output_tokens = 1;
+    Seconds ttft_bound = seconds(std::numeric_limits<double>::infinity());
+    Seconds tpot_bound = seconds(std::numeric_limits<double>::infinity());
+    long long max_concurrency = 1024;  // per decode instance
+};
+
+// The largest load ρ one M/D/1 server with service time `service` may carry
+// while the mean response (service + wait) stays within `bound` (1 when unbounded).
+[[nodiscard]] constexpr double md1_admissible_load(Seconds service, Seconds bound) {
+    if (bound.value() == std::numeric_limits<double>::infinity()) return 1.0;
+    if (bound < service) return 0.0;
+    const double x = 2.0 * ratio(bound - service, service);
+    return x / (1.0 + x);
+}
+
+// The best split of `q.instances` instances into prefill and decode pools for
+// the bounds: the most goodput (ties: fewer prefill instances); none when no
+// split meets them.
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] constexpr std::optional<DisaggregatedEstimate>
+best_disaggregation(const TransformerShape& m, const Gpu& gpu, const Link& link, const ServingLayout& l,
+                    const DisaggregationQuery& q, const ServingSetup& s = default_serving_setup,
+                    const Collective& collective = lesson_collective) {
+    (void)validated(m);
+    (void)validated(gpu);
+    (void)validated(link);
+    detail::check_layout(m, l);
+    detail::check_serving_setup(s);
+    require(q.instances >= 2, "instances", count(q.instances), "must be at least 2 (one prefill, one decode)");
+    detail::check_workload(m, {.input_tokens = q.input_tokens, .output_tokens = q.output_tokens});
+    require_at_least_one("max_concurrency", q.max_concurrency);
+    require_computable(gpu, s.weights);
+    const long long length = q.input_tokens + q.output_tokens;
+    const Seconds tp1 = prefill_time(m, gpu, link, l, 1, q.input_tokens, s, collective).total();
+    const double load = md1_admissible_load(tp1, q.ttft_bound);
+    const Bytes cache = ceil_whole(kv_cache_per_token(m, bytes_per_kv_value(s.kv)) * tokens(count(q.input_tokens)) /
+                                   kv_share(m, l));
+    const Seconds transfer = collective.point_to_point(cache, link).total();
+    // The decode instance's best N: the most N·/TPOT within the bound and memory.
+    const long long most = std::min(max_concurrency(m, gpu, l, length, s), q.max_concurrency);
+    const double ctx = count(q.input_tokens) + count(q.output_tokens) / 2.0;
+    long long best_n = 0;
+    Seconds best_step{};
+    for (long long n = 1; n <= most; ++n) {
+        const Seconds step = decode_step(m, gpu, link, l, {sequences_per_group(n, l), tokens(ctx)}, s, collective).total();
+        if (step > q.tpot_bound) break;  // the step never shrinks as N grows
+        if (best_n == 0 || count(n) / step.value() >= count(best_n) / best_step.value()) {
+            best_n = n;
+            best_step = step;
+        }
+    }
+    if (best_n == 0 || load <= 0.0) return std::nullopt;
+    std::optional<DisaggregatedEstimate> best;
+    for (long long p = 1; p < q.instances; ++p) {
+        DisaggregatedEstimate e;
+        e.prefill_instances = p;
+        e.decode_instances = q.instances - p;
+        e.decode_concurrency = best_n;
+        e.prefill = tp1;
+        e.kv_transfer = transfer;
+        e.tpot = best_step;
+        e.prefill_rate = count(p) * load / tp1;
+        e.decode_rate = count(e.decode_instances) * count(best_n) / (count(q.output_tokens) * best_step);
+        // The wait at the load the pools actually carry.
+        const double rho = ratio(e.goodput(), count(p) / tp1);
+        e.ttft = rho < 1.0 ? tp1 + rho / (2.0 * (1.0 - rho)) * tp1 : q.ttft_bound;
+        if (!best || e.goodput() > best->goodput()) best = e;
+    }
+    return best;
 }
 
 }  // namespace napkin

@@ -84,3 +84,18 @@ napkin_check_output(cli.plan_inference.serving_json
 napkin_check_output(cli.plan_inference.bad_tpot
   COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --link nvlink4 --tpot-ms -1
   EXPECT "--tpot-ms = -1: must be positive" EXIT_CODE 2)
+# Disaggregated prefill and decode (the split is checked against every split by hand in tests/unit/serving.cpp):
+# 8B, one H100 per instance, TTFT <= 200 ms and TPOT <= 20 ms; the KV transfer of 131,072 B x 2,048 tokens
+# = 268,435,456 B over NVLink 4: 6.6 + 0.6 µs + 596.52 µs = 603.72 µs.
+napkin_check_output(cli.serve.disaggregated
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
+          --concurrency 64 --disaggregate 4 --ttft-ms 200 --tpot-ms 20
+  EXPECT "disaggregated over 4 instances: 2 prefill + 2 decode" "KV transfer 603.72 µs")
+napkin_check_output(cli.serve.disaggregated_json
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
+          --concurrency 64 --disaggregate 4 --tpot-ms 0.5 --json
+  EXPECT "\"disaggregated\": null")
+napkin_check_output(cli.serve.bad.disaggregate
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
+          --concurrency 64 --disaggregate 1
+  EXPECT "--disaggregate = 1: must be at least 2" EXIT_CODE 2)

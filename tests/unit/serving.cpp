@@ -7,6 +7,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -304,5 +306,52 @@ TEST_SUITE("serving") {
         CHECK(e.max_concurrency == 178);
         CHECK(to_string(e.step.kv_read) == "13.37 ms");
         CHECK(to_string(e.step.weights_read) == "5.27 ms");
+    }
+}
+
+TEST_SUITE("serving") {
+    TEST_CASE("M/D/1 admissible load: a TTFT bound of twice the prefill admits ρ = 2/3") {
+        // x = 2(T − Tp)/Tp = 2, ρ = x/(1 + x) = 2/3; check: Tp + ρ·Tp/(2(1 − ρ)) = 1 + (2/3)/(2/3) = 2 s.
+        CHECK(md1_admissible_load(seconds(1), seconds(2)) == doctest::Approx(2.0 / 3.0).epsilon(1e-15));
+        CHECK(md1_admissible_load(seconds(1), seconds(0.5)) == 0.0);
+        CHECK(md1_admissible_load(seconds(1), seconds(std::numeric_limits<double>::infinity())) == 1.0);
+    }
+
+    TEST_CASE("disaggregated prefill and decode: the best split of 4 instances, against every split by hand") {
+        // 8B on one H100 per instance, 2,048 in, 256 out, TTFT ≤ 200 ms, TPOT ≤ 20 ms.
+        const DisaggregationQuery q{.instances = 4, .input_tokens = 2048, .output_tokens = 256,
+                                    .ttft_bound = milliseconds(200), .tpot_bound = milliseconds(20)};
+        const auto best = best_disaggregation(m8b, h100, catalog::nvlink4, {}, q);
+        REQUIRE(best);
+        // Prefill of one prompt: 34.3701 ms (see the TTFT case); the bound admits ρ = x/(1 + x) with
+        // x = 2(200 − 34.37)/34.37.
+        const double tp = 33'991'998'570'496.0 / 989e12;
+        const double x = 2 * (0.2 - tp) / tp, rho = x / (1 + x);
+        CHECK(in(best->prefill, units::s) == doctest::Approx(tp).epsilon(1e-12));
+        // KV transfer: 131,072 B × 2,048 = 268,435,456 B in one point-to-point: 6.6 + 0.6 µs + 596.52 µs.
+        CHECK(in(best->kv_transfer, units::us) == doctest::Approx(7.2 + 268'435'456.0 / 450e3).epsilon(1e-9));
+        CHECK(best->tpot <= milliseconds(20));
+        CHECK(best->ttft <= milliseconds(200) * (1 + 1e-12));
+        const double n = static_cast<double>(best->decode_concurrency), step = in(best->tpot, units::s);
+        double most = 0;
+        long long arg = 0;
+        for (long long p = 1; p < 4; ++p) {
+            const double rate = std::min(static_cast<double>(p) * rho / tp, static_cast<double>(4 - p) * n / (256 * step));
+            if (rate > most) {
+                most = rate;
+                arg = p;
+            }
+        }
+        CHECK(best->prefill_instances == arg);
+        CHECK(best->goodput().value() == doctest::Approx(most).epsilon(1e-12));
+        // A TPOT bound below one sequence's step admits no split.
+        DisaggregationQuery tight = q;
+        tight.tpot_bound = milliseconds(1);
+        CHECK_FALSE(best_disaggregation(m8b, h100, catalog::nvlink4, {}, tight));
+        CHECK(error_of([&] {
+                  DisaggregationQuery one = q;
+                  one.instances = 1;
+                  (void)best_disaggregation(m8b, h100, catalog::nvlink4, {}, one);
+              }) == "instances = 1: must be at least 2 (one prefill, one decode)");
     }
 }
