@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -197,8 +198,9 @@ constexpr void require_computable(const Gpu& gpu, WeightDType d) {
 
 // A sequence of `length` tokens within the model's trained context, when known.
 constexpr void require_within_context(const TransformerShape& m, long long length) {
-    require(m.max_position_embeddings == 0 || length <= m.max_position_embeddings, "input + output tokens",
-            count(length), "exceeds the model's max_position_embeddings");
+    if (m.max_position_embeddings != 0 && length > m.max_position_embeddings)
+        reject("input + output tokens", count(length),
+               "exceeds the model's max_position_embeddings = " + std::to_string(m.max_position_embeddings));
 }
 
 // ---------------------------------------------------------------------------
@@ -283,6 +285,7 @@ struct ServingMemory {
 // The most sequences of `length` tokens whose memory fits (0: not one).
 [[nodiscard]] constexpr long long max_concurrency(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
                                                   long long length, const ServingSetup& s = default_serving_setup) {
+    require_at_least_one("sequence length (tokens)", length);
     const ServingMemory empty = serving_memory(m, gpu, l, 0, length, s);
     if (empty.total() >= empty.usable) return 0;
     const Bytes one = serving_memory(m, gpu, l, 1, length, s).kv_cache;
@@ -477,7 +480,7 @@ constexpr void check_workload(const TransformerShape& m, const ServingWorkload& 
 // with a fixed service time D = 1/μ, load ρ = λ/μ < 1. The Pollaczek–Khinchine
 // mean-value formula with a deterministic service time (Kleinrock 1975,
 // "Queueing Systems", Vol. I, Sec. 5.6): W = ρ·D / (2(1 − ρ)).
-[[nodiscard]] constexpr Seconds md1_wait(PerSecond arrival, PerSecond service) {
+[[nodiscard]] constexpr Seconds md1_wait(const PerSecond& arrival, const PerSecond& service) {
     require_positive("service rate (requests/s)", service.value());
     const double rho = arrival / service;
     require(rho < 1.0, "arrival rate (requests/s)", arrival.value(),

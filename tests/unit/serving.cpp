@@ -250,13 +250,15 @@ TEST_SUITE("serving") {
         CHECK(error_of([] {
                   (void)evaluate_serving(mixtral, h100, catalog::nvlink4, {.tp = 2},
                                          {.input_tokens = 32000, .output_tokens = 1000});
-              }) == "input + output tokens = 33000: exceeds the model's max_position_embeddings");
+              }) == "input + output tokens = 33000: exceeds the model's max_position_embeddings = 32768");
         CHECK(error_of([] { (void)evaluate_serving(m70b, h100, catalog::nvlink4, {.tp = 3}, {}); }) ==
               "tp = 3: must divide the attention heads");
         CHECK(error_of([] { (void)evaluate_serving(m70b, h100, catalog::nvlink4, {.ep = 2}, {}); }) ==
               "ep = 2: must be 1 for a dense model");
         // A KV cache that fits for no N: 405B's weights alone overflow one H100.
         CHECK(max_concurrency(catalog::llama3_1_405b, h100, {}, 1024) == 0);
+        CHECK(error_of([] { (void)max_concurrency(m8b, h100, {}, 0); }) ==
+              "sequence length (tokens) = 0: must be at least 1");
     }
 }
 
