@@ -23,8 +23,13 @@ namespace {
 using namespace napkin;
 
 // --- the raw-double twin (dense model, continuous batching, no queue, no chunks) ---
+// It computes every output the library's estimate holds (memory at N, the
+// largest N, TTFT, TPOT, e2e, requests/s, tokens/s in all, per GPU and per
+// user) with the same checks; it does not keep the parts apart.
 struct RawModel {
     long long layers, hidden, ffn, heads, kv_heads, head_dim, vocabulary, max_positions;
+    bool tied, gated, biases;
+    long long positions, experts, experts_per_token, expert_ffn;
 };
 struct RawGpu {
     double memory, usable, bandwidth, flops;
@@ -33,7 +38,7 @@ struct RawLink {
     double bandwidth, step;
 };
 struct RawOut {
-    double ttft, tpot, e2e, tokens_per_s;
+    double ttft, tpot, e2e, tokens_per_s, per_gpu, per_user, requests_per_s, memory;
     long long most;
 };
 constexpr double raw_base = 6.6e-6;                  // NCCL ring LL base latency, as the library's default
@@ -52,10 +57,27 @@ double raw_floor(double v) {
     const auto t = static_cast<double>(static_cast<long long>(v));
     return t > v ? t - 1 : t;
 }
-double raw_parameters(const RawModel& m) {  // gated FFN, RMSNorm, untied tables, no biases (Llama)
-    const long long q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
-    const long long layer = 2 * m.hidden * q + 2 * m.hidden * kv + 3 * m.hidden * m.ffn + 2 * m.hidden;
-    return static_cast<double>(m.layers * layer + 2 * m.vocabulary * m.hidden + m.hidden);
+// The general weight count with its branches, as model.hpp computes it (the
+// twin's model is dense, gated, untied and without biases, but takes the same paths).
+long long raw_ffn_weights(const RawModel& m, long long width) {
+    if (m.gated) return 3 * m.hidden * width + (m.biases ? 2 * width + m.hidden : 0);
+    return 2 * m.hidden * width + (m.biases ? width + m.hidden : 0);
+}
+long long raw_norm(const RawModel& m) { return (m.biases ? 2 : 1) * m.hidden; }
+double raw_parameters(const RawModel& m) {
+    const long long hd = m.head_dim != 0 ? m.head_dim : m.hidden / m.heads;
+    const long long q = m.heads * hd, kv = m.kv_heads * hd;
+    const long long attention = 2 * m.hidden * q + 2 * m.hidden * kv + (m.biases ? q + 2 * kv + m.hidden : 0);
+    const long long ffn = m.experts == 0 ? raw_ffn_weights(m, m.ffn)
+                                         : m.experts * raw_ffn_weights(m, m.expert_ffn) + m.hidden * m.experts;
+    const long long layer = attention + ffn + 2 * raw_norm(m);
+    return static_cast<double>(m.layers * layer + m.vocabulary * m.hidden * (m.tied ? 1 : 2) +
+                               m.positions * m.hidden + raw_norm(m));
+}
+double raw_active(const RawModel& m) {
+    if (m.experts == 0) return raw_parameters(m);
+    return raw_parameters(m) - static_cast<double>(m.layers * (m.experts - m.experts_per_token) *
+                                                   raw_ffn_weights(m, m.expert_ffn));
 }
 struct RawServing {
     RawModel m;
@@ -95,32 +117,32 @@ long long raw_most(const RawServing& s) {
 RawOut raw_serve(const RawServing& s, long long n) {
     const RawModel& m = s.m;
     raw_check(m.layers >= 1 && m.hidden >= 1 && m.ffn >= 1 && m.heads >= 1 && m.kv_heads >= 1 && m.vocabulary >= 1);
-    raw_check(m.heads % m.kv_heads == 0 && m.max_positions >= 0);
+    raw_check(m.heads % m.kv_heads == 0 && m.max_positions >= 0 && m.head_dim >= 0);
+    raw_check(m.experts >= 0 && (m.experts == 0 || (m.experts_per_token >= 1 && m.experts_per_token <= m.experts)));
     raw_check(s.g.memory > 0 && s.g.usable > 0 && s.g.usable <= 1 && s.g.bandwidth > 0 && s.g.flops > 0);
     raw_check(s.l.bandwidth > 0 && s.l.step >= 0);
     raw_check(s.tp >= 1 && s.pp >= 1 && m.heads % s.tp == 0 && m.layers % s.pp == 0);
     raw_check(s.input >= 1 && s.output >= 1 && n >= 1);
     raw_check(m.max_positions == 0 || s.input + s.output <= m.max_positions);
     RawOut out{};
+    out.memory = raw_memory(s, n).total;
     out.most = raw_most(s);
-    const double params = raw_parameters(m);
     const double per_token = static_cast<double>(2 * m.layers * m.kv_heads * m.head_dim) * 2.0;
     const double share = static_cast<double>(s.pp) * static_cast<double>(std::min(s.tp, m.kv_heads));
     const double split = static_cast<double>(s.tp * s.pp), stages = static_cast<double>(s.pp);
-    const double weights = raw_ceil(params * 2.0 / split);
     const double attention = 4.0 * static_cast<double>(m.layers) * static_cast<double>(m.heads * m.head_dim);
     const double all_reduces = static_cast<double>(2 * m.layers);
     const double hidden_bytes = static_cast<double>(m.hidden) * 2.0;
     // decode step at the mean context
     const double b = static_cast<double>(n), context = static_cast<double>(s.input) + static_cast<double>(s.output) / 2;
-    const double read = stages * (weights / s.g.bandwidth) + stages * (per_token * context * b / share / s.g.bandwidth);
-    const double compute = stages * ((2.0 * params * b + attention * (b * context)) / split / s.g.flops);
+    const double read = stages * (raw_ceil(raw_parameters(m) * 2.0 / split) / s.g.bandwidth) + stages * (per_token * context * b / share / s.g.bandwidth);
+    const double compute = stages * ((2.0 * raw_active(m) * b + attention * (b * context)) / split / s.g.flops);
     const double step = std::max(read, compute) + all_reduces * raw_allreduce(hidden_bytes * b, s.tp, s.l) +
                         static_cast<double>(s.pp - 1) * raw_p2p(hidden_bytes * b, s.l);
     // prefill of one prompt in one pass
     const double in = static_cast<double>(s.input);
-    const double traffic = weights + per_token * in / share;
-    const double work = 2.0 * params * in + attention * (in * (in + 1.0) / 2.0);
+    const double traffic = raw_ceil(raw_parameters(m) * 2.0 / split) + per_token * in / share;
+    const double work = 2.0 * raw_active(m) * in + attention * (in * (in + 1.0) / 2.0);
     const double prefill = stages * std::max(traffic / s.g.bandwidth, work / split / s.g.flops) +
                            all_reduces * raw_allreduce(hidden_bytes * in, s.tp, s.l) +
                            static_cast<double>(s.pp - 1) * raw_p2p(hidden_bytes * in, s.l);
@@ -128,11 +150,14 @@ RawOut raw_serve(const RawServing& s, long long n) {
     out.tpot = step + b / o * prefill;
     out.ttft = step + prefill;
     out.e2e = step + prefill + (o - 1.0) * out.tpot;
-    out.tokens_per_s = o * (b / out.e2e);
+    out.requests_per_s = b / out.e2e;
+    out.tokens_per_s = o * out.requests_per_s;
+    out.per_gpu = out.tokens_per_s / split;
+    out.per_user = 1.0 / out.tpot;
     return out;
 }
 
-const RawServing raw_70b{{80, 8192, 28672, 64, 8, 128, 128256, 0},
+const RawServing raw_70b{{80, 8192, 28672, 64, 8, 128, 128256, 0, false, true, false, 0, 0, 0, 0},
                          {80.0 * 1073741824.0, 0.92, 3.35e12, 989e12},
                          {450e9, 0.6e-6},
                          8, 1, 2048, 512};
@@ -143,7 +168,10 @@ bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::
 
 void check_agreement(const ServingEstimate& e, const RawOut& r) {
     if (!close(e.ttft.value(), r.ttft) || !close(e.tpot.value(), r.tpot) || !close(e.e2e.value(), r.e2e) ||
-        !close(e.output_tokens_per_s.value(), r.tokens_per_s) || e.max_concurrency != r.most) {
+        !close(e.output_tokens_per_s.value(), r.tokens_per_s) || e.max_concurrency != r.most ||
+        !close(e.output_tokens_per_s_per_gpu.value(), r.per_gpu) ||
+        !close(e.output_tokens_per_s_per_user.value(), r.per_user) ||
+        !close(e.requests_per_s.value(), r.requests_per_s) || !close(e.memory.total().value(), r.memory)) {
         std::fprintf(stderr, "raw twin disagrees: ttft %.17g vs %.17g, tpot %.17g vs %.17g, most %lld vs %lld\n",
                      e.ttft.value(), r.ttft, e.tpot.value(), r.tpot, e.max_concurrency, r.most);
         std::abort();
@@ -156,12 +184,24 @@ std::vector<long long> sweep_points() {
     return ns;
 }
 
+// Inputs are local copies hidden from the optimizer each iteration (DoNotOptimize),
+// so neither side is folded at compile time.
 void BM_serving_evaluation(benchmark::State& state) {
     check_agreement(evaluate_serving(catalog::llama3_1_70b, catalog::h100_sxm, catalog::nvlink4, layout_70b, chat),
                     raw_serve(raw_70b, chat.concurrency));
+    TransformerShape model = catalog::llama3_1_70b;
+    Gpu gpu = catalog::h100_sxm;
+    Link link = catalog::nvlink4;
+    ServingLayout layout = layout_70b;
+    ServingWorkload workload = chat;
     for (auto _ : state) {
-        benchmark::DoNotOptimize(
-            evaluate_serving(catalog::llama3_1_70b, catalog::h100_sxm, catalog::nvlink4, layout_70b, chat));
+        benchmark::DoNotOptimize(model);
+        benchmark::DoNotOptimize(gpu);
+        benchmark::DoNotOptimize(link);
+        benchmark::DoNotOptimize(layout);
+        benchmark::DoNotOptimize(workload);
+        const ServingEstimate e = evaluate_serving(model, gpu, link, layout, workload);
+        benchmark::DoNotOptimize(e);
     }
 }
 BENCHMARK(BM_serving_evaluation);
@@ -169,7 +209,14 @@ BENCHMARK(BM_serving_evaluation);
 void BM_serving_evaluation_raw(benchmark::State& state) {
     check_agreement(evaluate_serving(catalog::llama3_1_70b, catalog::h100_sxm, catalog::nvlink4, layout_70b, chat),
                     raw_serve(raw_70b, chat.concurrency));
-    for (auto _ : state) benchmark::DoNotOptimize(raw_serve(raw_70b, chat.concurrency));
+    RawServing serving = raw_70b;
+    long long n = chat.concurrency;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(serving);
+        benchmark::DoNotOptimize(n);
+        const RawOut out = raw_serve(serving, n);
+        benchmark::DoNotOptimize(out);
+    }
 }
 BENCHMARK(BM_serving_evaluation_raw);
 
@@ -177,9 +224,19 @@ void BM_serving_sweep_64(benchmark::State& state) {
     const std::vector<long long> ns = sweep_points();
     const auto rows = serving_sweep(catalog::llama3_1_70b, catalog::h100_sxm, catalog::nvlink4, layout_70b, chat, ns);
     for (std::size_t i = 0; i < ns.size(); ++i) check_agreement(rows[i], raw_serve(raw_70b, ns[i]));
+    TransformerShape model = catalog::llama3_1_70b;
+    Gpu gpu = catalog::h100_sxm;
+    Link link = catalog::nvlink4;
+    ServingLayout layout = layout_70b;
+    ServingWorkload workload = chat;
     for (auto _ : state) {
-        benchmark::DoNotOptimize(
-            serving_sweep(catalog::llama3_1_70b, catalog::h100_sxm, catalog::nvlink4, layout_70b, chat, ns));
+        benchmark::DoNotOptimize(model);
+        benchmark::DoNotOptimize(gpu);
+        benchmark::DoNotOptimize(link);
+        benchmark::DoNotOptimize(layout);
+        benchmark::DoNotOptimize(workload);
+        const auto out = serving_sweep(model, gpu, link, layout, workload, ns);
+        benchmark::DoNotOptimize(out.data());
     }
 }
 BENCHMARK(BM_serving_sweep_64);
@@ -188,10 +245,12 @@ void BM_serving_sweep_64_raw(benchmark::State& state) {
     const std::vector<long long> ns = sweep_points();
     const auto rows = serving_sweep(catalog::llama3_1_70b, catalog::h100_sxm, catalog::nvlink4, layout_70b, chat, ns);
     for (std::size_t i = 0; i < ns.size(); ++i) check_agreement(rows[i], raw_serve(raw_70b, ns[i]));
+    RawServing serving = raw_70b;
     for (auto _ : state) {
+        benchmark::DoNotOptimize(serving);
         std::vector<RawOut> out;
         out.reserve(ns.size());
-        for (long long n : ns) out.push_back(raw_serve(raw_70b, n));
+        for (long long n : ns) out.push_back(raw_serve(serving, n));
         benchmark::DoNotOptimize(out.data());
     }
 }
