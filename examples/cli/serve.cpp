@@ -209,6 +209,24 @@ NAPKIN_COMMAND(app) {
         if (!o->sweep.empty()) sweep = parse_sweep(o->sweep);
         else if (!o->svg.empty())
             for (long long k = 1; k <= most; k *= 2) sweep.push_back(k);
+        // The queue needs arrivals below the capacity at every concurrency asked for.
+        if (o->arrival_rate > 0) {
+            ServingWorkload unloaded = workload;
+            unloaded.arrival_rate = PerSecond{};
+            std::vector<long long> all = sweep;
+            all.push_back(n);
+            for (long long k : all) {
+                unloaded.concurrency = k;
+                const PerSecond capacity =
+                    evaluate_serving(model, gpu, link, layout, unloaded, setup, ring).requests_per_s;
+                if (!(per_second(o->arrival_rate) < capacity))
+                    reject("--arrival-rate", o->arrival_rate,
+                           "must be below the " + format_fixed(capacity.value(), 3) + " requests/s served at " +
+                               std::to_string(k) + " in flight, or the queue grows without bound");
+            }
+        }
+        if ((o->ttft_ms || o->tpot_ms) && o->disaggregate == 0)
+            throw napkin::invalid_argument("--ttft-ms and --tpot-ms bound the disaggregated split: give --disaggregate N");
         const std::vector<ServingEstimate> rows = serving_sweep(model, gpu, link, layout, workload, sweep, setup, ring);
         const ServingEstimate e = evaluate_serving(model, gpu, link, layout, workload, setup, ring);
         std::optional<DisaggregatedEstimate> split;

@@ -99,3 +99,17 @@ napkin_check_output(cli.serve.bad.disaggregate
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
           --concurrency 64 --disaggregate 1
   EXPECT "--disaggregate = 1: must be at least 2" EXIT_CODE 2)
+# The M/D/1 queue: arrivals at or above what the server completes are refused by name.
+napkin_check_output(cli.serve.bad.arrival_rate
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
+          --concurrency 8 --arrival-rate 1000
+  EXPECT "--arrival-rate = 1000: must be below the" EXIT_CODE 2)
+# At 1 request/s against the 4.6786 requests/s 8 chats complete: ρ = 0.21374, W = ρ/(2(1 − ρ))/μ = 29.05 ms.
+napkin_check_output(cli.serve.queue
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
+          --concurrency 8 --arrival-rate 1 --json
+  EXPECT "\"queue_s\": 0.02905" "\"requests_per_s\": 4.6785")
+napkin_check_output(cli.serve.bad.bounds_without_split
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
+          --concurrency 8 --tpot-ms 20
+  EXPECT "give --disaggregate N" EXIT_CODE 2)
