@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
@@ -355,5 +356,32 @@ TEST_SUITE("serving") {
                   one.instances = 1;
                   (void)best_disaggregation(m8b, h100, catalog::nvlink4, {}, one);
               }) == "instances = 1: must be at least 2 (one prefill, one decode)");
+    }
+}
+
+TEST_SUITE("serving") {
+    TEST_CASE("expert all-to-alls: Mixtral, tp 2 × ep 2, one token: 2 × 32 layers × (6.6 + 0.6 µs + ½ · 8,192 B / 450 GB/s)") {
+        // Each rank's buffer: k = 2 copies of a 4,096 × 2 B hidden vector, cut over its tp = 2 GPUs = 8,192 B;
+        // a 2-rank all-to-all sends half of it in one step. 64 × 7.2091 µs = 461.38 µs.
+        const DecodeStep s = decode_step(mixtral, h100, catalog::nvlink4, {.tp = 2, .ep = 2}, {1, tokens(0)});
+        CHECK(in(s.ep, units::us) == doctest::Approx(64 * (7.2 + 0.5 * 8192 / 450e3)).epsilon(1e-12));
+        // Each GPU holds 4 of the 8 experts (cut in 2) and the tokens of both groups hit
+        // 8·(1 − (3/4)²) = 3.5 experts, 1.75 of its 4 on average, each 1/8 of a layer's experts cut in 2:
+        // (rest/2 + 1.75/8 · experts/2) × 2 B, rounded up to a whole byte.
+        const double experts = 32.0 * 8 * 3 * 4096 * 14336, rest = 46'702'792'704.0 - experts;
+        CHECK(in(s.weights_read, units::s) ==
+              doctest::Approx(std::ceil((rest / 2 + 3.5 / 8 * experts / 4) * 2) / 3.35e12).epsilon(1e-12));
+    }
+
+    TEST_CASE("queueing: TTFT = the M/D/1 wait at the arrival rate + the running step + the prefill") {
+        const ServingWorkload quiet{.input_tokens = 2048, .output_tokens = 256, .concurrency = 8};
+        ServingWorkload busy = quiet;
+        busy.arrival_rate = per_second(1);
+        const ServingEstimate a = evaluate_serving(m8b, h100, catalog::nvlink4, {}, quiet);
+        const ServingEstimate b = evaluate_serving(m8b, h100, catalog::nvlink4, {}, busy);
+        const double mu = a.requests_per_s.value(), rho = 1 / mu;
+        CHECK(in(b.queue, units::s) == doctest::Approx(rho / (2 * (1 - rho)) / mu).epsilon(1e-12));
+        CHECK(in(b.ttft, units::s) == doctest::Approx(in(a.ttft + b.queue, units::s)).epsilon(1e-12));
+        CHECK(b.tpot == a.tpot);
     }
 }
