@@ -250,6 +250,89 @@ NAPKIN_COMMAND(app) {
     });
 }
 
+namespace {
+// The serving engine of plan-inference: runs when --tpot-ms or --ttft-ms is given.
+template <class Options>
+std::optional<ServingPlan> plan_serving_from_flags(const Options& o, const TransformerShape& model, const Gpu& gpu,
+                                                   const Link& link, const Ring& ring) {
+    if (!o.tpot_ms && !o.ttft_ms) return std::nullopt;
+    ServingPlanQuery query{.max_gpus = o.max_gpus, .max_concurrency = o.max_tokens,
+                           .input_tokens = o.input_tokens, .output_tokens = o.output_tokens};
+    if (o.tpot_ms) {
+        require_positive("--tpot-ms", *o.tpot_ms);
+        query.tpot_bound = milliseconds(*o.tpot_ms);
+    }
+    if (o.ttft_ms) {
+        require_positive("--ttft-ms", *o.ttft_ms);
+        query.ttft_bound = milliseconds(*o.ttft_ms);
+    }
+    require_at_least_one("--input-tokens", o.input_tokens);
+    require_at_least_one("--output-tokens", o.output_tokens);
+    require_at_least_one("--max-gpus", o.max_gpus);
+    require_at_least_one("--max-tokens", o.max_tokens);
+    if (model.max_position_embeddings > 0 && o.input_tokens + o.output_tokens > model.max_position_embeddings)
+        reject("--input-tokens + --output-tokens", count(o.input_tokens + o.output_tokens),
+               "exceeds the model's max_position_embeddings = " + std::to_string(model.max_position_embeddings));
+    ServingSetup setup;
+    const auto weights = parse_weight_dtype(o.weight_dtype);
+    if (!weights) reject("--weight-dtype", o.weight_dtype, "must be bf16, fp16, fp8, int8 or int4");
+    if (*weights == WeightDType::fp8 && !has_fp8(gpu))
+        reject("--weight-dtype", o.weight_dtype,
+               std::string(gpu.name) + " has no FP8 tensor cores (Hopper or Blackwell only); use bf16, int8 or int4");
+    const auto kv = parse_kv_dtype(o.kv_dtype);
+    if (!kv) reject("--kv-dtype", o.kv_dtype, "must be bf16 or fp8");
+    setup.weights = *weights;
+    setup.kv = *kv;
+    return plan_serving(model, gpu, link, query, setup, ring);
+}
+
+template <class Options>
+nlohmann::json serving_plan_json(const ServingPlan& plan, const Options& o) {
+    nlohmann::json j{{"tpot_bound_s", nullptr},
+                     {"ttft_bound_s", nullptr},
+                     {"input_tokens", o.input_tokens},
+                     {"output_tokens", o.output_tokens},
+                     {"best", nullptr},
+                     {"search",
+                      {{"points_evaluated", plan.points_evaluated},
+                       {"rejected", {{"memory", plan.rejected_memory}, {"latency", plan.rejected_latency}}},
+                       {"points_pruned", plan.pruned}}}};
+    if (o.tpot_ms) j["tpot_bound_s"] = *o.tpot_ms / 1e3;
+    if (o.ttft_ms) j["ttft_bound_s"] = *o.ttft_ms / 1e3;
+    if (plan.best) {
+        const ServingEstimate& e = *plan.best;
+        j["best"] = {{"tp", e.layout.tp},
+                     {"pp", e.layout.pp},
+                     {"ep", e.layout.ep},
+                     {"gpus", e.layout.gpus()},
+                     {"concurrency", e.workload.concurrency},
+                     {"ttft_s", e.ttft.value()},
+                     {"tpot_s", e.tpot.value()},
+                     {"e2e_s", e.e2e.value()},
+                     {"output_tokens_per_s", e.output_tokens_per_s.value()},
+                     {"output_tokens_per_s_per_gpu", e.output_tokens_per_s_per_gpu.value()},
+                     {"requests_per_s", e.requests_per_s.value()},
+                     {"memory_total", json_bytes(e.memory.total())}};
+    }
+    return j;
+}
+
+void print_serving_plan(const ServingPlan& plan) {
+    if (!plan.best) {
+        std::printf("serving: no layout and concurrency meets the bounds (%lld points evaluated)\n",
+                    plan.points_evaluated);
+        return;
+    }
+    const ServingEstimate& e = *plan.best;
+    std::printf("serving: t%lld x p%lld x e%lld = %lld GPUs at concurrency %lld: %.1f output tokens/s per GPU "
+                "(%.1f in all), TPOT %s, TTFT %s (%lld points evaluated, %lld pruned)\n",
+                e.layout.tp, e.layout.pp, e.layout.ep, e.layout.gpus(), e.workload.concurrency,
+                e.output_tokens_per_s_per_gpu.value(), e.output_tokens_per_s.value(), to_string(e.tpot).c_str(),
+                to_string(e.ttft).c_str(), plan.points_evaluated, plan.pruned);
+}
+
+}  // namespace
+
 NAPKIN_COMMAND(app) {
     struct Options {
         ModelOptions model;
@@ -260,6 +343,9 @@ NAPKIN_COMMAND(app) {
         long long max_tokens = 1024;
         std::optional<double> latency_ms;
         std::string objective;
+        std::optional<double> tpot_ms, ttft_ms;
+        long long input_tokens = 1024, output_tokens = 256;
+        std::string weight_dtype = "bf16", kv_dtype = "bf16";
         bool json = false;
     };
     auto o = std::make_shared<Options>();
@@ -276,12 +362,21 @@ NAPKIN_COMMAND(app) {
                     "longest time per token a user may wait, in ms; the plan then maximises tokens/s");
     sub->add_option("--objective", o->objective,
                     "latency or throughput (default: latency, throughput when --latency-ms is given)");
+    sub->add_option("--tpot-ms", o->tpot_ms,
+                    "serving engine: longest time per output token in ms; plans the layout and concurrency with the "
+                    "most output tokens/s per GPU");
+    sub->add_option("--ttft-ms", o->ttft_ms, "serving engine: longest time to first token in ms");
+    sub->add_option("--input-tokens", o->input_tokens, "serving engine: prompt tokens per request (1024)");
+    sub->add_option("--output-tokens", o->output_tokens, "serving engine: generated tokens per request (256)");
+    sub->add_option("--weight-dtype", o->weight_dtype, "serving engine: bf16, fp16, fp8, int8 or int4 (bf16)");
+    sub->add_option("--kv-dtype", o->kv_dtype, "serving engine: bf16 or fp8 (bf16)");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o] {
         const TransformerShape model = resolve_model(o->model);
         const Gpu gpu = resolve_gpu(o->gpu);
         const Link link = resolve_link(o->link);
         const InferenceSetup setup = resolve_setup(o->setup);
+        const std::optional<ServingPlan> serving = plan_serving_from_flags(*o, model, gpu, link, resolve_ring(o->link));
         require_at_least_one("--max-gpus", o->max_gpus);
         require_at_least_one("--max-tokens", o->max_tokens);
         InferencePlanQuery query{.max_gpus = o->max_gpus, .max_tokens_in_flight = o->max_tokens};
@@ -311,6 +406,7 @@ NAPKIN_COMMAND(app) {
             j["search"] = search_json(plan.points_evaluated, plan.rejected_memory + plan.rejected_latency, seconds);
             j["search"]["rejected"] = {{"memory", plan.rejected_memory}, {"latency", plan.rejected_latency}};
             j["search"]["points_pruned"] = plan.pruned;
+            if (serving) j["serving"] = serving_plan_json(*serving, *o);
             return print_json(j);
         }
         std::printf("%s on %s over %s (tp dividing %lld heads, pp dividing %lld layers, up to %lld GPUs)\n",
@@ -328,6 +424,7 @@ NAPKIN_COMMAND(app) {
         std::printf("search: %lld points evaluated, %lld rejected (%lld memory, %lld latency), %lld pruned, %.3f s\n",
                     plan.points_evaluated, plan.rejected_memory + plan.rejected_latency, plan.rejected_memory,
                     plan.rejected_latency, plan.pruned, seconds);
+        if (serving) print_serving_plan(*serving);
     });
 }
 

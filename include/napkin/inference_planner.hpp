@@ -35,6 +35,7 @@
 #include <napkin/hardware.hpp>
 #include <napkin/inference.hpp>
 #include <napkin/model.hpp>
+#include <napkin/serving.hpp>
 #include <napkin/units.hpp>
 
 #include <algorithm>
@@ -199,6 +200,95 @@ template <CollectivePolicy Collective = Ring>
                     break;
                 }
                 if (!plan.best || detail::better(candidate, *plan.best, query.objective)) plan.best = candidate;
+            }
+        }
+    }
+    return plan;
+}
+
+// ---------------------------------------------------------------------------
+// The serving planner: the serving model (serving.hpp) as the engine.
+
+struct ServingPlanQuery {
+    long long max_gpus = 64;
+    long long max_concurrency = 1024;
+    long long input_tokens = 1024;
+    long long output_tokens = 256;
+    // The longest time per output token and time to first token allowed (no bound by default).
+    Seconds tpot_bound = seconds(std::numeric_limits<double>::infinity());
+    Seconds ttft_bound = seconds(std::numeric_limits<double>::infinity());
+};
+
+struct ServingPlan {
+    std::optional<ServingEstimate> best;  // the most output tokens/s per GPU within the bounds
+    long long points_evaluated = 0;       // (layout, N) points estimated
+    long long rejected_memory = 0;        // layouts where not one sequence fits
+    long long rejected_latency = 0;       // points over a bound
+    long long pruned = 0;                 // never estimated: a bound proves they fail
+};
+
+namespace detail {
+// More output tokens/s per GPU; on a tie fewer GPUs, then the lower TPOT.
+constexpr bool better_serving(const ServingEstimate& a, const ServingEstimate& b) {
+    if (a.output_tokens_per_s_per_gpu != b.output_tokens_per_s_per_gpu)
+        return a.output_tokens_per_s_per_gpu > b.output_tokens_per_s_per_gpu;
+    if (a.layout.gpus() != b.layout.gpus()) return a.layout.gpus() < b.layout.gpus();
+    return a.tpot < b.tpot;
+}
+}  // namespace detail
+
+// Every layout with tp dividing the heads, pp dividing the layers, ep = 1 or
+// (a mixture) dividing the experts, tp·pp·ep ≤ max_gpus, and every continuous
+// concurrency N from 1 to max_concurrency. Two proven cut-offs skip the rest of
+// a layout's N: memory grows with N, so none past max_concurrency(...) fits;
+// TPOT (a step of ⌈N/ep⌉ sequences plus ⌈N/ep⌉/O prefills) and TTFT (a step
+// plus a prefill) never fall as N grows, so once N misses a bound every
+// larger N misses it.
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] constexpr ServingPlan plan_serving(const TransformerShape& model, const Gpu& gpu, const Link& link,
+                                                 const ServingPlanQuery& query,
+                                                 const ServingSetup& setup = default_serving_setup,
+                                                 const Collective& collective = lesson_collective) {
+    (void)validated(model);
+    require_at_least_one("max_gpus", query.max_gpus);
+    require_at_least_one("max_concurrency", query.max_concurrency);
+    require_positive("tpot bound (s)", query.tpot_bound.value());
+    require_positive("ttft bound (s)", query.ttft_bound.value());
+    require_at_least_one("input tokens", query.input_tokens);
+    require_at_least_one("output tokens", query.output_tokens);
+    require_within_context(model, query.input_tokens + query.output_tokens);
+    require_computable(gpu, setup.weights);
+    ServingPlan plan;
+    const long long length = query.input_tokens + query.output_tokens;
+    for (long long tp = 1; tp <= std::min(query.max_gpus, model.heads); ++tp) {
+        if (model.heads % tp != 0) continue;
+        for (long long pp = 1; tp * pp <= query.max_gpus && pp <= model.layers; ++pp) {
+            if (model.layers % pp != 0) continue;
+            for (long long ep = 1; tp * pp * ep <= query.max_gpus; ++ep) {
+                if (ep > 1 && (model.experts == 0 || model.experts % ep != 0)) continue;
+                if (ep > 1 && ep > model.experts) break;
+                const ServingLayout layout{tp, pp, ep};
+                const long long most = std::min(max_concurrency(model, gpu, layout, length, setup), query.max_concurrency);
+                if (most == 0) {
+                    ++plan.rejected_memory;
+                    plan.pruned += query.max_concurrency;
+                    continue;
+                }
+                plan.pruned += query.max_concurrency - most;
+                for (long long n = 1; n <= most; ++n) {
+                    const ServingEstimate e = evaluate_serving(
+                        model, gpu, link, layout,
+                        {.input_tokens = query.input_tokens, .output_tokens = query.output_tokens, .concurrency = n},
+                        setup, collective);
+                    ++plan.points_evaluated;
+                    if (e.tpot > query.tpot_bound || e.ttft > query.ttft_bound) {
+                        ++plan.rejected_latency;
+                        plan.pruned += most - n;
+                        break;
+                    }
+                    if (!plan.best || detail::better_serving(e, *plan.best)) plan.best = e;
+                }
+                if (model.experts == 0) break;
             }
         }
     }

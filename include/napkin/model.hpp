@@ -53,6 +53,9 @@ struct TransformerShape {
     long long v_head_dim = 0;
     bool qkv_bias = false;  // Qwen2: biases on Q, K and V only
     bool qk_norm = false;   // Qwen3: an RMSNorm over head_dim on Q and on K
+    // The longest sequence the model was trained for (config.json's
+    // max_position_embeddings); 0: not known, nothing is checked against it.
+    long long max_position_embeddings = 0;
 };
 
 [[nodiscard]] constexpr bool latent_attention(const TransformerShape& m) { return m.kv_lora_rank > 0; }
@@ -82,6 +85,7 @@ struct TransformerShape {
     require(m.experts == 0 || (m.experts_per_token >= 1 && m.experts_per_token <= m.experts),
                     "TransformerShape.experts_per_token", count(m.experts_per_token),
                     "must be in [1, experts] for a mixture of experts");
+    require_non_negative("TransformerShape.max_position_embeddings", count(m.max_position_embeddings));
     require(m.experts == 0 || m.expert_ffn >= 1, "TransformerShape.expert_ffn", count(m.expert_ffn),
                     "must be at least 1 for a mixture of experts");
     require_non_negative("TransformerShape.shared_experts", count(m.shared_experts));

@@ -17,6 +17,7 @@
 #include <napkin/compute.hpp>
 #include <napkin/training.hpp>
 #include <napkin/inference.hpp>
+#include <napkin/serving.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/schedule.hpp>
 #include <napkin/inference_planner.hpp>

@@ -96,6 +96,7 @@ private:
         m.ffn = f.count_or("n_inner", 4 * m.hidden);
         m.vocabulary = f.count("vocab_size");
         m.learned_positions = f.count("n_positions");
+        m.max_position_embeddings = m.learned_positions;
         m.tied_embeddings = f.flag_or("tie_word_embeddings", true);
         m.feed_forward = FeedForward::plain;
         m.biases = true;
@@ -113,6 +114,7 @@ private:
         // normalises Q and K per head (Qwen3 technical report Sec. 2).
         m.qkv_bias = type == "qwen2" || type == "qwen2_moe";
         m.qk_norm = type == "qwen3" || type == "qwen3_moe";
+        m.max_position_embeddings = f.count_or("max_position_embeddings", 0);
         if (f.has("num_local_experts")) {  // Mixtral
             m.experts = f.count("num_local_experts");
             m.experts_per_token = f.count("num_experts_per_tok");

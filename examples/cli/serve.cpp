@@ -1,0 +1,332 @@
+// napkin serve — the serving model from the command line: TTFT, TPOT,
+// end-to-end latency, throughput and memory of N chats, and the
+// throughput–latency frontier over a sweep of concurrencies.
+#include "command.hpp"
+#include "common.hpp"
+
+#include <napkin/io/svg.hpp>
+#include <napkin/serving.hpp>
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace napkin::cli {
+namespace {
+
+// NVLink 5 on B200: 1.8 TB/s both directions (NVIDIA DGX B200 data sheet),
+// 900 GB/s each way, with NCCL's NVLink ring LL step as for NVLink 3 and 4.
+constexpr Link nvlink5{"nvlink5", gigabytes_per_second(900), microseconds(0.6)};
+
+// The link inside a server of the chosen GPU when none is given: NVLink of
+// its generation (A100: NVLink 3, Hopper: NVLink 4, B200: NVLink 5).
+Link default_link(const Gpu& gpu) {
+    if (gpu.name.starts_with("a100")) return catalog::nvlink3;
+    if (gpu.name.starts_with("b200")) return nvlink5;
+    return catalog::nvlink4;
+}
+
+std::vector<long long> parse_sweep(const std::string& text) {
+    std::vector<long long> counts;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        std::size_t used = 0;
+        long long n = 0;
+        try {
+            n = std::stoll(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != item.size() || item.empty()) reject("--sweep", text, "\"" + item + "\" is not a whole number");
+        require_at_least_one("--sweep", n);
+        counts.push_back(n);
+    }
+    if (counts.empty()) reject("--sweep", text, "give at least one concurrency");
+    return counts;
+}
+
+nlohmann::json estimate_json(const ServingEstimate& e) {
+    const DecodeStep& s = e.step;
+    return {{"concurrency", e.workload.concurrency},
+            {"ttft_s", e.ttft.value()},
+            {"tpot_s", e.tpot.value()},
+            {"e2e_s", e.e2e.value()},
+            {"queue_s", e.queue.value()},
+            {"output_tokens_per_s", e.output_tokens_per_s.value()},
+            {"output_tokens_per_s_per_gpu", e.output_tokens_per_s_per_gpu.value()},
+            {"output_tokens_per_s_per_user", e.output_tokens_per_s_per_user.value()},
+            {"requests_per_s", e.requests_per_s.value()},
+            {"max_concurrency", e.max_concurrency},
+            {"memory",
+             {{"weights", json_bytes(e.memory.weights)},
+              {"kv_cache", json_bytes(e.memory.kv_cache)},
+              {"activations", json_bytes(e.memory.activations)},
+              {"total", json_bytes(e.memory.total())},
+              {"usable", json_bytes(e.memory.usable)},
+              {"fits", e.memory.fits()}}},
+            {"decode_step",
+             {{"weights_read_s", s.weights_read.value()},
+              {"kv_read_s", s.kv_read.value()},
+              {"compute_s", s.compute.value()},
+              {"tp_s", s.tp.value()},
+              {"pp_s", s.pp.value()},
+              {"ep_s", s.ep.value()},
+              {"total_s", s.total().value()},
+              {"memory_bound", s.memory_bound()}}},
+            {"prefill", {{"compute_s", e.prefill.compute.value()}, {"comm_s", e.prefill.comm.value()},
+                         {"passes", e.prefill.passes}}}};
+}
+
+void print_estimate(const ServingEstimate& e) {
+    const DecodeStep& s = e.step;
+    const ServingMemory& m = e.memory;
+    std::printf("memory per GPU: weights %s + KV cache %s + activations %s = %s of %s usable: %s\n",
+                to_string(m.weights).c_str(), to_string(m.kv_cache).c_str(), to_string(m.activations).c_str(),
+                to_string(m.total()).c_str(), to_string(m.usable).c_str(), m.fits() ? "fits" : "does not fit");
+    std::printf("decode step: %s = max(weights %s + KV cache %s, compute %s) + tp %s + pp %s + ep %s (%s)\n",
+                to_string(s.total()).c_str(), to_string(s.weights_read).c_str(), to_string(s.kv_read).c_str(),
+                to_string(s.compute).c_str(), to_string(s.tp).c_str(), to_string(s.pp).c_str(),
+                to_string(s.ep).c_str(), s.memory_bound() ? "memory-bound" : "compute-bound");
+    std::printf("prefill: %s in %lld pass(es) = compute %s + communication %s\n", to_string(e.prefill.total()).c_str(),
+                e.prefill.passes, to_string(e.prefill.compute).c_str(), to_string(e.prefill.comm).c_str());
+    std::printf("TTFT %s, TPOT %s, end to end %s\n", to_string(e.ttft).c_str(), to_string(e.tpot).c_str(),
+                to_string(e.e2e).c_str());
+    std::printf("output: %.1f tokens/s (%.1f per GPU, %.1f per user), %.3f requests/s\n",
+                e.output_tokens_per_s.value(), e.output_tokens_per_s_per_gpu.value(),
+                e.output_tokens_per_s_per_user.value(), e.requests_per_s.value());
+}
+
+}  // namespace
+
+NAPKIN_COMMAND(app) {
+    struct Options {
+        ModelOptions model;
+        GpuOptions gpu;
+        LinkOptions link;
+        long long tp = 1, pp = 1, ep = 1;
+        std::string weight_dtype = "bf16", kv_dtype = "bf16";
+        std::optional<long long> input, output, batch, concurrency;
+        std::string sweep;
+        std::string svg;
+        double arrival_rate = 0;
+        long long prefill_chunk = 0;
+        long long disaggregate = 0;
+        std::optional<double> ttft_ms, tpot_ms;
+        bool json = false;
+    };
+    auto o = std::make_shared<Options>();
+    auto* sub = app.add_subcommand("serve", "serve a model to many users: TTFT, TPOT, throughput, memory and the "
+                                            "largest concurrency that fits (continuous or static batching)");
+    add_model_options(sub, o->model);
+    add_gpu_options(sub, o->gpu);
+    add_link_options(sub, o->link);
+    sub->add_option("--tp", o->tp, "tensor-parallel GPUs per stage, dividing the heads (1)");
+    sub->add_option("--pp", o->pp, "pipeline stages, dividing the layers (1)");
+    sub->add_option("--ep", o->ep, "expert-parallel groups of a mixture of experts, dividing the experts (1)");
+    sub->add_option("--weight-dtype", o->weight_dtype, "bf16, fp16, fp8, int8 or int4 (group-quantized, 128) (bf16)");
+    sub->add_option("--kv-dtype", o->kv_dtype, "bf16 or fp8 (bf16)");
+    sub->add_option("--input-tokens", o->input, "prompt tokens per request")->required();
+    sub->add_option("--output-tokens", o->output, "generated tokens per request")->required();
+    sub->add_option("--batch", o->batch, "static batching: B requests start and end together");
+    sub->add_option("--concurrency", o->concurrency, "continuous batching: N requests always in flight");
+    sub->add_option("--sweep", o->sweep, "comma-separated concurrencies (or batch sizes): one row each");
+    sub->add_option("--svg", o->svg, "write the throughput-latency frontier of the sweep to this SVG file");
+    sub->add_option("--arrival-rate", o->arrival_rate, "Poisson arrivals in requests/s for the M/D/1 queue (0: none)");
+    sub->add_option("--prefill-chunk", o->prefill_chunk, "chunked prefill: tokens per chunk (0: whole prompt)");
+    sub->add_option("--disaggregate", o->disaggregate,
+                    "also split this many copies of the layout into prefill and decode pools (DistServe, "
+                    "Splitwise) and give the split with the most goodput within --ttft-ms / --tpot-ms");
+    sub->add_option("--ttft-ms", o->ttft_ms, "with --disaggregate: longest time to first token in ms");
+    sub->add_option("--tpot-ms", o->tpot_ms, "with --disaggregate: longest time per output token in ms");
+    sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    sub->callback([o] {
+        const TransformerShape model = resolve_model(o->model);
+        const Gpu gpu = resolve_gpu(o->gpu);
+        const Link link =
+            o->link.name.empty() && !o->link.bandwidth_gbps ? default_link(gpu) : resolve_link(o->link);
+        const Ring ring = resolve_ring(o->link);
+        require_non_negative("--base-latency-us", o->link.base_latency_us);
+
+        // Every argument checked here, by the flag the user typed.
+        require_at_least_one("--tp", o->tp);
+        require_at_least_one("--pp", o->pp);
+        require_at_least_one("--ep", o->ep);
+        require(model.heads % o->tp == 0, "--tp", count(o->tp),
+                "must divide the model's " + std::to_string(model.heads) + " attention heads");
+        require(model.layers % o->pp == 0, "--pp", count(o->pp),
+                "must divide the model's " + std::to_string(model.layers) + " layers");
+        require(o->ep == 1 || model.experts > 0, "--ep", count(o->ep), "must be 1 for a dense model");
+        require(model.experts == 0 || model.experts % o->ep == 0, "--ep", count(o->ep),
+                "must divide the model's " + std::to_string(model.experts) + " experts");
+        const auto weights = parse_weight_dtype(o->weight_dtype);
+        if (!weights) reject("--weight-dtype", o->weight_dtype, "must be bf16, fp16, fp8, int8 or int4");
+        const auto kv = parse_kv_dtype(o->kv_dtype);
+        if (!kv) reject("--kv-dtype", o->kv_dtype, "must be bf16 or fp8");
+        if (*weights == WeightDType::fp8 && !has_fp8(gpu))
+            reject("--weight-dtype", o->weight_dtype,
+                   std::string(gpu.name) + " has no FP8 tensor cores (Hopper or Blackwell only); use bf16, int8 or int4");
+        require_at_least_one("--input-tokens", *o->input);
+        require_at_least_one("--output-tokens", *o->output);
+        const long long length = *o->input + *o->output;
+        if (model.max_position_embeddings > 0 && length > model.max_position_embeddings)
+            reject("--input-tokens + --output-tokens", count(length),
+                   "exceeds the model's max_position_embeddings = " + std::to_string(model.max_position_embeddings));
+        if (o->batch.has_value() == o->concurrency.has_value())
+            throw napkin::invalid_argument("give one of --batch (static batching) or --concurrency (continuous)");
+        const bool continuous = o->concurrency.has_value();
+        const char* n_flag = continuous ? "--concurrency" : "--batch";
+        const long long n = continuous ? *o->concurrency : *o->batch;
+        require_at_least_one(n_flag, n);
+        require_non_negative("--arrival-rate", o->arrival_rate);
+        require_non_negative("--prefill-chunk", count(o->prefill_chunk));
+
+        ServingSetup setup;
+        setup.weights = *weights;
+        setup.kv = *kv;
+        setup.prefill_chunk = o->prefill_chunk;
+        const ServingLayout layout{o->tp, o->pp, o->ep};
+        const long long most = max_concurrency(model, gpu, layout, length, setup);
+        if (most == 0) {
+            const ServingMemory empty = serving_memory(model, gpu, layout, 0, length, setup);
+            if (empty.total() >= empty.usable)
+                reject("--tp x --pp x --ep (GPUs)", count(layout.gpus()),
+                       "the weights (" + to_string(empty.weights) + " per GPU) and working memory (" +
+                           to_string(empty.activations) + ") leave no room for a KV cache in " +
+                           to_string(empty.usable) + " usable");
+            reject("--input-tokens + --output-tokens", count(length),
+                   "one sequence's KV cache (" +
+                       to_string(serving_memory(model, gpu, layout, 1, length, setup).kv_cache) +
+                       " per GPU) does not fit in the " + to_string(empty.usable - empty.total()) +
+                       " left beside the weights");
+        }
+        const ServingWorkload workload{.input_tokens = *o->input, .output_tokens = *o->output, .concurrency = n,
+                                       .batching = continuous ? Batching::continuous : Batching::static_batch,
+                                       .arrival_rate = per_second(o->arrival_rate)};
+
+        std::vector<long long> sweep;
+        if (!o->sweep.empty()) sweep = parse_sweep(o->sweep);
+        else if (!o->svg.empty())
+            for (long long k = 1; k <= most; k *= 2) sweep.push_back(k);
+        // The queue needs arrivals below the capacity at every concurrency asked for.
+        if (o->arrival_rate > 0) {
+            ServingWorkload unloaded = workload;
+            unloaded.arrival_rate = PerSecond{};
+            std::vector<long long> all = sweep;
+            all.push_back(n);
+            for (long long k : all) {
+                unloaded.concurrency = k;
+                const PerSecond capacity =
+                    evaluate_serving(model, gpu, link, layout, unloaded, setup, ring).requests_per_s;
+                if (!(per_second(o->arrival_rate) < capacity))
+                    reject("--arrival-rate", o->arrival_rate,
+                           "must be below the " + format_fixed(capacity.value(), 3) + " requests/s served at " +
+                               std::to_string(k) + " in flight, or the queue grows without bound");
+            }
+        }
+        if ((o->ttft_ms || o->tpot_ms) && o->disaggregate == 0)
+            throw napkin::invalid_argument("--ttft-ms and --tpot-ms bound the disaggregated split: give --disaggregate N");
+        const std::vector<ServingEstimate> rows = serving_sweep(model, gpu, link, layout, workload, sweep, setup, ring);
+        const ServingEstimate e = evaluate_serving(model, gpu, link, layout, workload, setup, ring);
+        std::optional<DisaggregatedEstimate> split;
+        if (o->disaggregate != 0) {
+            require(o->disaggregate >= 2, "--disaggregate", count(o->disaggregate),
+                    "must be at least 2 (one prefill and one decode instance)");
+            DisaggregationQuery q{.instances = o->disaggregate, .input_tokens = workload.input_tokens,
+                                  .output_tokens = workload.output_tokens};
+            if (o->ttft_ms) {
+                require_positive("--ttft-ms", *o->ttft_ms);
+                q.ttft_bound = milliseconds(*o->ttft_ms);
+            }
+            if (o->tpot_ms) {
+                require_positive("--tpot-ms", *o->tpot_ms);
+                q.tpot_bound = milliseconds(*o->tpot_ms);
+            }
+            split = best_disaggregation(model, gpu, link, layout, q, setup, ring);
+        }
+
+        if (!o->svg.empty()) {
+            std::vector<std::string> labels;
+            io::svg::Series per_gpu{"output tokens/s per GPU", {}, io::svg::palette::blue};
+            io::svg::Series per_user{"tokens/s per user", {}, io::svg::palette::vermillion};
+            for (const ServingEstimate& r : rows) {
+                if (!r.memory.fits()) break;
+                labels.push_back(std::to_string(r.workload.concurrency));
+                per_gpu.values.push_back(r.output_tokens_per_s_per_gpu.value());
+                per_user.values.push_back(r.output_tokens_per_s_per_user.value());
+            }
+            io::svg::line_chart(std::string(model.name) + " on " + std::to_string(layout.gpus()) + " x " +
+                                    std::string(gpu.name) + ": throughput vs latency",
+                                labels, {per_gpu, per_user}, continuous ? "concurrency" : "batch", "tokens/s")
+                .save(o->svg);
+        }
+
+        if (o->json) {
+            nlohmann::json j = estimate_json(e);
+            j["model"] = model.name;
+            j["gpu"] = gpu.name;
+            j["link"] = link.name;
+            j["tp"] = layout.tp;
+            j["pp"] = layout.pp;
+            j["ep"] = layout.ep;
+            j["gpus"] = layout.gpus();
+            j["batching"] = to_string(workload.batching);
+            j["input_tokens"] = workload.input_tokens;
+            j["output_tokens"] = workload.output_tokens;
+            j["weight_dtype"] = to_string(setup.weights);
+            j["kv_dtype"] = to_string(setup.kv);
+            if (o->disaggregate != 0) {
+                j["disaggregated"] = nullptr;
+                if (split)
+                    j["disaggregated"] = {{"prefill_instances", split->prefill_instances},
+                                          {"decode_instances", split->decode_instances},
+                                          {"decode_concurrency", split->decode_concurrency},
+                                          {"prefill_s", split->prefill.value()},
+                                          {"kv_transfer_s", split->kv_transfer.value()},
+                                          {"ttft_s", split->ttft.value()},
+                                          {"tpot_s", split->tpot.value()},
+                                          {"requests_per_s", split->goodput().value()},
+                                          {"output_tokens_per_s_per_gpu",
+                                           split->goodput().value() * count(workload.output_tokens) /
+                                               count(o->disaggregate * layout.gpus())}};
+            }
+            if (!sweep.empty()) {
+                j["rows"] = nlohmann::json::array();
+                for (const ServingEstimate& r : rows) j["rows"].push_back(estimate_json(r));
+            }
+            return print_json(j);
+        }
+        std::printf("%s on %lld x %s (tp %lld, pp %lld, ep %lld) over %s; %s weights, %s KV cache\n",
+                    std::string(model.name).c_str(), layout.gpus(), std::string(gpu.name).c_str(), layout.tp,
+                    layout.pp, layout.ep, std::string(link.name).c_str(), std::string(to_string(setup.weights)).c_str(),
+                    std::string(to_string(setup.kv)).c_str());
+        std::printf("%s batching: %lld requests of %lld + %lld tokens (at most %lld fit)\n",
+                    continuous ? "continuous" : "static", n, workload.input_tokens, workload.output_tokens, most);
+        print_estimate(e);
+        if (!sweep.empty()) {
+            std::printf("\n%8s %-5s %12s %12s %14s %12s %12s\n", continuous ? "N" : "B", "fits", "TTFT", "TPOT",
+                        "tokens/s", "per GPU", "per user");
+            for (const ServingEstimate& r : rows)
+                std::printf("%8lld %-5s %12s %12s %14.1f %12.1f %12.1f\n", r.workload.concurrency,
+                            r.memory.fits() ? "yes" : "no", to_string(r.ttft).c_str(), to_string(r.tpot).c_str(),
+                            r.output_tokens_per_s.value(), r.output_tokens_per_s_per_gpu.value(),
+                            r.output_tokens_per_s_per_user.value());
+        }
+        if (o->disaggregate != 0) {
+            if (!split)
+                std::printf("\ndisaggregated: no split of %lld instances meets the bounds\n", o->disaggregate);
+            else
+                std::printf("\ndisaggregated over %lld instances: %lld prefill + %lld decode (N = %lld each): TTFT %s, "
+                            "TPOT %s, KV transfer %s, %.3f requests/s (%.1f output tokens/s per GPU)\n",
+                            o->disaggregate, split->prefill_instances, split->decode_instances,
+                            split->decode_concurrency, to_string(split->ttft).c_str(), to_string(split->tpot).c_str(),
+                            to_string(split->kv_transfer).c_str(), split->goodput().value(),
+                            split->goodput().value() * count(workload.output_tokens) /
+                                count(o->disaggregate * layout.gpus()));
+        }
+        if (!o->svg.empty()) std::printf("frontier written to %s\n", o->svg.c_str());
+    });
+}
+
+}  // namespace napkin::cli

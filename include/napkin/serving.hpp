@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: MIT
+// napkin/serving.hpp — serving a model to many users: the decode step of a
+// batch with its KV-cache reads, prefill, static and continuous batching, the
+// memory of N chats in a paged KV cache, weight and KV number formats, and the
+// throughput–latency frontier.
+//
+// The split lesson (inference.hpp) stays the one-chat model it teaches; this is
+// the model beside it. A decode step with one sequence, no context (so no KV
+// cache to read and no attention) and 16-bit weights is term by term the
+// lesson's token_time (a test checks the equality to the last bit).
+//
+// Layout: tp·pp·ep GPUs. Each pipeline stage holds layers/pp consecutive layers
+// (the stages work in turn, as in the lesson's pipeline split); inside a stage,
+// tp GPUs split every layer by head (Megatron-LM, two all-reduces per layer).
+// ep > 1 (mixtures of experts only) runs ep such tensor groups side by side,
+// each serving its own share of the sequences with its own copy of attention,
+// while the experts are spread over the ep groups and reached by two
+// all-to-alls per layer (dispatch and combine; the data-parallel-attention,
+// expert-parallel layout of DeepSeek-V3, arXiv 2412.19437, Sec. 3.4.2).
+//
+// Every time is a roofline: the longer of the bytes a GPU moves over its memory
+// bandwidth and the FLOPs over its peak (Williams et al. 2009, "Roofline", CACM
+// 52(4)). `roofline` is the one seam where a finer GEMM model can replace it.
+#pragma once
+
+#include <napkin/collectives.hpp>
+#include <napkin/error.hpp>
+#include <napkin/hardware.hpp>
+#include <napkin/inference.hpp>
+#include <napkin/model.hpp>
+#include <napkin/units.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace napkin {
+
+// Requests (or anything counted) per second.
+using PerSecond = Quotient<double, Seconds>;
+[[nodiscard]] constexpr PerSecond per_second(double v) { return PerSecond::from_value(v); }
+
+// ---------------------------------------------------------------------------
+// Number formats
+
+enum class WeightDType { bf16, fp16, fp8, int8, int4 };
+enum class KvDType { bf16, fp8 };
+
+[[nodiscard]] constexpr std::string_view to_string(WeightDType d) {
+    switch (d) {
+        case WeightDType::bf16: return "bf16";
+        case WeightDType::fp16: return "fp16";
+        case WeightDType::fp8: return "fp8";
+        case WeightDType::int8: return "int8";
+        case WeightDType::int4: return "int4";
+    }
+    return "?";
+}
+[[nodiscard]] constexpr std::string_view to_string(KvDType d) { return d == KvDType::bf16 ? "bf16" : "fp8"; }
+
+[[nodiscard]] constexpr std::optional<WeightDType> parse_weight_dtype(std::string_view s) {
+    for (WeightDType d : {WeightDType::bf16, WeightDType::fp16, WeightDType::fp8, WeightDType::int8, WeightDType::int4})
+        if (to_string(d) == s) return d;
+    return std::nullopt;
+}
+[[nodiscard]] constexpr std::optional<KvDType> parse_kv_dtype(std::string_view s) {
+    for (KvDType d : {KvDType::bf16, KvDType::fp8})
+        if (to_string(d) == s) return d;
+    return std::nullopt;
+}
+
+// Integer weights are group-quantized: one FP16 scale per group of 128 weights
+// along the input dimension (AWQ, Lin et al. 2023, arXiv 2306.00978, Sec. 5.1;
+// GPTQ, Frantar et al. 2022, arXiv 2210.17323, Sec. 5 "grouping" with 128).
+inline constexpr double quantization_group = 128.0;
+inline constexpr double quantization_scale_bytes = 2.0;
+
+// Bytes per weight, the group scales included. FP8 weights carry one FP32
+// scale per tensor (Micikevicius et al. 2022, "FP8 Formats for Deep Learning",
+// arXiv 2209.05433, Sec. 4): 4 bytes per matrix, under 1e-7 of it, not counted.
+[[nodiscard]] constexpr double bytes_per_weight(WeightDType d) {
+    switch (d) {
+        case WeightDType::bf16:
+        case WeightDType::fp16: return 2.0;
+        case WeightDType::fp8: return 1.0;
+        case WeightDType::int8: return 1.0 + quantization_scale_bytes / quantization_group;  // 1.015625
+        case WeightDType::int4: return 0.5 + quantization_scale_bytes / quantization_group;  // 0.515625
+    }
+    return 2.0;
+}
+
+// KV cache values: 16-bit, or FP8 (vLLM's fp8 KV cache, one scale per tensor).
+[[nodiscard]] constexpr double bytes_per_kv_value(KvDType d) { return d == KvDType::bf16 ? 2.0 : 1.0; }
+
+// Which GPUs compute in FP8. Gpu does not carry an FP8 peak yet, so the rule is
+// by catalog name, in this one function: Hopper (H100, H200, GH200) and
+// Blackwell (B200) have FP8 tensor cores at twice the dense 16-bit rate (H100
+// SXM data sheet: 1,979 vs 989 TFLOP/s dense; DGX B200 data sheet: 4.5 vs 2.25
+// PFLOP/s per GPU); Ampere (A100 data sheet: TF32, BF16, FP16, INT8, INT4) and
+// a GPU given inline do not. Conservative: an unknown GPU has no FP8.
+[[nodiscard]] constexpr bool has_fp8(const Gpu& gpu) {
+    for (std::string_view prefix : {"h100", "h200", "gh200", "b200"})
+        if (gpu.name.starts_with(prefix)) return true;
+    return false;
+}
+
+// The matrix throughput a weight format runs at. FP8 weights run W8A8 on FP8
+// tensor cores; INT8 and INT4 are weight-only (W8A16, W4A16): the kernels
+// dequantize to 16 bit before the multiply (AWQ Sec. 4; TensorRT-LLM's
+// weight-only GEMMs), so they run at the 16-bit peak on any GPU.
+[[nodiscard]] constexpr FlopsPerSecond serving_peak(const Gpu& gpu, WeightDType d) {
+    return d == WeightDType::fp8 ? 2.0 * gpu.peak_flops : gpu.peak_flops;
+}
+
+// ---------------------------------------------------------------------------
+// Shapes of a serving run
+
+struct ServingLayout {
+    long long tp = 1;  // GPUs splitting each layer by head
+    long long pp = 1;  // pipeline stages
+    long long ep = 1;  // expert-parallel groups (MoE): each serves its share of the sequences
+    [[nodiscard]] constexpr long long gpus() const { return tp * pp * ep; }
+};
+
+struct ServingSetup {
+    WeightDType weights = WeightDType::bf16;
+    KvDType kv = KvDType::bf16;
+    double bytes_per_activation = 2.0;  // hidden vectors on the wire, 16 bit
+    // Megatron-LM (Shoeybi et al. 2019, arXiv 1909.08053, Sec. 3): one
+    // all-reduce after attention and one after the feed-forward block.
+    long long all_reduces_per_layer = 2;
+    // PagedAttention stores the cache in blocks of 16 tokens, vLLM's default
+    // block size (Kwon et al. 2023, SOSP, arXiv 2309.06180, Sec. 4.2 and 7.2).
+    long long kv_block_tokens = 16;
+    // Working memory as the split lesson counts it (inference.hpp: working_memory).
+    Tokens working_tokens = tokens(2048);
+    Bytes working_allowance = gibibytes(1);
+    // Chunked prefill (Agrawal et al. 2024, Sarathi-Serve, arXiv 2403.02310):
+    // the prompt in chunks of this many tokens; 0: one pass over the whole prompt.
+    long long prefill_chunk = 0;
+};
+
+inline constexpr ServingSetup default_serving_setup{};
+
+enum class Batching {
+    continuous,  // iteration-level scheduling (Yu et al. 2022, Orca, OSDI): N sequences always in flight
+    static_batch // a batch of N starts together and ends together
+};
+
+[[nodiscard]] constexpr std::string_view to_string(Batching b) {
+    return b == Batching::continuous ? "continuous" : "static";
+}
+
+struct ServingWorkload {
+    long long input_tokens = 1;   // I, the prompt
+    long long output_tokens = 1;  // O, generated
+    long long concurrency = 1;    // N sequences in flight (continuous) or in the batch (static)
+    Batching batching = Batching::continuous;
+    PerSecond arrival_rate{};     // requests/s arriving (Poisson) for the queueing term; 0: none
+};
+
+namespace detail {
+constexpr void check_layout(const TransformerShape& m, const ServingLayout& l) {
+    require_at_least_one("tp", l.tp);
+    require_at_least_one("pp", l.pp);
+    require_at_least_one("ep", l.ep);
+    require(m.heads % l.tp == 0, "tp", count(l.tp), "must divide the attention heads");
+    require(m.layers % l.pp == 0, "pp", count(l.pp), "must divide the layers");
+    require(l.ep == 1 || m.experts > 0, "ep", count(l.ep), "must be 1 for a dense model");
+    require(m.experts == 0 || m.experts % l.ep == 0, "ep", count(l.ep), "must divide the experts");
+}
+constexpr void check_serving_setup(const ServingSetup& s) {
+    require_positive("ServingSetup.bytes_per_activation", s.bytes_per_activation);
+    require_non_negative("ServingSetup.all_reduces_per_layer", count(s.all_reduces_per_layer));
+    require_at_least_one("ServingSetup.kv_block_tokens", s.kv_block_tokens);
+    require_non_negative("ServingSetup.working_tokens", s.working_tokens.value());
+    require_non_negative("ServingSetup.working_allowance (bytes)", s.working_allowance.value());
+    require_non_negative("prefill chunk (tokens)", count(s.prefill_chunk));
+}
+// a^n for a whole n ≥ 0 by squaring (constexpr, log n steps).
+[[nodiscard]] constexpr double power(double a, long long n) {
+    double result = 1.0;
+    for (; n > 0; n /= 2, a *= a)
+        if (n % 2 == 1) result *= a;
+    return result;
+}
+}  // namespace detail
+
+// A model's weights in a format the GPU can compute in; names the format.
+constexpr void require_computable(const Gpu& gpu, WeightDType d) {
+    if (d == WeightDType::fp8 && !has_fp8(gpu))
+        reject("weight dtype", to_string(d),
+               "needs FP8 tensor cores (Hopper or Blackwell); this GPU has none, use bf16, int8 or int4");
+}
+
+// A sequence of `length` tokens within the model's trained context, when known.
+constexpr void require_within_context(const TransformerShape& m, long long length) {
+    if (m.max_position_embeddings != 0 && length > m.max_position_embeddings)
+        reject("input + output tokens", count(length),
+               "exceeds the model's max_position_embeddings = " + std::to_string(m.max_position_embeddings));
+}
+
+// ---------------------------------------------------------------------------
+// Mixture of experts: the experts a batch reads
+
+// n tokens each pick k of E experts, uniformly and independently: one token
+// misses a given expert with probability 1 − k/E, all n miss it with
+// (1 − k/E)^n, so by linearity of expectation the batch touches
+//   E · (1 − (1 − k/E)^n)
+// distinct experts (the occupancy problem: Feller 1968, "An Introduction to
+// Probability Theory", Vol. I, Sec. IV.2). One token: k; many: all E.
+[[nodiscard]] constexpr double expected_distinct_experts(long long experts, long long per_token, double tokens_routed) {
+    require_at_least_one("experts", experts);
+    require(per_token >= 1 && per_token <= experts, "experts_per_token", count(per_token), "must be in [1, experts]");
+    require_non_negative("tokens routed", tokens_routed);
+    const double miss = 1.0 - count(per_token) / count(experts);
+    return count(experts) * (1.0 - detail::power(miss, static_cast<long long>(tokens_routed)));
+}
+
+// Weights of all experts of one layer, and of everything else.
+[[nodiscard]] constexpr long long expert_weights_per_layer(const TransformerShape& m) {
+    return m.experts == 0 ? 0 : m.experts * feed_forward_weights(m, m.expert_ffn);
+}
+
+// ---------------------------------------------------------------------------
+// Memory per GPU
+
+struct ServingMemory {
+    Bytes weights;
+    Bytes kv_cache;
+    Bytes activations;  // working memory and workspace
+    Bytes usable;
+    [[nodiscard]] constexpr Bytes total() const { return weights + kv_cache + activations; }
+    [[nodiscard]] constexpr bool fits() const { return total() <= usable; }
+};
+
+// The weights one GPU holds: a dense model's are shared evenly over tp·pp (the
+// lesson's share, rounded up to a whole byte); a mixture's experts are spread
+// over all tp·pp·ep GPUs while the rest (attention, router, norms, tables) is
+// shared over tp·pp and copied into each of the ep groups.
+[[nodiscard]] constexpr Bytes serving_weights_per_gpu(const TransformerShape& m, const ServingLayout& l,
+                                                      WeightDType d) {
+    const double b = bytes_per_weight(d);
+    if (m.experts == 0) return ceil_whole(weight_bytes(m, b) / count(l.tp * l.pp));
+    const double experts = count(m.layers) * count(expert_weights_per_layer(m));
+    const double rest = count(parameter_count(m)) - experts;
+    return ceil_whole(bytes(b * (rest / count(l.tp * l.pp) + experts / count(l.gpus()))));
+}
+
+// Paged KV cache: a sequence of `length` tokens holds ⌈length / block⌉ blocks.
+[[nodiscard]] constexpr Tokens paged_tokens(long long length, long long block) {
+    return tokens(count((length + block - 1) / block * block));
+}
+
+// The GPUs a sequence's cache is shared over: by layer over the pp stages, by
+// KV head over min(tp, kv_heads) GPUs (past kv_heads each GPU keeps one head).
+[[nodiscard]] constexpr double kv_share(const TransformerShape& m, const ServingLayout& l) {
+    return count(l.pp) * count(std::min(l.tp, m.kv_heads));
+}
+
+// The sequences one expert-parallel group serves (the busiest, when ep does
+// not divide N).
+[[nodiscard]] constexpr long long sequences_per_group(long long concurrency, const ServingLayout& l) {
+    return (concurrency + l.ep - 1) / l.ep;
+}
+
+// Memory of one GPU serving `concurrency` sequences of `length` tokens each
+// (their KV cache reserved whole, so no sequence is ever preempted).
+[[nodiscard]] constexpr ServingMemory serving_memory(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
+                                                     long long concurrency, long long length,
+                                                     const ServingSetup& s = default_serving_setup) {
+    const BytesPerToken per_token = kv_cache_per_token(m, bytes_per_kv_value(s.kv));
+    const Bytes kv = ceil_whole(per_token * paged_tokens(length, s.kv_block_tokens) *
+                                count(sequences_per_group(concurrency, l)) / kv_share(m, l));
+    InferenceSetup working;
+    working.bytes_per_activation = s.bytes_per_activation;
+    working.working_tokens = s.working_tokens;
+    working.working_allowance = s.working_allowance;
+    return {serving_weights_per_gpu(m, l, s.weights), kv, working_memory(m, working), usable_memory(gpu)};
+}
+
+// The most sequences of `length` tokens whose memory fits (0: not one).
+[[nodiscard]] constexpr long long max_concurrency(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
+                                                  long long length, const ServingSetup& s = default_serving_setup) {
+    require_at_least_one("sequence length (tokens)", length);
+    const ServingMemory empty = serving_memory(m, gpu, l, 0, length, s);
+    if (empty.total() >= empty.usable) return 0;
+    const Bytes one = serving_memory(m, gpu, l, 1, length, s).kv_cache;
+    const auto guess = static_cast<long long>(ratio(empty.usable - empty.total(), one));
+    long long per_group = std::max(0LL, guess - 1);
+    while (serving_memory(m, gpu, l, (per_group + 1) * l.ep, length, s).fits()) ++per_group;
+    while (per_group > 0 && !serving_memory(m, gpu, l, per_group * l.ep, length, s).fits()) --per_group;
+    return per_group * l.ep;
+}
+
+// ---------------------------------------------------------------------------
+// The roofline: the seam for a finer GEMM model. A pass moving `traffic` bytes
+// and doing `work` FLOPs takes the longer of the two at the GPU's rates.
+struct ServingRoofline {
+    Seconds memory;
+    Seconds compute;
+    [[nodiscard]] constexpr Seconds time() const { return std::max(memory, compute); }
+};
+
+// ---------------------------------------------------------------------------
+// One decode step
+
+// B sequences per expert-parallel group, each with `context` tokens in its
+// cache on average. Every term below depends on the contexts only through
+// their sum, so the mean context stands for any mix of them.
+struct DecodeBatch {
+    long long sequences = 1;
+    Tokens context = tokens(0);
+};
+
+struct DecodeStep {
+    long long stages = 1;
+    Seconds weights_read;  // all stages in turn: the weights (MoE: the experts hit) over the memory bandwidth
+    Seconds kv_read;       // every sequence's KV cache over the memory bandwidth
+    Seconds compute;       // 2 FLOPs per active weight per token plus attention, at peak
+    Seconds tp;            // all-reduces among the tp GPUs of a stage
+    Seconds pp;            // hand-offs between stages
+    Seconds ep;            // dispatch and combine all-to-alls among the ep groups
+    // The roofline of the whole step: reading overlaps computing.
+    [[nodiscard]] constexpr Seconds busy() const { return std::max(weights_read + kv_read, compute); }
+    [[nodiscard]] constexpr Seconds communication() const { return tp + pp + ep; }
+    [[nodiscard]] constexpr Seconds total() const { return busy() + communication(); }
+    [[nodiscard]] constexpr bool memory_bound() const { return weights_read + kv_read >= compute; }
+};
+
+// The weight bytes one GPU reads in a pass over `routed` tokens of its group:
+// a dense model its whole share; a mixture the rest of its share plus, per
+// layer, the expected distinct experts among the E/ep it holds, hit by the
+// tokens of all ep groups.
+[[nodiscard]] constexpr Bytes weights_read_per_gpu(const TransformerShape& m, const ServingLayout& l, WeightDType d,
+                                                   double routed) {
+    if (m.experts == 0) return serving_weights_per_gpu(m, l, d);
+    const double b = bytes_per_weight(d);
+    const double experts = count(m.layers) * count(expert_weights_per_layer(m));
+    const double rest = count(parameter_count(m)) - experts;
+    const double hit = expected_distinct_experts(m.experts, m.experts_per_token, routed * count(l.ep)) / count(m.experts);
+    return ceil_whole(bytes(b * (rest / count(l.tp * l.pp) + hit * experts / count(l.gpus()))));
+}
+
+// FLOPs of attention over the cache: per token and layer, QKᵀ and the weighted
+// sum of V each cost 2·heads·head_dim per cached position (Chowdhery et al.
+// 2022, PaLM, arXiv 2204.02311, App. B: 4·L·H·Q·T on top of 2N per token).
+[[nodiscard]] constexpr Flops attention_flops(const TransformerShape& m, double positions) {
+    return flops(4.0 * count(m.layers) * count(m.heads * head_dim(m)) * positions);
+}
+
+namespace detail {
+// The policy's latency paid once per call (NCCL's base latency): a
+// point-to-point of nothing costs it plus one step.
+template <CollectivePolicy Collective>
+[[nodiscard]] constexpr Seconds base_latency(const Collective& collective, const Link& link) {
+    return collective.point_to_point(Bytes{}, link).latency - link.step_latency;
+}
+// The communication of one pass over `n` tokens of each group.
+template <CollectivePolicy Collective>
+constexpr void pass_communication(const TransformerShape& m, const Link& link, const ServingLayout& l, double n,
+                                  const ServingSetup& s, const Collective& collective, DecodeStep& step) {
+    const Bytes message = hidden_vector(m, s.bytes_per_activation) * tokens(n);
+    step.tp = l.tp == 1 ? Seconds{}
+                        : count(s.all_reduces_per_layer * m.layers) * collective.all_reduce(message, l.tp, link).total();
+    step.pp = count(l.pp - 1) * collective.point_to_point(message, link).total();
+    // Each token goes to k experts and comes back: two all-to-alls per MoE
+    // layer, each rank's buffer k·n hidden vectors (cut over its tp GPUs).
+    step.ep = l.ep == 1 ? Seconds{}
+                        : 2.0 * count(m.layers) *
+                              all_to_all(message * count(m.experts_per_token) / count(l.tp), l.ep, link,
+                                         base_latency(collective, link))
+                                  .total();
+}
+}  // namespace detail
+
+// One step that gives each of B sequences its next token (see the top of the
+// file). With B = 1, context 0 and 16-bit weights it is the lesson's
+// token_time: weights_read + 0 = read, compute = 2·N_active / gpus / peak,
+// tp = a·L all-reduces of h·b, pp = (pp − 1) hand-offs, stages × busy.
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] constexpr DecodeStep decode_step(const TransformerShape& m, const Gpu& gpu, const Link& link,
+                                               const ServingLayout& l, const DecodeBatch& batch,
+                                               const ServingSetup& s = default_serving_setup,
+                                               const Collective& collective = lesson_collective) {
+    const double n = count(batch.sequences);
+    const double stages = count(l.pp);
+    DecodeStep step;
+    step.stages = l.pp;
+    step.weights_read = stages * read_time(weights_read_per_gpu(m, l, s.weights, n), gpu);
+    step.kv_read = stages * read_time(kv_cache_per_token(m, bytes_per_kv_value(s.kv)) * batch.context * n /
+                                          kv_share(m, l),
+                                      gpu);
+    const Flops work = flops(2.0 * count(active_parameter_count(m)) * n) + attention_flops(m, n * batch.context.value());
+    step.compute = stages * (work / count(l.tp * l.pp) / serving_peak(gpu, s.weights));
+    detail::pass_communication(m, link, l, n, s, collective, step);
+    return step;
+}
+
+// ---------------------------------------------------------------------------
+// Prefill
+
+struct PrefillTime {
+    long long passes = 1;  // chunks
+    Seconds compute;       // the passes' rooflines, stages in turn
+    Seconds comm;          // their all-reduces, hand-offs and all-to-alls
+    [[nodiscard]] constexpr Seconds total() const { return compute + comm; }
+};
+
+// The forward pass over `prompts` prompts of `input` tokens each, in chunks of
+// `s.prefill_chunk` tokens (one chunk when 0). A chunk of c tokens after p
+// already cached reads the weights once (MoE: the experts its tokens hit), reads
+// the cache of the p and writes that of the c; it does 2·N_active FLOPs per
+// token plus causal attention: token t attends to t positions, so the chunk's
+// Σ t = c·p + c(c + 1)/2, with flash attention skipping the masked half
+// (Dao 2023, FlashAttention-2, arXiv 2307.08691, Sec. 3.1.1) and never writing
+// the scores to memory. Long prompts are compute-bound.
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] constexpr PrefillTime prefill_time(const TransformerShape& m, const Gpu& gpu, const Link& link,
+                                                 const ServingLayout& l, long long prompts, long long input,
+                                                 const ServingSetup& s = default_serving_setup,
+                                                 const Collective& collective = lesson_collective) {
+    require_at_least_one("prompts", prompts);
+    require_at_least_one("input tokens", input);
+    const long long chunk = s.prefill_chunk == 0 ? input : std::min(s.prefill_chunk, input);
+    const BytesPerToken kv = kv_cache_per_token(m, bytes_per_kv_value(s.kv));
+    const FlopsPerSecond peak = serving_peak(gpu, s.weights);
+    const double b = count(prompts);
+    PrefillTime result{0, {}, {}};
+    for (long long done = 0; done < input; done += chunk) {
+        const double c = count(std::min(chunk, input - done));
+        const double p = count(done);
+        const Bytes traffic = weights_read_per_gpu(m, l, s.weights, b * c) + kv * tokens(b * (p + c)) / kv_share(m, l);
+        const Flops work = flops(2.0 * count(active_parameter_count(m)) * b * c) +
+                           attention_flops(m, b * (c * p + c * (c + 1.0) / 2.0));
+        const ServingRoofline pass{read_time(traffic, gpu), work / count(l.tp * l.pp) / peak};
+        DecodeStep comm;
+        detail::pass_communication(m, link, l, b * c, s, collective, comm);
+        result.compute += count(l.pp) * pass.time();
+        result.comm += comm.communication();
+        ++result.passes;
+    }
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// Batching: TTFT, TPOT, end-to-end latency, throughput
+
+struct ServingEstimate {
+    ServingLayout layout;
+    ServingWorkload workload;
+    ServingMemory memory;
+    long long max_concurrency = 0;
+    DecodeStep step;       // at the mean context of the decode steps
+    PrefillTime prefill;   // one prompt (continuous) or the whole batch (static)
+    Seconds queue;         // waiting for a slot at the arrival rate (M/D/1)
+    Seconds ttft;          // time to first token
+    Seconds tpot;          // time per output token, steady state
+    Seconds e2e;           // first request byte to last token
+    TokensPerSecond output_tokens_per_s;
+    TokensPerSecond output_tokens_per_s_per_gpu;
+    TokensPerSecond output_tokens_per_s_per_user;
+    PerSecond requests_per_s;
+};
+
+namespace detail {
+constexpr void check_workload(const TransformerShape& m, const ServingWorkload& w) {
+    require_at_least_one("input tokens", w.input_tokens);
+    require_at_least_one("output tokens", w.output_tokens);
+    require_at_least_one("concurrency", w.concurrency);
+    require_non_negative("arrival rate (requests/s)", w.arrival_rate.value());
+    require_within_context(m, w.input_tokens + w.output_tokens);
+}
+}  // namespace detail
+
+// Mean waiting time in an M/D/1 queue: Poisson arrivals at rate λ, one server
+// with a fixed service time D = 1/μ, load ρ = λ/μ < 1. The Pollaczek–Khinchine
+// mean-value formula with a deterministic service time (Kleinrock 1975,
+// "Queueing Systems", Vol. I, Sec. 5.6): W = ρ·D / (2(1 − ρ)).
+[[nodiscard]] constexpr Seconds md1_wait(const PerSecond& arrival, const PerSecond& service) {
+    require_positive("service rate (requests/s)", service.value());
+    const double rho = arrival / service;
+    require(rho < 1.0, "arrival rate (requests/s)", arrival.value(),
+            "must be below the capacity, or the queue grows without bound");
+    return rho / (2.0 * (1.0 - rho)) / service;
+}
+
+// Serving `w` on layout `l`:
+//  - continuous batching: N sequences in flight at mean context I + O/2; each
+//    sequence lives O steps, so every step N/O new prompts are prefilled in
+//    between (prefill stalls decode, vLLM's default without chunking):
+//      TPOT = step + (B/O)·prefill(1 prompt)      (B: sequences per group)
+//      TTFT = queue + step (the running iteration ends) + prefill(1 prompt)
+//      requests/s = N / (TTFT − queue + (O − 1)·TPOT)   (Little 1961: N = λ·W)
+//  - static batching: the batch's prompts in one prefill, then O − 1 steps:
+//      TTFT = prefill(B prompts), TPOT = step, e2e = TTFT + (O − 1)·TPOT,
+//      requests/s = N / e2e.
+// Output tokens/s = requests/s · O; per GPU over tp·pp·ep; per user 1/TPOT.
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] constexpr ServingEstimate evaluate_serving(const TransformerShape& m, const Gpu& gpu, const Link& link,
+                                                         const ServingLayout& l, const ServingWorkload& w,
+                                                         const ServingSetup& s = default_serving_setup,
+                                                         const Collective& collective = lesson_collective) {
+    (void)validated(m);
+    (void)validated(gpu);
+    (void)validated(link);
+    detail::check_layout(m, l);
+    detail::check_serving_setup(s);
+    detail::check_workload(m, w);
+    require_computable(gpu, s.weights);
+    ServingEstimate e;
+    e.layout = l;
+    e.workload = w;
+    const long long length = w.input_tokens + w.output_tokens;
+    e.memory = serving_memory(m, gpu, l, w.concurrency, length, s);
+    e.max_concurrency = max_concurrency(m, gpu, l, length, s);
+    const long long b = sequences_per_group(w.concurrency, l);
+    const double out = count(w.output_tokens);
+    e.step = decode_step(m, gpu, link, l, {b, tokens(count(w.input_tokens) + out / 2.0)}, s, collective);
+    Seconds service;
+    if (w.batching == Batching::continuous) {
+        e.prefill = prefill_time(m, gpu, link, l, 1, w.input_tokens, s, collective);
+        e.tpot = e.step.total() + count(b) / out * e.prefill.total();
+        service = e.step.total() + e.prefill.total() + (out - 1.0) * e.tpot;
+        e.requests_per_s = count(w.concurrency) / service;
+        e.queue = w.arrival_rate.value() > 0 ? md1_wait(w.arrival_rate, e.requests_per_s) : Seconds{};
+        e.ttft = e.queue + e.step.total() + e.prefill.total();
+    } else {
+        e.prefill = prefill_time(m, gpu, link, l, b, w.input_tokens, s, collective);
+        e.tpot = e.step.total();
+        service = e.prefill.total() + (out - 1.0) * e.tpot;
+        e.requests_per_s = count(w.concurrency) / service;
+        e.queue = w.arrival_rate.value() > 0 ? md1_wait(w.arrival_rate, e.requests_per_s) : Seconds{};
+        e.ttft = e.queue + e.prefill.total();
+    }
+    e.e2e = e.queue + service;
+    e.output_tokens_per_s = tokens(out) * e.requests_per_s;
+    e.output_tokens_per_s_per_gpu = e.output_tokens_per_s / count(l.gpus());
+    e.output_tokens_per_s_per_user = tokens(1) / e.tpot;
+    return e;
+}
+
+// The throughput–latency frontier: one estimate per concurrency.
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] std::vector<ServingEstimate> serving_sweep(const TransformerShape& m, const Gpu& gpu, const Link& link,
+                                                         const ServingLayout& l, ServingWorkload w,
+                                                         const std::vector<long long>& concurrencies,
+                                                         const ServingSetup& s = default_serving_setup,
+                                                         const Collective& collective = lesson_collective) {
+    std::vector<ServingEstimate> rows;
+    rows.reserve(concurrencies.size());
+    for (long long n : concurrencies) {
+        w.concurrency = n;
+        rows.push_back(evaluate_serving(m, gpu, link, l, w, s, collective));
+    }
+    return rows;
+}
+
+// ---------------------------------------------------------------------------
+// Disaggregated serving: prefill and decode on separate GPUs
+
+// DistServe (Zhong et al. 2024, OSDI, arXiv 2401.09670) and Splitwise (Patel et
+// al. 2024, ISCA, arXiv 2311.18677) run prompts and generation on separate
+// instances, so prefills never stall a decode step; each prompt's KV cache
+// crosses the link once. Here `instances` copies of the layout are split into
+// `prefill` and `instances − prefill` decode instances:
+//  - a prefill instance runs one prompt at a time (Tp, deterministic), fed by
+//    Poisson arrivals: TTFT = Tp + the M/D/1 wait. A TTFT bound T admits a load
+//    ρ ≤ x/(1 + x) with x = 2(T − Tp)/Tp (solving Tp + ρ·Tp/(2(1 − ρ)) ≤ T),
+//    so the pool takes prefill·ρ/Tp requests/s;
+//  - a decode instance runs continuous batching of N sequences without
+//    prefills: TPOT = step(N), the pool takes decode·N/(O·TPOT) requests/s;
+//  - the KV transfer: each prefill GPU sends its share of the prompt's cache to
+//    its decode peer, one point-to-point on the link.
+// The goodput is the smaller of the two rates.
+struct DisaggregatedEstimate {
+    long long prefill_instances = 0;
+    long long decode_instances = 0;
+    long long decode_concurrency = 0;  // N per decode instance
+    Seconds prefill;                   // Tp, one prompt
+    Seconds kv_transfer;               // one prompt's cache to the decode pool
+    Seconds ttft;                      // Tp + the wait at the admitted load (no queue: Tp)
+    Seconds tpot;                      // step(N)
+    PerSecond prefill_rate;            // requests/s the prefill pool takes within the TTFT bound
+    PerSecond decode_rate;             // requests/s the decode pool takes
+    [[nodiscard]] constexpr PerSecond goodput() const { return std::min(prefill_rate, decode_rate); }
+};
+
+struct DisaggregationQuery {
+    long long instances = 2;           // copies of the layout in all (≥ 2)
+    long long input_tokens = 1;
+    long long output_tokens = 1;
+    Seconds ttft_bound = seconds(std::numeric_limits<double>::infinity());
+    Seconds tpot_bound = seconds(std::numeric_limits<double>::infinity());
+    long long max_concurrency = 1024;  // per decode instance
+};
+
+// The largest load ρ one M/D/1 server with service time `service` may carry
+// while the mean response (service + wait) stays within `bound` (1 when unbounded).
+[[nodiscard]] constexpr double md1_admissible_load(Seconds service, Seconds bound) {
+    if (bound.value() == std::numeric_limits<double>::infinity()) return 1.0;
+    if (bound < service) return 0.0;
+    const double x = 2.0 * ratio(bound - service, service);
+    return x / (1.0 + x);
+}
+
+// The best split of `q.instances` instances into prefill and decode pools for
+// the bounds: the most goodput (ties: fewer prefill instances); none when no
+// split meets them.
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] constexpr std::optional<DisaggregatedEstimate>
+best_disaggregation(const TransformerShape& m, const Gpu& gpu, const Link& link, const ServingLayout& l,
+                    const DisaggregationQuery& q, const ServingSetup& s = default_serving_setup,
+                    const Collective& collective = lesson_collective) {
+    (void)validated(m);
+    (void)validated(gpu);
+    (void)validated(link);
+    detail::check_layout(m, l);
+    detail::check_serving_setup(s);
+    require(q.instances >= 2, "instances", count(q.instances), "must be at least 2 (one prefill, one decode)");
+    detail::check_workload(m, {.input_tokens = q.input_tokens, .output_tokens = q.output_tokens});
+    require_at_least_one("max_concurrency", q.max_concurrency);
+    require_computable(gpu, s.weights);
+    const long long length = q.input_tokens + q.output_tokens;
+    const Seconds tp1 = prefill_time(m, gpu, link, l, 1, q.input_tokens, s, collective).total();
+    const double load = md1_admissible_load(tp1, q.ttft_bound);
+    const Bytes cache = ceil_whole(kv_cache_per_token(m, bytes_per_kv_value(s.kv)) * tokens(count(q.input_tokens)) /
+                                   kv_share(m, l));
+    const Seconds transfer = collective.point_to_point(cache, link).total();
+    // The decode instance's best N: the most N·/TPOT within the bound and memory.
+    const long long most = std::min(max_concurrency(m, gpu, l, length, s), q.max_concurrency);
+    const double ctx = count(q.input_tokens) + count(q.output_tokens) / 2.0;
+    long long best_n = 0;
+    Seconds best_step{};
+    for (long long n = 1; n <= most; ++n) {
+        const Seconds step = decode_step(m, gpu, link, l, {sequences_per_group(n, l), tokens(ctx)}, s, collective).total();
+        if (step > q.tpot_bound) break;  // the step never shrinks as N grows
+        if (best_n == 0 || count(n) / step.value() >= count(best_n) / best_step.value()) {
+            best_n = n;
+            best_step = step;
+        }
+    }
+    if (best_n == 0 || load <= 0.0) return std::nullopt;
+    std::optional<DisaggregatedEstimate> best;
+    for (long long p = 1; p < q.instances; ++p) {
+        DisaggregatedEstimate e;
+        e.prefill_instances = p;
+        e.decode_instances = q.instances - p;
+        e.decode_concurrency = best_n;
+        e.prefill = tp1;
+        e.kv_transfer = transfer;
+        e.tpot = best_step;
+        e.prefill_rate = count(p) * load / tp1;
+        e.decode_rate = count(e.decode_instances) * count(best_n) / (count(q.output_tokens) * best_step);
+        // The wait at the load the pools actually carry.
+        const double rho = ratio(e.goodput(), count(p) / tp1);
+        e.ttft = rho < 1.0 ? tp1 + rho / (2.0 * (1.0 - rho)) * tp1 : q.ttft_bound;
+        if (!best || e.goodput() > best->goodput()) best = e;
+    }
+    return best;
+}
+
+}  // namespace napkin

@@ -1,0 +1,115 @@
+# napkin serve: the serving model from the command line (numbers derived in tests/unit/serving.cpp).
+set(serve_70b serve --model llama3.1-70b --gpu h100-sxm --tp 8)
+# 178 chats of 4,096 + 4,096 tokens: 17,638,426,624 B of weights, 59,726,888,960 B of KV cache
+# (327,680 B/token x 8,192 x 178 / 8), 1,560,281,088 B of working memory; 179 do not fit.
+napkin_check_output(cli.serve.llama70b_178_chats
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 4096 --output-tokens 4096 --concurrency 178 --json
+  EXPECT "\"weights\": 17638426624" "\"kv_cache\": 59726888960" "\"activations\": 1560281088"
+         "\"total\": 78925596672" "\"usable\": 79027398246" "\"fits\": true" "\"max_concurrency\": 178"
+         "\"weights_read_s\": 0.005265201977" "\"ttft_s\"" "\"tpot_s\"" "\"e2e_s\"" "\"output_tokens_per_s\""
+         "\"output_tokens_per_s_per_gpu\"" "\"requests_per_s\"" "\"kv_read_s\"" "\"compute_s\"" "\"tp_s\"" "\"pp_s\""
+         "\"ep_s\"" "\"comm_s\"")
+napkin_check_output(cli.serve.sweep
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 4096 --output-tokens 4096 --concurrency 178
+          --sweep 1,64,178,256
+  EXPECT "at most 178 fit" "memory-bound" "     178 yes" "     256 no")
+napkin_check_output(cli.serve.sweep_json
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 1024 --output-tokens 1024 --batch 8 --sweep 1,2 --json
+  EXPECT "\"rows\"" "\"batching\": \"static\"" "\"concurrency\": 2")
+napkin_check_output(cli.serve.svg
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 1024 --output-tokens 1024 --concurrency 8 --svg frontier.svg
+  EXPECT "frontier written to frontier.svg")
+# Mixtral 8x7B on 2 H100, one chat: 12,879,925,248 active weights x 2 B / 2 GPUs / 3.35 TB/s = 3.84 ms, not the
+# 13.94 ms of all 46.7 B weights.
+napkin_check_output(cli.serve.mixtral
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model ${CMAKE_CURRENT_SOURCE_DIR}/data/mixtral_8x7b_config.json --gpu h100-sxm
+          --tp 2 --input-tokens 512 --output-tokens 512 --concurrency 1
+  EXPECT "weights 3.84 ms")
+napkin_check_output(cli.serve.int4
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu a100-80gb-sxm --weight-dtype int4 --kv-dtype fp8
+          --input-tokens 1024 --output-tokens 1024 --concurrency 1 --json
+  EXPECT "\"weights\": 36379254912" "\"weight_dtype\": \"int4\"" "\"kv_dtype\": \"fp8\"")
+# Bad input: one line naming the flag and its value, exit status 2.
+foreach(bad IN ITEMS "concurrency_zero|--concurrency 0|--concurrency = 0: must be at least 1"
+                     "batch_negative|--batch -1|--batch = -1: must be at least 1")
+  string(REPLACE "|" ";" parts "${bad}")
+  list(GET parts 0 name)
+  list(GET parts 1 flags)
+  list(GET parts 2 message)
+  separate_arguments(flags)
+  napkin_check_output(cli.serve.bad.${name}
+    COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 100 --output-tokens 100 ${flags}
+    EXPECT "${message}" EXIT_CODE 2)
+endforeach()
+napkin_check_output(cli.serve.bad.input_tokens
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 0 --output-tokens 100 --concurrency 1
+  EXPECT "--input-tokens = 0: must be at least 1" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.output_tokens
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 10 --output-tokens -5 --concurrency 1
+  EXPECT "--output-tokens = -5: must be at least 1" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.context
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model ${CMAKE_CURRENT_SOURCE_DIR}/data/llama31_70b_config.json --gpu h100-sxm
+          --tp 8 --input-tokens 130000 --output-tokens 2000 --concurrency 1
+  EXPECT "--input-tokens + --output-tokens = 132000: exceeds the model's max_position_embeddings = 131072" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.fp8_on_a100
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu a100-80gb-sxm --tp 8 --weight-dtype fp8
+          --input-tokens 100 --output-tokens 100 --concurrency 1
+  EXPECT "--weight-dtype = \"fp8\": a100-80gb-sxm has no FP8 tensor cores" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.dtype
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --kv-dtype int4 --input-tokens 100 --output-tokens 100 --concurrency 1
+  EXPECT "--kv-dtype = \"int4\": must be bf16 or fp8" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.no_room
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 4 --input-tokens 1000000
+          --output-tokens 100 --concurrency 1
+  EXPECT "--input-tokens + --output-tokens = 1000100: one sequence's KV cache (76.30 GiB per GPU) does not fit"
+  EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.weights_overflow
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-405b --gpu h100-sxm --input-tokens 100 --output-tokens 100
+          --concurrency 1
+  EXPECT "--tp x --pp x --ep (GPUs) = 1: the weights (755.96 GiB per GPU)" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.tp
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 3 --input-tokens 100 --output-tokens 100
+          --concurrency 1
+  EXPECT "--tp = 3: must divide the model's 64 attention heads" EXIT_CODE 2)
+# plan-inference with the serving engine: the layout and concurrency with the most output tokens/s per GPU
+# under the bounds (the search is checked against brute force in tests/unit/serving.cpp).
+napkin_check_output(cli.plan_inference.serving
+  COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --link nvlink4 --max-gpus 8
+          --tpot-ms 50 --ttft-ms 2000 --input-tokens 2048 --output-tokens 512
+  EXPECT "fastest: t8 x p1 = 8 GPUs" "serving: t4 x p1 x e1 = 4 GPUs at concurrency 152")
+napkin_check_output(cli.plan_inference.serving_json
+  COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --link nvlink4 --max-gpus 8
+          --tpot-ms 50 --json
+  EXPECT "\"serving\"" "\"tpot_bound_s\": 0.05" "\"ttft_bound_s\": null" "\"output_tokens_per_s_per_gpu\"" "\"fewest\"")
+napkin_check_output(cli.plan_inference.bad_tpot
+  COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --link nvlink4 --tpot-ms -1
+  EXPECT "--tpot-ms = -1: must be positive" EXIT_CODE 2)
+# Disaggregated prefill and decode (the split is checked against every split by hand in tests/unit/serving.cpp):
+# 8B, one H100 per instance, TTFT <= 200 ms and TPOT <= 20 ms; the KV transfer of 131,072 B x 2,048 tokens
+# = 268,435,456 B over NVLink 4: 6.6 + 0.6 µs + 596.52 µs = 603.72 µs.
+napkin_check_output(cli.serve.disaggregated
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
+          --concurrency 64 --disaggregate 4 --ttft-ms 200 --tpot-ms 20
+  EXPECT "disaggregated over 4 instances: 2 prefill + 2 decode" "KV transfer 603.72 µs")
+napkin_check_output(cli.serve.disaggregated_json
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
+          --concurrency 64 --disaggregate 4 --tpot-ms 0.5 --json
+  EXPECT "\"disaggregated\": null")
+napkin_check_output(cli.serve.bad.disaggregate
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
+          --concurrency 64 --disaggregate 1
+  EXPECT "--disaggregate = 1: must be at least 2" EXIT_CODE 2)
+# The M/D/1 queue: arrivals at or above what the server completes are refused by name.
+napkin_check_output(cli.serve.bad.arrival_rate
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
+          --concurrency 8 --arrival-rate 1000
+  EXPECT "--arrival-rate = 1000: must be below the" EXIT_CODE 2)
+# At 1 request/s against the 4.6786 requests/s 8 chats complete: ρ = 0.21374, W = ρ/(2(1 − ρ))/μ = 29.05 ms.
+napkin_check_output(cli.serve.queue
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
+          --concurrency 8 --arrival-rate 1 --json
+  EXPECT "\"queue_s\": 0.02905" "\"requests_per_s\": 4.6785")
+napkin_check_output(cli.serve.bad.bounds_without_split
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
+          --concurrency 8 --tpot-ms 20
+  EXPECT "give --disaggregate N" EXIT_CODE 2)

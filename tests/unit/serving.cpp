@@ -1,0 +1,387 @@
+// napkin/serving.hpp: the serving model's numbers, each derived by hand.
+#include <napkin/catalog/hardware.hpp>
+#include <napkin/catalog/models.hpp>
+#include <napkin/inference.hpp>
+#include <napkin/inference_planner.hpp>
+#include <napkin/serving.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+
+using namespace napkin;
+
+namespace {
+constexpr const Gpu& a100 = catalog::a100_80gb_sxm;
+constexpr const Gpu& h100 = catalog::h100_sxm;
+constexpr const auto& m8b = catalog::llama3_1_8b;
+constexpr const auto& m70b = catalog::llama3_1_70b;
+
+// Mixtral 8x7B, from its config.json (tests/data/mixtral_8x7b_config.json):
+// 32 layers, hidden 4,096, 8 experts of width 14,336, 2 per token, 32 heads,
+// 8 KV heads, vocabulary 32,000, 32,768 positions.
+constexpr TransformerShape mixtral = validated(TransformerShape{
+    .name = "mixtral-8x7b", .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kv_heads = 8,
+    .head_dim = 128, .vocabulary = 32000, .experts = 8, .experts_per_token = 2, .expert_ffn = 14336,
+    .max_position_embeddings = 32768});
+
+double ms(Seconds t) { return in(t, units::ms); }
+
+std::string error_of(auto&& f) {
+    try {
+        f();
+    } catch (const napkin::invalid_argument& e) {
+        return e.what();
+    }
+    return "no error";
+}
+}  // namespace
+
+TEST_SUITE("serving") {
+    TEST_CASE("one sequence, no context, 16-bit weights: the decode step is the lesson's token_time, to the bit") {
+        // The tensor and pipeline splits of the lesson (70B, A100, NVLink 600 GB/s, 4 GPUs: 18.94 ms and
+        // 69.23 ms) and the slow link with 8 GPUs.
+        const DecodeBatch one{1, tokens(0)};
+        for (long long n : {1LL, 2LL, 4LL, 8LL}) {
+            for (const Link& link : {catalog::nvlink_a100, catalog::pcie_gen4}) {
+                const TokenTime tensor = token_time(m70b, a100, link, {n, Split::tensor, 1});
+                const TokenTime pipeline = token_time(m70b, a100, link, {n, Split::pipeline, 1});
+                CHECK(decode_step(m70b, a100, link, {.tp = n}, one).total() == tensor.total());
+                CHECK(decode_step(m70b, a100, link, {.pp = n}, one).total() == pipeline.total());
+                CHECK(decode_step(m8b, a100, link, {.tp = n}, one).total() ==
+                      token_time(m8b, a100, link, {n, Split::tensor, 1}).total());
+            }
+        }
+        CHECK(ms(decode_step(m70b, a100, catalog::nvlink_a100, {.tp = 4}, one).total()) ==
+              doctest::Approx(18.94).epsilon(3e-4));
+    }
+
+    TEST_CASE("70B on 8 H100, 178 chats at 8,192 tokens: weights 5.27 ms, KV cache 55.62 GiB = 17.83 ms per step") {
+        // weights per GPU: 70,553,706,496 × 2 / 8 = 17,638,426,624 B, / 3.35 TB/s = 5.2652 ms;
+        // KV cache: 2·80 layers·8 KV heads·128·2 B = 327,680 B/token; × 8,192 × 178 / 8 KV-head shares
+        // = 59,726,888,960 B (55.625 GiB), / 3.35 TB/s = 17.829 ms: the "≥ 17.8 ms".
+        const DecodeStep s = decode_step(m70b, h100, catalog::nvlink4, {.tp = 8}, {178, tokens(8192)});
+        CHECK(ms(s.weights_read) == doctest::Approx(17'638'426'624.0 / 3.35e9).epsilon(1e-12));
+        CHECK(ms(s.kv_read) == doctest::Approx(59'726'888'960.0 / 3.35e9).epsilon(1e-12));
+        CHECK(s.kv_read > 3.0 * s.weights_read);
+        // compute: 2 × 70,553,706,496 × 178 + 4·80·(64·128)·178·8,192 = 2.5117e13 + 3.8221e12 FLOPs,
+        // / 8 / 989 TFLOP/s = 3.658 ms: the step is memory-bound.
+        const double work = 2.0 * 70'553'706'496.0 * 178 + 4.0 * 80 * 8192 * 178 * 8192;
+        CHECK(ms(s.compute) == doctest::Approx(work / 8 / 989e9).epsilon(1e-12));
+        CHECK(s.memory_bound());
+        // The lesson's figure for this case, 9.48 ms, left the 17.8 ms out.
+        CHECK(ms(s.total()) > 9.48 + 17.8);
+    }
+
+    TEST_CASE("GQA: Llama 3.1 8B (8 KV heads) on 2 H100, 16 sequences at 1,000 tokens") {
+        // KV: 2·32·8·128·2 = 131,072 B/token × 1,000 × 16 / 2 = 1,048,576,000 B, / 3.35 TB/s = 0.31301 ms;
+        // weights 8,030,261,248 × 2 / 2 = 8,030,261,248 B, / 3.35 TB/s = 2.39709 ms.
+        const DecodeStep s = decode_step(m8b, h100, catalog::nvlink4, {.tp = 2}, {16, tokens(1000)});
+        CHECK(ms(s.kv_read) == doctest::Approx(1'048'576'000.0 / 3.35e9).epsilon(1e-12));
+        CHECK(ms(s.weights_read) == doctest::Approx(8'030'261'248.0 / 3.35e9).epsilon(1e-12));
+        // tp = 16 > 8 KV heads: each GPU keeps one head, the share stops at 8.
+        CHECK(kv_share(m8b, {.tp = 16}) == 8.0);
+    }
+
+    TEST_CASE("no GQA: GPT-2 small (12 KV heads of 12) on one A100, 8 sequences at 1,024: the cache outweighs the weights") {
+        // KV: 2·12·12·64·2 = 36,864 B/token × 1,024 × 8 = 301,989,888 B, / 2,039 GB/s = 0.148107 ms;
+        // weights 124,439,808 × 2 = 248,879,616 B, / 2,039 GB/s = 0.122060 ms.
+        const DecodeStep s = decode_step(catalog::gpt2_small, a100, catalog::nvlink3, {}, {8, tokens(1024)});
+        CHECK(ms(s.kv_read) == doctest::Approx(301'989'888.0 / 2.039e9).epsilon(1e-12));
+        CHECK(ms(s.weights_read) == doctest::Approx(248'879'616.0 / 2.039e9).epsilon(1e-12));
+        CHECK(s.kv_read > s.weights_read);
+    }
+
+    TEST_CASE("expected distinct experts E·(1 − (1 − k/E)^n) equals the binomial sum over the tokens hitting an expert") {
+        // 8 experts, 2 per token, 3 tokens, by hand: P(an expert is hit) = Σ_{j=1..3} C(3,j)(1/4)^j(3/4)^(3−j)
+        // = 27/64 + 9/64 + 1/64 = 37/64, so 8 · 37/64 = 4.625 experts.
+        CHECK(expected_distinct_experts(8, 2, 3) == 4.625);
+        CHECK(expected_distinct_experts(8, 2, 1) == 2.0);  // one token: its k experts
+        CHECK(expected_distinct_experts(8, 2, 0) == 0.0);
+        for (long long e : {8LL, 64LL, 256LL})
+            for (long long k : {1LL, 2LL, 8LL})
+                for (long long n = 1; n <= 40; ++n) {
+                    const double p = static_cast<double>(k) / static_cast<double>(e);
+                    double hit = 0, binomial = 1;  // binomial = C(n, j)
+                    for (long long j = 1; j <= n; ++j) {
+                        binomial = binomial * static_cast<double>(n - j + 1) / static_cast<double>(j);
+                        double term = binomial;
+                        for (long long i = 0; i < j; ++i) term *= p;
+                        for (long long i = 0; i < n - j; ++i) term *= 1 - p;
+                        hit += term;
+                    }
+                    CHECK(expected_distinct_experts(e, k, static_cast<double>(n)) ==
+                          doctest::Approx(static_cast<double>(e) * hit).epsilon(1e-12));
+                }
+    }
+
+    TEST_CASE("Mixtral 8x7B on 2 H100, one chat: it reads its 12.9 B active weights, not all 46.7 B") {
+        // Active: 46,702,792,704 − 32 layers × 6 idle experts × 3·4,096·14,336 = 12,879,925,248 weights;
+        // at B = 1 the expected experts are k = 2 of 8, so a GPU reads 12,879,925,248 × 2 / 2 bytes:
+        // / 3.35 TB/s = 3.8448 ms, against 46,702,792,704 / 3.35 TB/s = 13.941 ms for every weight (3.63×).
+        CHECK(active_parameter_count(mixtral) == 12'879'925'248);
+        const DecodeStep one = decode_step(mixtral, h100, catalog::nvlink4, {.tp = 2}, {1, tokens(0)});
+        CHECK(ms(one.weights_read) == doctest::Approx(12'879'925'248.0 / 3.35e9).epsilon(1e-12));
+        // A batch of 64 hits 8·(1 − (3/4)^64) = 7.99999 experts per layer: nearly every weight.
+        const DecodeStep many = decode_step(mixtral, h100, catalog::nvlink4, {.tp = 2}, {64, tokens(0)});
+        CHECK(ms(many.weights_read) == doctest::Approx(46'702'792'704.0 / 3.35e9).epsilon(1e-5));
+        // Expert parallelism: two groups of tp 2 hold 4 experts each and pay two all-to-alls per layer.
+        const DecodeStep ep = decode_step(mixtral, h100, catalog::nvlink4, {.tp = 2, .ep = 2}, {1, tokens(0)});
+        CHECK(ep.ep > Seconds{});
+        CHECK(one.ep == Seconds{});
+    }
+
+    TEST_CASE("memory of 178 chats of 8,192 tokens on 8 H100, to the byte; 179 do not fit") {
+        // weights 17,638,426,624 + KV 59,726,888,960 + working 2,048·(3·28,672 + 4·8,192)·2 + 1 GiB
+        // = 486,539,264 + 1,073,741,824 = 1,560,281,088 → 78,925,596,672 B of 79,027,398,246 usable
+        // (80 GiB × 0.92, rounded down). One more chat adds 335,544,320 B and passes it.
+        const ServingMemory m = serving_memory(m70b, h100, {.tp = 8}, 178, 8192);
+        CHECK(m.weights.value() == 17'638'426'624.0);
+        CHECK(m.kv_cache.value() == 59'726'888'960.0);
+        CHECK(m.activations.value() == 1'560'281'088.0);
+        CHECK(m.total().value() == 78'925'596'672.0);
+        CHECK(m.usable.value() == 79'027'398'246.0);
+        CHECK(m.fits());
+        CHECK_FALSE(serving_memory(m70b, h100, {.tp = 8}, 179, 8192).fits());
+        CHECK(max_concurrency(m70b, h100, {.tp = 8}, 8192) == 178);
+    }
+
+    TEST_CASE("paged KV cache: 1,000 tokens take 63 blocks of 16 = 1,008 tokens") {
+        CHECK(paged_tokens(1000, 16).value() == 1008.0);
+        CHECK(paged_tokens(1008, 16).value() == 1008.0);
+        // 8B, one GPU, 1 sequence of 1,000 tokens: 131,072 × 1,008 = 132,120,576 B.
+        CHECK(serving_memory(m8b, h100, {}, 1, 1000).kv_cache.value() == 132'120'576.0);
+    }
+
+    TEST_CASE("number formats: int4 with a 16-bit scale per 128 weights is 0.515625 B, fp8 KV halves the cache") {
+        CHECK(bytes_per_weight(WeightDType::int4) == 0.515625);
+        CHECK(bytes_per_weight(WeightDType::int8) == 1.015625);
+        CHECK(bytes_per_weight(WeightDType::fp8) == 1.0);
+        // 70B in int4 on one GPU: 70,553,706,496 × 0.515625 = 36,379,254,912 B.
+        CHECK(serving_weights_per_gpu(m70b, {}, WeightDType::int4).value() == 36'379'254'912.0);
+        ServingSetup fp8kv;
+        fp8kv.kv = KvDType::fp8;
+        CHECK(serving_memory(m70b, h100, {.tp = 8}, 10, 8192, fp8kv).kv_cache * 2.0 ==
+              serving_memory(m70b, h100, {.tp = 8}, 10, 8192).kv_cache);
+        // FP8 weights compute at twice the 16-bit peak on H100 and are refused on A100.
+        CHECK(serving_peak(h100, WeightDType::fp8) == 2.0 * h100.peak_flops);
+        CHECK(has_fp8(h100));
+        CHECK_FALSE(has_fp8(a100));
+    }
+
+    TEST_CASE("TTFT of a 2,048-token prompt on one H100 (8B, continuous, O = 256), by hand: 39.25 ms") {
+        // Prefill, one pass: 2·8,030,261,248·2,048 = 32,891,950,071,808 FLOPs + causal attention
+        // 4·32·4,096·(2,048·2,049/2) = 1,100,048,498,688 → 33,991,998,570,496 / 989 TFLOP/s = 34.3701 ms,
+        // above its memory time ((16,060,522,496 + 131,072·2,048) B / 3.35 TB/s = 4.874 ms): compute-bound.
+        // First step (the running iteration ends): B = 1 at context 2,048 + 256/2 = 2,176, memory-bound:
+        // (16,060,522,496 + 131,072·2,176) B / 3.35 TB/s = 4.87932 ms.
+        const ServingEstimate e = evaluate_serving(m8b, h100, catalog::nvlink4, {},
+                                                   {.input_tokens = 2048, .output_tokens = 256, .concurrency = 1});
+        const double prefill = 33'991'998'570'496.0 / 989e9;
+        const double step = (16'060'522'496.0 + 131'072.0 * 2176) / 3.35e9;
+        CHECK(ms(e.prefill.total()) == doctest::Approx(prefill).epsilon(1e-12));
+        CHECK(ms(e.step.total()) == doctest::Approx(step).epsilon(1e-12));
+        CHECK(ms(e.ttft) == doctest::Approx(prefill + step).epsilon(1e-12));
+        CHECK(ms(e.ttft) == doctest::Approx(39.2494).epsilon(1e-5));
+        // TPOT: the step plus 1/256 of a prefill per step; e2e = TTFT + 255 TPOT.
+        CHECK(ms(e.tpot) == doctest::Approx(step + prefill / 256).epsilon(1e-12));
+        CHECK(ms(e.e2e) == doctest::Approx(prefill + step + 255 * (step + prefill / 256)).epsilon(1e-12));
+        CHECK(e.output_tokens_per_s.value() == doctest::Approx(256 / in(e.e2e, units::s)).epsilon(1e-12));
+    }
+
+    TEST_CASE("static batching: TTFT is the batch's prefill, TPOT one step, e2e TTFT + (O − 1)·TPOT") {
+        const ServingEstimate e = evaluate_serving(
+            m70b, h100, catalog::nvlink4, {.tp = 8},
+            {.input_tokens = 1024, .output_tokens = 128, .concurrency = 16, .batching = Batching::static_batch});
+        const PrefillTime p = prefill_time(m70b, h100, catalog::nvlink4, {.tp = 8}, 16, 1024);
+        CHECK(e.ttft == p.total());
+        CHECK(e.tpot == e.step.total());
+        CHECK(ms(e.e2e) == doctest::Approx(ms(p.total()) + 127 * ms(e.step.total())).epsilon(1e-12));
+        CHECK(e.requests_per_s.value() == doctest::Approx(16 / in(e.e2e, units::s)).epsilon(1e-12));
+    }
+
+    TEST_CASE("chunked prefill does the same attention work in more passes") {
+        // Σ over chunks of c·p + c(c + 1)/2 = I(I + 1)/2, so a compute-bound prompt costs the same FLOPs.
+        ServingSetup chunked;
+        chunked.prefill_chunk = 2048;
+        const PrefillTime whole = prefill_time(m8b, h100, catalog::nvlink4, {}, 1, 8192);
+        const PrefillTime parts = prefill_time(m8b, h100, catalog::nvlink4, {}, 1, 8192, chunked);
+        CHECK(whole.passes == 1);
+        CHECK(parts.passes == 4);
+        CHECK(ms(parts.compute) == doctest::Approx(ms(whole.compute)).epsilon(1e-12));
+        chunked.prefill_chunk = 64;  // small chunks re-read the weights: memory-bound, slower
+        CHECK(prefill_time(m8b, h100, catalog::nvlink4, {}, 1, 8192, chunked).compute > whole.compute);
+    }
+
+    TEST_CASE("M/D/1: at half the capacity a request waits half a service time") {
+        // ρ = 1/2: W = ρ·D / (2(1 − ρ)) = D/2.
+        CHECK(in(md1_wait(per_second(5), per_second(10)), units::s) == doctest::Approx(0.05).epsilon(1e-15));
+        CHECK(error_of([] { (void)md1_wait(per_second(10), per_second(10)); }).starts_with("arrival rate"));
+    }
+
+    TEST_CASE("the frontier: more concurrency never lowers throughput until memory runs out") {
+        const ServingLayout l{.tp = 8};
+        const long long most = max_concurrency(m70b, h100, l, 2048);
+        CHECK(most > 256);
+        double last = 0;
+        for (long long n = 1; n <= most + 8; ++n) {
+            const ServingEstimate e =
+                evaluate_serving(m70b, h100, catalog::nvlink4, l, {.input_tokens = 1024, .output_tokens = 1024, .concurrency = n});
+            CHECK(e.memory.fits() == (n <= most));
+            if (n <= most) CHECK(e.output_tokens_per_s.value() >= last);
+            last = e.output_tokens_per_s.value();
+        }
+    }
+
+    TEST_CASE("bad input: each a one-line error naming the argument and its value") {
+        auto serve = [](ServingWorkload w, const Gpu& gpu = h100, ServingSetup s = {}) {
+            return error_of([&] { (void)evaluate_serving(m70b, gpu, catalog::nvlink4, {.tp = 8}, w, s); });
+        };
+        CHECK(serve({.input_tokens = 16, .output_tokens = 16, .concurrency = 0}) == "concurrency = 0: must be at least 1");
+        CHECK(serve({.input_tokens = 0, .output_tokens = 16}) == "input tokens = 0: must be at least 1");
+        CHECK(serve({.input_tokens = 16, .output_tokens = -3}) == "output tokens = -3: must be at least 1");
+        ServingSetup fp8;
+        fp8.weights = WeightDType::fp8;
+        CHECK(serve({.input_tokens = 16, .output_tokens = 16}, a100, fp8).starts_with("weight dtype = \"fp8\": needs FP8"));
+        // The context: Mixtral was trained for 32,768 positions.
+        CHECK(error_of([] {
+                  (void)evaluate_serving(mixtral, h100, catalog::nvlink4, {.tp = 2},
+                                         {.input_tokens = 32000, .output_tokens = 1000});
+              }) == "input + output tokens = 33000: exceeds the model's max_position_embeddings = 32768");
+        CHECK(error_of([] { (void)evaluate_serving(m70b, h100, catalog::nvlink4, {.tp = 3}, {}); }) ==
+              "tp = 3: must divide the attention heads");
+        CHECK(error_of([] { (void)evaluate_serving(m70b, h100, catalog::nvlink4, {.ep = 2}, {}); }) ==
+              "ep = 2: must be 1 for a dense model");
+        // A KV cache that fits for no N: 405B's weights alone overflow one H100.
+        CHECK(max_concurrency(catalog::llama3_1_405b, h100, {}, 1024) == 0);
+        CHECK(error_of([] { (void)max_concurrency(m8b, h100, {}, 0); }) ==
+              "sequence length (tokens) = 0: must be at least 1");
+    }
+}
+
+TEST_SUITE("serving") {
+    TEST_CASE("plan_serving finds what a brute-force search over every layout and concurrency finds") {
+        // 8B on up to 4 H100, N ≤ 96, TPOT ≤ 12 ms and TTFT ≤ 400 ms: check every point, keep the most
+        // output tokens/s per GPU (ties: fewer GPUs, then lower TPOT).
+        ServingPlanQuery q{.max_gpus = 4, .max_concurrency = 96, .input_tokens = 1024, .output_tokens = 128};
+        q.tpot_bound = milliseconds(12);
+        q.ttft_bound = milliseconds(400);
+        const ServingPlan plan = plan_serving(m8b, h100, catalog::nvlink4, q);
+        std::optional<ServingEstimate> best;
+        long long points = 0;
+        for (long long tp : {1LL, 2LL, 4LL})
+            for (long long pp : {1LL, 2LL, 4LL}) {
+                if (tp * pp > 4) continue;
+                for (long long n = 1; n <= 96; ++n) {
+                    const ServingEstimate e = evaluate_serving(m8b, h100, catalog::nvlink4, {tp, pp, 1},
+                                                               {.input_tokens = 1024, .output_tokens = 128, .concurrency = n});
+                    ++points;
+                    if (!e.memory.fits() || e.tpot > q.tpot_bound || e.ttft > q.ttft_bound) continue;
+                    const bool better = !best || e.output_tokens_per_s_per_gpu > best->output_tokens_per_s_per_gpu ||
+                                        (e.output_tokens_per_s_per_gpu == best->output_tokens_per_s_per_gpu &&
+                                         (e.layout.gpus() < best->layout.gpus() ||
+                                          (e.layout.gpus() == best->layout.gpus() && e.tpot < best->tpot)));
+                    if (better) best = e;
+                }
+            }
+        REQUIRE(best);
+        REQUIRE(plan.best);
+        CHECK(plan.best->layout.tp == best->layout.tp);
+        CHECK(plan.best->layout.pp == best->layout.pp);
+        CHECK(plan.best->workload.concurrency == best->workload.concurrency);
+        CHECK(plan.best->output_tokens_per_s_per_gpu == best->output_tokens_per_s_per_gpu);
+        CHECK(plan.points_evaluated + plan.pruned == points);  // every point estimated or proven out
+        CHECK(plan.points_evaluated < points);  // the cut-offs skipped some
+    }
+}
+
+TEST_SUITE("serving") {
+    TEST_CASE("README's serving example: 55.62 GiB of cache per GPU, 178 chats fit, KV 13.37 ms against weights 5.27 ms") {
+        // Mean decode context 4,096 + 4,096/2 = 6,144 tokens: 327,680 B × 6,144 × 178 / 8 = 44,795,166,720 B,
+        // / 3.35 TB/s = 13.37 ms.
+        const ServingEstimate e = evaluate_serving(catalog::llama3_1_70b, catalog::h100_sxm, catalog::nvlink4, {.tp = 8},
+                                                   {.input_tokens = 4096, .output_tokens = 4096, .concurrency = 178});
+        CHECK(to_string(e.memory.kv_cache) == "55.62 GiB");
+        CHECK(e.max_concurrency == 178);
+        CHECK(to_string(e.step.kv_read) == "13.37 ms");
+        CHECK(to_string(e.step.weights_read) == "5.27 ms");
+    }
+}
+
+TEST_SUITE("serving") {
+    TEST_CASE("M/D/1 admissible load: a TTFT bound of twice the prefill admits ρ = 2/3") {
+        // x = 2(T − Tp)/Tp = 2, ρ = x/(1 + x) = 2/3; check: Tp + ρ·Tp/(2(1 − ρ)) = 1 + (2/3)/(2/3) = 2 s.
+        CHECK(md1_admissible_load(seconds(1), seconds(2)) == doctest::Approx(2.0 / 3.0).epsilon(1e-15));
+        CHECK(md1_admissible_load(seconds(1), seconds(0.5)) == 0.0);
+        CHECK(md1_admissible_load(seconds(1), seconds(std::numeric_limits<double>::infinity())) == 1.0);
+    }
+
+    TEST_CASE("disaggregated prefill and decode: the best split of 4 instances, against every split by hand") {
+        // 8B on one H100 per instance, 2,048 in, 256 out, TTFT ≤ 200 ms, TPOT ≤ 20 ms.
+        const DisaggregationQuery q{.instances = 4, .input_tokens = 2048, .output_tokens = 256,
+                                    .ttft_bound = milliseconds(200), .tpot_bound = milliseconds(20)};
+        const auto best = best_disaggregation(m8b, h100, catalog::nvlink4, {}, q);
+        REQUIRE(best);
+        // Prefill of one prompt: 34.3701 ms (see the TTFT case); the bound admits ρ = x/(1 + x) with
+        // x = 2(200 − 34.37)/34.37.
+        const double tp = 33'991'998'570'496.0 / 989e12;
+        const double x = 2 * (0.2 - tp) / tp, rho = x / (1 + x);
+        CHECK(in(best->prefill, units::s) == doctest::Approx(tp).epsilon(1e-12));
+        // KV transfer: 131,072 B × 2,048 = 268,435,456 B in one point-to-point: 6.6 + 0.6 µs + 596.52 µs.
+        CHECK(in(best->kv_transfer, units::us) == doctest::Approx(7.2 + 268'435'456.0 / 450e3).epsilon(1e-9));
+        CHECK(best->tpot <= milliseconds(20));
+        CHECK(best->ttft <= milliseconds(200) * (1 + 1e-12));
+        const double n = static_cast<double>(best->decode_concurrency), step = in(best->tpot, units::s);
+        double most = 0;
+        long long arg = 0;
+        for (long long p = 1; p < 4; ++p) {
+            const double rate = std::min(static_cast<double>(p) * rho / tp, static_cast<double>(4 - p) * n / (256 * step));
+            if (rate > most) {
+                most = rate;
+                arg = p;
+            }
+        }
+        CHECK(best->prefill_instances == arg);
+        CHECK(best->goodput().value() == doctest::Approx(most).epsilon(1e-12));
+        // A TPOT bound below one sequence's step admits no split.
+        DisaggregationQuery tight = q;
+        tight.tpot_bound = milliseconds(1);
+        CHECK_FALSE(best_disaggregation(m8b, h100, catalog::nvlink4, {}, tight));
+        CHECK(error_of([&] {
+                  DisaggregationQuery one = q;
+                  one.instances = 1;
+                  (void)best_disaggregation(m8b, h100, catalog::nvlink4, {}, one);
+              }) == "instances = 1: must be at least 2 (one prefill, one decode)");
+    }
+}
+
+TEST_SUITE("serving") {
+    TEST_CASE("expert all-to-alls: Mixtral, tp 2 × ep 2, one token: 2 × 32 layers × (6.6 + 0.6 µs + ½ · 8,192 B / 450 GB/s)") {
+        // Each rank's buffer: k = 2 copies of a 4,096 × 2 B hidden vector, cut over its tp = 2 GPUs = 8,192 B;
+        // a 2-rank all-to-all sends half of it in one step. 64 × 7.2091 µs = 461.38 µs.
+        const DecodeStep s = decode_step(mixtral, h100, catalog::nvlink4, {.tp = 2, .ep = 2}, {1, tokens(0)});
+        CHECK(in(s.ep, units::us) == doctest::Approx(64 * (7.2 + 0.5 * 8192 / 450e3)).epsilon(1e-12));
+        // Each GPU holds 4 of the 8 experts (cut in 2) and the tokens of both groups hit
+        // 8·(1 − (3/4)²) = 3.5 experts, 1.75 of its 4 on average, each 1/8 of a layer's experts cut in 2:
+        // (rest/2 + 1.75/8 · experts/2) × 2 B, rounded up to a whole byte.
+        const double experts = 32.0 * 8 * 3 * 4096 * 14336, rest = 46'702'792'704.0 - experts;
+        CHECK(in(s.weights_read, units::s) ==
+              doctest::Approx(std::ceil((rest / 2 + 3.5 / 8 * experts / 4) * 2) / 3.35e12).epsilon(1e-12));
+    }
+
+    TEST_CASE("queueing: TTFT = the M/D/1 wait at the arrival rate + the running step + the prefill") {
+        const ServingWorkload quiet{.input_tokens = 2048, .output_tokens = 256, .concurrency = 8};
+        ServingWorkload busy = quiet;
+        busy.arrival_rate = per_second(1);
+        const ServingEstimate a = evaluate_serving(m8b, h100, catalog::nvlink4, {}, quiet);
+        const ServingEstimate b = evaluate_serving(m8b, h100, catalog::nvlink4, {}, busy);
+        const double mu = a.requests_per_s.value(), rho = 1 / mu;
+        CHECK(in(b.queue, units::s) == doctest::Approx(rho / (2 * (1 - rho)) / mu).epsilon(1e-12));
+        CHECK(in(b.ttft, units::s) == doctest::Approx(in(a.ttft + b.queue, units::s)).epsilon(1e-12));
+        CHECK(b.tpot == a.tpot);
+    }
+}
