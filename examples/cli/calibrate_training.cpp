@@ -10,7 +10,8 @@
 //   global_batch, sequence, recompute (none|selective|full), zero (0|1|2|3|distributed),
 //   sequence_parallel, flash_attention, causal, overlap_tp, overlap_dp,
 //   overlap_param_gather, fsdp_prefetch (true|false), compute_dtype (bf16|fp16|fp8),
-//   grad_dtype (bf16|fp32), and one measurement: step_s or tokens_per_s_per_gpu.
+//   grad_dtype (bf16|fp32), weight (1: the run's weight in the least squares),
+//   and one measurement: step_s or tokens_per_s_per_gpu.
 #include "command.hpp"
 #include "common.hpp"
 #include "training_profile.hpp"
@@ -38,7 +39,7 @@ const std::vector<std::string>& known_fields() {
         "label", "model", "gpu", "gpus_per_node", "intra_link", "inter_link", "tp", "pp", "dp", "cp", "ep",
         "micro_batch", "global_batch", "sequence", "recompute", "zero", "sequence_parallel", "flash_attention",
         "causal", "overlap_tp", "overlap_dp", "overlap_param_gather", "fsdp_prefetch", "compute_dtype",
-        "grad_dtype", "step_s", "tokens_per_s_per_gpu"};
+        "grad_dtype", "weight", "step_s", "tokens_per_s_per_gpu"};
     return fields;
 }
 
@@ -97,7 +98,7 @@ std::vector<Row> read_rows(const std::string& path) {
     return rows;
 }
 
-MeasuredRun measured_run_of(const Row& row, std::size_t index, std::deque<std::string>& names) {
+MeasuredRun measured_run_of(const Row& row, std::size_t index, std::deque<std::string>& names, double& weight) {
     const std::string where = "row " + std::to_string(index);
     for (const auto& [key, value] : row)
         if (std::find(known_fields().begin(), known_fields().end(), key) == known_fields().end())
@@ -173,6 +174,9 @@ MeasuredRun measured_run_of(const Row& row, std::size_t index, std::deque<std::s
     const bool has_step = row.contains("step_s"), has_tokens = row.contains("tokens_per_s_per_gpu");
     if (has_step == has_tokens)
         throw napkin::invalid_argument(where + ": give exactly one of \"step_s\" and \"tokens_per_s_per_gpu\"");
+    weight = number("weight", "1");
+    if (!(weight > 0.0))
+        throw napkin::invalid_argument(where + ": field \"weight\" = " + text("weight", "1") + ": must be positive");
     const std::string measured_key = has_step ? "step_s" : "tokens_per_s_per_gpu";
     const double measured = number(measured_key, "");
     if (!(measured > 0.0))
@@ -201,7 +205,8 @@ NAPKIN_COMMAND(app) {
         const std::vector<Row> rows = read_rows(o->runs);
         std::deque<std::string> names;
         std::vector<MeasuredRun> runs;
-        for (std::size_t i = 0; i < rows.size(); ++i) runs.push_back(measured_run_of(rows[i], i + 1, names));
+        std::vector<double> weights(rows.size(), 1.0);
+        for (std::size_t i = 0; i < rows.size(); ++i) runs.push_back(measured_run_of(rows[i], i + 1, names, weights[i]));
         std::size_t free = 1;  // memory_passes
         bool ampere = false, other = false;
         for (const MeasuredRun& run : runs)
@@ -211,7 +216,7 @@ NAPKIN_COMMAND(app) {
             throw napkin::invalid_argument("RUNS \"" + o->runs + "\": " + std::to_string(runs.size()) +
                                            " rows for " + std::to_string(free) +
                                            " free parameters: give at least as many rows as parameters");
-        const TrainingFit fit = fit_efficiency_profile(runs);
+        const TrainingFit fit = fit_efficiency_profile(runs, weights);
         if (!o->out.empty()) {
             std::ofstream out(o->out);
             if (!out) throw napkin::invalid_argument("--out \"" + o->out + "\": cannot be written");
