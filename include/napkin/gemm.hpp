@@ -64,6 +64,9 @@ inline constexpr Tile flash_attention_tile{.rows = 128, .cols = 128};
 // quantization together).
 [[nodiscard]] constexpr double quantization_efficiency(const GemmShape& g, long long sm_count,
                                                        const Tile& tile = cublas_tile) {
+    require_at_least_one("Gpu.sm_count", sm_count);
+    require(g.m > 0.0 && g.n > 0.0 && g.k > 0.0 && g.batch > 0.0, "GemmShape (m·n·k·batch)", g.m * g.n * g.k * g.batch,
+            "every dimension must be positive");
     const double tiles = g.batch * ceil_ratio(g.m, tile.rows) * ceil_ratio(g.n, tile.cols);
     const double sms = count(sm_count);
     const double waves = ceil_ratio(tiles, sms);

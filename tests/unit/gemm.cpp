@@ -129,3 +129,37 @@ TEST_SUITE("gemm") {
         CHECK(prefetch.breakdown.compute == serial.breakdown.compute);
     }
 }
+
+TEST_SUITE("gemm") {
+    TEST_CASE("a GEMM on a GPU without an SM count, or of an empty shape, is named") {
+        Gpu bare = catalog::a100_80gb_sxm;
+        bare.sm_count = 0;
+        CHECK_THROWS_WITH_AS((void)gemm_time({.m = 8, .n = 8, .k = 8}, bare, a100_bf16),
+                             "Gpu.sm_count = 0: must be at least 1", napkin::invalid_argument);
+        CHECK_THROWS_WITH_AS((void)quantization_efficiency({.m = 0, .n = 8, .k = 8}, 108),
+                             "GemmShape (m·n·k·batch) = 0: every dimension must be positive",
+                             napkin::invalid_argument);
+    }
+
+    TEST_CASE("the catalog GPUs carry the GEMM model's facts from their data sheets") {
+        // Every catalog GPU has an SM count and an architecture; the names of round 1 still resolve.
+        for (const Gpu* gpu : catalog::gpus) {
+            CAPTURE(gpu->name);
+            CHECK(has_gemm_facts(*gpu));
+        }
+        for (const char* name : {"a100-80gb-sxm", "a100-40gb-sxm", "h100-sxm", "h200-sxm", "b200", "gh200"})
+            CHECK(catalog::find_gpu(name).has_value());
+        // A100: 108 SMs, no FP8 (whitepaper); H100 SXM: 132 SMs, 1,978.9 TFLOP/s dense FP8 (half the
+        // data sheet's sparse 3,958); H100 PCIe 114 SMs, 756 / 1,513; MI300X 304 CUs, 1,307.4 / 2,614.9.
+        CHECK(catalog::a100_80gb_sxm.sm_count == 108);
+        CHECK(catalog::a100_80gb_sxm.fp8_flops.value() == 0.0);
+        CHECK(catalog::h100_sxm.sm_count == 132);
+        CHECK(in(catalog::h100_sxm.fp8_flops, units::TFLOPps) == doctest::Approx(1978.9));
+        CHECK(catalog::h100_pcie.sm_count == 114);
+        CHECK(in(catalog::h100_pcie.peak_flops, units::TFLOPps) == doctest::Approx(756));
+        CHECK(in(catalog::mi300x.fp8_flops, units::TFLOPps) == doctest::Approx(2614.9));
+        CHECK(catalog::mi300x.architecture == Architecture::cdna3);
+        CHECK(catalog::gb200.architecture == Architecture::blackwell);
+        CHECK(catalog::gpus.size() == 15);
+    }
+}
