@@ -7,6 +7,9 @@
 // bubble from the stage's F, B and W. Only the types differ, so the ratio of
 // the two is the cost of the unit types. Before timing, both must give the
 // same step, memory and MFU (to 1e-12), or the benchmark reports an error.
+// The twin is of the flat compute model (TrainingOptions::compute_model =
+// flat, compute.hpp's EfficiencyModel); the GEMM model, the default, is timed
+// on its own (evaluate_with_units) and has no twin.
 //
 //   build-*/bench/bench_training --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
 #include <napkin/catalog/clusters.hpp>
@@ -37,6 +40,20 @@ void evaluate_with_units(benchmark::State& state) {
     }
 }
 BENCHMARK(evaluate_with_units);
+
+constexpr TrainingOptions flat_options{.compute_model = ComputeModel::flat};
+
+void evaluate_with_units_flat(benchmark::State& state) {
+    const TransformerShape model = catalog::gpt3_175b;
+    const Cluster cluster = cluster_of(catalog::dgx_a100, 128);
+    Parallelism par = layout;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(par);
+        const TrainingEstimate e = evaluate_training(model, cluster, par, flat_options);
+        benchmark::DoNotOptimize(e);
+    }
+}
+BENCHMARK(evaluate_with_units_flat);
 
 // ---------------------------------------------------------------------------
 // The twin: the same inputs as plain numbers. Its functions are `inline`, as
@@ -436,8 +453,8 @@ bool same(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::
 bool twin_agrees() {
     const TransformerShape model = catalog::gpt3_175b;
     const Cluster cluster = cluster_of(catalog::dgx_a100, 128);
-    const TrainingEstimate u = evaluate_training(model, cluster, layout);
-    const RawEstimate r = evaluate_raw(raw(model), raw(cluster), raw(layout), raw(default_training_options));
+    const TrainingEstimate u = evaluate_training(model, cluster, layout, flat_options);
+    const RawEstimate r = evaluate_raw(raw(model), raw(cluster), raw(layout), raw(flat_options));
     const StepBreakdown& b = u.breakdown;
     return same(r.step, b.total().value()) && same(r.compute, b.compute.value()) &&
            same(r.recompute, b.recompute.value()) && same(r.tp, b.tp.value()) && same(r.pp, b.pp.value()) &&
@@ -456,7 +473,7 @@ void evaluate_with_doubles(benchmark::State& state) {
     RawModel model = raw(catalog::gpt3_175b);
     RawCluster cluster = raw(cluster_of(catalog::dgx_a100, 128));
     RawLayout par = raw(layout);
-    const RawOptions options = raw(default_training_options);
+    const RawOptions options = raw(flat_options);
     benchmark::DoNotOptimize(model);
     benchmark::DoNotOptimize(cluster);
     for (auto _ : state) {

@@ -1,46 +1,83 @@
-// How close napkin's training step model comes to measured Megatron-LM runs
-// (Narayanan et al. 2021, SC'21) on DGX A100 clusters: every run of
-// catalog::megatron_runs with its layout, the TFLOP/s per GPU it achieved,
-// napkin's prediction and the error. Rows marked "fit" informed the
-// efficiency defaults; "check" rows did not, and the goal is 5 % on them.
-// Then where one iteration's time goes for the largest held-out run.
+// How close napkin's training model comes to measured runs: the validation
+// page. Every fitting row — Narayanan et al. 2021 (SC'21) Tables 1 and 2
+// (Megatron-LM on DGX A100) and the complete rows of the published runs in
+// catalog/measured_runs.hpp (MosaicML llm-foundry, FSDP, A100 40/80 GB and
+// H100) — with its measured iteration time, napkin's, and the throughput
+// error (napkin / measured − 1: + is napkin too fast), grouped by GPU and
+// framework; then the rows whose source leaves settings out, with what napkin
+// assumes; then the summary; then where one iteration's time goes.
+#include <napkin/catalog/measured_runs.hpp>
 #include <napkin/catalog/megatron_runs.hpp>
+#include <napkin/measured_run.hpp>
 #include <napkin/training.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 using namespace napkin;
 
-int main() {
-    std::printf("Megatron-LM on DGX A100 (t = tensor, p = pipeline, d = data parallel; micro-batch 1,\n"
-                "full recomputation, 1F1B): achieved TFLOP/s per GPU, measured vs napkin\n\n");
-    std::printf("%-25s %-9s %3s %3s %4s %6s %5s %9s %8s %7s %20s\n", "run", "role", "t", "p", "d", "batch", "m",
-                "measured", "napkin", "error", "iteration (s)");
-    double worst_check = 0.0, fit_squares = 0.0;
-    int fitted = 0;
-    for (const catalog::MegatronRun& run : catalog::megatron_runs) {
-        const Parallelism par = catalog::layout_of(run);
-        const double predicted = catalog::predicted_tflops_per_gpu(run);
-        const double error = predicted / run.tflops_per_gpu - 1.0;
-        // The iteration time behind a TFLOP/s figure: the paper's FLOP count over it and the GPUs.
-        const double counted = in(narayanan_flops_with_recomputation(run.global_batch, 2048, run.layers, run.hidden,
-                                                                     51200), units::TFLOP);
-        const auto iteration = [&](double tflops) { return counted / (tflops * count(run.gpus)); };
-        std::printf("%-25s %-9s %3lld %3lld %4lld %6lld %5lld %9.0f %8.1f %+6.1f%% %9.2f vs %6.2f\n",
-                    std::string(run.label).c_str(), std::string(to_string(run.role)).c_str(), par.tp, par.pp, par.dp,
-                    par.global_batch, microbatches(par), run.tflops_per_gpu, predicted, 100.0 * error,
-                    iteration(run.tflops_per_gpu), iteration(predicted));
-        if (run.role == catalog::RunRole::check) worst_check = std::max(worst_check, std::abs(error));
-        if (run.role == catalog::RunRole::fit) fit_squares += error * error, ++fitted;
+namespace {
+
+struct Tally {
+    int rows = 0;
+    double sum = 0.0, worst = 0.0;
+    void add(double error) {
+        ++rows;
+        sum += std::abs(error);
+        worst = std::max(worst, std::abs(error));
     }
-    std::printf("\nfit rows: %.1f %% RMS (matrix products at %.3f of peak, element-wise work %.2f passes over the "
-                "activations)\n",
-                100.0 * std::sqrt(fit_squares / fitted), default_efficiency.peak_share, default_efficiency.memory_passes);
-    std::printf("held-out measured rows: worst %.1f %% (goal 5 %%)\n", 100.0 * worst_check);
-    std::printf("the GPT-3 estimate row is a published figure for a training-time estimate, not a measured run\n");
+};
+
+void print_group(const std::vector<MeasuredRun>& runs, std::string_view gpu, std::string_view framework,
+                 Tally& tally) {
+    bool header = false;
+    for (const MeasuredRun& run : runs) {
+        if (run.cluster.node.gpu.name != gpu || run.framework != framework) continue;
+        if (!header) {
+            std::printf("\n%s, %s\n", std::string(gpu).c_str(), std::string(framework).c_str());
+            std::printf("  %-28s %2s %3s %5s %10s %10s %7s\n", "run", "t", "p", "d", "measured", "napkin", "error");
+            header = true;
+        }
+        const double error = throughput_error(run);
+        tally.add(error);
+        std::printf("  %-28.28s %2lld %3lld %5lld %9.2fs %9.2fs %+6.1f%%\n", std::string(run.label).c_str(),
+                    run.layout.tp, run.layout.pp, run.layout.dp, in(run.measured_step, units::s),
+                    in(predicted_step(run, default_profile), units::s), 100.0 * error);
+    }
+}
+
+}  // namespace
+
+int main() {
+    std::vector<MeasuredRun> fitting, partial;
+    for (const catalog::MegatronRun& run : catalog::megatron_runs)
+        if (run.role != catalog::RunRole::estimate) fitting.push_back(catalog::measured_run_of(run));
+    for (const MeasuredRun& run : catalog::published_runs) (run.complete ? fitting : partial).push_back(run);
+
+    std::printf("Measured training runs against napkin's GEMM model: one iteration, measured\n"
+                "vs predicted; error = predicted / measured throughput - 1.\n");
+    std::printf("Defaults fitted to these rows (calibrate-training): tensor-core share A100 %.4f,\n"
+                "H100 %.4f; element-wise work %.3f passes over the activations.\n",
+                default_profile.ampere_share, default_profile.hopper_share, default_profile.memory_passes);
+    Tally fit_tally;
+    print_group(fitting, "a100-80gb-sxm", "Megatron-LM (2021)", fit_tally);
+    print_group(fitting, "a100-80gb-sxm", "llm-foundry (FSDP)", fit_tally);
+    print_group(fitting, "a100-40gb-sxm", "llm-foundry (FSDP)", fit_tally);
+    print_group(fitting, "h100-sxm", "llm-foundry (FSDP)", fit_tally);
+    std::printf("\nfitting rows: %d, mean |error| %.1f %%, max %.1f %% (goal: mean 5 %%, max 10 %%)\n",
+                fit_tally.rows, 100.0 * fit_tally.sum / fit_tally.rows, 100.0 * fit_tally.worst);
+
+    std::printf("\nRows whose source leaves settings out (not fitted; what napkin assumes):\n");
+    Tally partial_tally;
+    print_group(partial, "h100-sxm", "Megatron-LM (Megatron-Core)", partial_tally);
+    std::printf("  assumed: %s\n", std::string(partial.front().note).c_str());
+    print_group(partial, "h100-sxm", "llm-foundry (FSDP)", partial_tally);
+    std::printf("  assumed: %s\n", std::string(partial.back().note).c_str());
+    std::printf("\npartial rows: %d, mean |error| %.1f %%, max %.1f %%\n", partial_tally.rows,
+                100.0 * partial_tally.sum / partial_tally.rows, 100.0 * partial_tally.worst);
 
     // Where the time goes: 1T on 3,072 GPUs (t8 p64 d6, m = 512).
     const catalog::MegatronRun& one_t = *std::find_if(

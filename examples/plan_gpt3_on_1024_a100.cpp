@@ -60,8 +60,8 @@ int main() {
     // et al. 2021, Sec. 5; catalog/megatron_runs.hpp): t8 p16 d8, micro-batch 1, full
     // recomputation, 1F1B, fp32 gradients, no ZeRO, no sequence parallelism (it came
     // in 2022), no overlapped gradient reduction. About 138 TFLOP/s per GPU is the
-    // figure quoted for it (the paper's estimate takes 140); napkin predicts 9.0 %
-    // more, while it predicts the paper's measured 175B runs (Table 2, t8 p12) within 5 %.
+    // figure quoted for it (the paper's estimate takes 140); napkin predicts 6.4 %
+    // more, while it predicts the paper's measured 175B runs (Table 2, t8 p12) within 3 %.
     const Parallelism published{.tp = 8, .pp = 16, .dp = 8, .schedule = ScheduleKind::one_f_one_b,
                                 .micro_batch = 1, .global_batch = 1536, .sequence = 2048,
                                 .recompute = Recompute::full, .gradients = DType::fp32};

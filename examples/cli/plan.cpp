@@ -1,6 +1,7 @@
 // napkin plan | plan-inference — the planners from the command line.
 #include "command.hpp"
 #include "common.hpp"
+#include "training_profile.hpp"
 
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/inference_planner.hpp>
@@ -147,6 +148,8 @@ NAPKIN_COMMAND(app) {
         unsigned threads = 0;
         bool pareto = false;
         bool json = false;
+        std::string compute_dtype = "bf16", profile;
+        bool overlap_tp = false, overlap_param_gather = false, fsdp_prefetch = true;
     };
     auto o = std::make_shared<Options>();
     o->gpu.name = "a100-80gb-sxm";
@@ -171,6 +174,13 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--grad-dtype", o->grads, "gradient formats to search: bf16,fp32 (both)");
     sub->add_option("--threads", o->threads, "worker threads (every core)");
     sub->add_flag("--pareto", o->pareto, "also print the memory/time Pareto front");
+    sub->add_option("--compute-dtype", o->compute_dtype, "precision of the GEMMs: bf16, fp16 or fp8 (bf16)");
+    sub->add_flag("--overlap-tp", o->overlap_tp, "tensor-parallel collectives under the GEMMs (--tp-comm-overlap)");
+    sub->add_flag("--overlap-param-gather", o->overlap_param_gather,
+                  "distributed optimizer: parameter all-gather under the first forward");
+    sub->add_flag("--fsdp-prefetch,!--no-fsdp-prefetch", o->fsdp_prefetch,
+                  "ZeRO-3: prefetch each layer's weights under the previous layer (on by default)");
+    sub->add_option("--profile", o->profile, "efficiency profile JSON (napkin calibrate-training)");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o] {
         const TransformerShape model = resolve_model(o->model);
@@ -190,6 +200,18 @@ NAPKIN_COMMAND(app) {
                                 .must_fit = !o->include_non_fitting, .schedules = parse_schedules(o->schedules),
                                 .top_k = o->top, .threads = o->threads};
         query.flash_attention = !o->no_flash_attention;
+        const std::optional<DType> parsed_dtype = parse_dtype(o->compute_dtype);
+        const DType compute_dtype = parsed_dtype.value_or(DType::none);
+        if (compute_dtype != DType::bf16 && compute_dtype != DType::fp16 && compute_dtype != DType::fp8)
+            throw napkin::invalid_argument("--compute-dtype \"" + o->compute_dtype + "\": must be bf16, fp16 or fp8");
+        if (compute_dtype == DType::fp8 && node.gpu.fp8_flops.value() <= 0.0)
+            throw napkin::invalid_argument("--compute-dtype \"fp8\": " + std::string(node.gpu.name) +
+                                           " has no FP8 tensor cores (use bf16 or fp16)");
+        query.options.compute_dtype = compute_dtype;
+        query.options.overlap_tp = o->overlap_tp;
+        query.options.overlap_param_gather = o->overlap_param_gather;
+        query.options.fsdp_prefetch = o->fsdp_prefetch;
+        if (!o->profile.empty()) query.options.profile = read_efficiency_profile(o->profile);
         query.gradient_dtypes = parse_gradient_dtypes(o->grads);
 
         const auto start = std::chrono::steady_clock::now();

@@ -1,6 +1,7 @@
 // napkin train — memory per GPU and the step time of one training layout.
 #include "command.hpp"
 #include "common.hpp"
+#include "training_profile.hpp"
 
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/training.hpp>
@@ -30,6 +31,8 @@ NAPKIN_COMMAND(app) {
         std::string tp_comm = "auto";
         bool overlap_dp = false, no_scatter_gather = false, causal = false;
         EfficiencyModel efficiency = default_efficiency;
+        std::string compute_dtype = "bf16", compute_model = "gemm", profile;
+        bool overlap_tp = false, overlap_param_gather = false, fsdp_prefetch = true;
         bool json = false;
     };
     auto o = std::make_shared<Options>();
@@ -72,8 +75,18 @@ NAPKIN_COMMAND(app) {
                     "efficiency model n_1/2: per-GPU width h/tp at which half of r is reached (0: none)");
     sub->add_option("--memory-passes", o->efficiency.memory_passes,
                     "efficiency model: element-wise traffic per forward pass, in activation bytes (2.18)");
+    sub->add_option("--compute-model", o->compute_model,
+                    "gemm (every GEMM from its shape, the default) or flat (one share of peak: the model of "
+                    "--peak-share, --half-width, --memory-passes, which select it)");
+    sub->add_option("--compute-dtype", o->compute_dtype, "precision of the GEMMs: bf16, fp16 or fp8 (bf16)");
+    sub->add_flag("--overlap-tp", o->overlap_tp, "tensor-parallel collectives under the GEMMs (--tp-comm-overlap)");
+    sub->add_flag("--overlap-param-gather", o->overlap_param_gather,
+                  "distributed optimizer: parameter all-gather under the first forward");
+    sub->add_flag("--fsdp-prefetch,!--no-fsdp-prefetch", o->fsdp_prefetch,
+                  "ZeRO-3: prefetch each layer's weights under the previous layer (on by default)");
+    sub->add_option("--profile", o->profile, "efficiency profile JSON (napkin calibrate-training)");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
-    sub->callback([o] {
+    sub->callback([o, sub] {
         const TransformerShape model = resolve_model(o->model);
         Parallelism par = o->par;
         constexpr const char* dtypes = "none, fp8, bf16, fp16, fp32";
@@ -98,8 +111,23 @@ NAPKIN_COMMAND(app) {
                                  o->nic == "per-gpu" ? Nic::per_gpu : Nic::per_node);
         node.gpus = gpus_in_each_node("tp × cp × pp × dp", total, o->node);
         const Cluster cluster = cluster_of(node, total / node.gpus);
+        const bool flat_flags = sub->count("--peak-share") + sub->count("--half-width") + sub->count("--memory-passes") > 0;
+        if (o->compute_model != "gemm" && o->compute_model != "flat")
+            throw napkin::invalid_argument("--compute-model \"" + o->compute_model + "\": must be gemm or flat");
+        const DType compute_dtype = parse_choice<DType>("--compute-dtype", o->compute_dtype, parse_dtype, "bf16, fp16, fp8");
+        if (compute_dtype != DType::bf16 && compute_dtype != DType::fp16 && compute_dtype != DType::fp8)
+            throw napkin::invalid_argument("--compute-dtype \"" + o->compute_dtype + "\": must be bf16, fp16 or fp8");
+        if (compute_dtype == DType::fp8 && node.gpu.fp8_flops.value() <= 0.0)
+            throw napkin::invalid_argument("--compute-dtype \"fp8\": " + std::string(node.gpu.name) +
+                                           " has no FP8 tensor cores (use bf16 or fp16)");
         const TrainingOptions options{
             .efficiency = o->efficiency,
+            .compute_model = flat_flags || o->compute_model == "flat" ? ComputeModel::flat : ComputeModel::gemm,
+            .profile = o->profile.empty() ? default_profile : read_efficiency_profile(o->profile),
+            .compute_dtype = compute_dtype,
+            .overlap_tp = o->overlap_tp,
+            .overlap_param_gather = o->overlap_param_gather,
+            .fsdp_prefetch = o->fsdp_prefetch,
             .causal = o->causal,
             .pipeline_scatter_gather = !o->no_scatter_gather,
             .overlap_dp = o->overlap_dp,
@@ -114,6 +142,7 @@ NAPKIN_COMMAND(app) {
                         {"nodes", cluster.nodes},
                         {"schedule", to_string(resolved_schedule(par))},
                         {"tp_communication", to_string(resolved_tp_communication(par, options))},
+                        {"compute_model", to_string(e.compute_model)},
                         {"memory", training_memory_json(e, node.gpu)},
                         {"step_s", e.step.value()},
                         {"breakdown", step_breakdown_json(b)},
@@ -139,6 +168,11 @@ NAPKIN_COMMAND(app) {
                     to_string(b.dp).c_str(), to_string(b.ep).c_str(), to_string(b.cp).c_str(),
                     to_string(b.optimizer).c_str());
         std::printf("%.0f tokens/s, MFU %.1f%%, HFU %.1f%%\n", e.tokens_per_second.value(), 100 * e.mfu, 100 * e.hfu);
+        if (e.compute_model == ComputeModel::flat && options.compute_model == ComputeModel::gemm)
+            std::printf("flat compute model: %s lacks the SM count or architecture the GEMM model needs\n",
+                        std::string(node.gpu.name).c_str());
+        else
+            std::printf("compute model: %s\n", std::string(to_string(e.compute_model)).c_str());
     });
 }
 

@@ -18,11 +18,13 @@
 #include <napkin/collectives.hpp>
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
+#include <napkin/measured_run.hpp>
 #include <napkin/units.hpp>
 
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <span>
 #include <string_view>
@@ -118,6 +120,129 @@ inline void check_samples(std::span<const CollectiveSample> samples, std::size_t
         fit.max_relative_residual = std::max(fit.max_relative_residual, std::abs(r));
     }
     fit.rms_relative_residual = std::sqrt(sum_of_squares / static_cast<double>(samples.size()));
+    return fit;
+}
+
+// ---------------------------------------------------------------------------
+// Training calibration: the GEMM model's free parameters (napkin/gemm.hpp,
+// EfficiencyProfile: the Ampere and Hopper tensor-core shares, the
+// element-wise passes) from measured runs.
+//
+// The step time is not linear in them, so the fit is Gauss–Newton with
+// Levenberg–Marquardt damping: each iteration linearises every run's
+// weighted relative residual (predicted / measured throughput − 1) around
+// the current parameters by central differences and solves the damped
+// normal equations (Eigen, LDLT), until a step moves no parameter by 1e-10. A
+// parameter no run depends on (no Hopper run: the Hopper share) keeps its
+// starting value and is reported as not fitted.
+
+struct TrainingFit {
+    EfficiencyProfile profile;
+    std::array<bool, 3> fitted{};              // ampere_share, hopper_share, memory_passes
+    std::vector<double> relative_residuals;    // predicted / measured throughput − 1, one per run
+    double rms_relative_residual = 0.0;
+    double mean_abs_residual = 0.0;
+    double max_abs_residual = 0.0;
+    int iterations = 0;
+};
+
+namespace detail {
+inline double& profile_parameter(EfficiencyProfile& p, std::size_t i) {
+    return i == 0 ? p.ampere_share : i == 1 ? p.hopper_share : p.memory_passes;
+}
+}  // namespace detail
+
+// Fit the profile to `runs` (each weighted by `weights`, 1 when empty),
+// starting from `start`.
+[[nodiscard]] inline TrainingFit fit_efficiency_profile(std::span<const MeasuredRun> runs,
+                                                       std::span<const double> weights = {},
+                                                       const EfficiencyProfile& start = default_profile) {
+    require(weights.empty() || weights.size() == runs.size(), "weights (count)", static_cast<double>(weights.size()),
+            "must be empty or one per run");
+    for (double w : weights) require_positive("weight", w);
+    const auto weight = [&](std::size_t i) { return weights.empty() ? 1.0 : weights[i]; };
+    const auto residuals = [&](const EfficiencyProfile& p) {
+        Eigen::VectorXd r(static_cast<Eigen::Index>(runs.size()));
+        for (std::size_t i = 0; i < runs.size(); ++i)
+            r(static_cast<Eigen::Index>(i)) = std::sqrt(weight(i)) * throughput_error(runs[i], p);
+        return r;
+    };
+    TrainingFit fit;
+    fit.profile = start;
+    // Which parameters the runs depend on.
+    for (const MeasuredRun& run : runs) {
+        const Architecture a = run.cluster.node.gpu.architecture;
+        fit.fitted[a == Architecture::ampere ? 0 : 1] = true;
+        fit.fitted[2] = true;
+    }
+    std::vector<std::size_t> free;
+    for (std::size_t j = 0; j < 3; ++j)
+        if (fit.fitted[j]) free.push_back(j);
+    require(runs.size() >= free.size(), "runs (count)", static_cast<double>(runs.size()),
+            "need at least as many runs as free parameters");
+    const auto n = static_cast<Eigen::Index>(free.size());
+    const auto clamp = [&](EfficiencyProfile p) {
+        for (std::size_t k : free) {
+            double& x = detail::profile_parameter(p, k);
+            x = k == 2 ? std::max(0.0, x) : std::clamp(x, 0.05, 1.0);
+        }
+        return p;
+    };
+    // Levenberg–Marquardt damping (Marquardt 1963): (JᵀJ + λ·diag JᵀJ) δ = −Jᵀr, λ lowered after a
+    // step that lowers Σr², raised after one that does not.
+    double lambda = 1e-3;
+    Eigen::VectorXd r = residuals(fit.profile);
+    for (fit.iterations = 1; fit.iterations <= 100; ++fit.iterations) {
+        Eigen::MatrixXd jacobian(r.size(), n);
+        for (Eigen::Index j = 0; j < n; ++j) {
+            const std::size_t k = free[static_cast<std::size_t>(j)];
+            EfficiencyProfile up = fit.profile, down = fit.profile;
+            const double h = 1e-5 * std::max(1.0, detail::profile_parameter(fit.profile, k));
+            // Central differences, one-sided at a bound (a share at 1, the passes at 0).
+            double& x_up = detail::profile_parameter(up, k);
+            double& x_down = detail::profile_parameter(down, k);
+            x_up = k == 2 ? x_up + h : std::min(1.0, x_up + h);
+            x_down = std::max(k == 2 ? 0.0 : 0.05, x_down - h);
+            jacobian.col(j) = (residuals(up) - residuals(down)) / (x_up - x_down);
+        }
+        const Eigen::MatrixXd normal = jacobian.transpose() * jacobian;
+        const Eigen::VectorXd gradient = jacobian.transpose() * r;
+        bool improved = false;
+        double moved = 0.0;
+        for (int attempt = 0; attempt < 30 && !improved; ++attempt) {
+            Eigen::MatrixXd damped = normal;
+            for (Eigen::Index j = 0; j < n; ++j) damped(j, j) += lambda * std::max(normal(j, j), 1e-12);
+            const Eigen::VectorXd step = damped.ldlt().solve(-gradient);
+            EfficiencyProfile trial = fit.profile;
+            for (Eigen::Index j = 0; j < n; ++j)
+                detail::profile_parameter(trial, free[static_cast<std::size_t>(j)]) += step(j);
+            trial = clamp(trial);
+            const Eigen::VectorXd trial_r = residuals(trial);
+            if (trial_r.squaredNorm() <= r.squaredNorm()) {
+                moved = 0.0;
+                for (std::size_t k : free)
+                    moved = std::max(moved, std::abs(detail::profile_parameter(trial, k) -
+                                                     detail::profile_parameter(fit.profile, k)));
+                fit.profile = trial;
+                r = trial_r;
+                lambda = std::max(lambda / 10.0, 1e-12);
+                improved = true;
+            } else {
+                lambda *= 10.0;
+            }
+        }
+        if (!improved || moved < 1e-10) break;
+    }
+    double squares = 0.0, absolute = 0.0;
+    for (const MeasuredRun& run : runs) {
+        const double e = throughput_error(run, fit.profile);
+        fit.relative_residuals.push_back(e);
+        squares += e * e;
+        absolute += std::abs(e);
+        fit.max_abs_residual = std::max(fit.max_abs_residual, std::abs(e));
+    }
+    fit.rms_relative_residual = std::sqrt(squares / static_cast<double>(runs.size()));
+    fit.mean_abs_residual = absolute / static_cast<double>(runs.size());
     return fit;
 }
 

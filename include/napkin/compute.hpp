@@ -110,8 +110,10 @@ namespace napkin {
 }
 
 // ---------------------------------------------------------------------------
-// Achievable efficiency
+// Achievable efficiency: the flat model
 
+// The flat model (TrainingOptions::compute_model = flat; the default is the
+// GEMM model of napkin/gemm.hpp, which prices each GEMM from its shape).
 // How fast a GPU runs a layer's work, in two parts (the roofline view,
 // Williams, Waterman & Patterson, CACM 2009): the matrix multiplications at a
 // share r of the peak FLOP/s, and the element-wise work (LayerNorm, GELU,
@@ -128,18 +130,18 @@ namespace napkin {
 //
 // Defaults: r = 0.677, n½ = 0, 2.18 memory passes, the relative least-squares
 // fit (minimising Σ (predicted / measured − 1)²) of the whole step model to
-// the runs of catalog/megatron_runs.hpp marked `fit`: the rows of Narayanan
-// et al. 2021 (SC'21), Table 1, from 1.7B to 529.6B (t = 1 to 8, p = 1 to 35,
+// the rows of Narayanan et al. 2021 (SC'21), Table 1, but the 1T one
+// (catalog/megatron_runs.hpp), from 1.7B to 529.6B (t = 1 to 8, p = 1 to 35,
 // 32 to 2,520 A100s, 135–163 TFLOP/s per GPU), run as the paper ran them (DGX
 // A100 nodes on ib-hdr, micro-batch 1, full recomputation, fp32 gradients,
 // 1F1B) and counted with its 96·B·s·l·h²(1 + s/6h + V/16lh). Rows at several
 // t are needed: at one t the width and the element-wise forms cannot be told
 // apart (a fit to the t = 8 rows alone predicted the 1.7B row at t = 1 36 % too
 // fast). A Hockney n½ > 0 does not lower the fit's error, so it is 0. The test
-// "the efficiency defaults are the least-squares fit to the runs marked `fit`"
-// in tests/unit/training.cpp recomputes the fit; the measured runs it did not
-// see (Table 1's 1T row, the six PTD-P rows of Table 2) are the check
-// (tests/unit/training.cpp and examples/megatron_throughput print them).
+// "the flat model's defaults are the least-squares fit to Table 1 (the 1T row
+// aside)" in tests/unit/training.cpp recomputes the fit; the measured runs it
+// did not see (Table 1's 1T row, the six PTD-P rows of Table 2) are its check
+// (tests/unit/training.cpp and tests/static/training.cpp).
 struct EfficiencyModel {
     double peak_share = 0.677;   // r (r∞ with n½ > 0): the matrix multiplications' share of peak
     double half_width = 0.0;     // n½ on the width h/t (0: no dependence on the width)

@@ -17,13 +17,39 @@
 
 namespace napkin {
 
+// The GPU's architecture generation: the GEMM model (napkin/gemm.hpp) fits one
+// achievable share of the tensor-core peak per generation.
+enum class Architecture { unknown, ampere, hopper, blackwell, cdna2, cdna3 };
+
+[[nodiscard]] constexpr std::string_view to_string(Architecture a) {
+    switch (a) {
+        case Architecture::unknown: return "unknown";
+        case Architecture::ampere: return "ampere";
+        case Architecture::hopper: return "hopper";
+        case Architecture::blackwell: return "blackwell";
+        case Architecture::cdna2: return "cdna2";
+        case Architecture::cdna3: return "cdna3";
+    }
+    return "?";
+}
+
 struct Gpu {
     std::string_view name;
     Bytes memory;                    // memory on the card
     double usable_fraction;          // share a serving or training process may claim, in (0, 1]
     BytesPerSecond memory_bandwidth; // reading its own memory
     FlopsPerSecond peak_flops;       // dense 16-bit tensor throughput
+    // What the GEMM model needs (napkin/gemm.hpp); 0 / unknown: not given, and
+    // training falls back to the flat model (compute.hpp, EfficiencyModel).
+    long long sm_count = 0;            // streaming multiprocessors (AMD: compute units)
+    FlopsPerSecond fp8_flops{};        // dense FP8 tensor throughput (0: no FP8 tensor cores)
+    Architecture architecture = Architecture::unknown;
 };
+
+// Whether the GPU carries the facts the GEMM model needs.
+[[nodiscard]] constexpr bool has_gemm_facts(const Gpu& gpu) {
+    return gpu.sm_count > 0 && gpu.architecture != Architecture::unknown;
+}
 
 // A link between two GPUs as the alpha-beta model sees it: the bandwidth one
 // GPU sends at, and the latency every step of a collective pays on it.
@@ -39,6 +65,8 @@ struct Link {
                     gpu.usable_fraction, "must be in (0, 1]");
     require_positive("Gpu.memory_bandwidth (bytes/s)", gpu.memory_bandwidth.value());
     require_positive("Gpu.peak_flops (FLOP/s)", gpu.peak_flops.value());
+    require_non_negative("Gpu.sm_count", static_cast<double>(gpu.sm_count));
+    require_non_negative("Gpu.fp8_flops (FLOP/s)", gpu.fp8_flops.value());
     return gpu;
 }
 

@@ -10,11 +10,14 @@
 #include <napkin/catalog/models.hpp>
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/catalog/megatron_runs.hpp>
+#include <napkin/catalog/measured_runs.hpp>
 #include <napkin/collectives.hpp>
 #include <napkin/communication_budget.hpp>
 #include <napkin/parallelism.hpp>
 #include <napkin/memory.hpp>
 #include <napkin/compute.hpp>
+#include <napkin/gemm.hpp>
+#include <napkin/measured_run.hpp>
 #include <napkin/training.hpp>
 #include <napkin/inference.hpp>
 #include <napkin/serving.hpp>

@@ -22,6 +22,7 @@
 #include <napkin/collectives.hpp>
 #include <napkin/compute.hpp>
 #include <napkin/error.hpp>
+#include <napkin/gemm.hpp>
 #include <napkin/hardware.hpp>
 #include <napkin/memory.hpp>
 #include <napkin/model.hpp>
@@ -32,6 +33,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace napkin {
@@ -53,8 +55,34 @@ inline constexpr std::array tp_communication_names{Named{TpCommunication::automa
     return value_of(text, tp_communication_names);
 }
 
+// How the matrix work is priced: the GEMM model (napkin/gemm.hpp: every
+// GEMM from its shape, quantization, roofline, a share per GPU generation),
+// or the flat model (compute.hpp: one share of peak for every GEMM, the
+// EfficiencyModel of --peak-share, --half-width, --memory-passes). A GPU
+// without the GEMM model's facts (SM count, architecture) runs the flat model.
+enum class ComputeModel { gemm, flat };
+
+[[nodiscard]] constexpr std::string_view to_string(ComputeModel c) { return c == ComputeModel::gemm ? "gemm" : "flat"; }
+
 struct TrainingOptions {
-    EfficiencyModel efficiency = default_efficiency;
+    EfficiencyModel efficiency = default_efficiency;  // the flat model's parameters
+    ComputeModel compute_model = ComputeModel::gemm;
+    EfficiencyProfile profile = default_profile;      // the GEMM model's fitted parameters
+    // The GEMMs' precision: bf16/fp16 at the 16-bit tensor peak, fp8 at the FP8
+    // peak (Transformer Engine; its casts to FP8 counted as element-wise traffic).
+    DType compute_dtype = DType::bf16;
+    // Megatron-Core's --tp-comm-overlap (Transformer Engine userbuffers): the
+    // tensor-parallel collectives run in chunks under the neighbouring GEMMs;
+    // only what exceeds the layer's linear-layer GEMM time shows.
+    bool overlap_tp = false;
+    // Megatron's --overlap-param-gather with the distributed optimizer: the
+    // parameter all-gather runs under the first micro-batch's forward.
+    bool overlap_param_gather = false;
+    // FSDP / ZeRO-3 prefetch (PyTorch FSDP's backward_prefetch and the
+    // all-gathers issued ahead on their own stream): each layer's weight
+    // all-gather and gradient reduce-scatter run under the neighbouring
+    // layer's compute; only what exceeds it shows.
+    bool fsdp_prefetch = true;
     // NCCL's per-call base latency (src/graph/tuning.cc, ring LL: 6.6 µs).
     Seconds collective_base_latency = nccl::ring_ll_base_latency;
     // Count FLOPs of the attention core for a causal kernel that skips masked
@@ -104,6 +132,7 @@ struct TrainingEstimate {
     double hfu = 0.0;
     Flops model_flops;     // per iteration, all GPUs
     Flops hardware_flops;  // the same with recomputation
+    ComputeModel compute_model = ComputeModel::gemm;  // the model that priced the matrix work
 };
 
 // ---------------------------------------------------------------------------
@@ -216,8 +245,9 @@ struct ElementwiseTime {
 // in cp − 1 steps, b·(s/c)·2·(kv heads · head dim)/t values each, while it
 // computes the attention of the block it holds; the backward passes K and V
 // again with their gradients (twice the bytes) beside twice the attention
-// work. Only what a step's sends take beyond that attention work shows.
-// Full recomputation replays the forward exchange.
+// work. Only what a step's sends take beyond that attention work shows
+// (`core`: the forward attention core of one layer on this rank, its s/c
+// queries against all s keys). Full recomputation replays the forward exchange.
 struct ContextExchange {
     Seconds forward, backward;
     [[nodiscard]] constexpr Seconds total() const { return forward + backward; }
@@ -225,16 +255,12 @@ struct ContextExchange {
 
 [[nodiscard]] constexpr ContextExchange cp_time_per_microbatch(const TransformerShape& m, const Parallelism& par,
                                                               const Cluster& c, const TrainingOptions& o,
-                                                              double efficiency) {
+                                                              Seconds core) {
     if (par.cp == 1) return {};
     const Link link = link_for(context_group(par, c), c);
     const Bytes kv_block = bytes(count(par.micro_batch) * count(par.sequence / par.cp) * 2.0 *
                                  count(m.kv_heads * head_dim(m)) / count(par.tp) * bytes_of(par.weights));
     const double steps = count(par.cp - 1);
-    // The attention core of one layer on this rank: its s/c queries against all s keys, its heads.
-    const Seconds core = achievable_compute_time(
-        count(par.micro_batch) * attention_core_flops(m, par.sequence, o.causal) / count(par.tp * par.cp),
-        c.node.gpu, efficiency);
     const Seconds send_forward = point_to_point(kv_block, link, o.collective_base_latency).total();
     const Seconds send_backward = point_to_point(2.0 * kv_block, link, o.collective_base_latency).total();
     const Seconds forward = std::max(Seconds{}, steps * send_forward - core);
@@ -287,10 +313,19 @@ struct MicrobatchTime {
 // weights again for the forward and the backward of every micro-batch, 1.5×
 // the volume at m = 1 (Rajbhandari et al. Sec. 7.2.2). Across nodes it runs
 // hierarchically: inside the node, then one ring per GPU position.
-[[nodiscard]] constexpr Seconds gradient_sync_time(double parameters, const GroupPlacement& group,
-                                                  const Parallelism& par, const Cluster& c,
-                                                  const TrainingOptions& o) {
-    if (group.size == 1 || parameters == 0.0) return Seconds{};
+// The same in parts: `reduce` (the all-reduce, or the gradients'
+// reduce-scatter), `gather` (the updated weights' all-gather after the
+// optimizer step) and, for ZeRO-3, `layer_gather`: one all-gather of the
+// weights, which ZeRO-3 repeats for the forward and the backward of every
+// micro-batch.
+struct GradientSync {
+    Seconds reduce, gather, layer_gather;
+};
+
+[[nodiscard]] constexpr GradientSync gradient_sync_parts(double parameters, const GroupPlacement& group,
+                                                        const Parallelism& par, const Cluster& c,
+                                                        const TrainingOptions& o) {
+    if (group.size == 1 || parameters == 0.0) return {};
     const Bytes gradients = bytes(parameters * bytes_of(par.gradients));
     const Bytes weights = bytes(parameters * bytes_of(par.weights));
     const Seconds base = o.collective_base_latency;
@@ -307,14 +342,45 @@ struct MicrobatchTime {
         return across ? hierarchical_all_gather(b, topology, base) : all_gather(b, group.size, link, base);
     };
     switch (par.sharding) {
-        case Sharding::none: return all_reduce(gradients).total();
+        case Sharding::none: return {all_reduce(gradients).total(), Seconds{}, Seconds{}};
         case Sharding::zero1:
         case Sharding::zero2:
-        case Sharding::distributed: return scatter(gradients).total() + gather(weights).total();
-        case Sharding::zero3:
-            return scatter(gradients).total() + 2.0 * count(microbatches(par)) * gather(weights).total();
+        case Sharding::distributed: return {scatter(gradients).total(), gather(weights).total(), Seconds{}};
+        case Sharding::zero3: return {scatter(gradients).total(), Seconds{}, gather(weights).total()};
     }
-    return Seconds{};
+    return {};
+}
+
+[[nodiscard]] constexpr Seconds gradient_sync_time(double parameters, const GroupPlacement& group,
+                                                  const Parallelism& par, const Cluster& c,
+                                                  const TrainingOptions& o) {
+    const GradientSync g = gradient_sync_parts(parameters, group, par, c, o);
+    return g.reduce + g.gather + 2.0 * count(microbatches(par)) * g.layer_gather;
+}
+
+// What of the synchronisation shows, given one micro-batch's forward and
+// backward time on the stage:
+//  - overlap_dp: the reduction runs bucket by bucket under the last
+//    micro-batch's backward (Li et al. 2020, PyTorch DDP, Sec. 3.2.3;
+//    Megatron's --overlap-grad-reduce); only what exceeds it shows;
+//  - overlap_param_gather: the all-gather under the first micro-batch's forward;
+//  - ZeRO-3 with fsdp_prefetch: each layer's gather runs under the previous
+//    layer's compute (PyTorch FSDP, Zhao et al. 2023, Sec. 3.3.2), so per
+//    micro-batch only what exceeds the forward and the backward shows, plus the
+//    first layer's gather, which nothing precedes; the reduce-scatter runs
+//    under the backward. Without prefetch every gather shows.
+[[nodiscard]] constexpr Seconds exposed_sync_time(const GradientSync& g, const Parallelism& par, double layers,
+                                                 Seconds forward, Seconds backward, const TrainingOptions& o) {
+    const auto beyond = [](Seconds work, Seconds cover) { return std::max(Seconds{}, work - cover); };
+    const double mb = count(microbatches(par));
+    const bool hide_reduce = o.overlap_dp || (par.sharding == Sharding::zero3 && o.fsdp_prefetch);
+    const Seconds reduce = hide_reduce ? beyond(g.reduce, backward) : g.reduce;
+    const Seconds gather = o.overlap_param_gather ? beyond(g.gather, forward) : g.gather;
+    const Seconds layer_gathers =
+        o.fsdp_prefetch ? mb * (beyond(g.layer_gather, forward) + g.layer_gather / layers +
+                                beyond(g.layer_gather, backward))
+                        : 2.0 * mb * g.layer_gather;
+    return reduce + gather + layer_gathers;
 }
 
 // Adam's update is element-wise and memory-bound (Kingma & Ba 2015, Alg. 1):
@@ -332,6 +398,104 @@ struct MicrobatchTime {
 }
 
 // ---------------------------------------------------------------------------
+// The matrix work of one micro-batch on the slowest stage
+
+// A GPU without FP8 tensor cores cannot run FP8 GEMMs.
+[[noreturn]] inline void reject_fp8(const Gpu& gpu) {
+    reject("TrainingOptions.compute_dtype", "fp8",
+           std::string(gpu.name) + " has no FP8 tensor cores (use bf16 or fp16)");
+}
+
+// The GEMM settings of the layout on the GPU: the peak of the compute
+// precision, the generation's fitted share, the bytes per element.
+[[nodiscard]] constexpr GemmSettings gemm_settings(const Gpu& gpu, const TrainingOptions& o) {
+    const bool fp8 = o.compute_dtype == DType::fp8;
+    if (fp8 && gpu.fp8_flops.value() <= 0.0) reject_fp8(gpu);
+    require(o.compute_dtype == DType::bf16 || o.compute_dtype == DType::fp16 || fp8, "TrainingOptions.compute_dtype",
+            static_cast<double>(o.compute_dtype), "must be bf16, fp16 or fp8");
+    return {.peak = fp8 ? gpu.fp8_flops : gpu.peak_flops,
+            .share = tensor_share(o.profile, gpu.architecture),
+            .element_bytes = fp8 ? 1.0 : 2.0};
+}
+
+// Where a micro-batch's time on the stage goes before communication: the
+// matrix work forward + backward (`compute`), what recomputation replays
+// (`recompute`), the linear layers' GEMMs alone (what TP overlap hides
+// under), and one layer's forward attention core (what the CP ring hides under).
+struct MatrixWork {
+    Seconds compute, recompute, linear, attention_forward;
+};
+
+// The flat model (compute.hpp): every GEMM at one share of peak.
+[[nodiscard]] constexpr MatrixWork flat_matrix_work(const TransformerShape& m, const Parallelism& par,
+                                                    const Gpu& gpu, const TrainingOptions& o) {
+    const double efficiency = achievable_efficiency(o.efficiency, matmul_width(m, par));
+    const ElementwiseTime elementwise = elementwise_time_per_microbatch(m, par, gpu, o.efficiency);
+    const Seconds matrix = achievable_compute_time(stage_flops_per_microbatch(m, par, o.causal), gpu, efficiency);
+    const Seconds core = achievable_compute_time(
+        count(par.micro_batch) * attention_core_flops(m, par.sequence, o.causal) / count(par.tp * par.cp), gpu,
+        efficiency);
+    return {matrix + elementwise.compute,
+            achievable_compute_time(stage_recompute_flops_per_microbatch(m, par, o.causal), gpu, efficiency) +
+                elementwise.recompute,
+            matrix, core};
+}
+
+// Transformer Engine's FP8 casts (Micikevicius et al. 2022, "FP8 Formats for
+// Deep Learning", Sec. 3; TE casts each GEMM input, scaling it by its amax):
+// every linear layer's input forward and its output gradient backward is read
+// in 16 bits and written in 8, 3 bytes per element, at the memory bandwidth.
+[[nodiscard]] constexpr Seconds fp8_cast_time(const TransformerShape& m, const Parallelism& par, const Gpu& gpu) {
+    const double tokens = count(par.micro_batch) * count(par.sequence / par.cp);
+    const double t = count(par.tp);
+    const double h = count(m.hidden);
+    const double q = count(m.heads * head_dim(m)) / t;
+    const double qkv = count((m.heads + 2 * m.kv_heads) * head_dim(m)) / t;
+    const double up = m.feed_forward == FeedForward::gated ? 2.0 : 1.0;
+    const double f = (m.experts == 0 ? count(m.ffn) : count(m.experts_per_token * m.expert_ffn)) / t;
+    const double forward_inputs = h + q + h + f;
+    const double backward_outputs = qkv + h + up * f + h;
+    return read_time(bytes(3.0 * tokens * (forward_inputs + backward_outputs)), gpu);
+}
+
+// The GEMM model (napkin/gemm.hpp): every GEMM of the stage's L/p layers and
+// the logits from its shape, plus the element-wise work at the memory
+// bandwidth (elementwise_time_per_microbatch with the profile's passes) and,
+// for FP8, the casts. The logits stay in 16 bits (Transformer Engine keeps
+// the output layer out of FP8).
+[[nodiscard]] constexpr MatrixWork gemm_matrix_work(const TransformerShape& m, const Parallelism& par,
+                                                    const Gpu& gpu, const TrainingOptions& o) {
+    const GemmSettings settings = gemm_settings(gpu, o);
+    GemmSettings sixteen = settings;
+    sixteen.peak = gpu.peak_flops;
+    sixteen.element_bytes = 2.0;
+    const LayerGemmTimes layer = layer_gemm_times(m, par, gpu, settings, o.causal);
+    const PassTimes logits = logits_gemm_times(m, par, gpu, sixteen);
+    const double layers = count(m.layers / par.pp);
+    const ElementwiseTime elementwise =
+        elementwise_time_per_microbatch(m, par, gpu, EfficiencyModel{.memory_passes = o.profile.memory_passes});
+    const Seconds casts = o.compute_dtype == DType::fp8 ? layers * fp8_cast_time(m, par, gpu) : Seconds{};
+    const Seconds replayed = par.recompute == Recompute::full        ? layers * layer.forward()
+                             : par.recompute == Recompute::selective ? layers * layer.attention.forward
+                                                                     : Seconds{};
+    return {layers * (layer.forward() + layer.backward()) + logits.forward + logits.backward + elementwise.compute +
+                casts,
+            replayed + elementwise.recompute,
+            layers * (layer.weights.forward + layer.weights.backward), layer.attention.forward};
+}
+
+// The model the options ask for, the flat one when the GPU lacks the GEMM facts.
+[[nodiscard]] constexpr ComputeModel resolved_compute_model(const Gpu& gpu, const TrainingOptions& o) {
+    return o.compute_model == ComputeModel::gemm && has_gemm_facts(gpu) ? ComputeModel::gemm : ComputeModel::flat;
+}
+
+[[nodiscard]] constexpr MatrixWork matrix_work(const TransformerShape& m, const Parallelism& par, const Gpu& gpu,
+                                               const TrainingOptions& o) {
+    return resolved_compute_model(gpu, o) == ComputeModel::gemm ? gemm_matrix_work(m, par, gpu, o)
+                                                                 : flat_matrix_work(m, par, gpu, o);
+}
+
+// ---------------------------------------------------------------------------
 // The iteration
 
 // Memory, step time, throughput and utilisation of one layout. Rejects a
@@ -345,27 +509,29 @@ struct MicrobatchTime {
                        "sequence parallelism needs reduce-scatter + all-gather (rs-ag or auto)");
     const Gpu& gpu = c.node.gpu;
     const double mb = count(microbatches(par));
-    const double efficiency = achievable_efficiency(o.efficiency, matmul_width(m, par));
+    const MatrixWork work = matrix_work(m, par, gpu, o);
 
-    // One micro-batch on the slowest stage: matrix work, then element-wise work.
-    const ElementwiseTime elementwise = elementwise_time_per_microbatch(m, par, gpu, o.efficiency);
+    // One micro-batch on the slowest stage; with TP overlap only the part of
+    // the collectives beyond the linear layers' GEMMs shows.
+    const Seconds tp_full = tp_time_per_microbatch(m, par, c, o);
     const MicrobatchTime one{
-        .compute = achievable_compute_time(stage_flops_per_microbatch(m, par, o.causal), gpu, efficiency) +
-                   elementwise.compute,
-        .recompute = achievable_compute_time(stage_recompute_flops_per_microbatch(m, par, o.causal), gpu,
-                                             efficiency) +
-                     elementwise.recompute,
-        .tp = tp_time_per_microbatch(m, par, c, o),
+        .compute = work.compute,
+        .recompute = work.recompute,
+        .tp = o.overlap_tp ? std::max(Seconds{}, tp_full - work.linear) : tp_full,
         .pp = pp_time_per_microbatch(m, par, c, o),
         .ep = ep_time_per_microbatch(m, par, c, o),
-        .cp = cp_time_per_microbatch(m, par, c, o, efficiency)};
+        .cp = cp_time_per_microbatch(m, par, c, o, work.attention_forward)};
 
     // Once per iteration.
     const StageParameters params = parameters_per_gpu(m, par);
-    const Seconds dp_full = gradient_sync_time(params.dense, data_group(par, c), par, c, o) +
-                            gradient_sync_time(params.expert, expert_data_group(par, c), par, c, o);
+    const Seconds forward = one.compute / 3.0;
     const Seconds backward = (2.0 / 3.0) * one.compute + one.recompute;
-    const Seconds dp = o.overlap_dp ? std::max(Seconds{}, dp_full - backward) : dp_full;
+    const double layers = count(m.layers / par.pp);
+    const Seconds dp =
+        exposed_sync_time(gradient_sync_parts(params.dense, data_group(par, c), par, c, o), par, layers, forward,
+                          backward, o) +
+        exposed_sync_time(gradient_sync_parts(params.expert, expert_data_group(par, c), par, c, o), par, layers,
+                          forward, backward, o);
 
     const TrainingMemory memory = training_memory(m, par, params);
     const StepBreakdown breakdown{.compute = mb * one.compute,
@@ -388,7 +554,8 @@ struct MicrobatchTime {
                             .mfu = model_flops_utilisation(model_flops, step, gpus(par), gpu),
                             .hfu = hardware_flops_utilisation(hardware_flops, step, gpus(par), gpu),
                             .model_flops = model_flops,
-                            .hardware_flops = hardware_flops};
+                            .hardware_flops = hardware_flops,
+                            .compute_model = resolved_compute_model(gpu, o)};
 }
 
 }  // namespace napkin

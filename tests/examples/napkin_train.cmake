@@ -23,12 +23,13 @@ napkin_check_output(cli.train.error.recompute
 napkin_check_output(cli.train.error.batch
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --dp 8 --micro-batch 4 --global-batch 20
   EXPECT "Parallelism.global_batch = 20: must be a multiple of micro_batch × dp = 32" EXIT_CODE 2)
-# --schedule: the pipeline schedule by pipeline.hpp's names. GPT-2 medium t2 p4, m = 8: the stage's compute is
+# --schedule: the pipeline schedule by pipeline.hpp's names. GPT-2 medium t2 p4, m = 8, the flat compute
+# model (--compute-model flat; the GEMM model is the default): the stage's compute is
 # 8 × 3W with W = 142,892,597,248 FLOPs / (312 TFLOP/s × 0.677) + one element-wise pass, 6 layers ×
 # 2.18 × 65,011,712 bytes / 2,039 GB/s (tests/unit/training.cpp): W = 1.093542 ms, i.e. 26.24501 ms.
 napkin_check_output(cli.train.schedule_zb_h1
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-medium --tp 2 --pp 4 --dp 1 --micro-batch 1
-          --global-batch 8 --seq-len 1024 --schedule zb-h1 --json
+          --global-batch 8 --seq-len 1024 --schedule zb-h1 --compute-model flat --json
   EXPECT "\"schedule\": \"zb-h1\"" "\"compute\": 0.026245")
 napkin_check_output(cli.train.schedule_default_interleaved
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-medium --tp 2 --pp 4 --dp 1 --micro-batch 1
@@ -83,12 +84,49 @@ napkin_check_output(cli.train.error.efficiency
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --gpus-per-node 1 --global-batch 8 --peak-share 1.5
   EXPECT "napkin: error: EfficiencyModel.peak_share = 1.5: must be in (0, 1" EXIT_CODE 2)
 # --cp: ring attention's K/V exchange on two DGX A100 nodes, 22B t8 c2 b1 s2048 (the context
-# ranks in different nodes): 48 × (135.12912 − 30.5006 + 260.95824 − 2 × 30.5006) µs = 14.620 ms
-# (tests/unit/training.cpp derives it).
+# ranks in different nodes), with the flat compute model's attention time: 48 × (135.12912 − 30.5006 +
+# 260.95824 − 2 × 30.5006) µs = 14.620 ms (tests/unit/training.cpp derives it).
 napkin_check_output(cli.train.context_parallel
   COMMAND $<TARGET_FILE:napkin-cli> train --model megatron-22b --tp 8 --cp 2 --pp 1 --dp 1 --micro-batch 1
-          --global-batch 1 --seq-len 2048 --json
+          --global-batch 1 --seq-len 2048 --compute-model flat --json
   EXPECT "\"cp\": 0.01462" "\"gpus\": 16" "\"nodes\": 2")
 napkin_check_output(cli.train.error.context_parallel
   COMMAND $<TARGET_FILE:napkin-cli> train --model megatron-22b --tp 8 --cp 3 --global-batch 1 --seq-len 2048
   EXPECT "napkin: error: Parallelism.sequence = 2048: must be a multiple of cp = 3" EXIT_CODE 2)
+# --compute-dtype fp8 on a GPU without FP8 tensor cores is rejected naming the GPU.
+napkin_check_output(cli.train.error.fp8_on_a100
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536
+          --compute-dtype fp8
+  EXPECT "napkin: error: --compute-dtype \"fp8\": a100-80gb-sxm has no FP8 tensor cores (use bf16 or fp16)"
+  EXIT_CODE 2)
+# The GEMM model is the default and says so; --peak-share (and --half-width, --memory-passes) select
+# the flat model.
+napkin_check_output(cli.train.compute_model
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536 --json
+  EXPECT "\"compute_model\": \"gemm\"")
+napkin_check_output(cli.train.compute_model_flat
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536
+          --peak-share 0.6 --json
+  EXPECT "\"compute_model\": \"flat\"")
+# calibrate-training: the three GPT-3 rows of Narayanan et al. 2021 Table 2 (t8 p12, batch 1,536 on
+# 384 / 768 / 1,536 A100s at 153 / 149 / 141 TFLOP/s per GPU: 96·B·s·l·h²(1 + s/6h + V/16lh)
+# = 4.4999e18 FLOPs over those rates and GPUs = 76.780, 39.421, 20.829 s) fit the Ampere share and
+# the element-wise passes (the Hopper share has no run and is not fitted).
+napkin_check_output(cli.calibrate_training
+  COMMAND $<TARGET_FILE:napkin-cli> calibrate-training ${CMAKE_CURRENT_SOURCE_DIR}/data/training-runs-gpt3.csv
+  EXPECT "GPT-3 t8 p12 384 GPUs" "76.780s" "ampere share 0.67" "(not fitted: no run on a later GPU)" "RMS 0.8")
+napkin_check_output(cli.calibrate_training.error.rows
+  COMMAND $<TARGET_FILE:napkin-cli> calibrate-training ${CMAKE_CURRENT_SOURCE_DIR}/data/training-runs-one-row.csv
+  EXPECT "1 rows for 2 free parameters: give at least as many rows as parameters" EXIT_CODE 2)
+napkin_check_output(cli.calibrate_training.error.field
+  COMMAND $<TARGET_FILE:napkin-cli> calibrate-training
+          ${CMAKE_CURRENT_SOURCE_DIR}/data/training-runs-unknown-field.csv
+  EXPECT "napkin: error: row 1: unknown field \"speed\"" EXIT_CODE 2)
+napkin_check_output(cli.calibrate_training.error.step
+  COMMAND $<TARGET_FILE:napkin-cli> calibrate-training ${CMAKE_CURRENT_SOURCE_DIR}/data/training-runs-zero-step.csv
+  EXPECT "napkin: error: row 2: field \"step_s\" = 0: must be positive" EXIT_CODE 2)
+# --profile: a profile file replaces the defaults; an unknown field is named.
+napkin_check_output(cli.train.profile
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536
+          --profile ${CMAKE_CURRENT_SOURCE_DIR}/data/efficiency-profile-bad.json
+  EXPECT "unknown field \"speed\" (ampere_share, hopper_share, memory_passes)" EXIT_CODE 2)

@@ -1,6 +1,8 @@
 // napkin/calibrate.hpp and napkin/io/nccl_tests.hpp: recovering α and B from
 // synthetic measurements made from known values.
 #include <napkin/calibrate.hpp>
+#include <napkin/catalog/clusters.hpp>
+#include <napkin/catalog/models.hpp>
 #include <napkin/io/nccl_tests.hpp>
 
 #include <doctest/doctest.h>
@@ -167,5 +169,68 @@ TEST_SUITE("calibrate") {
               "nccl-tests line 1 out-of-place time = \"abc\": is not a number");
         CHECK(error_of([] { return io::read_nccl_tests("/nonexistent/all_reduce_perf.txt"); }) ==
               "nccl-tests file = \"/nonexistent/all_reduce_perf.txt\": cannot be opened");
+    }
+}
+
+// Training calibration: runs whose measured steps are napkin's own predictions under a known
+// profile give that profile back from another start, with zero residuals.
+namespace {
+std::vector<MeasuredRun> synthetic_runs(const EfficiencyProfile& truth) {
+    const TransformerShape models[] = {catalog::gpt3_175b, catalog::megatron_22b, catalog::llama3_1_8b};
+    const Parallelism layouts[] = {
+        Parallelism{.tp = 8, .pp = 8, .dp = 2, .global_batch = 256, .recompute = Recompute::full},
+        Parallelism{.tp = 4, .dp = 4, .micro_batch = 2, .global_batch = 64, .sequence_parallel = true,
+                    .flash_attention = true},
+        Parallelism{.dp = 16, .micro_batch = 4, .global_batch = 128, .sharding = Sharding::zero3,
+                    .flash_attention = true}};
+    std::vector<MeasuredRun> runs;
+    for (const Node* node : {&catalog::dgx_a100, &catalog::dgx_h100})
+        for (int i = 0; i < 3; ++i) {
+            MeasuredRun run{.label = models[i].name, .source = "synthetic", .framework = "", .model = models[i],
+                            .cluster = cluster_of(*node, gpus(layouts[i]) / 8), .layout = layouts[i],
+                            .options = TrainingOptions{}, .measured_step = seconds(1)};
+            run.measured_step = predicted_step(run, truth);
+            runs.push_back(run);
+        }
+    return runs;
+}
+}  // namespace
+
+TEST_SUITE("calibrate training") {
+    TEST_CASE("runs made from a known profile give it back, residuals zero") {
+        const EfficiencyProfile truth{.ampere_share = 0.72, .hopper_share = 0.55, .memory_passes = 1.5};
+        const std::vector<MeasuredRun> runs = synthetic_runs(truth);
+        const TrainingFit fit = fit_efficiency_profile(runs, {}, EfficiencyProfile{0.5, 0.5, 3.0});
+        CHECK(fit.profile.ampere_share == doctest::Approx(0.72).epsilon(1e-6));
+        CHECK(fit.profile.hopper_share == doctest::Approx(0.55).epsilon(1e-6));
+        CHECK(fit.profile.memory_passes == doctest::Approx(1.5).epsilon(1e-5));
+        CHECK(fit.max_abs_residual < 1e-8);
+        CHECK(fit.relative_residuals.size() == 6);
+    }
+
+    TEST_CASE("a parameter no run depends on keeps its start and is reported as not fitted") {
+        std::vector<MeasuredRun> runs = synthetic_runs(default_profile);
+        runs.resize(3);  // the A100 runs only
+        const TrainingFit fit = fit_efficiency_profile(runs, {}, EfficiencyProfile{0.5, 0.4, 3.0});
+        CHECK(fit.fitted[0]);
+        CHECK_FALSE(fit.fitted[1]);
+        CHECK(fit.profile.hopper_share == 0.4);
+        CHECK(fit.profile.ampere_share == doctest::Approx(default_profile.ampere_share).epsilon(1e-6));
+    }
+
+    TEST_CASE("too few runs, or a weight per run that is not positive, are rejected by name") {
+        std::vector<MeasuredRun> runs = synthetic_runs(default_profile);
+        runs.resize(1);
+        CHECK_THROWS_WITH_AS((void)fit_efficiency_profile(runs), "runs (count) = 1: need at least as many runs as "
+                                                                  "free parameters",
+                             napkin::invalid_argument);
+        const std::vector<MeasuredRun> all = synthetic_runs(default_profile);
+        const std::vector<double> weights{1, 1, 1, 1, 1, 0};
+        CHECK_THROWS_WITH_AS((void)fit_efficiency_profile(all, weights), "weight = 0: must be positive",
+                             napkin::invalid_argument);
+        MeasuredRun bad = all[0];
+        bad.measured_step = seconds(-1);
+        CHECK_THROWS_WITH_AS((void)throughput_error(bad), "MeasuredRun.measured_step (s) = -1: must be positive",
+                             napkin::invalid_argument);
     }
 }

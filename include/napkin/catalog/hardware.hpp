@@ -23,6 +23,8 @@ inline constexpr Gpu a100_80gb_sxm = validated(Gpu{
     .usable_fraction = default_usable_fraction,
     .memory_bandwidth = gigabytes_per_second(2039),
     .peak_flops = teraflops_per_second(312),
+    .sm_count = 108,  // A100 Tensor Core GPU Architecture whitepaper (2020): 108 SMs
+    .architecture = Architecture::ampere,
 });
 
 // NVIDIA A100 data sheet (June 2021), A100 40 GB SXM column: 1,555 GB/s, 312 TFLOP/s.
@@ -32,6 +34,8 @@ inline constexpr Gpu a100_40gb_sxm = validated(Gpu{
     .usable_fraction = default_usable_fraction,
     .memory_bandwidth = gigabytes_per_second(1555),
     .peak_flops = teraflops_per_second(312),
+    .sm_count = 108,
+    .architecture = Architecture::ampere,
 });
 
 // NVIDIA H100 Tensor Core GPU data sheet, H100 SXM column: 80 GB HBM3,
@@ -42,6 +46,9 @@ inline constexpr Gpu h100_sxm = validated(Gpu{
     .usable_fraction = default_usable_fraction,
     .memory_bandwidth = terabytes_per_second(3.35),
     .peak_flops = teraflops_per_second(989),
+    .sm_count = 132,                           // NVIDIA Hopper architecture whitepaper: 132 SMs (SXM5)
+    .fp8_flops = teraflops_per_second(1978.9),  // data sheet: 3,958 TFLOP/s FP8 with sparsity
+    .architecture = Architecture::hopper,
 });
 
 // NVIDIA H200 Tensor Core GPU data sheet, H200 SXM column: 141 GB HBM3e,
@@ -52,6 +59,9 @@ inline constexpr Gpu h200_sxm = validated(Gpu{
     .usable_fraction = default_usable_fraction,
     .memory_bandwidth = terabytes_per_second(4.8),
     .peak_flops = teraflops_per_second(989),
+    .sm_count = 132,
+    .fp8_flops = teraflops_per_second(1978.9),  // H200 data sheet: 3,958 with sparsity
+    .architecture = Architecture::hopper,
 });
 
 // NVIDIA DGX B200 data sheet: 1,440 GB of HBM3e over 8 GPUs (180 GB each),
@@ -62,6 +72,9 @@ inline constexpr Gpu b200 = validated(Gpu{
     .usable_fraction = default_usable_fraction,
     .memory_bandwidth = terabytes_per_second(8),
     .peak_flops = teraflops_per_second(2250),
+    .sm_count = 148,                          // not printed by NVIDIA: 2 dies × 74 SMs (public microbenchmarks)
+    .fp8_flops = teraflops_per_second(4500),  // DGX B200 data sheet: 72 PFLOP/s FP8 dense / 8 (FP4: 9,000)
+    .architecture = Architecture::blackwell,
 });
 
 // NVIDIA GH200 Grace Hopper Superchip data sheet, the H100 part: 96 GB HBM3,
@@ -72,9 +85,128 @@ inline constexpr Gpu gh200 = validated(Gpu{
     .usable_fraction = default_usable_fraction,
     .memory_bandwidth = terabytes_per_second(4),
     .peak_flops = teraflops_per_second(989),
+    .sm_count = 132,
+    .fp8_flops = teraflops_per_second(1978.9),
+    .architecture = Architecture::hopper,
 });
 
-inline constexpr std::array gpus{&a100_80gb_sxm, &a100_40gb_sxm, &h100_sxm, &h200_sxm, &b200, &gh200};
+// NVIDIA A100 data sheet (June 2021), A100 80 GB PCIe column: 1,935 GB/s
+// HBM2e, 312 TFLOP/s dense BF16; the same GA100 with 108 SMs.
+inline constexpr Gpu a100_80gb_pcie = validated(Gpu{
+    .name = "a100-80gb-pcie",
+    .memory = gibibytes(80),
+    .usable_fraction = default_usable_fraction,
+    .memory_bandwidth = gigabytes_per_second(1935),
+    .peak_flops = teraflops_per_second(312),
+    .sm_count = 108,
+    .architecture = Architecture::ampere,
+});
+
+// NVIDIA A100 data sheet (June 2021), A100 40 GB PCIe column: 1,555 GB/s, 312 TFLOP/s.
+inline constexpr Gpu a100_40gb_pcie = validated(Gpu{
+    .name = "a100-40gb-pcie",
+    .memory = gibibytes(40),
+    .usable_fraction = default_usable_fraction,
+    .memory_bandwidth = gigabytes_per_second(1555),
+    .peak_flops = teraflops_per_second(312),
+    .sm_count = 108,
+    .architecture = Architecture::ampere,
+});
+
+// NVIDIA H100 data sheet, H100 PCIe column: 80 GB HBM2e, 2.0 TB/s, 756 TFLOP/s
+// dense BF16, 1,513 dense FP8 (the sheet prints twice each, with sparsity); 114 SMs.
+inline constexpr Gpu h100_pcie = validated(Gpu{
+    .name = "h100-pcie",
+    .memory = gibibytes(80),
+    .usable_fraction = default_usable_fraction,
+    .memory_bandwidth = terabytes_per_second(2.0),
+    .peak_flops = teraflops_per_second(756),
+    .sm_count = 114,
+    .fp8_flops = teraflops_per_second(1513),
+    .architecture = Architecture::hopper,
+});
+
+// NVIDIA H100 NVL data sheet (per GPU): 94 GB HBM3, 3.9 TB/s, 835 TFLOP/s
+// dense BF16, 1,671 dense FP8; 132 SMs.
+inline constexpr Gpu h100_nvl = validated(Gpu{
+    .name = "h100-nvl",
+    .memory = gigabytes(94),
+    .usable_fraction = default_usable_fraction,
+    .memory_bandwidth = terabytes_per_second(3.9),
+    .peak_flops = teraflops_per_second(835),
+    .sm_count = 132,
+    .fp8_flops = teraflops_per_second(1671),
+    .architecture = Architecture::hopper,
+});
+
+// NVIDIA GH200 Grace Hopper Superchip data sheet, the 144 GB HBM3e part:
+// 4.9 TB/s, 989 TFLOP/s dense BF16, 1,979 dense FP8.
+inline constexpr Gpu gh200_144gb = validated(Gpu{
+    .name = "gh200-144gb",
+    .memory = gigabytes(144),
+    .usable_fraction = default_usable_fraction,
+    .memory_bandwidth = terabytes_per_second(4.9),
+    .peak_flops = teraflops_per_second(989),
+    .sm_count = 132,
+    .fp8_flops = teraflops_per_second(1978.9),
+    .architecture = Architecture::hopper,
+});
+
+// NVIDIA GB200 NVL72 data sheet, per GPU (the rack's figures over 72 GPUs):
+// 186 GB HBM3e, 8 TB/s, 2,500 TFLOP/s dense BF16, 5,000 dense FP8 (FP4 10,000);
+// the B200's 148 SMs.
+inline constexpr Gpu gb200 = validated(Gpu{
+    .name = "gb200",
+    .memory = gigabytes(186),
+    .usable_fraction = default_usable_fraction,
+    .memory_bandwidth = terabytes_per_second(8),
+    .peak_flops = teraflops_per_second(2500),
+    .sm_count = 148,
+    .fp8_flops = teraflops_per_second(5000),
+    .architecture = Architecture::blackwell,
+});
+
+// AMD Instinct MI250X data sheet (the two-die package as one device): 220
+// compute units, 128 GB HBM2e, 3.2768 TB/s, 383 TFLOP/s dense BF16, no FP8.
+inline constexpr Gpu mi250x = validated(Gpu{
+    .name = "mi250x",
+    .memory = gigabytes(128),
+    .usable_fraction = default_usable_fraction,
+    .memory_bandwidth = gigabytes_per_second(3276.8),
+    .peak_flops = teraflops_per_second(383),
+    .sm_count = 220,
+    .architecture = Architecture::cdna2,
+});
+
+// AMD Instinct MI300X data sheet: 304 compute units, 192 GB HBM3, 5.3 TB/s,
+// 1,307.4 TFLOP/s dense BF16, 2,614.9 dense FP8.
+inline constexpr Gpu mi300x = validated(Gpu{
+    .name = "mi300x",
+    .memory = gigabytes(192),
+    .usable_fraction = default_usable_fraction,
+    .memory_bandwidth = terabytes_per_second(5.3),
+    .peak_flops = teraflops_per_second(1307.4),
+    .sm_count = 304,
+    .fp8_flops = teraflops_per_second(2614.9),
+    .architecture = Architecture::cdna3,
+});
+
+// AMD Instinct MI325X data sheet: the MI300X's 304 compute units and peaks,
+// 256 GB HBM3e at 6 TB/s.
+inline constexpr Gpu mi325x = validated(Gpu{
+    .name = "mi325x",
+    .memory = gigabytes(256),
+    .usable_fraction = default_usable_fraction,
+    .memory_bandwidth = terabytes_per_second(6),
+    .peak_flops = teraflops_per_second(1307.4),
+    .sm_count = 304,
+    .fp8_flops = teraflops_per_second(2614.9),
+    .architecture = Architecture::cdna3,
+});
+
+inline constexpr std::array gpus{&a100_80gb_sxm, &a100_40gb_sxm, &h100_sxm, &h200_sxm, &b200, &gh200,
+                                 &a100_80gb_pcie, &a100_40gb_pcie, &h100_pcie, &h100_nvl, &gh200_144gb,
+                                 &gb200, &mi250x, &mi300x, &mi325x};
 
 // NCCL's default tuning constants (NVIDIA/nccl src/graph/tuning.cc, hwLat and
 // baseLat tables): a ring all-reduce with the low-latency (LL) protocol pays a

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 // napkin/catalog/megatron_runs.hpp — published Megatron-LM training runs on
-// DGX A100 clusters with the throughput they achieved, and napkin's
-// prediction for each: the evidence behind the efficiency defaults and the
-// check of the step model against runs it was not fitted to.
+// DGX A100 clusters with the throughput they achieved: with
+// catalog/measured_runs.hpp, the rows the efficiency defaults are fitted to
+// (napkin/gemm.hpp, EfficiencyProfile).
 //
 //   for (const MegatronRun& run : catalog::megatron_runs)
-//       std::printf("%s: %.1f predicted, %.0f measured\n", run.label.data(),
-//                   predicted_tflops_per_gpu(run), run.tflops_per_gpu);
+//       std::printf("%s: %+.1f %%\n", run.label.data(), 100 * throughput_error(measured_run_of(run)));
 #pragma once
 
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/compute.hpp>
+#include <napkin/measured_run.hpp>
 #include <napkin/model.hpp>
 #include <napkin/parallelism.hpp>
 #include <napkin/training.hpp>
@@ -69,15 +69,15 @@ inline constexpr std::array<MegatronRun, 17> megatron_runs{{
     {"310.1B, 1,920 GPUs", "Narayanan 2021, Table 1", 128, 16384, 96, 310.1, 8, 16, 1920, 2160, 155.0, RunRole::fit},
     {"529.6B, 2,520 GPUs", "Narayanan 2021, Table 1", 128, 20480, 105, 529.6, 8, 35, 2520, 2520, 163.0, RunRole::fit},
     {"1T (1008.0B), 3,072 GPUs", "Narayanan 2021, Table 1", 160, 25600, 128, 1008.0, 8, 64, 3072, 3072, 163.0,
-     RunRole::check},
-    {"174.6B, 384 GPUs", "Narayanan 2021, Table 2", 96, 12288, 96, 174.6, 8, 12, 384, 1536, 153.0, RunRole::check},
-    {"174.6B, 768 GPUs", "Narayanan 2021, Table 2", 96, 12288, 96, 174.6, 8, 12, 768, 1536, 149.0, RunRole::check},
-    {"174.6B, 1,536 GPUs", "Narayanan 2021, Table 2", 96, 12288, 96, 174.6, 8, 12, 1536, 1536, 141.0, RunRole::check},
-    {"529.6B, 560 GPUs", "Narayanan 2021, Table 2", 128, 20480, 105, 529.6, 8, 35, 560, 2240, 171.0, RunRole::check},
+     RunRole::fit},
+    {"174.6B, 384 GPUs", "Narayanan 2021, Table 2", 96, 12288, 96, 174.6, 8, 12, 384, 1536, 153.0, RunRole::fit},
+    {"174.6B, 768 GPUs", "Narayanan 2021, Table 2", 96, 12288, 96, 174.6, 8, 12, 768, 1536, 149.0, RunRole::fit},
+    {"174.6B, 1,536 GPUs", "Narayanan 2021, Table 2", 96, 12288, 96, 174.6, 8, 12, 1536, 1536, 141.0, RunRole::fit},
+    {"529.6B, 560 GPUs", "Narayanan 2021, Table 2", 128, 20480, 105, 529.6, 8, 35, 560, 2240, 171.0, RunRole::fit},
     {"529.6B, 1,120 GPUs", "Narayanan 2021, Table 2", 128, 20480, 105, 529.6, 8, 35, 1120, 2240, 167.0,
-     RunRole::check},
+     RunRole::fit},
     {"529.6B, 2,240 GPUs", "Narayanan 2021, Table 2", 128, 20480, 105, 529.6, 8, 35, 2240, 2240, 159.0,
-     RunRole::check},
+     RunRole::fit},
     {"GPT-3 175B, 1,024 GPUs", "Narayanan 2021, Sec. 5.1", 96, 12288, 96, 174.6, 8, 16, 1024, 1536, 138.0,
      RunRole::estimate},
 }};
@@ -109,13 +109,21 @@ inline constexpr std::array<MegatronRun, 17> megatron_runs{{
     return napkin::cluster_of(dgx_a100, run.gpus / dgx_a100.gpus);
 }
 
-// The TFLOP/s per GPU napkin predicts for the run, counted as the paper counts them.
-[[nodiscard]] constexpr double predicted_tflops_per_gpu(const MegatronRun& run,
-                                                       const EfficiencyModel& efficiency = default_efficiency) {
-    const TrainingEstimate e =
-        evaluate_training(shape_of(run), cluster_of(run), layout_of(run), TrainingOptions{.efficiency = efficiency});
+// The run as a MeasuredRun (napkin/measured_run.hpp): the iteration time its
+// TFLOP/s per GPU means under the paper's FLOP count, 96·B·s·l·h²(1 + s/6h + V/16lh).
+// Narayanan et al. 2021 ran Megatron-LM before flash attention: the attention
+// core is two batched GEMMs over the full square of scores.
+[[nodiscard]] constexpr MeasuredRun measured_run_of(const MegatronRun& run) {
     const Flops counted = narayanan_flops_with_recomputation(run.global_batch, 2048, run.layers, run.hidden, 51200);
-    return in(counted / e.step, units::TFLOPps) / count(run.gpus);
+    return MeasuredRun{.label = run.label,
+                       .source = run.source,
+                       .framework = "Megatron-LM (2021)",
+                       .model = shape_of(run),
+                       .cluster = cluster_of(run),
+                       .layout = layout_of(run),
+                       .options = default_training_options,
+                       .measured_step = step_from_flops_per_gpu(counted, run.tflops_per_gpu, run.gpus),
+                       .complete = true};
 }
 
 }  // namespace napkin::catalog

@@ -1,0 +1,253 @@
+// napkin calibrate-training RUNS.json|RUNS.csv — fit the training model's
+// efficiency parameters (napkin/gemm.hpp, EfficiencyProfile) to your own
+// measured runs by least squares (napkin/calibrate.hpp, fit_efficiency_profile),
+// print each run's residual and the fit's RMS, and write the profile that
+// `napkin train --profile FILE` and `napkin plan --profile FILE` read.
+//
+// A run (a JSON object in "runs", or a CSV row under a header of the same names):
+//   label, model (catalog name), gpu (catalog name), gpus_per_node (8),
+//   intra_link (nvlink3), inter_link (ib-hdr), tp, pp, dp, cp, ep, micro_batch,
+//   global_batch, sequence, recompute (none|selective|full), zero (0|1|2|3|distributed),
+//   sequence_parallel, flash_attention, causal, overlap_tp, overlap_dp,
+//   overlap_param_gather, fsdp_prefetch (true|false), compute_dtype (bf16|fp16|fp8),
+//   grad_dtype (bf16|fp32), weight (1: the run's weight in the least squares),
+//   and one measurement: step_s or tokens_per_s_per_gpu.
+#include "command.hpp"
+#include "common.hpp"
+#include "training_profile.hpp"
+
+#include <napkin/calibrate.hpp>
+#include <napkin/catalog/hardware.hpp>
+#include <napkin/catalog/models.hpp>
+#include <napkin/measured_run.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace napkin::cli {
+namespace {
+
+using Row = std::map<std::string, std::string>;
+
+const std::vector<std::string>& known_fields() {
+    static const std::vector<std::string> fields{
+        "label", "model", "gpu", "gpus_per_node", "intra_link", "inter_link", "tp", "pp", "dp", "cp", "ep",
+        "micro_batch", "global_batch", "sequence", "recompute", "zero", "sequence_parallel", "flash_attention",
+        "causal", "overlap_tp", "overlap_dp", "overlap_param_gather", "fsdp_prefetch", "compute_dtype",
+        "grad_dtype", "weight", "step_s", "tokens_per_s_per_gpu"};
+    return fields;
+}
+
+std::string trimmed(const std::string& text) {
+    const auto first = text.find_first_not_of(" \t\r");
+    if (first == std::string::npos) return "";
+    return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+    std::vector<std::string> cells;
+    std::stringstream in(line);
+    std::string cell;
+    while (std::getline(in, cell, ',')) cells.push_back(trimmed(cell));
+    return cells;
+}
+
+std::vector<Row> read_rows(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw napkin::invalid_argument("RUNS \"" + path + "\": cannot be read");
+    std::vector<Row> rows;
+    if (path.ends_with(".csv")) {
+        std::string line;
+        std::getline(in, line);
+        const std::vector<std::string> header = split_csv(line);
+        while (std::getline(in, line)) {
+            if (trimmed(line).empty()) continue;
+            const std::vector<std::string> cells = split_csv(line);
+            if (cells.size() != header.size())
+                throw napkin::invalid_argument("row " + std::to_string(rows.size() + 1) + ": " +
+                                               std::to_string(cells.size()) + " cells for " +
+                                               std::to_string(header.size()) + " columns");
+            Row row;
+            for (std::size_t i = 0; i < cells.size(); ++i)
+                if (!cells[i].empty()) row[header[i]] = cells[i];
+            rows.push_back(row);
+        }
+        return rows;
+    }
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception&) {
+        throw napkin::invalid_argument("RUNS \"" + path + "\": not valid JSON");
+    }
+    if (!j.is_object() || !j.contains("runs") || !j["runs"].is_array())
+        throw napkin::invalid_argument("RUNS \"" + path + "\": must be an object with a \"runs\" array");
+    for (const auto& run : j["runs"]) {
+        if (!run.is_object())
+            throw napkin::invalid_argument("row " + std::to_string(rows.size() + 1) + ": must be an object");
+        Row row;
+        for (const auto& [key, value] : run.items())
+            row[key] = value.is_string() ? value.get<std::string>() : value.dump();
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+MeasuredRun measured_run_of(const Row& row, std::size_t index, std::deque<std::string>& names, double& weight) {
+    const std::string where = "row " + std::to_string(index);
+    for (const auto& [key, value] : row)
+        if (std::find(known_fields().begin(), known_fields().end(), key) == known_fields().end())
+            throw napkin::invalid_argument(where + ": unknown field \"" + key + "\"");
+    const auto text = [&](const std::string& key, const std::string& fallback) {
+        const auto it = row.find(key);
+        if (it != row.end()) return it->second;
+        if (fallback.empty()) throw napkin::invalid_argument(where + ": field \"" + key + "\" is required");
+        return fallback;
+    };
+    const auto number = [&](const std::string& key, const std::string& fallback) {
+        const std::string value = text(key, fallback);
+        try {
+            std::size_t used = 0;
+            const double x = std::stod(value, &used);
+            if (used == value.size()) return x;
+        } catch (const std::exception&) {
+        }
+        throw napkin::invalid_argument(where + ": field \"" + key + "\" = \"" + value + "\": not a number");
+    };
+    const auto whole = [&](const std::string& key, const std::string& fallback) {
+        const double x = number(key, fallback);
+        if (x < 1 || x != static_cast<double>(static_cast<long long>(x)))
+            throw napkin::invalid_argument(where + ": field \"" + key + "\" = " + text(key, fallback) +
+                                           ": must be a whole number of at least 1");
+        return static_cast<long long>(x);
+    };
+    const auto flag = [&](const std::string& key, bool fallback) {
+        const std::string value = text(key, fallback ? "true" : "false");
+        if (value != "true" && value != "false")
+            throw napkin::invalid_argument(where + ": field \"" + key + "\" = \"" + value + "\": must be true or false");
+        return value == "true";
+    };
+    const auto choice = [&]<class T>(const std::string& key, const std::string& fallback, auto parse) {
+        const std::string value = text(key, fallback);
+        const std::optional<T> parsed = parse(value);
+        if (!parsed) throw napkin::invalid_argument(where + ": field \"" + key + "\" = \"" + value + "\": unknown");
+        return *parsed;
+    };
+    names.push_back(text("label", where));
+    const std::string model_name = text("model", "");
+    const auto model = catalog::find_model(model_name);
+    if (!model) throw napkin::invalid_argument(where + ": field \"model\" = \"" + model_name + "\": not in the catalog");
+    const std::string gpu_name = text("gpu", "");
+    const auto gpu = catalog::find_gpu(gpu_name);
+    if (!gpu) throw napkin::invalid_argument(where + ": field \"gpu\" = \"" + gpu_name + "\": not in the catalog");
+    const auto link = [&](const std::string& key, const std::string& fallback) {
+        const std::string name = text(key, fallback);
+        const auto found = catalog::find_link(name);
+        if (!found) throw napkin::invalid_argument(where + ": field \"" + key + "\" = \"" + name + "\": not in the catalog");
+        return *found;
+    };
+    Parallelism par{.tp = whole("tp", "1"), .pp = whole("pp", "1"), .dp = whole("dp", "1"), .ep = whole("ep", "1"),
+                    .cp = whole("cp", "1"), .micro_batch = whole("micro_batch", "1"),
+                    .global_batch = whole("global_batch", ""), .sequence = whole("sequence", "2048"),
+                    .sequence_parallel = flag("sequence_parallel", false)};
+    par.recompute = choice.operator()<Recompute>("recompute", "none", parse_recompute);
+    par.sharding = choice.operator()<Sharding>("zero", "0", parse_sharding);
+    par.flash_attention = flag("flash_attention", false);
+    par.gradients = choice.operator()<DType>("grad_dtype", "bf16", parse_dtype);
+    TrainingOptions options{.compute_dtype = choice.operator()<DType>("compute_dtype", "bf16", parse_dtype),
+                            .overlap_tp = flag("overlap_tp", false),
+                            .overlap_param_gather = flag("overlap_param_gather", false),
+                            .fsdp_prefetch = flag("fsdp_prefetch", true),
+                            .causal = flag("causal", false),
+                            .overlap_dp = flag("overlap_dp", false)};
+    const long long per_node = std::min(gpus(par), whole("gpus_per_node", "8"));
+    if (gpus(par) % per_node != 0)
+        throw napkin::invalid_argument(where + ": tp · pp · dp · cp = " + std::to_string(gpus(par)) +
+                                       " GPUs must fill whole nodes of gpus_per_node");
+    const Node node{.name = "node", .gpu = *gpu, .gpus = per_node, .intra = link("intra_link", "nvlink3"),
+                    .inter = link("inter_link", "ib-hdr")};
+    const bool has_step = row.contains("step_s"), has_tokens = row.contains("tokens_per_s_per_gpu");
+    if (has_step == has_tokens)
+        throw napkin::invalid_argument(where + ": give exactly one of \"step_s\" and \"tokens_per_s_per_gpu\"");
+    weight = number("weight", "1");
+    if (!(weight > 0.0))
+        throw napkin::invalid_argument(where + ": field \"weight\" = " + text("weight", "1") + ": must be positive");
+    const std::string measured_key = has_step ? "step_s" : "tokens_per_s_per_gpu";
+    const double measured = number(measured_key, "");
+    if (!(measured > 0.0))
+        throw napkin::invalid_argument(where + ": field \"" + measured_key + "\" = " + text(measured_key, "") +
+                                       ": must be positive");
+    return MeasuredRun{.label = names.back(), .source = "calibration file", .framework = "", .model = *model,
+                       .cluster = cluster_of(node, gpus(par) / per_node), .layout = par, .options = options,
+                       .measured_step = has_step ? seconds(measured) : step_from_tokens_per_gpu(par, measured)};
+}
+
+}  // namespace
+
+NAPKIN_COMMAND(app) {
+    struct Options {
+        std::string runs, out;
+        bool json = false;
+    };
+    auto o = std::make_shared<Options>();
+    auto* sub = app.add_subcommand("calibrate-training",
+                                   "fit the training model's efficiency (tensor-core share per GPU generation, "
+                                   "element-wise passes) to measured runs");
+    sub->add_option("RUNS", o->runs, "measured runs: a JSON file with \"runs\" or a CSV file")->required();
+    sub->add_option("--out", o->out, "write the fitted profile (JSON) here, for --profile");
+    sub->add_flag("--json", o->json, "machine-readable output");
+    sub->callback([o] {
+        const std::vector<Row> rows = read_rows(o->runs);
+        std::deque<std::string> names;
+        std::vector<MeasuredRun> runs;
+        std::vector<double> weights(rows.size(), 1.0);
+        for (std::size_t i = 0; i < rows.size(); ++i) runs.push_back(measured_run_of(rows[i], i + 1, names, weights[i]));
+        std::size_t free = 1;  // memory_passes
+        bool ampere = false, other = false;
+        for (const MeasuredRun& run : runs)
+            (run.cluster.node.gpu.architecture == Architecture::ampere ? ampere : other) = true;
+        free += (ampere ? 1 : 0) + (other ? 1 : 0);
+        if (runs.size() < free)
+            throw napkin::invalid_argument("RUNS \"" + o->runs + "\": " + std::to_string(runs.size()) +
+                                           " rows for " + std::to_string(free) +
+                                           " free parameters: give at least as many rows as parameters");
+        const TrainingFit fit = fit_efficiency_profile(runs, weights);
+        if (!o->out.empty()) {
+            std::ofstream out(o->out);
+            if (!out) throw napkin::invalid_argument("--out \"" + o->out + "\": cannot be written");
+            out << efficiency_profile_json(fit.profile).dump(2) << "\n";
+        }
+        if (o->json) {
+            nlohmann::json residuals = nlohmann::json::array();
+            for (std::size_t i = 0; i < runs.size(); ++i)
+                residuals.push_back({{"label", runs[i].label}, {"residual", fit.relative_residuals[i]}});
+            print_json({{"profile", efficiency_profile_json(fit.profile)},
+                        {"fitted", {{"ampere_share", fit.fitted[0]}, {"hopper_share", fit.fitted[1]},
+                                    {"memory_passes", fit.fitted[2]}}},
+                        {"residuals", residuals},
+                        {"rms", fit.rms_relative_residual},
+                        {"mean_abs", fit.mean_abs_residual},
+                        {"max_abs", fit.max_abs_residual}});
+            return;
+        }
+        std::printf("%-32s %10s %10s %8s\n", "run", "measured", "napkin", "error");
+        for (std::size_t i = 0; i < runs.size(); ++i)
+            std::printf("%-32.32s %9.3fs %9.3fs %+7.1f%%\n", std::string(runs[i].label).c_str(),
+                        in(runs[i].measured_step, units::s), in(predicted_step(runs[i], fit.profile), units::s),
+                        100.0 * fit.relative_residuals[i]);
+        std::printf("ampere share %.4f%s, hopper share %.4f%s, memory passes %.3f\n", fit.profile.ampere_share,
+                    fit.fitted[0] ? "" : " (not fitted: no Ampere run)", fit.profile.hopper_share,
+                    fit.fitted[1] ? "" : " (not fitted: no run on a later GPU)", fit.profile.memory_passes);
+        std::printf("RMS %.2f %%, mean |error| %.2f %%, max %.2f %% over %zu runs\n",
+                    100.0 * fit.rms_relative_residual, 100.0 * fit.mean_abs_residual, 100.0 * fit.max_abs_residual,
+                    runs.size());
+        if (!o->out.empty()) std::printf("profile written to %s\n", o->out.c_str());
+    });
+}
+
+}  // namespace napkin::cli

@@ -1,0 +1,56 @@
+// The training efficiency profile as a JSON file (napkin calibrate-training
+// writes it; napkin train and plan read it with --profile FILE):
+//   {"schema": "napkin.efficiency-profile/1", "ampere_share": 0.6774,
+//    "hopper_share": 0.4846, "memory_passes": 1.018}
+// Every field is optional (the default profile fills the rest); an unknown
+// field is rejected by name.
+#pragma once
+
+#include <napkin/error.hpp>
+#include <napkin/gemm.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <string>
+
+namespace napkin::cli {
+
+inline nlohmann::json efficiency_profile_json(const EfficiencyProfile& p) {
+    return {{"schema", "napkin.efficiency-profile/1"},
+            {"ampere_share", p.ampere_share},
+            {"hopper_share", p.hopper_share},
+            {"memory_passes", p.memory_passes}};
+}
+
+inline EfficiencyProfile read_efficiency_profile(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw napkin::invalid_argument("--profile \"" + path + "\": cannot be read");
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception&) {
+        throw napkin::invalid_argument("--profile \"" + path + "\": not valid JSON");
+    }
+    if (!j.is_object()) throw napkin::invalid_argument("--profile \"" + path + "\": must be a JSON object");
+    EfficiencyProfile p = default_profile;
+    for (const auto& [key, value] : j.items()) {
+        if (key == "schema") continue;
+        double* field = key == "ampere_share"    ? &p.ampere_share
+                        : key == "hopper_share"  ? &p.hopper_share
+                        : key == "memory_passes" ? &p.memory_passes
+                                                 : nullptr;
+        if (field == nullptr)
+            throw napkin::invalid_argument("--profile \"" + path + "\": unknown field \"" + key +
+                                           "\" (ampere_share, hopper_share, memory_passes)");
+        if (!value.is_number())
+            throw napkin::invalid_argument("--profile \"" + path + "\": field \"" + key + "\" must be a number");
+        *field = value.get<double>();
+    }
+    require(p.ampere_share > 0.0 && p.ampere_share <= 1.0, "profile ampere_share", p.ampere_share, "must be in (0, 1]");
+    require(p.hopper_share > 0.0 && p.hopper_share <= 1.0, "profile hopper_share", p.hopper_share, "must be in (0, 1]");
+    require_non_negative("profile memory_passes", p.memory_passes);
+    return p;
+}
+
+}  // namespace napkin::cli

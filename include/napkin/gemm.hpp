@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+// napkin/gemm.hpp — the time of each matrix multiplication of a transformer
+// layer from its shape (m, n, k) on a given GPU, and of the attention core:
+//
+//   const Seconds t = gemm_time(GemmShape{.m = 2048, .n = 4608, .k = 12288}, gpu, settings);
+//
+// Three mechanisms, each from a source (NVIDIA, "Matrix Multiplication
+// Background User's Guide", DL performance documentation, 2023):
+//  - tile quantization: cuBLAS splits the m × n output into tiles (256 × 128
+//    is the largest and most efficient tile the guide names); a dimension that
+//    is not a multiple of the tile still pays for whole tiles;
+//  - wave quantization: the tiles run in waves of one tile per SM; a last,
+//    partly filled wave takes as long as a full one;
+//  - the roofline (Williams, Waterman & Patterson, CACM 2009): a GEMM moves at
+//    least its two inputs and its output, (m·k + k·n + m·n) elements, through
+//    memory; below the GPU's ridge point (peak / bandwidth FLOPs per byte) it
+//    is bound by the bandwidth, not by the tensor cores.
+// What is left — the share of the tensor-core peak a GEMM that fills every
+// tile of every wave reaches (clock under load, prologue and epilogue, the
+// kernel's own overheads) — is one number per GPU generation, fitted to
+// measured training runs (EfficiencyProfile below; tests/unit/training.cpp
+// recomputes the fit). Attention with flash attention is one kernel (Dao
+// 2023, FlashAttention-2): its FLOPs over the same tensor-core model, its
+// bytes the Q, K, V and O tensors only.
+#pragma once
+
+#include <napkin/error.hpp>
+#include <napkin/hardware.hpp>
+#include <napkin/model.hpp>
+#include <napkin/parallelism.hpp>
+#include <napkin/units.hpp>
+
+#include <algorithm>
+
+namespace napkin {
+
+// One GEMM: an (m × k) by (k × n) product, `batch` of them in one kernel
+// (the heads of the attention core, the local experts of an MoE layer).
+struct GemmShape {
+    double m = 1, n = 1, k = 1;
+    double batch = 1;
+};
+
+[[nodiscard]] constexpr Flops gemm_flops(const GemmShape& g) { return flops(2.0 * g.m * g.n * g.k * g.batch); }
+
+// The output tile (Matrix Multiplication Background guide, "Tile
+// quantization": 256 × 128 and 128 × 256 are cuBLAS's most efficient tiles).
+// Flash attention processes blocks of 128 query rows (Dao 2023, Sec. 3.1, the
+// block sizes {64, 128} × {64, 128} of its implementation).
+struct Tile {
+    double rows = 256, cols = 128;
+};
+inline constexpr Tile cublas_tile{};
+inline constexpr Tile flash_attention_tile{.rows = 128, .cols = 128};
+
+// ⌈x / t⌉ for positive x and t, exact for the integers GEMM shapes are.
+[[nodiscard]] constexpr double ceil_ratio(double x, double t) {
+    const double q = static_cast<double>(static_cast<long long>(x / t));
+    return q * t < x ? q + 1.0 : q;
+}
+
+// The share of the SMs' tile slots that does useful work: the output's
+// m·n over the waves × SMs × tile area it occupies (tile and wave
+// quantization together).
+[[nodiscard]] constexpr double quantization_efficiency(const GemmShape& g, long long sm_count,
+                                                       const Tile& tile = cublas_tile) {
+    require_at_least_one("Gpu.sm_count", sm_count);
+    require(g.m > 0.0 && g.n > 0.0 && g.k > 0.0 && g.batch > 0.0, "GemmShape (m·n·k·batch)", g.m * g.n * g.k * g.batch,
+            "every dimension must be positive");
+    const double tiles = g.batch * ceil_ratio(g.m, tile.rows) * ceil_ratio(g.n, tile.cols);
+    const double sms = count(sm_count);
+    const double waves = ceil_ratio(tiles, sms);
+    return g.batch * g.m * g.n / (waves * sms * tile.rows * tile.cols);
+}
+
+// How one GEMM runs: the tensor-core peak of the precision, the share of it a
+// fully quantized GEMM reaches, and the bytes per element it moves.
+struct GemmSettings {
+    FlopsPerSecond peak;
+    double share = 1.0;
+    double element_bytes = 2.0;
+};
+
+// The roofline of one GEMM: the slower of its tensor-core time (at the
+// achievable share, after quantization) and its memory time.
+[[nodiscard]] constexpr Seconds gemm_time(const GemmShape& g, const Gpu& gpu, const GemmSettings& s,
+                                          const Tile& tile = cublas_tile) {
+    const Seconds math = gemm_flops(g) / (s.peak * (s.share * quantization_efficiency(g, gpu.sm_count, tile)));
+    const Bytes moved = bytes(g.batch * (g.m * g.k + g.k * g.n + g.m * g.n) * s.element_bytes);
+    return std::max(math, read_time(moved, gpu));
+}
+
+// Forward and backward of a linear layer Y[m × n] = X[m × k] · W[k × n]: the
+// backward is the input gradient dX = dY · Wᵀ, an (m, k, n) GEMM, and the
+// weight gradient dW = Xᵀ · dY, a (k, n, m) GEMM (Qi et al. 2023, Sec. 2).
+struct PassTimes {
+    Seconds forward, backward;
+};
+
+[[nodiscard]] constexpr PassTimes linear_times(const GemmShape& g, const Gpu& gpu, const GemmSettings& s) {
+    const GemmShape input_gradient{.m = g.m, .n = g.k, .k = g.n, .batch = g.batch};
+    const GemmShape weight_gradient{.m = g.k, .n = g.n, .k = g.m, .batch = g.batch};
+    return {gemm_time(g, gpu, s), gemm_time(input_gradient, gpu, s) + gemm_time(weight_gradient, gpu, s)};
+}
+
+// The attention core of one layer on one GPU: b·(heads/t) heads, s/c queries
+// against s keys, head dimension d.
+//  - Flash attention: one kernel; forward 2 products (QKᵀ, PV), backward 5
+//    (FlashAttention-2, Algorithm 2: the scores are recomputed), 2.5 × the
+//    forward's FLOPs; it moves only Q, K, V and O (and their gradients). A
+//    causal kernel skips the masked half of the blocks.
+//  - Without it: QKᵀ an (s/c, s, d) and PV an (s/c, d, s) batched GEMM
+//    forward; backward dP = dO·Vᵀ (s/c, s, d), dV = Pᵀ·dO, dQ = dS·K,
+//    dK = dSᵀ·Q (three of the (s/c, d, s) size).
+[[nodiscard]] constexpr PassTimes attention_core_times(const TransformerShape& m, const Parallelism& par,
+                                                       const Gpu& gpu, const GemmSettings& s, bool causal) {
+    const double heads = count(par.micro_batch) * count(m.heads) / count(par.tp);
+    const double q = count(par.sequence / par.cp);
+    const double keys = count(par.sequence);
+    const double d = count(head_dim(m));
+    const double masked = causal ? 0.5 : 1.0;
+    if (par.flash_attention) {
+        // As an (s/c × d) output per head with 2 products of depth s (×½ causal).
+        const GemmShape kernel{.m = q, .n = d, .k = keys * masked, .batch = heads};
+        const Seconds math =
+            2.0 * gemm_flops(kernel) / (s.peak * (s.share * quantization_efficiency(kernel, gpu.sm_count,
+                                                                                     flash_attention_tile)));
+        const double kv_share = count(m.kv_heads) / count(m.heads);
+        const Bytes moved = bytes(heads * q * d * (2.0 + 2.0 * kv_share) * s.element_bytes);
+        const Seconds forward = std::max(math, read_time(moved, gpu));
+        return {forward, std::max(2.5 * math, read_time(2.0 * moved, gpu))};
+    }
+    const GemmShape scores{.m = q, .n = keys * masked, .k = d, .batch = heads};
+    const GemmShape values{.m = q, .n = d, .k = keys * masked, .batch = heads};
+    return {gemm_time(scores, gpu, s) + gemm_time(values, gpu, s),
+            gemm_time(scores, gpu, s) + 3.0 * gemm_time(values, gpu, s)};
+}
+
+// Every GEMM of one layer on one GPU for one micro-batch, from the layout:
+// T = b·s/c tokens (sequence parallelism gathers them back before each block),
+// the weight matrices split h/t-wise (Shoeybi et al. 2019: QKV and the first
+// MLP matrix by columns, the output projection and the second by rows).
+//   QKV (T, (a + 2·a_kv)·d/t, h), output (T, h, a·d/t),
+//   MLP up (T, f/t, h) — gated: (T, 2f/t, h), the gate and up matrices in one — down (T, h, f/t);
+//   MoE: the router (T, E, h), then E/ep local experts, each receiving
+//   T·ep·k/E tokens (a balanced router), as batched GEMMs of that many rows.
+struct LayerGemmTimes {
+    PassTimes weights;    // the linear layers
+    PassTimes attention;  // the attention core
+    [[nodiscard]] constexpr Seconds forward() const { return weights.forward + attention.forward; }
+    [[nodiscard]] constexpr Seconds backward() const { return weights.backward + attention.backward; }
+};
+
+[[nodiscard]] constexpr PassTimes operator+(const PassTimes& a, const PassTimes& b) {
+    return {a.forward + b.forward, a.backward + b.backward};
+}
+
+[[nodiscard]] constexpr LayerGemmTimes layer_gemm_times(const TransformerShape& m, const Parallelism& par,
+                                                        const Gpu& gpu, const GemmSettings& s, bool causal) {
+    const double tokens = count(par.micro_batch) * count(par.sequence / par.cp);
+    const double t = count(par.tp);
+    const double h = count(m.hidden);
+    const double d = count(head_dim(m));
+    const double qkv = count(m.heads + 2 * m.kv_heads) * d / t;
+    PassTimes w = linear_times({.m = tokens, .n = qkv, .k = h}, gpu, s) +
+                  linear_times({.m = tokens, .n = h, .k = count(m.heads) * d / t}, gpu, s);
+    const double up = m.feed_forward == FeedForward::gated ? 2.0 : 1.0;
+    if (m.experts == 0) {
+        const double f = count(m.ffn) / t;
+        w = w + linear_times({.m = tokens, .n = up * f, .k = h}, gpu, s) +
+            linear_times({.m = tokens, .n = h, .k = f}, gpu, s);
+    } else {
+        const double local = count(m.experts) / count(par.ep);
+        const double rows = tokens * count(par.ep) * count(m.experts_per_token) / count(m.experts);
+        const double f = count(m.expert_ffn) / t;
+        w = w + linear_times({.m = tokens, .n = count(m.experts), .k = h}, gpu, s) +
+            linear_times({.m = rows, .n = up * f, .k = h, .batch = local}, gpu, s) +
+            linear_times({.m = rows, .n = h, .k = f, .batch = local}, gpu, s);
+    }
+    return {w, attention_core_times(m, par, gpu, s, causal)};
+}
+
+// The output layer: logits (T, V/t, h) (vocabulary-parallel, Shoeybi et al. 2019, Sec. 3).
+[[nodiscard]] constexpr PassTimes logits_gemm_times(const TransformerShape& m, const Parallelism& par,
+                                                    const Gpu& gpu, const GemmSettings& s) {
+    const double tokens = count(par.micro_batch) * count(par.sequence / par.cp);
+    return linear_times({.m = tokens, .n = count(m.vocabulary) / count(par.tp), .k = count(m.hidden)}, gpu, s);
+}
+
+// ---------------------------------------------------------------------------
+// The fitted parameters
+
+// The achievable share of the tensor-core peak for a GEMM that fills every
+// tile of every wave, per GPU generation, and the element-wise traffic per
+// forward pass in activation bytes (compute.hpp, EfficiencyModel::memory_passes;
+// training.hpp prices it at the memory bandwidth).
+//
+// Defaults: the relative least-squares fit (minimising Σ (predicted / measured
+// − 1)²) of the whole training step to the fitting rows — Narayanan et al.
+// 2021 (SC'21) Tables 1 and 2 (Megatron-LM, A100 80 GB) and the complete rows
+// of tests/data/measured-training-runs.json (MosaicML llm-foundry, FSDP, A100
+// 40/80 GB and H100 80 GB). The A100 rows fit `ampere`, the H100 rows
+// `hopper`; Blackwell and AMD CDNA have no fitting rows yet and take the
+// Hopper share (a calibration file, napkin calibrate-training, replaces it).
+// The test "the GEMM model's defaults are the least-squares fit" in
+// tests/unit/training.cpp recomputes the fit.
+struct EfficiencyProfile {
+    double ampere_share = 0.0;
+    double hopper_share = 0.0;
+    double memory_passes = 0.0;
+};
+
+inline constexpr EfficiencyProfile default_profile{.ampere_share = 0.6774, .hopper_share = 0.4846, .memory_passes = 1.018};
+
+[[nodiscard]] constexpr double tensor_share(const EfficiencyProfile& p, Architecture a) {
+    const double share = a == Architecture::ampere ? p.ampere_share : p.hopper_share;
+    require(share > 0.0 && share <= 1.0,
+            a == Architecture::ampere ? "EfficiencyProfile.ampere_share" : "EfficiencyProfile.hopper_share", share,
+            "must be in (0, 1]");
+    return share;
+}
+
+}  // namespace napkin
