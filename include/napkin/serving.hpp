@@ -220,9 +220,17 @@ constexpr void require_within_context(const TransformerShape& m, long long lengt
     return count(experts) * (1.0 - detail::power(miss, static_cast<long long>(tokens_routed)));
 }
 
-// Weights of all experts of one layer, and of everything else.
+// Weights of all routed experts of one MoE layer.
 [[nodiscard]] constexpr long long expert_weights_per_layer(const TransformerShape& m) {
     return m.experts == 0 ? 0 : m.experts * feed_forward_weights(m, m.expert_ffn);
+}
+
+// Weights of every routed expert of the model: only the MoE layers have them
+// (DeepSeek-V3's first 3 layers are dense). Everything else, the shared
+// experts included (Dai et al. 2024, DeepSeekMoE, Sec. 3.2: every token goes
+// through them), is read by every pass like a dense model's weights.
+[[nodiscard]] constexpr long long routed_expert_weights(const TransformerShape& m) {
+    return moe_layers(m) * expert_weights_per_layer(m);
 }
 
 // ---------------------------------------------------------------------------
@@ -245,7 +253,7 @@ struct ServingMemory {
                                                       WeightDType d) {
     const double b = bytes_per_weight(d);
     if (m.experts == 0) return ceil_whole(weight_bytes(m, b) / count(l.tp * l.pp));
-    const double experts = count(m.layers) * count(expert_weights_per_layer(m));
+    const double experts = count(routed_expert_weights(m));
     const double rest = count(parameter_count(m)) - experts;
     return ceil_whole(bytes(b * (rest / count(l.tp * l.pp) + experts / count(l.gpus()))));
 }
@@ -257,8 +265,24 @@ struct ServingMemory {
 
 // The GPUs a sequence's cache is shared over: by layer over the pp stages, by
 // KV head over min(tp, kv_heads) GPUs (past kv_heads each GPU keeps one head).
+// Latent attention caches one latent per token and layer that every head
+// up-projects its keys and values from (DeepSeek-V2, arXiv 2405.04434,
+// Sec. 2.1.2, Eq. 9), so a split by head cannot split it: every tp GPU holds
+// and reads the whole latent (the duplication that made SGLang v0.4 serve
+// DeepSeek with data-parallel attention, LMSYS blog, Dec. 2024; DeepSeek-V3,
+// arXiv 2412.19437, Sec. 3.4.2, decodes with attention data-parallel for it).
 [[nodiscard]] constexpr double kv_share(const TransformerShape& m, const ServingLayout& l) {
+    if (latent_attention(m)) return count(l.pp);
     return count(l.pp) * count(std::min(l.tp, m.kv_heads));
+}
+
+// The KV-cache bytes one GPU holds for `cached` tokens of its sequences: the
+// model's cache per token (model.hpp: per KV head, or MLA's latent of
+// kv_lora_rank + qk_rope_head_dim values per layer) over the GPU's share.
+// Every KV byte of the serving model goes through here.
+[[nodiscard]] constexpr Bytes kv_bytes_per_gpu(const TransformerShape& m, const ServingLayout& l, KvDType d,
+                                               Tokens cached) {
+    return kv_cache_per_token(m, bytes_per_kv_value(d)) * cached / kv_share(m, l);
 }
 
 // The sequences one expert-parallel group serves (the busiest, when ep does
@@ -272,9 +296,8 @@ struct ServingMemory {
 [[nodiscard]] constexpr ServingMemory serving_memory(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
                                                      long long concurrency, long long length,
                                                      const ServingSetup& s = default_serving_setup) {
-    const BytesPerToken per_token = kv_cache_per_token(m, bytes_per_kv_value(s.kv));
-    const Bytes kv = ceil_whole(per_token * paged_tokens(length, s.kv_block_tokens) *
-                                count(sequences_per_group(concurrency, l)) / kv_share(m, l));
+    const Bytes kv = ceil_whole(kv_bytes_per_gpu(
+        m, l, s.kv, paged_tokens(length, s.kv_block_tokens) * count(sequences_per_group(concurrency, l))));
     InferenceSetup working;
     working.bytes_per_activation = s.bytes_per_activation;
     working.working_tokens = s.working_tokens;
@@ -333,13 +356,14 @@ struct DecodeStep {
 
 // The weight bytes one GPU reads in a pass over `routed` tokens of its group:
 // a dense model its whole share; a mixture the rest of its share plus, per
-// layer, the expected distinct experts among the E/ep it holds, hit by the
-// tokens of all ep groups.
+// MoE layer, the expected distinct experts among the E/ep it holds, hit by the
+// tokens of all ep groups (the shared experts are in the rest, always read;
+// the dense layers' feed-forward blocks too).
 [[nodiscard]] constexpr Bytes weights_read_per_gpu(const TransformerShape& m, const ServingLayout& l, WeightDType d,
                                                    double routed) {
     if (m.experts == 0) return serving_weights_per_gpu(m, l, d);
     const double b = bytes_per_weight(d);
-    const double experts = count(m.layers) * count(expert_weights_per_layer(m));
+    const double experts = count(routed_expert_weights(m));
     const double rest = count(parameter_count(m)) - experts;
     const double hit = expected_distinct_experts(m.experts, m.experts_per_token, routed * count(l.ep)) / count(m.experts);
     return ceil_whole(bytes(b * (rest / count(l.tp * l.pp) + hit * experts / count(l.gpus()))));
@@ -347,9 +371,12 @@ struct DecodeStep {
 
 // FLOPs of attention over the cache: per token and layer, QKᵀ and the weighted
 // sum of V each cost 2·heads·head_dim per cached position (Chowdhery et al.
-// 2022, PaLM, arXiv 2204.02311, App. B: 4·L·H·Q·T on top of 2N per token).
+// 2022, PaLM, arXiv 2204.02311, App. B: 4·L·H·Q·T on top of 2N per token);
+// with latent attention Q·K spans qk_nope + qk_rope dimensions and V
+// v_head_dim (model.hpp's attention_score_flops_per_token).
 [[nodiscard]] constexpr Flops attention_flops(const TransformerShape& m, double positions) {
-    return flops(4.0 * count(m.layers) * count(m.heads * head_dim(m)) * positions);
+    if (!latent_attention(m)) return flops(4.0 * count(m.layers) * count(m.heads * head_dim(m)) * positions);
+    return flops(count(m.layers) * attention_score_flops_per_token(m, positions));
 }
 
 namespace detail {
@@ -368,9 +395,10 @@ constexpr void pass_communication(const TransformerShape& m, const Link& link, c
                         : count(s.all_reduces_per_layer * m.layers) * collective.all_reduce(message, l.tp, link).total();
     step.pp = count(l.pp - 1) * collective.point_to_point(message, link).total();
     // Each token goes to k experts and comes back: two all-to-alls per MoE
-    // layer, each rank's buffer k·n hidden vectors (cut over its tp GPUs).
+    // layer (none in the dense layers), each rank's buffer k·n hidden vectors
+    // (cut over its tp GPUs).
     step.ep = l.ep == 1 ? Seconds{}
-                        : 2.0 * count(m.layers) *
+                        : 2.0 * count(moe_layers(m)) *
                               all_to_all(message * count(m.experts_per_token) / count(l.tp), l.ep, link,
                                          base_latency(collective, link))
                                   .total();
@@ -391,9 +419,7 @@ template <CollectivePolicy Collective = Ring>
     DecodeStep step;
     step.stages = l.pp;
     step.weights_read = stages * read_time(weights_read_per_gpu(m, l, s.weights, n), gpu);
-    step.kv_read = stages * read_time(kv_cache_per_token(m, bytes_per_kv_value(s.kv)) * batch.context * n /
-                                          kv_share(m, l),
-                                      gpu);
+    step.kv_read = stages * read_time(kv_bytes_per_gpu(m, l, s.kv, batch.context * n), gpu);
     const Flops work = flops(2.0 * count(active_parameter_count(m)) * n) + attention_flops(m, n * batch.context.value());
     step.compute = stages * (work / count(l.tp * l.pp) / serving_peak(gpu, s.weights));
     detail::pass_communication(m, link, l, n, s, collective, step);
@@ -426,14 +452,14 @@ template <CollectivePolicy Collective = Ring>
     require_at_least_one("prompts", prompts);
     require_at_least_one("input tokens", input);
     const long long chunk = s.prefill_chunk == 0 ? input : std::min(s.prefill_chunk, input);
-    const BytesPerToken kv = kv_cache_per_token(m, bytes_per_kv_value(s.kv));
     const FlopsPerSecond peak = serving_peak(gpu, s.weights);
     const double b = count(prompts);
     PrefillTime result{0, {}, {}};
     for (long long done = 0; done < input; done += chunk) {
         const double c = count(std::min(chunk, input - done));
         const double p = count(done);
-        const Bytes traffic = weights_read_per_gpu(m, l, s.weights, b * c) + kv * tokens(b * (p + c)) / kv_share(m, l);
+        const Bytes traffic =
+            weights_read_per_gpu(m, l, s.weights, b * c) + kv_bytes_per_gpu(m, l, s.kv, tokens(b * (p + c)));
         const Flops work = flops(2.0 * count(active_parameter_count(m)) * b * c) +
                            attention_flops(m, b * (c * p + c * (c + 1.0) / 2.0));
         const ServingRoofline pass{read_time(traffic, gpu), work / count(l.tp * l.pp) / peak};
@@ -627,8 +653,7 @@ best_disaggregation(const TransformerShape& m, const Gpu& gpu, const Link& link,
     const long long length = q.input_tokens + q.output_tokens;
     const Seconds tp1 = prefill_time(m, gpu, link, l, 1, q.input_tokens, s, collective).total();
     const double load = md1_admissible_load(tp1, q.ttft_bound);
-    const Bytes cache = ceil_whole(kv_cache_per_token(m, bytes_per_kv_value(s.kv)) * tokens(count(q.input_tokens)) /
-                                   kv_share(m, l));
+    const Bytes cache = ceil_whole(kv_bytes_per_gpu(m, l, s.kv, tokens(count(q.input_tokens))));
     const Seconds transfer = collective.point_to_point(cache, link).total();
     // The decode instance's best N: the most N·/TPOT within the bound and memory.
     const long long most = std::min(max_concurrency(m, gpu, l, length, s), q.max_concurrency);

@@ -58,10 +58,13 @@ napkin_check_output(cli.serve.bad.fp8_on_a100
 napkin_check_output(cli.serve.bad.dtype
   COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --kv-dtype int4 --input-tokens 100 --output-tokens 100 --concurrency 1
   EXPECT "--kv-dtype = \"int4\": must be bf16 or fp8" EXIT_CODE 2)
+# A KV cache that fits for no N, within the 131,072 positions: 70B on 2 H100 keeps 79,027,398,246
+# - 70,553,706,496 (weights) - 1,560,281,088 (working) = 6,913,410,662 B (6.44 GiB) for the cache; one sequence of
+# 131,000 tokens (131,008 paged) needs 327,680 / 2 x 131,008 = 21,464,350,720 B (19.99 GiB).
 napkin_check_output(cli.serve.bad.no_room
-  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 4 --input-tokens 1000000
-          --output-tokens 100 --concurrency 1
-  EXPECT "--input-tokens + --output-tokens = 1000100: one sequence's KV cache (76.30 GiB per GPU) does not fit"
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 2 --input-tokens 130000
+          --output-tokens 1000 --concurrency 1
+  EXPECT "--input-tokens + --output-tokens = 131000: one sequence's KV cache (19.99 GiB per GPU) does not fit in the 6.44 GiB"
   EXIT_CODE 2)
 napkin_check_output(cli.serve.bad.weights_overflow
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-405b --gpu h100-sxm --input-tokens 100 --output-tokens 100
@@ -113,3 +116,25 @@ napkin_check_output(cli.serve.bad.bounds_without_split
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
           --concurrency 8 --tpot-ms 20
   EXPECT "give --disaggregate N" EXIT_CODE 2)
+# DeepSeek-V3 (tests/data/deepseek_v3_config.json) on 8 H200 in FP8, 64 chats of 1,024 + 1,024 tokens. By hand
+# (tests/unit/serving.cpp): weights 671,026,404,352 B / 8 = 83,878,300,544; the MLA cache, 61 x (512 + 64) x 2 B
+# = 70,272 B per token, whole on every tp GPU: 70,272 x 2,048 x 64 = 9,210,691,584; working memory
+# 2,048 x (3 x 18,432 + 4 x 7,168) x 2 B + 1 GiB = 1,417,674,752; total 94,506,666,880 of 141 GB x 0.92 usable;
+# (129,720,000,000 - 83,878,300,544 - 1,417,674,752) / (70,272 x 2,048) = 308.7 chats fit. A decode step at mean
+# context 1,536 reads 70,272 x 1,536 x 64 B / 4.8 TB/s = 1.43917056 ms of cache; 64 tokens hit
+# 256 x (1 - (31/32)^64) = 222.4 of 256 experts per MoE layer: 17,117,633,536 / 8 + (222.4 / 256) x
+# 653,908,770,816 / 8 = 73,163,675,726 B, / 4.8 TB/s = 15.24 ms.
+set(serve_deepseek serve --model ${CMAKE_CURRENT_SOURCE_DIR}/data/deepseek_v3_config.json --gpu h200-sxm --tp 8
+    --weight-dtype fp8 --input-tokens 1024 --output-tokens 1024 --concurrency 64)
+napkin_check_output(cli.serve.deepseek_v3_json
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_deepseek} --json
+  EXPECT "\"weights\": 83878300544" "\"kv_cache\": 9210691584" "\"activations\": 1417674752"
+         "\"total\": 94506666880" "\"usable\": 129720000000" "\"fits\": true" "\"max_concurrency\": 308"
+         "\"kv_read_s\": 0.00143917056" "\"weights_read_s\": 0.0152424")
+napkin_check_output(cli.serve.deepseek_v3
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_deepseek}
+  EXPECT "at most 308 fit" "weights 15.24 ms + KV cache 1.44 ms" "(memory-bound)")
+# A catalog name knows its context too: Llama 3.1's config.json has max_position_embeddings = 131072.
+napkin_check_output(cli.serve.bad.context_catalog
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 130000 --output-tokens 2000 --concurrency 1
+  EXPECT "--input-tokens + --output-tokens = 132000: exceeds the model's max_position_embeddings = 131072" EXIT_CODE 2)

@@ -3,6 +3,7 @@
 #include <napkin/catalog/models.hpp>
 #include <napkin/inference.hpp>
 #include <napkin/inference_planner.hpp>
+#include <napkin/io/hf_config.hpp>
 #include <napkin/serving.hpp>
 
 #include <doctest/doctest.h>
@@ -383,5 +384,141 @@ TEST_SUITE("serving") {
         CHECK(in(b.queue, units::s) == doctest::Approx(rho / (2 * (1 - rho)) / mu).epsilon(1e-12));
         CHECK(in(b.ttft, units::s) == doctest::Approx(in(a.ttft + b.queue, units::s)).epsilon(1e-12));
         CHECK(b.tpot == a.tpot);
+    }
+}
+
+// Mixtures with shared experts and dense layers, and multi-head latent attention (issue #16: "MLA's compressed
+// cache when the model has it", shared experts always read).
+namespace {
+// DeepSeek-V3, from its config.json (tests/data/deepseek_v3_config.json; the test below checks the two agree):
+// 61 layers, the first 3 dense (first_k_dense_replace) with FFN 18,432, then 58 MoE layers of 256 routed experts
+// of width 2,048, 8 per token, and 1 shared expert of width 2,048; hidden 7,168, 128 heads; latent attention with
+// q_lora_rank 1,536, kv_lora_rank 512, Q·K heads of 128 + 64 (RoPE), V heads of 128; vocabulary 129,280.
+constexpr TransformerShape deepseek_v3 = validated(TransformerShape{
+    .name = "deepseek-v3", .layers = 61, .hidden = 7168, .ffn = 18432, .heads = 128, .kv_heads = 128,
+    .vocabulary = 129280, .experts = 256, .experts_per_token = 8, .expert_ffn = 2048, .shared_experts = 1,
+    .shared_expert_ffn = 2048, .dense_layers = 3, .q_lora_rank = 1536, .kv_lora_rank = 512,
+    .qk_nope_head_dim = 128, .qk_rope_head_dim = 64, .v_head_dim = 128, .max_position_embeddings = 163840});
+constexpr const Gpu& h200 = catalog::h200_sxm;
+const std::string data = NAPKIN_TEST_DATA_DIR;
+
+ServingSetup fp8_weights() {
+    ServingSetup s;
+    s.weights = WeightDType::fp8;  // DeepSeek-V3 ships its weights in FP8 (arXiv 2412.19437, Sec. 3.3)
+    return s;
+}
+}  // namespace
+
+TEST_SUITE("serving") {
+    TEST_CASE("DeepSeek-V3's shape here is its config.json's: 671,026,404,352 weights, 37,552,282,624 active") {
+        // The weight counts are derived by hand in tests/unit/hf_config.cpp.
+        const TransformerShape& c = io::read_hf_config(data + "/deepseek_v3_config.json").shape;
+        CHECK(c.layers == deepseek_v3.layers);
+        CHECK(c.dense_layers == deepseek_v3.dense_layers);
+        CHECK(c.kv_lora_rank == deepseek_v3.kv_lora_rank);
+        CHECK(c.qk_rope_head_dim == deepseek_v3.qk_rope_head_dim);
+        CHECK(c.max_position_embeddings == deepseek_v3.max_position_embeddings);
+        CHECK(parameter_count(c) == parameter_count(deepseek_v3));
+        CHECK(parameter_count(deepseek_v3) == 671'026'404'352);
+        CHECK(active_parameter_count(deepseek_v3) == 37'552'282'624);
+        CHECK(moe_layers(deepseek_v3) == 58);
+    }
+
+    TEST_CASE("MLA cache: DeepSeek-V3 holds 61 × (512 + 64) × 2 B = 70,272 B per token, whole on every tp GPU") {
+        // DeepSeek-V2 Sec. 2.1.2: one latent c^KV of kv_lora_rank values and one shared RoPE key of
+        // qk_rope_head_dim values per token and layer; 61 × 576 × 2 B = 70,272 B. Every head up-projects from
+        // the same latent, so tp 8 does not split it: kv_share is the pp stages only (1).
+        CHECK(kv_cache_per_token(deepseek_v3, 2.0).value() == 70'272.0);
+        CHECK(kv_share(deepseek_v3, {.tp = 8}) == 1.0);
+        CHECK(kv_bytes_per_gpu(deepseek_v3, {.tp = 8}, KvDType::bf16, tokens(1)).value() == 70'272.0);
+        CHECK(kv_bytes_per_gpu(deepseek_v3, {.tp = 8}, KvDType::fp8, tokens(1)).value() == 35'136.0);
+        // Memory of 64 chats of 1,024 + 1,024 tokens on 8 H200 (141 GB × 0.92 = 129,720,000,000 B usable), FP8:
+        //   weights 671,026,404,352 × 1 B / 8 = 83,878,300,544 (experts and the rest both over 8 GPUs);
+        //   KV 70,272 × 2,048 × 64 = 9,210,691,584 (not / 8);
+        //   working 2,048 × (3·18,432 + 4·7,168) × 2 B + 1 GiB = 343,932,928 + 1,073,741,824 = 1,417,674,752;
+        //   total 94,506,666,880. The most chats: (129,720,000,000 − 83,878,300,544 − 1,417,674,752)
+        //   / (70,272 × 2,048 = 143,917,056) = 308.68 → 308.
+        const ServingMemory mem = serving_memory(deepseek_v3, h200, {.tp = 8}, 64, 2048, fp8_weights());
+        CHECK(mem.weights.value() == 83'878'300'544.0);
+        CHECK(mem.kv_cache.value() == 9'210'691'584.0);
+        CHECK(mem.activations.value() == 1'417'674'752.0);
+        CHECK(mem.total().value() == 94'506'666'880.0);
+        CHECK(mem.usable.value() == 129'720'000'000.0);
+        CHECK(max_concurrency(deepseek_v3, h200, {.tp = 8}, 2048, fp8_weights()) == 308);
+        // A decode step of those 64 at mean context 1,536 reads 70,272 × 1,536 × 64 = 6,908,018,688 B of cache,
+        // / 4.8 TB/s = 1.43917056 ms.
+        const DecodeStep step = decode_step(deepseek_v3, h200, catalog::nvlink4, {.tp = 8}, {64, tokens(1536)},
+                                            fp8_weights());
+        CHECK(ms(step.kv_read) == doctest::Approx(6'908'018'688.0 / 4.8e9).epsilon(1e-12));
+    }
+
+    TEST_CASE("DeepSeek-V3 on 8 H200, FP8: B = 1 reads its 37.6 B active weights / 8; B = 256 nearly all 671 B") {
+        // Routed experts: 58 MoE layers × 256 × 3·7,168·2,048 = 653,908,770,816 weights; the rest (attention,
+        // the 3 dense FFNs, the shared experts, routers, norms, tables) 671,026,404,352 − that = 17,117,633,536,
+        // read whole by every step. Per GPU at 1 B per weight, tp 8:
+        //   B = 1: rest/8 + (8/256)·653,908,770,816/8 = 2,139,704,192 + 2,554,331,136 = 4,694,035,328 B
+        //          = 37,552,282,624 / 8, the active weights' share; / 4.8 TB/s = 0.97792 ms;
+        //   B = 256: expected experts per MoE layer 256·(1 − (31/32)^256) = 256·(1 − 2.95256e-4) = 255.9244, so
+        //          2,139,704,192 + (255.9244/256)·81,738,596,352 = 83,854,166,708.55 → 83,854,166,709 B,
+        //          24.1 MB short of all 83,878,300,544; / 4.8 TB/s = 17.4696 ms.
+        const ServingSetup s = fp8_weights();
+        CHECK(weights_read_per_gpu(deepseek_v3, {.tp = 8}, s.weights, 1).value() == 4'694'035'328.0);
+        CHECK(weights_read_per_gpu(deepseek_v3, {.tp = 8}, s.weights, 1).value() ==
+              37'552'282'624.0 / 8);
+        CHECK(expected_distinct_experts(256, 8, 256) == doctest::Approx(255.92441438744697).epsilon(1e-12));
+        CHECK(weights_read_per_gpu(deepseek_v3, {.tp = 8}, s.weights, 256).value() == 83'854'166'709.0);
+        CHECK(serving_weights_per_gpu(deepseek_v3, {.tp = 8}, s.weights).value() == 83'878'300'544.0);
+        const DecodeStep one = decode_step(deepseek_v3, h200, catalog::nvlink4, {.tp = 8}, {1, tokens(0)}, s);
+        const DecodeStep many = decode_step(deepseek_v3, h200, catalog::nvlink4, {.tp = 8}, {256, tokens(0)}, s);
+        CHECK(ms(one.weights_read) == doctest::Approx(4'694'035'328.0 / 4.8e9).epsilon(1e-12));
+        CHECK(ms(many.weights_read) == doctest::Approx(83'854'166'709.0 / 4.8e9).epsilon(1e-12));
+        CHECK(many.weights_read > 17.0 * one.weights_read);
+    }
+
+    TEST_CASE("DeepSeek-V3's compute: 2 FLOPs per active weight plus MLA's 2·128·(192 + 128) FLOPs per position") {
+        // B = 1 at context 1,024: 2 × 37,552,282,624 + 61 layers × 2·128·(128 + 64 + 128)·1,024
+        // = 75,104,565,248 + 61 × 83,886,080 = 75,104,565,248 + 5,117,050,880 = 80,221,616,128 FLOPs,
+        // / 8 GPUs / (2 × 989 TFLOP/s FP8) = 5.0696 µs.
+        const DecodeStep step = decode_step(deepseek_v3, h200, catalog::nvlink4, {.tp = 8}, {1, tokens(1024)},
+                                            fp8_weights());
+        CHECK(attention_flops(deepseek_v3, 1024).value() == 5'117'050'880.0);
+        CHECK(in(step.compute, units::s) == doctest::Approx(80'221'616'128.0 / 8 / 1978e12).epsilon(1e-12));
+        // The dense 70B keeps the PaLM count 4·L·heads·head_dim: 4·80·8,192 = 2,621,440 FLOPs per position.
+        CHECK(attention_flops(m70b, 1).value() == 2'621'440.0);
+        CHECK(kv_share(m70b, {.tp = 8}) == 8.0);
+    }
+
+    TEST_CASE("Qwen3-30B-A3B on one H200, one chat: it reads its 3.35 B active weights, 1.397 ms") {
+        // No shared experts, all 48 layers MoE: 30,532,122,624 weights, 48 × 128 × 3·2,048·768 = 28,991,029,248
+        // of them routed (tests/unit/hf_config.cpp). B = 1: 1,541,093,376 + 28,991,029,248 / 16
+        // = 3,353,032,704 = the active count; × 2 B = 6,706,065,408 B, / 4.8 TB/s = 1.39710 ms.
+        const TransformerShape& q = io::read_hf_config(data + "/qwen3_30b_a3b_config.json").shape;
+        CHECK(weights_read_per_gpu(q, {}, WeightDType::bf16, 1).value() == 2.0 * 3'353'032'704.0);
+        const DecodeStep one = decode_step(q, h200, catalog::nvlink4, {}, {1, tokens(0)});
+        CHECK(ms(one.weights_read) == doctest::Approx(6'706'065'408.0 / 4.8e9).epsilon(1e-12));
+        // All 30.5 B weights would take 61,064,245,248 / 4.8e9 = 12.72 ms: the step is 9.1× lighter.
+        CHECK(ms(one.weights_read) < ms(read_time(weight_bytes(q, 2.0), h200)) / 9.0);
+    }
+
+    TEST_CASE("expert all-to-alls only in MoE layers: DeepSeek-V3 pays 2 × 58, not 2 × 61") {
+        // tp 1 × ep 8, one token: each of the 116 all-to-alls carries k·h·2 B = 8 × 14,336 B.
+        ServingSetup s = fp8_weights();
+        const DecodeStep step = decode_step(deepseek_v3, h200, catalog::nvlink4, {.ep = 8}, {1, tokens(0)}, s);
+        const Seconds one = all_to_all(hidden_vector(deepseek_v3, 2.0) * tokens(8), 8, catalog::nvlink4,
+                                       detail::base_latency(lesson_collective, catalog::nvlink4))
+                                .total();
+        CHECK(in(step.ep, units::s) == doctest::Approx(116.0 * in(one, units::s)).epsilon(1e-12));
+    }
+
+    TEST_CASE("the Llama 3.1 catalog entries know their 131,072 positions, so a longer chat is refused") {
+        // Llama 3.1's config.json: max_position_embeddings = 131072 (8B, 70B and 405B alike).
+        for (const TransformerShape* m : {&catalog::llama3_1_8b, &catalog::llama3_1_70b, &catalog::llama3_1_405b})
+            CHECK(m->max_position_embeddings == 131072);
+        CHECK(error_of([] {
+                  (void)evaluate_serving(m70b, h100, catalog::nvlink4, {.tp = 8},
+                                         {.input_tokens = 130000, .output_tokens = 2000});
+              }) == "input + output tokens = 132000: exceeds the model's max_position_embeddings = 131072");
+        CHECK(evaluate_serving(m70b, h100, catalog::nvlink4, {.tp = 8}, {.input_tokens = 130000, .output_tokens = 1072})
+                  .max_concurrency >= 1);
     }
 }

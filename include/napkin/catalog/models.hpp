@@ -10,22 +10,24 @@
 
 namespace napkin::catalog {
 
-// Llama 3.1 8B: config.json of meta-llama/Llama-3.1-8B on Hugging Face.
+// Llama 3.1 8B: config.json of meta-llama/Llama-3.1-8B on Hugging Face
+// (max_position_embeddings 131,072, the 128K context of all three sizes).
 inline constexpr TransformerShape llama3_1_8b = validated(TransformerShape{
     .name = "llama3.1-8b", .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kv_heads = 8,
-    .head_dim = 128, .vocabulary = 128256, .tied_embeddings = false});
+    .head_dim = 128, .vocabulary = 128256, .tied_embeddings = false, .max_position_embeddings = 131072});
 
 // Llama 3.1 70B: config.json of meta-llama/Llama-3.1-70B on Hugging Face.
 inline constexpr TransformerShape llama3_1_70b = validated(TransformerShape{
     .name = "llama3.1-70b", .layers = 80, .hidden = 8192, .ffn = 28672, .heads = 64, .kv_heads = 8,
-    .head_dim = 128, .vocabulary = 128256, .tied_embeddings = false});
+    .head_dim = 128, .vocabulary = 128256, .tied_embeddings = false, .max_position_embeddings = 131072});
 
 // Llama 3.1 405B: Table 3 of "The Llama 3 Herd of Models" (arXiv 2407.21783):
 // 126 layers, model dimension 16,384, FFN 53,248, 128 heads, 8 KV heads; the
-// vocabulary and untied output layer as in the 8B and 70B files.
+// vocabulary, untied output layer and 131,072 positions as in the 8B and 70B
+// files (the paper's 128K context, Sec. 3.4.2).
 inline constexpr TransformerShape llama3_1_405b = validated(TransformerShape{
     .name = "llama3.1-405b", .layers = 126, .hidden = 16384, .ffn = 53248, .heads = 128, .kv_heads = 8,
-    .head_dim = 128, .vocabulary = 128256, .tied_embeddings = false});
+    .head_dim = 128, .vocabulary = 128256, .tied_embeddings = false, .max_position_embeddings = 131072});
 
 // GPT-style shapes (LayerNorm with biases, 4h GELU MLP, learned positions,
 // the output layer tied to the word embedding as in GPT-2 and Megatron-LM's
