@@ -24,6 +24,7 @@
 //                        across nodes + all-gather inside the node
 #pragma once
 
+#include <napkin/checked.hpp>
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
 #include <napkin/units.hpp>
@@ -57,16 +58,15 @@ struct CollectiveTime {
 namespace detail {
 constexpr void check_collective(Bytes message, long long ranks, const Link& link, Seconds base_latency) {
     require_non_negative("message (bytes)", message.value());
-    require_at_least_one("ranks", ranks);
+    require_count("ranks", ranks, limits::gpus);
     (void)validated(link);
     require_non_negative("base_latency (s)", base_latency.value());
 }
 
 // ⌈log₂ n⌉ for n ≥ 1: the depth of a binary tree over n ranks.
 [[nodiscard]] constexpr long long ceil_log2(long long n) {
-    long long depth = 0;
-    for (long long reach = 1; reach < n; reach *= 2) ++depth;
-    return depth;
+    // The bit width of n − 1: no loop, no doubling that could overflow.
+    return n <= 1 ? 0 : 64 - __builtin_clzll(static_cast<unsigned long long>(n - 1));
 }
 
 // The shared shape of the one-pass collectives: base + steps·α + share · M/B.
@@ -191,14 +191,19 @@ struct HierarchicalTopology {
 };
 
 [[nodiscard]] constexpr const HierarchicalTopology& validated(const HierarchicalTopology& t) {
-    require_at_least_one("HierarchicalTopology.nodes", t.nodes);
-    require_at_least_one("HierarchicalTopology.gpus_per_node", t.gpus_per_node);
+    require_count("HierarchicalTopology.nodes", t.nodes, limits::gpus);
+    require_count("HierarchicalTopology.gpus_per_node", t.gpus_per_node, limits::gpus);
+    require(checked_mul(t.nodes, t.gpus_per_node, "HierarchicalTopology GPUs (nodes × gpus_per_node)") <=
+                limits::gpus,
+            "HierarchicalTopology GPUs (nodes × gpus_per_node)", count(t.nodes) * count(t.gpus_per_node),
+            "must be at most 2^40");
     require_positive("HierarchicalTopology.intra.bandwidth (bytes/s)", t.intra.bandwidth.value());
     require_non_negative("HierarchicalTopology.intra.step_latency (s)", t.intra.step_latency.value());
     require_positive("HierarchicalTopology.inter.bandwidth (bytes/s)", t.inter.bandwidth.value());
     require_non_negative("HierarchicalTopology.inter.step_latency (s)", t.inter.step_latency.value());
     require(t.oversubscription >= 1.0, "HierarchicalTopology.oversubscription", t.oversubscription,
                     "must be at least 1 (r in r:1)");
+    require_finite("HierarchicalTopology.oversubscription", t.oversubscription);
     return t;
 }
 
