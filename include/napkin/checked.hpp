@@ -35,6 +35,7 @@ inline constexpr long long sequence = 1LL << 40;      // tokens per sequence (�
 inline constexpr long long batch = 1LL << 40;         // sequences per step or micro-batch
 inline constexpr long long tokens = 1LL << 53;        // tokens per step, batch × sequence
 inline constexpr long long passes = 1LL << 40;        // stages × chunks of a layout
+inline constexpr double stage_seconds = 1e9;          // one micro-batch through one pipeline stage (31 years)
 inline constexpr long long tokens_in_flight = 1LL << 20;  // chats one inference split serves at once (searched one by one)
 inline constexpr long long gpu_scan = 1LL << 20;      // GPU counts a best-count search tries one by one
 inline constexpr long long simulated_passes = 1LL << 26;  // passes the simulator keeps in memory (≈ 6.7·10^7)

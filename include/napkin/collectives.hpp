@@ -58,6 +58,7 @@ struct CollectiveTime {
 namespace detail {
 constexpr void check_collective(Bytes message, long long ranks, const Link& link, Seconds base_latency) {
     require_non_negative("message (bytes)", message.value());
+    require(message.value() <= limits::message_bytes, "message (bytes)", message.value(), "must be at most 1e18 bytes");
     require_count("ranks", ranks, limits::gpus);
     (void)validated(link);
     require_non_negative("base_latency (s)", base_latency.value());
@@ -201,9 +202,12 @@ struct HierarchicalTopology {
     require_non_negative("HierarchicalTopology.intra.step_latency (s)", t.intra.step_latency.value());
     require_positive("HierarchicalTopology.inter.bandwidth (bytes/s)", t.inter.bandwidth.value());
     require_non_negative("HierarchicalTopology.inter.step_latency (s)", t.inter.step_latency.value());
+    (void)validated(t.intra);  // the physical ranges of a link
+    (void)validated(t.inter);
     require(t.oversubscription >= 1.0, "HierarchicalTopology.oversubscription", t.oversubscription,
                     "must be at least 1 (r in r:1)");
-    require_finite("HierarchicalTopology.oversubscription", t.oversubscription);
+    require(t.oversubscription <= 1e6, "HierarchicalTopology.oversubscription", t.oversubscription,
+            "must be at most 1e6");
     return t;
 }
 
@@ -228,6 +232,7 @@ struct HierarchicalTopology {
                                                               Seconds base_latency = Seconds{}) {
     (void)validated(topology);
     require_non_negative("message (bytes)", message.value());
+    require(message.value() <= limits::message_bytes, "message (bytes)", message.value(), "must be at most 1e18 bytes");
     require_non_negative("base_latency (s)", base_latency.value());
     const long long g = topology.gpus_per_node;
     if (ranks(topology) == 1) return {};
@@ -255,6 +260,7 @@ struct HierarchicalTopology {
                                                                   const HierarchicalTopology& topology) {
     (void)validated(topology);
     require_non_negative("message (bytes)", message.value());
+    require(message.value() <= limits::message_bytes, "message (bytes)", message.value(), "must be at most 1e18 bytes");
     const Link inter{topology.inter.name, topology.inter.bandwidth / topology.oversubscription,
                      topology.inter.step_latency};
     return ring_allreduce(message, topology.gpus_per_node, topology.intra) +
@@ -521,6 +527,7 @@ struct NcclChoice {
                                                       NcclProtocol protocol) {
     (void)validated(topology);
     require_non_negative("message (bytes)", message.value());
+    require(message.value() <= limits::message_bytes, "message (bytes)", message.value(), "must be at most 1e18 bytes");
     const long long n = ranks(topology), g = topology.gpus_per_node, nodes = topology.nodes;
     if (n == 1) return {};
     const Seconds base = nccl::base_latency(algorithm, protocol);

@@ -40,28 +40,37 @@ inline constexpr double memory_bytes = 1e18;          // an exabyte on one card
 inline constexpr double bandwidth_bytes_per_s = 1e18; // an exabyte per second
 inline constexpr double peak_flops_per_s = 1e21;      // a zettaFLOP per second
 inline constexpr double latency_s = 3600.0;           // an hour per step
+inline constexpr double slowest_rate = 1.0;           // a byte (or a FLOP) per second: the slowest rate priced
+inline constexpr double message_bytes = 1e18;         // the largest message or tensor priced, an exabyte
 }  // namespace limits
+
+namespace detail {
+// A rate in [1, ceiling] per second: with sizes ≤ 1e18 every time stays finite.
+constexpr void check_rate(std::string_view argument, double value, double ceiling, std::string_view ceiling_text) {
+    require_positive(argument, value);
+    require(value >= limits::slowest_rate, argument, value, "must be at least 1 per second");
+    require(value <= ceiling, argument, value, ceiling_text);
+}
+}  // namespace detail
 
 [[nodiscard]] constexpr const Gpu& validated(const Gpu& gpu) {
     require_positive("Gpu.memory (bytes)", gpu.memory.value());
+    require(gpu.memory.value() >= 1.0, "Gpu.memory (bytes)", gpu.memory.value(), "must be at least 1 byte");
     require(gpu.memory.value() <= limits::memory_bytes, "Gpu.memory (bytes)", gpu.memory.value(),
             "must be at most 1e18 bytes");
     require(gpu.usable_fraction > 0.0 && gpu.usable_fraction <= 1.0, "Gpu.usable_fraction",
                     gpu.usable_fraction, "must be in (0, 1]");
     require_positive("Gpu.usable_fraction", gpu.usable_fraction);  // not a denormal
-    require_positive("Gpu.memory_bandwidth (bytes/s)", gpu.memory_bandwidth.value());
-    require(gpu.memory_bandwidth.value() <= limits::bandwidth_bytes_per_s, "Gpu.memory_bandwidth (bytes/s)",
-            gpu.memory_bandwidth.value(), "must be at most 1e18 bytes/s");
-    require_positive("Gpu.peak_flops (FLOP/s)", gpu.peak_flops.value());
-    require(gpu.peak_flops.value() <= limits::peak_flops_per_s, "Gpu.peak_flops (FLOP/s)", gpu.peak_flops.value(),
-            "must be at most 1e21 FLOP/s");
+    detail::check_rate("Gpu.memory_bandwidth (bytes/s)", gpu.memory_bandwidth.value(), limits::bandwidth_bytes_per_s,
+                       "must be at most 1e18 bytes/s");
+    detail::check_rate("Gpu.peak_flops (FLOP/s)", gpu.peak_flops.value(), limits::peak_flops_per_s,
+                       "must be at most 1e21 FLOP/s");
     return gpu;
 }
 
 [[nodiscard]] constexpr const Link& validated(const Link& link) {
-    require_positive("Link.bandwidth (bytes/s)", link.bandwidth.value());
-    require(link.bandwidth.value() <= limits::bandwidth_bytes_per_s, "Link.bandwidth (bytes/s)",
-            link.bandwidth.value(), "must be at most 1e18 bytes/s");
+    detail::check_rate("Link.bandwidth (bytes/s)", link.bandwidth.value(), limits::bandwidth_bytes_per_s,
+                       "must be at most 1e18 bytes/s");
     require_non_negative("Link.step_latency (s)", link.step_latency.value());
     require(link.step_latency.value() <= limits::latency_s, "Link.step_latency (s)", link.step_latency.value(),
             "must be at most 3600 s");

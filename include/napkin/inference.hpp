@@ -60,6 +60,8 @@ constexpr void check_setup(const InferenceSetup& s) {
     require_non_negative("InferenceSetup.working_tokens", s.working_tokens.value());
     require_non_negative("InferenceSetup.working_allowance (bytes)", s.working_allowance.value());
     require_non_negative("InferenceSetup.all_reduces_per_layer", count(s.all_reduces_per_layer));
+    require(s.all_reduces_per_layer <= 1024, "InferenceSetup.all_reduces_per_layer", count(s.all_reduces_per_layer),
+            "must be at most 1024");
 }
 }  // namespace detail
 
@@ -196,8 +198,8 @@ constexpr void check_inference_inputs(const TransformerShape& model, const Gpu& 
 constexpr void check_token_time(const TransformerShape& model, const Gpu& gpu, const Link& link, Deployment where,
                                 const InferenceSetup& setup) {
     check_inference_inputs(model, gpu, link, setup);
-    require_at_least_one("gpus", where.gpus);
-    require_at_least_one("tokens_in_flight", where.tokens_in_flight);
+    require_count("gpus", where.gpus, limits::gpus);
+    require_count("tokens_in_flight", where.tokens_in_flight, limits::tokens);
 }
 }  // namespace detail
 

@@ -56,6 +56,12 @@ constexpr void check_times(const StageTimes& t) {
     require_non_negative("StageTimes.forward (s)", t.forward.value());
     require_non_negative("StageTimes.backward (s)", t.backward.value());
     require_non_negative("StageTimes.weight_grad (s)", t.weight_grad.value());
+    // A micro-batch through one stage in at most 1e9 s (31 years): every step
+    // of up to 2^40 stages and micro-batches then stays finite.
+    require(t.forward.value() <= limits::stage_seconds, "StageTimes.forward (s)", t.forward.value(),
+            "must be at most 1e9 s");
+    require(t.backward.value() <= limits::stage_seconds, "StageTimes.backward (s)", t.backward.value(),
+            "must be at most 1e9 s");
     require(t.weight_grad <= t.backward, "StageTimes.weight_grad (s)", t.weight_grad.value(),
             "must not exceed StageTimes.backward, of which it is a part");
 }
@@ -122,7 +128,7 @@ struct Interleaved {
         // Past m·v extra forwards every forward already runs first: a larger
         // count changes nothing but the arithmetic's range.
         if (extra_warmup > checked_mul(s.microbatches, s.chunks, "PipelineShape.microbatches × chunks"))
-            reject("Interleaved.extra_warmup", count(extra_warmup),
+            reject_exact("Interleaved.extra_warmup", std::to_string(extra_warmup),
                    "must be at most PipelineShape.microbatches × chunks = " + std::to_string(s.microbatches * s.chunks));
         if (s.chunks > 1 && s.microbatches % s.stages != 0)
             reject("PipelineShape.microbatches", count(s.microbatches),

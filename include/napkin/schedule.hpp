@@ -376,10 +376,14 @@ inline void check_schedule_times(const ScheduleTimes& t, const PipelineShape& sh
             count(t.per_chunk.size()), "must be PipelineShape.stages × PipelineShape.chunks");
     for (const StageTimes& c : t.per_chunk) check_times(c);
     require_non_negative("ScheduleTimes.send (s)", t.send.value());
+    require(t.send.value() <= limits::stage_seconds, "ScheduleTimes.send (s)", t.send.value(), "must be at most 1e9 s");
     require(t.microbatch_factor.empty() || count(t.microbatch_factor.size()) == count(shape.microbatches),
             "ScheduleTimes.microbatch_factor.size()", count(t.microbatch_factor.size()),
             "must be 0 or PipelineShape.microbatches");
-    for (double f : t.microbatch_factor) require_non_negative("ScheduleTimes.microbatch_factor[j]", f);
+    for (double f : t.microbatch_factor) {
+        require_non_negative("ScheduleTimes.microbatch_factor[j]", f);
+        require(f <= 1e6, "ScheduleTimes.microbatch_factor[j]", f, "must be at most 1e6");
+    }
 }
 
 // Where each rank's chunks sit on a micro-batch's path of virtual stages.
