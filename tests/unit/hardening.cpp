@@ -13,6 +13,7 @@
 #include <napkin/inference_planner.hpp>
 #include <napkin/io/hf_config.hpp>
 #include <napkin/io/nccl_tests.hpp>
+#include <napkin/io/progress.hpp>
 #include <napkin/planner.hpp>
 #include <napkin/schedule.hpp>
 #include <napkin/training.hpp>
@@ -24,9 +25,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <utility>
+#include <vector>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 using namespace napkin;
 using napkin::test::error_of;
@@ -244,6 +249,17 @@ TEST_SUITE("hardening") {
                                  }),
                                  "from a worker", std::runtime_error);
         }
+        // The up-front count reports too (0 of 0: counting), before the first row is searched.
+        q.threads = 2;
+        std::vector<std::pair<long long, long long>> calls;
+        std::mutex calls_mutex;
+        (void)plan_training(q, [&](long long done, long long total) {
+            const std::lock_guard lock(calls_mutex);
+            calls.emplace_back(done, total);
+        });
+        REQUIRE(calls.size() > 1);
+        CHECK(calls.front() == std::pair<long long, long long>{0, 0});
+        CHECK(calls.back().first == calls.back().second);
         // plan --threads 2 --gpu-tflops 1e-320 aborted: the denormal is named before any thread starts.
         q.cluster.node.gpu.peak_flops = flops_per_second(1e-320);
         CHECK(contains(error_of([&] { return plan_training(q); }), "Gpu.peak_flops (FLOP/s) = 9.99989e-321"));
@@ -335,5 +351,27 @@ TEST_SUITE("hardening") {
         CHECK_FALSE(good.step_latency_held_at_zero);
         CHECK(good.step_latency.value() == doctest::Approx(5e-6));
         CHECK(good.bandwidth.value() == doctest::Approx(100e9));
+    }
+    TEST_CASE("ranges that keep every result finite: rates ≥ 1/s, messages ≤ 1e18 B, stage times ≤ 1e9 s") {
+        // The fuzzer's findings: 1e308 B over 2.3e-308 B/s, and 1e308 s stages, gave inf.
+        Link link = catalog::nvlink_a100;
+        link.bandwidth = bytes_per_second(0.5);
+        CHECK(error_of([&] { return validated(link); }) == "Link.bandwidth (bytes/s) = 0.5: must be at least 1 per second");
+        CHECK(error_of([] { return tree_allreduce(bytes(1e308), 8, catalog::nvlink_a100); }) ==
+              "message (bytes) = 1e+308: must be at most 1e18 bytes");
+        CHECK(error_of([] { return step_time(OneFOneB{}, {4, 8}, StageTimes{seconds(1e308), seconds(1e308)}); }) ==
+              "StageTimes.forward (s) = 1e+308: must be at most 1e9 s");
+        // At the edges every result is finite: 1e18 B at 1 B/s over 2^40 ranks, 2^40 stages of 1e9 s.
+        const Link slow{"slow", bytes_per_second(1.0), seconds(3600)};
+        CHECK(std::isfinite(tree_allreduce(bytes(1e18), 1LL << 40, slow).total().value()));
+        CHECK(std::isfinite(ring_allreduce(bytes(1e18), 1LL << 40, slow).total().value()));
+        CHECK(std::isfinite(step_time(OneFOneB{}, {1LL << 40, 1LL << 40}, StageTimes{seconds(1e9), seconds(1e9)}).value()));
+    }
+
+    TEST_CASE("the progress bar's ticker draws with no report at all (a search still counting its space)") {
+        io::ProgressBar bar("test", 0, std::chrono::milliseconds(0), true);
+        for (int i = 0; i < 50 && !bar.drawn_once(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        CHECK(bar.drawn_once());
+        bar.finish();
     }
 }

@@ -134,7 +134,7 @@ private:
     clock::time_point last_draw_{};
     std::mutex mutex_;
     bool drawn_ = false;
-    bool drawn_ever_ = false;
+    std::atomic<bool> drawn_ever_{false};  // read by drawn_once() from any thread
     struct sigaction previous_sigint_ {};
     std::thread ticker_;
     std::mutex ticker_mutex_;
