@@ -14,6 +14,7 @@
 #include <napkin/io/hf_config.hpp>
 #include <napkin/io/nccl_tests.hpp>
 #include <napkin/io/progress.hpp>
+#include <napkin/io/reference_schedule.hpp>
 #include <napkin/planner.hpp>
 #include <napkin/schedule.hpp>
 #include <napkin/training.hpp>
@@ -373,5 +374,12 @@ TEST_SUITE("hardening") {
         for (int i = 0; i < 50 && !bar.drawn_once(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
         CHECK(bar.drawn_once());
         bar.finish();
+    }
+    TEST_CASE("a reference schedule that is not one: one napkin::invalid_argument naming the file") {
+        const std::string malformed = NAPKIN_TEST_DATA_DIR "/malformed_config.json";
+        const std::string other = NAPKIN_TEST_DATA_DIR "/gpt2_config.json";
+        CHECK(contains(error_of([&] { return io::read_reference_schedule(malformed); }),
+                       malformed + ": not a reference schedule ("));
+        CHECK(contains(error_of([&] { return io::read_reference_schedule(other); }), other + ": not a reference schedule ("));
     }
 }
