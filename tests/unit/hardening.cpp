@@ -15,6 +15,7 @@
 #include <napkin/io/nccl_tests.hpp>
 #include <napkin/io/progress.hpp>
 #include <napkin/io/reference_schedule.hpp>
+#include <napkin/io/svg.hpp>
 #include <napkin/planner.hpp>
 #include <napkin/schedule.hpp>
 #include <napkin/training.hpp>
@@ -381,5 +382,15 @@ TEST_SUITE("hardening") {
         CHECK(contains(error_of([&] { return io::read_reference_schedule(malformed); }),
                        malformed + ": not a reference schedule ("));
         CHECK(contains(error_of([&] { return io::read_reference_schedule(other); }), other + ": not a reference schedule ("));
+    }
+    TEST_CASE("an SVG axis for nan, inf or a denormal top is the default one: no tick loop runs forever") {
+        for (const double top : {nan_value, inf, 1e-320, -1.0, 0.0}) {
+            const io::svg::Ticks t = io::svg::nice_ticks(top);
+            CHECK(t.max == 1.0);
+            CHECK(t.step == 0.25);
+        }
+        // 7.3 over 5 ticks: raw step 1.46, the next nice step 2, the axis to ⌈7.3 / 2⌉ · 2 = 8.
+        CHECK(io::svg::nice_ticks(7.3).step == 2.0);
+        CHECK(io::svg::nice_ticks(7.3).max == 8.0);
     }
 }
