@@ -288,7 +288,9 @@ NAPKIN_COMMAND(app) {
         if (!op) throw napkin::invalid_argument("--op \"" + o->op + "\": must be all-reduce, reduce-scatter, "
                                                                      "all-gather, all-to-all or broadcast");
         const io::NcclTestsRun run = io::read_nccl_tests(o->file, *op, o->ranks);
-        const auto samples = io::samples(run, o->in_place ? io::Placement::in_place : io::Placement::out_of_place);
+        const io::Placement placement = o->in_place ? io::Placement::in_place : io::Placement::out_of_place;
+        const auto samples = io::samples(run, placement);
+        const long long dropped = io::rows_without_time(run, placement);
         const CalibrationFit fit = fit_alpha_beta(samples, {.fit_base_latency = o->fit_base, .base_latency = {}});
         if (o->json) {
             nlohmann::json rows = nlohmann::json::array();
@@ -303,6 +305,9 @@ NAPKIN_COMMAND(app) {
                                {"base_latency_s", fit.base_latency.value()},
                                {"rms_relative_residual", fit.rms_relative_residual},
                                {"max_relative_residual", fit.max_relative_residual},
+                               {"rows_dropped_zero_time", dropped},
+                               {"step_latency_held_at_zero", fit.step_latency_held_at_zero},
+                               {"base_latency_held_at_zero", fit.base_latency_held_at_zero},
                                {"samples", rows}});
         }
         std::printf("%s on %lld ranks, %zu sizes: alpha = %s per step, B = %s", o->op.c_str(), run.ranks,
@@ -310,6 +315,12 @@ NAPKIN_COMMAND(app) {
         if (fit.base_latency_fitted) std::printf(", base = %s", format(fit.base_latency, units::us, 3).c_str());
         std::printf("\nresiduals (model - measured) / measured: rms %.2f%%, max %.2f%%\n",
                     100 * fit.rms_relative_residual, 100 * fit.max_relative_residual);
+        if (dropped > 0) std::printf("%lld rows with a zero time dropped (below the timer's resolution)\n", dropped);
+        if (fit.step_latency_held_at_zero || fit.base_latency_held_at_zero)
+            std::printf("the unconstrained fit gave a negative %s (not physical): held at 0, the rest refitted\n",
+                        fit.step_latency_held_at_zero && fit.base_latency_held_at_zero ? "alpha and base latency"
+                        : fit.step_latency_held_at_zero                                ? "alpha"
+                                                                                       : "base latency");
         std::printf("%14s  %12s  %9s\n", "size", "measured", "residual");
         for (std::size_t i = 0; i < samples.size(); ++i)
             std::printf("%14s  %12s  %8.2f%%\n", to_string(samples[i].message).c_str(),

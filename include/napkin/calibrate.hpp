@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,10 @@ struct CalibrationFit {
     BytesPerSecond bandwidth;   // B, the bus bandwidth per rank and direction
     Seconds base_latency;       // fitted, or the assumed one
     bool base_latency_fitted = false;
+    // The unconstrained fit gave a negative latency (not physical): it was
+    // held at 0 and the others refitted.
+    bool step_latency_held_at_zero = false;
+    bool base_latency_held_at_zero = false;
     std::vector<double> relative_residuals;  // (model − measured) / measured, one per sample
     double rms_relative_residual = 0.0;
     double max_relative_residual = 0.0;      // largest |residual|
@@ -101,7 +106,46 @@ inline void check_samples(std::span<const CollectiveSample> samples, std::size_t
                         ? "base and step latency cannot be told apart: give samples at 2 or more rank counts, "
                           "and at 2 or more message sizes"
                         : "give samples at 2 or more message sizes");
-    const Eigen::VectorXd x = qr.solve(b).cwiseQuotient(scale);
+    Eigen::VectorXd x = qr.solve(b).cwiseQuotient(scale);
+
+    // A latency below zero is no physical link: the least-squares fit is then
+    // redone with the latencies constrained to be ≥ 0 (an active set over at
+    // most two of them: each negative one is held at 0 in turn, and the
+    // feasible fit with the smallest residual is kept; Lawson & Hanson 1974,
+    // Ch. 23, for two or three unknowns). The fit says which it held.
+    bool step_clamped = false, base_clamped = false;
+    const auto latencies_negative = [&](const Eigen::VectorXd& v) {
+        return v(0) < 0.0 || (options.fit_base_latency && v(2) < 0.0);
+    };
+    if (latencies_negative(x)) {
+        double best_norm = std::numeric_limits<double>::infinity();
+        Eigen::VectorXd best;
+        for (int mask = 1; mask < (options.fit_base_latency ? 4 : 2); ++mask) {
+            const bool hold_step = (mask & 1) != 0, hold_base = (mask & 2) != 0;
+            std::vector<Eigen::Index> free_columns;
+            for (Eigen::Index j = 0; j < static_cast<Eigen::Index>(unknowns); ++j)
+                if (!(j == 0 && hold_step) && !(j == 2 && hold_base)) free_columns.push_back(j);
+            Eigen::MatrixXd reduced(rows, static_cast<Eigen::Index>(free_columns.size()));
+            for (std::size_t c = 0; c < free_columns.size(); ++c)
+                reduced.col(static_cast<Eigen::Index>(c)) = a.col(free_columns[c]);
+            const Eigen::VectorXd y = reduced.colPivHouseholderQr().solve(b);
+            Eigen::VectorXd candidate = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(unknowns));
+            for (std::size_t c = 0; c < free_columns.size(); ++c)
+                candidate(free_columns[c]) = y(static_cast<Eigen::Index>(c)) / scale(free_columns[c]);
+            if (latencies_negative(candidate) || !(candidate(1) > 0.0)) continue;
+            const double norm = (reduced * y - b).norm();
+            if (norm < best_norm) {
+                best_norm = norm;
+                best = candidate;
+                step_clamped = hold_step;
+                base_clamped = hold_base;
+            }
+        }
+        require(best.size() > 0, "fitted latency (s)", std::min(x(0), options.fit_base_latency ? x(2) : x(0)),
+                "is negative, and no fit with latencies ≥ 0 has a positive bandwidth: the samples are not "
+                "a latency plus a size over a bandwidth");
+        x = best;
+    }
     require(x(1) > 0.0, "fitted 1/bandwidth (s/byte)", x(1),
                     "must be positive: the times do not grow with the message size");
 
@@ -110,6 +154,8 @@ inline void check_samples(std::span<const CollectiveSample> samples, std::size_t
     fit.bandwidth = bytes_per_second(1.0 / x(1));
     fit.base_latency = options.fit_base_latency ? seconds(x(2)) : options.base_latency;
     fit.base_latency_fitted = options.fit_base_latency;
+    fit.step_latency_held_at_zero = step_clamped;
+    fit.base_latency_held_at_zero = base_clamped;
     double sum_of_squares = 0.0;
     for (const CollectiveSample& s : samples) {
         const Seconds model = fit.base_latency + latency_steps(s.op, s.ranks) * fit.step_latency +

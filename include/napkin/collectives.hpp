@@ -24,6 +24,7 @@
 //                        across nodes + all-gather inside the node
 #pragma once
 
+#include <napkin/checked.hpp>
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
 #include <napkin/names.hpp>
@@ -58,16 +59,16 @@ struct CollectiveTime {
 namespace detail {
 constexpr void check_collective(Bytes message, long long ranks, const Link& link, Seconds base_latency) {
     require_non_negative("message (bytes)", message.value());
-    require_at_least_one("ranks", ranks);
+    require(message.value() <= limits::message_bytes, "message (bytes)", message.value(), "must be at most 1e18 bytes");
+    require_count("ranks", ranks, limits::gpus);
     (void)validated(link);
     require_non_negative("base_latency (s)", base_latency.value());
 }
 
 // ⌈log₂ n⌉ for n ≥ 1: the depth of a binary tree over n ranks.
 [[nodiscard]] constexpr long long ceil_log2(long long n) {
-    long long depth = 0;
-    for (long long reach = 1; reach < n; reach *= 2) ++depth;
-    return depth;
+    // The bit width of n − 1: no loop, no doubling that could overflow.
+    return n <= 1 ? 0 : 64 - __builtin_clzll(static_cast<unsigned long long>(n - 1));
 }
 
 // The shared shape of the one-pass collectives: base + steps·α + share · M/B.
@@ -192,14 +193,22 @@ struct HierarchicalTopology {
 };
 
 [[nodiscard]] constexpr const HierarchicalTopology& validated(const HierarchicalTopology& t) {
-    require_at_least_one("HierarchicalTopology.nodes", t.nodes);
-    require_at_least_one("HierarchicalTopology.gpus_per_node", t.gpus_per_node);
+    require_count("HierarchicalTopology.nodes", t.nodes, limits::gpus);
+    require_count("HierarchicalTopology.gpus_per_node", t.gpus_per_node, limits::gpus);
+    require(checked_mul(t.nodes, t.gpus_per_node, "HierarchicalTopology GPUs (nodes × gpus_per_node)") <=
+                limits::gpus,
+            "HierarchicalTopology GPUs (nodes × gpus_per_node)", count(t.nodes) * count(t.gpus_per_node),
+            "must be at most 2^40");
     require_positive("HierarchicalTopology.intra.bandwidth (bytes/s)", t.intra.bandwidth.value());
     require_non_negative("HierarchicalTopology.intra.step_latency (s)", t.intra.step_latency.value());
     require_positive("HierarchicalTopology.inter.bandwidth (bytes/s)", t.inter.bandwidth.value());
     require_non_negative("HierarchicalTopology.inter.step_latency (s)", t.inter.step_latency.value());
+    (void)validated(t.intra);  // the physical ranges of a link
+    (void)validated(t.inter);
     require(t.oversubscription >= 1.0, "HierarchicalTopology.oversubscription", t.oversubscription,
                     "must be at least 1 (r in r:1)");
+    require(t.oversubscription <= 1e6, "HierarchicalTopology.oversubscription", t.oversubscription,
+            "must be at most 1e6");
     return t;
 }
 
@@ -224,6 +233,7 @@ struct HierarchicalTopology {
                                                               Seconds base_latency = Seconds{}) {
     (void)validated(topology);
     require_non_negative("message (bytes)", message.value());
+    require(message.value() <= limits::message_bytes, "message (bytes)", message.value(), "must be at most 1e18 bytes");
     require_non_negative("base_latency (s)", base_latency.value());
     const long long g = topology.gpus_per_node;
     if (ranks(topology) == 1) return {};
@@ -251,6 +261,7 @@ struct HierarchicalTopology {
                                                                   const HierarchicalTopology& topology) {
     (void)validated(topology);
     require_non_negative("message (bytes)", message.value());
+    require(message.value() <= limits::message_bytes, "message (bytes)", message.value(), "must be at most 1e18 bytes");
     const Link inter{topology.inter.name, topology.inter.bandwidth / topology.oversubscription,
                      topology.inter.step_latency};
     return ring_allreduce(message, topology.gpus_per_node, topology.intra) +
@@ -525,6 +536,7 @@ struct NcclChoice {
                                                       NcclProtocol protocol) {
     (void)validated(topology);
     require_non_negative("message (bytes)", message.value());
+    require(message.value() <= limits::message_bytes, "message (bytes)", message.value(), "must be at most 1e18 bytes");
     const long long n = ranks(topology), g = topology.gpus_per_node, nodes = topology.nodes;
     if (n == 1) return {};
     const Seconds base = nccl::base_latency(algorithm, protocol);

@@ -8,6 +8,8 @@
 //   "Gpu.usable_fraction = 1.5: must be in (0, 1]".
 #pragma once
 
+#include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -22,6 +24,14 @@ public:
 namespace detail {
 
 inline std::string number_text(double value) {
+    // Six decimals show everything from 10^-6 to 10^18 exactly enough; beyond
+    // (a denormal, 1e308, inf, nan) a general format says what was given.
+    const double magnitude = value < 0 ? -value : value;
+    if (!(magnitude == 0.0 || (magnitude >= 1e-6 && magnitude < 1e18))) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.6g", value);
+        return buffer;
+    }
     std::string text = std::to_string(value);
     if (text.find('.') != std::string::npos) {
         while (text.back() == '0') text.pop_back();
@@ -44,16 +54,43 @@ inline std::string number_text(double value) {
     throw invalid_argument(std::string(argument) + " = \"" + std::string(value) + "\": " + std::string(requirement));
 }
 
+// As above, with the value already written out (an exact integer, a product
+// of operands): "tp × cp × pp × dp = 4294967296 × 4294967296: ...".
+[[noreturn]] inline void reject_exact(std::string_view argument, std::string_view value_text,
+                                      std::string_view requirement) {
+    throw invalid_argument(std::string(argument) + " = " + std::string(value_text) + ": " + std::string(requirement));
+}
+
 // Rejects `value` unless `ok`.
 constexpr void require(bool ok, std::string_view argument, double value, std::string_view requirement) {
     if (!ok) reject(argument, value, requirement);
 }
 
+// Floating inputs are finite numbers: nan and ±inf are rejected, and so are
+// denormals (magnitudes below 2.2e-308, DBL_MIN): no physical quantity napkin
+// models is that small, and dividing by one gives inf.
+constexpr void require_finite(std::string_view argument, double value) {
+    require(value == value, argument, value, "must be a number");
+    require(value >= -std::numeric_limits<double>::max() && value <= std::numeric_limits<double>::max(), argument,
+            value, "must be finite");
+}
 constexpr void require_positive(std::string_view argument, double value) {
+    require_finite(argument, value);
     require(value > 0.0, argument, value, "must be positive");
+    require(value >= std::numeric_limits<double>::min(), argument, value,
+            "must be at least 2.2e-308 (a denormal is no physical value)");
 }
 constexpr void require_non_negative(std::string_view argument, double value) {
+    require_finite(argument, value);
     require(value >= 0.0, argument, value, "must not be negative");
+    require(value == 0.0 || value >= std::numeric_limits<double>::min(), argument, value,
+            "must be 0 or at least 2.2e-308 (a denormal is no physical value)");
+}
+// A finite value in [low, high].
+constexpr void require_in_range(std::string_view argument, double value, double low, double high,
+                                std::string_view requirement) {
+    require_finite(argument, value);
+    require(value >= low && value <= high, argument, value, requirement);
 }
 constexpr void require_at_least_one(std::string_view argument, long long value) {
     require(value >= 1, argument, static_cast<double>(value), "must be at least 1");

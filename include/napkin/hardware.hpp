@@ -7,12 +7,14 @@
 // compile time that is a compile error.
 #pragma once
 
+#include <napkin/checked.hpp>
 #include <napkin/error.hpp>
 #include <napkin/names.hpp>
 #include <napkin/units.hpp>
 
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace napkin {
@@ -59,20 +61,54 @@ struct Link {
     Seconds step_latency;
 };
 
+// Physical ranges of the hardware figures: positive, finite, not denormal
+// (error.hpp), and below ceilings a thousand-fold and more beyond any part
+// made (2026: 288 GB of HBM, 8 TB/s, 5·10^15 FLOP/s dense, 1.8 TB/s links).
+namespace limits {
+inline constexpr double memory_bytes = 1e18;          // an exabyte on one card
+inline constexpr double bandwidth_bytes_per_s = 1e18; // an exabyte per second
+inline constexpr double peak_flops_per_s = 1e21;      // a zettaFLOP per second
+inline constexpr double latency_s = 3600.0;           // an hour per step
+inline constexpr double slowest_rate = 1.0;           // a byte (or a FLOP) per second: the slowest rate priced
+inline constexpr double message_bytes = 1e18;         // the largest message or tensor priced, an exabyte
+}  // namespace limits
+
+namespace detail {
+// A rate in [1, ceiling] per second: with sizes ≤ 1e18 every time stays finite.
+constexpr void check_rate(std::string_view argument, double value, double ceiling, std::string_view ceiling_text) {
+    require_positive(argument, value);
+    require(value >= limits::slowest_rate, argument, value, "must be at least 1 per second");
+    require(value <= ceiling, argument, value, ceiling_text);
+}
+}  // namespace detail
+
 [[nodiscard]] constexpr const Gpu& validated(const Gpu& gpu) {
     require_positive("Gpu.memory (bytes)", gpu.memory.value());
+    require(gpu.memory.value() >= 1.0, "Gpu.memory (bytes)", gpu.memory.value(), "must be at least 1 byte");
+    require(gpu.memory.value() <= limits::memory_bytes, "Gpu.memory (bytes)", gpu.memory.value(),
+            "must be at most 1e18 bytes");
     require(gpu.usable_fraction > 0.0 && gpu.usable_fraction <= 1.0, "Gpu.usable_fraction",
                     gpu.usable_fraction, "must be in (0, 1]");
-    require_positive("Gpu.memory_bandwidth (bytes/s)", gpu.memory_bandwidth.value());
-    require_positive("Gpu.peak_flops (FLOP/s)", gpu.peak_flops.value());
-    require_non_negative("Gpu.sm_count", static_cast<double>(gpu.sm_count));
+    require_positive("Gpu.usable_fraction", gpu.usable_fraction);  // not a denormal
+    detail::check_rate("Gpu.memory_bandwidth (bytes/s)", gpu.memory_bandwidth.value(), limits::bandwidth_bytes_per_s,
+                       "must be at most 1e18 bytes/s");
+    detail::check_rate("Gpu.peak_flops (FLOP/s)", gpu.peak_flops.value(), limits::peak_flops_per_s,
+                       "must be at most 1e21 FLOP/s");
+    require(gpu.sm_count >= 0 && gpu.sm_count <= (1LL << 24), "Gpu.sm_count", static_cast<double>(gpu.sm_count),
+            "must be in [0, 2^24] (0: unknown)");
     require_non_negative("Gpu.fp8_flops (FLOP/s)", gpu.fp8_flops.value());
+    if (gpu.fp8_flops.value() > 0.0)  // 0: no FP8 tensor cores
+        detail::check_rate("Gpu.fp8_flops (FLOP/s)", gpu.fp8_flops.value(), limits::peak_flops_per_s,
+                           "must be at most 1e21 FLOP/s");
     return gpu;
 }
 
 [[nodiscard]] constexpr const Link& validated(const Link& link) {
-    require_positive("Link.bandwidth (bytes/s)", link.bandwidth.value());
+    detail::check_rate("Link.bandwidth (bytes/s)", link.bandwidth.value(), limits::bandwidth_bytes_per_s,
+                       "must be at most 1e18 bytes/s");
     require_non_negative("Link.step_latency (s)", link.step_latency.value());
+    require(link.step_latency.value() <= limits::latency_s, "Link.step_latency (s)", link.step_latency.value(),
+            "must be at most 3600 s");
     return link;
 }
 
@@ -115,13 +151,13 @@ struct Cluster {
     long long nodes = 1;
 };
 
-[[nodiscard]] constexpr long long gpus(const Cluster& c) { return c.nodes * c.node.gpus; }
+[[nodiscard]] constexpr long long gpus(const Cluster& c) { return checked_mul(c.nodes, c.node.gpus, "nodes × GPUs per node"); }
 
 [[nodiscard]] constexpr Cluster cluster_of(const Node& node, long long nodes) { return Cluster{node, nodes}; }
 
 [[nodiscard]] constexpr const Node& validated(const Node& node) {
     (void)validated(node.gpu);
-    require_at_least_one("Node.gpus", node.gpus);
+    require_count("Node.gpus", node.gpus, limits::gpus);
     (void)validated(node.intra);
     (void)validated(node.inter);
     return node;
@@ -129,7 +165,10 @@ struct Cluster {
 
 [[nodiscard]] constexpr const Cluster& validated(const Cluster& c) {
     (void)validated(c.node);
-    require_at_least_one("Cluster.nodes", c.nodes);
+    require_count("Cluster.nodes", c.nodes, limits::gpus);
+    if (gpus(c) > limits::gpus)
+        reject_exact("Cluster GPUs (nodes × GPUs per node)", std::to_string(gpus(c)),
+                     "must be at most 2^40 = 1099511627776");
     return c;
 }
 

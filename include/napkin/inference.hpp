@@ -10,6 +10,7 @@
 #pragma once
 
 #include <napkin/collectives.hpp>
+#include <napkin/checked.hpp>
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
 #include <napkin/model.hpp>
@@ -61,6 +62,8 @@ constexpr void check_setup(const InferenceSetup& s) {
     require_non_negative("InferenceSetup.working_tokens", s.working_tokens.value());
     require_non_negative("InferenceSetup.working_allowance (bytes)", s.working_allowance.value());
     require_non_negative("InferenceSetup.all_reduces_per_layer", count(s.all_reduces_per_layer));
+    require(s.all_reduces_per_layer <= 1024, "InferenceSetup.all_reduces_per_layer", count(s.all_reduces_per_layer),
+            "must be at most 1024");
 }
 }  // namespace detail
 
@@ -119,11 +122,20 @@ struct InferenceMemory {
 [[nodiscard]] constexpr std::optional<long long> fewest_gpus(const TransformerShape& model, const Gpu& gpu,
                                                              const InferenceSetup& setup = lesson_setup,
                                                              long long max_gpus = 4096) {
-    require_at_least_one("max_gpus", max_gpus);
+    require_count("max_gpus", max_gpus, limits::gpus);
     if (working_memory(model, setup) >= usable_memory(validated(gpu))) return std::nullopt;
-    for (long long n = 1; n <= max_gpus; ++n)
-        if (fits(model, gpu, n, setup)) return n;
-    return std::nullopt;
+    // Memory per GPU never grows with n (each share is a ceiling of a fixed
+    // total over n or min(n, kv_heads)), so "fits" is monotone in n: a binary
+    // search finds the first n that fits in O(log max_gpus) steps, the answer
+    // a scan from 1 would give.
+    if (!fits(model, gpu, max_gpus, setup)) return std::nullopt;
+    long long low = 1, high = max_gpus;  // fits(high); the first fitting count is in [low, high]
+    while (low < high) {
+        const long long mid = low + (high - low) / 2;
+        if (fits(model, gpu, mid, setup)) high = mid;
+        else low = mid + 1;
+    }
+    return high;
 }
 
 // ---------------------------------------------------------------------------
@@ -188,8 +200,8 @@ constexpr void check_inference_inputs(const TransformerShape& model, const Gpu& 
 constexpr void check_token_time(const TransformerShape& model, const Gpu& gpu, const Link& link, Deployment where,
                                 const InferenceSetup& setup) {
     check_inference_inputs(model, gpu, link, setup);
-    require_at_least_one("gpus", where.gpus);
-    require_at_least_one("tokens_in_flight", where.tokens_in_flight);
+    require_count("gpus", where.gpus, limits::gpus);
+    require_count("tokens_in_flight", where.tokens_in_flight, limits::tokens);
 }
 }  // namespace detail
 
@@ -226,7 +238,9 @@ template <CollectivePolicy Collective = Ring>
                                                                 const Link& link, BestCountQuery query = {},
                                                                 const InferenceSetup& setup = lesson_setup,
                                                                 const Collective& collective = lesson_collective) {
-    require_at_least_one("max_gpus", query.max_gpus);
+    // Every count is tried (the time is not monotone in it), so the scan is
+    // capped: 2^20 counts, an error beyond.
+    require_count("max_gpus", query.max_gpus, limits::gpu_scan);
     detail::check_token_time(model, gpu, link, {1, query.split, query.tokens_in_flight}, setup);
     const Bytes usable = usable_memory(gpu);
     const Bytes working = working_memory(model, setup);

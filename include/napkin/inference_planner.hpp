@@ -31,6 +31,7 @@
 #pragma once
 
 #include <napkin/collectives.hpp>
+#include <napkin/checked.hpp>
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
 #include <napkin/inference.hpp>
@@ -41,6 +42,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <vector>
 
 namespace napkin {
 
@@ -170,15 +172,20 @@ template <CollectivePolicy Collective = Ring>
                                                      const InferenceSetup& setup = lesson_setup,
                                                      const Collective& collective = lesson_collective) {
     detail::check_inference_inputs(model, gpu, link, setup);
-    require_at_least_one("max_gpus", query.max_gpus);
-    require_at_least_one("max_tokens_in_flight", query.max_tokens_in_flight);
-    require_positive("latency_bound (s)", query.latency_bound.value());
+    require_count("max_gpus", query.max_gpus, limits::gpus);
+    // k runs up to this bound in every (tp, pp) row that fits: a cap, not a scan of any size.
+    require_count("max_tokens_in_flight", query.max_tokens_in_flight, limits::tokens_in_flight);
+    // +inf is the default, "no bound"; nan and 0 are not bounds.
+    require(query.latency_bound.value() > 0.0, "latency_bound (s)", query.latency_bound.value(),
+            "must be positive");  // +inf: no bound
     const Bytes usable = usable_memory(gpu);
     InferencePlan plan;
-    for (long long tp = 1; tp <= std::min(query.max_gpus, model.heads); ++tp) {
-        if (model.heads % tp != 0) continue;
-        for (long long pp = 1; tp * pp <= query.max_gpus && pp <= model.layers; ++pp) {
-            if (model.layers % pp != 0) continue;
+    // Only divisors are splits: O(√n) to list, ascending as a scan would meet them.
+    const std::vector<long long> pps = divisors(model.layers);
+    for (long long tp : divisors(model.heads)) {
+        if (tp > query.max_gpus) break;
+        for (long long pp : pps) {
+            if (pp > query.max_gpus / tp) break;
             for (long long k = 1; k <= query.max_tokens_in_flight; ++k) {
                 const TensorPipelineSplit split{tp, pp, k};
                 const InferenceMemory memory = combined_memory_per_gpu(model, split, setup);

@@ -4,9 +4,11 @@
 // one token's hidden vector.
 #pragma once
 
+#include <napkin/checked.hpp>
 #include <napkin/error.hpp>
 #include <napkin/units.hpp>
 
+#include <string>
 #include <string_view>
 
 namespace napkin {
@@ -69,38 +71,6 @@ struct TransformerShape {
     return m.head_dim != 0 ? m.head_dim : m.hidden / m.heads;
 }
 
-[[nodiscard]] constexpr const TransformerShape& validated(const TransformerShape& m) {
-    require_at_least_one("TransformerShape.layers", m.layers);
-    require_at_least_one("TransformerShape.hidden", m.hidden);
-    require_at_least_one("TransformerShape.ffn", m.ffn);
-    require_at_least_one("TransformerShape.heads", m.heads);
-    require_at_least_one("TransformerShape.kv_heads", m.kv_heads);
-    require_at_least_one("TransformerShape.vocabulary", m.vocabulary);
-    require_non_negative("TransformerShape.head_dim", count(m.head_dim));
-    require(m.heads % m.kv_heads == 0, "TransformerShape.kv_heads", count(m.kv_heads),
-                    "must divide TransformerShape.heads");
-    require(m.head_dim != 0 || m.hidden % m.heads == 0, "TransformerShape.hidden", count(m.hidden),
-                    "must be a multiple of heads when head_dim is not given");
-    require_non_negative("TransformerShape.experts", count(m.experts));
-    require(m.experts == 0 || (m.experts_per_token >= 1 && m.experts_per_token <= m.experts),
-                    "TransformerShape.experts_per_token", count(m.experts_per_token),
-                    "must be in [1, experts] for a mixture of experts");
-    require_non_negative("TransformerShape.max_position_embeddings", count(m.max_position_embeddings));
-    require(m.experts == 0 || m.expert_ffn >= 1, "TransformerShape.expert_ffn", count(m.expert_ffn),
-                    "must be at least 1 for a mixture of experts");
-    require_non_negative("TransformerShape.shared_experts", count(m.shared_experts));
-    require(m.shared_experts == 0 || m.shared_expert_ffn >= 1, "TransformerShape.shared_expert_ffn",
-            count(m.shared_expert_ffn), "must be at least 1 when there are shared experts");
-    require(m.dense_layers >= 0 && m.dense_layers <= m.layers, "TransformerShape.dense_layers",
-            count(m.dense_layers), "must lie between 0 and the layers");
-    for (long long x : {m.q_lora_rank, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim})
-        require_non_negative("TransformerShape's latent attention sizes", count(x));
-    require(m.kv_lora_rank == 0 || (m.qk_nope_head_dim + m.qk_rope_head_dim >= 1 && m.v_head_dim >= 1),
-            "TransformerShape.v_head_dim", count(m.v_head_dim),
-            "must be at least 1, with qk_nope_head_dim + qk_rope_head_dim, for latent attention");
-    return m;
-}
-
 // Weights of one attention block: Q and O are hidden × (heads·head_dim), K and V
 // hidden × (kv_heads·head_dim) (Ainslie et al. 2023, grouped-query attention).
 //
@@ -110,30 +80,37 @@ struct TransformerShape {
 // h × (kv_lora_rank + rope) and its RMSNorm, W^UK and W^UV kv_lora_rank ×
 // heads·(nope + v), W^O heads·v × h.
 [[nodiscard]] constexpr long long latent_attention_weights(const TransformerShape& m) {
+    constexpr std::string_view what = "TransformerShape (latent attention weights)";
+    const auto mul = [](long long a, long long b) { return checked_mul(a, b, what); };
+    const auto add = [](long long a, long long b) { return checked_add(a, b, what); };
     const long long qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    const long long query = m.q_lora_rank > 0 ? m.hidden * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * m.heads * qk
-                                              : m.hidden * m.heads * qk;
-    const long long key_value = m.hidden * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank +
-                                m.kv_lora_rank * m.heads * (m.qk_nope_head_dim + m.v_head_dim);
-    return query + key_value + m.heads * m.v_head_dim * m.hidden;
+    const long long query = m.q_lora_rank > 0
+                                ? add(add(mul(m.hidden, m.q_lora_rank), m.q_lora_rank), mul(m.q_lora_rank, mul(m.heads, qk)))
+                                : mul(m.hidden, mul(m.heads, qk));
+    const long long key_value = add(add(mul(m.hidden, m.kv_lora_rank + m.qk_rope_head_dim), m.kv_lora_rank),
+                                    mul(m.kv_lora_rank, mul(m.heads, m.qk_nope_head_dim + m.v_head_dim)));
+    return add(add(query, key_value), mul(mul(m.heads, m.v_head_dim), m.hidden));
 }
 
 [[nodiscard]] constexpr long long attention_weights(const TransformerShape& m) {
     if (latent_attention(m)) return latent_attention_weights(m);
-    const long long q_width = m.heads * head_dim(m);
-    const long long kv_width = m.kv_heads * head_dim(m);
-    const long long matrices = 2 * m.hidden * q_width + 2 * m.hidden * kv_width;
+    constexpr std::string_view what = "TransformerShape (attention weights)";
+    const long long q_width = checked_mul(m.heads, head_dim(m), what);
+    const long long kv_width = checked_mul(m.kv_heads, head_dim(m), what);
+    const long long matrices = checked_mul(2 * m.hidden, checked_add(q_width, kv_width, what), what);
     const long long bias = m.biases     ? q_width + 2 * kv_width + m.hidden  // q, k, v biases + o bias
                            : m.qkv_bias ? q_width + 2 * kv_width
                                         : 0;
-    return matrices + bias + (m.qk_norm ? 2 * head_dim(m) : 0);
+    return checked_add(matrices, bias + (m.qk_norm ? 2 * head_dim(m) : 0), what);
 }
 
 // Weights of one dense feed-forward block of width `width`: SwiGLU has three
 // hidden × width matrices (Shazeer 2020), the GPT MLP two plus biases.
 [[nodiscard]] constexpr long long feed_forward_weights(const TransformerShape& m, long long width) {
-    if (m.feed_forward == FeedForward::gated) return 3 * m.hidden * width + (m.biases ? 2 * width + m.hidden : 0);
-    return 2 * m.hidden * width + (m.biases ? width + m.hidden : 0);
+    constexpr std::string_view what = "TransformerShape (feed-forward weights)";
+    if (m.feed_forward == FeedForward::gated)
+        return checked_add(checked_mul(3 * m.hidden, width, what), m.biases ? 2 * width + m.hidden : 0, what);
+    return checked_add(checked_mul(2 * m.hidden, width, what), m.biases ? width + m.hidden : 0, what);
 }
 
 // Two norms per layer: RMSNorm has one weight vector, LayerNorm a weight and a bias.
@@ -143,29 +120,39 @@ struct TransformerShape {
 
 // The router: a hidden × experts gate (Fedus et al. 2022 Sec. 2.1; DeepSeek-V3
 // and Qwen-MoE the same).
-[[nodiscard]] constexpr long long router_weights(const TransformerShape& m) { return m.hidden * m.experts; }
+[[nodiscard]] constexpr long long router_weights(const TransformerShape& m) {
+    return checked_mul(m.hidden, m.experts, "TransformerShape (router weights)");
+}
 
 // Every shared expert, and Qwen2-MoE's gate on them.
 [[nodiscard]] constexpr long long shared_expert_weights(const TransformerShape& m) {
-    return m.shared_experts * feed_forward_weights(m, m.shared_expert_ffn) + (m.shared_expert_gate ? m.hidden : 0);
+    constexpr std::string_view what = "TransformerShape (shared expert weights)";
+    return checked_add(checked_mul(m.shared_experts, feed_forward_weights(m, m.shared_expert_ffn), what),
+                       m.shared_expert_gate ? m.hidden : 0, what);
 }
 
 // A layer with a dense feed-forward block of width ffn.
 [[nodiscard]] constexpr long long dense_layer_weights(const TransformerShape& m) {
-    return attention_weights(m) + feed_forward_weights(m, m.ffn) + 2 * norm_weights(m);
+    constexpr std::string_view what = "TransformerShape (layer weights)";
+    return checked_add(checked_add(attention_weights(m), feed_forward_weights(m, m.ffn), what), 2 * norm_weights(m),
+                       what);
 }
 
 // One transformer layer: dense, or for MoE one MoE layer (all routed experts,
 // the shared ones and the router).
 [[nodiscard]] constexpr long long layer_weights(const TransformerShape& m) {
     if (m.experts == 0) return dense_layer_weights(m);
-    return attention_weights(m) + m.experts * feed_forward_weights(m, m.expert_ffn) + shared_expert_weights(m) +
-           router_weights(m) + 2 * norm_weights(m);
+    constexpr std::string_view what = "TransformerShape (layer weights)";
+    const long long routed = checked_mul(m.experts, feed_forward_weights(m, m.expert_ffn), what);
+    return checked_add(checked_add(checked_add(attention_weights(m), routed, what), shared_expert_weights(m), what),
+                       router_weights(m) + 2 * norm_weights(m), what);
 }
 
 // Input embedding, output layer (unless tied), learned positions.
 [[nodiscard]] constexpr long long embedding_weights(const TransformerShape& m) {
-    return m.vocabulary * m.hidden * (m.tied_embeddings ? 1 : 2) + m.learned_positions * m.hidden;
+    constexpr std::string_view what = "TransformerShape (embedding weights)";
+    return checked_add(checked_mul(checked_mul(m.vocabulary, m.hidden, what), m.tied_embeddings ? 1 : 2, what),
+                       checked_mul(m.learned_positions, m.hidden, what), what);
 }
 
 // Every weight of the model: the layers, the tables and the final norm. For
@@ -174,17 +161,20 @@ struct TransformerShape {
 // L·(2h² + 2h·kv + 3h·ffn + 2h) + V·h·2 + h).
 // With MoE: the dense layers at their own weights, the rest MoE layers.
 [[nodiscard]] constexpr long long parameter_count(const TransformerShape& m) {
+    constexpr std::string_view what = "TransformerShape (parameter count)";
     const long long moe = moe_layers(m);
-    return moe * layer_weights(m) + (m.layers - moe) * dense_layer_weights(m) + embedding_weights(m) +
-           norm_weights(m);
+    const long long layers = checked_add(checked_mul(moe, layer_weights(m), what),
+                                         checked_mul(m.layers - moe, dense_layer_weights(m), what), what);
+    return checked_add(checked_add(layers, embedding_weights(m), what), norm_weights(m), what);
 }
 
 // Weights one token passes through (MoE: only the active routed experts; the
 // shared ones, the router and the embedding tables count).
 [[nodiscard]] constexpr long long active_parameter_count(const TransformerShape& m) {
     if (m.experts == 0) return parameter_count(m);
-    const long long inactive = (m.experts - m.experts_per_token) * feed_forward_weights(m, m.expert_ffn);
-    return parameter_count(m) - moe_layers(m) * inactive;
+    constexpr std::string_view what = "TransformerShape (active parameter count)";
+    const long long inactive = checked_mul(m.experts - m.experts_per_token, feed_forward_weights(m, m.expert_ffn), what);
+    return parameter_count(m) - checked_mul(moe_layers(m), inactive, what);
 }
 
 // Matrix FLOPs of attention's scores and weighted values per token, forward,
@@ -207,15 +197,71 @@ struct TransformerShape {
 // Latent attention caches the latent and the shared RoPE key instead:
 // (kv_lora_rank + qk_rope_head_dim) values per layer (DeepSeek-V2 Sec. 2.1.2, Table 1).
 [[nodiscard]] constexpr BytesPerToken kv_cache_per_token(const TransformerShape& m, double bytes_per_value) {
+    constexpr std::string_view what = "TransformerShape (KV cache values per token)";
     if (latent_attention(m))
-        return bytes_per_token(count(m.layers * (m.kv_lora_rank + m.qk_rope_head_dim)) * bytes_per_value);
-    return bytes_per_token(count(2 * m.layers * m.kv_heads * head_dim(m)) * bytes_per_value);
+        return bytes_per_token(count(checked_mul(m.layers, m.kv_lora_rank + m.qk_rope_head_dim, what)) *
+                               bytes_per_value);
+    return bytes_per_token(count(checked_mul(checked_mul(2 * m.layers, m.kv_heads, what), head_dim(m), what)) *
+                           bytes_per_value);
 }
 
 // One token's hidden vector: what tensor-parallel GPUs all-reduce after each
 // split block and what pipeline stages hand to one another.
 [[nodiscard]] constexpr BytesPerToken hidden_vector(const TransformerShape& m, double bytes_per_value) {
     return bytes_per_token(count(m.hidden) * bytes_per_value);
+}
+
+// Checks the shape: every count at least 1 and at most its bound
+// (napkin/checked.hpp limits), heads split evenly, and the weight count within
+// limits::parameters, so every count above is exact.
+[[nodiscard]] constexpr const TransformerShape& validated(const TransformerShape& m) {
+    require_count("TransformerShape.layers", m.layers, limits::layers);
+    require_count("TransformerShape.hidden", m.hidden, limits::width);
+    require_count("TransformerShape.ffn", m.ffn, limits::width);
+    require_count("TransformerShape.heads", m.heads, limits::heads);
+    require_count("TransformerShape.kv_heads", m.kv_heads, limits::heads);
+    require_count("TransformerShape.vocabulary", m.vocabulary, limits::vocabulary);
+    require_non_negative("TransformerShape.head_dim", count(m.head_dim));
+    require(m.head_dim <= limits::width, "TransformerShape.head_dim", count(m.head_dim),
+            "must be at most 2^30");
+    require_non_negative("TransformerShape.learned_positions", count(m.learned_positions));
+    require(m.learned_positions <= limits::vocabulary, "TransformerShape.learned_positions",
+            count(m.learned_positions), "must be at most 2^34");
+    require(m.heads % m.kv_heads == 0, "TransformerShape.kv_heads", count(m.kv_heads),
+                    "must divide TransformerShape.heads");
+    require(m.head_dim != 0 || m.hidden % m.heads == 0, "TransformerShape.hidden", count(m.hidden),
+                    "must be a multiple of heads when head_dim is not given");
+    require_non_negative("TransformerShape.experts", count(m.experts));
+    require(m.experts <= limits::experts, "TransformerShape.experts", count(m.experts), "must be at most 2^24");
+    require(m.experts == 0 || (m.experts_per_token >= 1 && m.experts_per_token <= m.experts),
+                    "TransformerShape.experts_per_token", count(m.experts_per_token),
+                    "must be in [1, experts] for a mixture of experts");
+    require_non_negative("TransformerShape.max_position_embeddings", count(m.max_position_embeddings));
+    require(m.max_position_embeddings <= limits::sequence, "TransformerShape.max_position_embeddings",
+            count(m.max_position_embeddings), "must be at most 2^40");
+    require(m.experts == 0 || (m.expert_ffn >= 1 && m.expert_ffn <= limits::width), "TransformerShape.expert_ffn",
+            count(m.expert_ffn), "must be in [1, 2^30] for a mixture of experts");
+    require(m.shared_experts >= 0 && m.shared_experts <= limits::experts, "TransformerShape.shared_experts",
+            count(m.shared_experts), "must be in [0, 2^24]");
+    require(m.shared_experts == 0 || (m.shared_expert_ffn >= 1 && m.shared_expert_ffn <= limits::width),
+            "TransformerShape.shared_expert_ffn", count(m.shared_expert_ffn),
+            "must be in [1, 2^30] when there are shared experts");
+    require(m.dense_layers >= 0 && m.dense_layers <= m.layers, "TransformerShape.dense_layers",
+            count(m.dense_layers), "must lie between 0 and the layers");
+    for (long long x : {m.q_lora_rank, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim})
+        require(x >= 0 && x <= limits::width, "TransformerShape's latent attention sizes", count(x),
+                "must be in [0, 2^30]");
+    require(m.kv_lora_rank == 0 || (m.qk_nope_head_dim + m.qk_rope_head_dim >= 1 && m.v_head_dim >= 1),
+            "TransformerShape.v_head_dim", count(m.v_head_dim),
+            "must be at least 1, with qk_nope_head_dim + qk_rope_head_dim, for latent attention");
+    require(checked_mul(m.heads, head_dim(m), "TransformerShape.heads × head_dim") <= limits::width,
+            "TransformerShape.heads × head_dim", count(m.heads * head_dim(m)), "must be at most 2^30");
+    const long long weights = parameter_count(m);
+    if (weights > limits::parameters)
+        reject_exact("TransformerShape (parameter count)", std::to_string(weights),
+                     "must be at most 2^53 = 9007199254740992");
+    (void)kv_cache_per_token(m, 1.0);
+    return m;
 }
 
 }  // namespace napkin

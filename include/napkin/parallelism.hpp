@@ -16,6 +16,7 @@
 // which group stays inside a node and which crosses the network.
 #pragma once
 
+#include <napkin/checked.hpp>
 #include <napkin/collectives.hpp>
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
@@ -116,11 +117,15 @@ struct Parallelism {
 };
 
 // GPUs the layout occupies: t · c · p · d (experts reuse the data-parallel ranks).
-[[nodiscard]] constexpr long long gpus(const Parallelism& par) { return par.tp * par.cp * par.pp * par.dp; }
+// Checked: a product beyond 64 bits is rejected, never wrapped.
+[[nodiscard]] constexpr long long gpus(const Parallelism& par) {
+    constexpr std::string_view what = "tp × cp × pp × dp";
+    return checked_mul(checked_mul(checked_mul(par.tp, par.cp, what), par.pp, what), par.dp, what);
+}
 
 // Gradient accumulation: m = B / (b · d) micro-batches per optimizer step.
 [[nodiscard]] constexpr long long microbatches(const Parallelism& par) {
-    return par.global_batch / (par.micro_batch * par.dp);
+    return par.global_batch / checked_mul(par.micro_batch, par.dp, "micro_batch × dp");
 }
 
 // ---------------------------------------------------------------------------
@@ -202,19 +207,21 @@ struct GroupPlacement {
 // Gradients of the dense weights are reduced over data × context ranks
 // (Megatron reduces over the combined dp-cp group).
 [[nodiscard]] constexpr GroupPlacement data_group(const Parallelism& par, const Cluster& c) {
-    return place_group(par.dp * par.cp, par.tp, c.node.gpus);
+    return place_group(checked_mul(par.dp, par.cp, "dp × cp"), par.tp, c.node.gpus);
 }
 // Expert-parallel ranks are the innermost `ep` of the data-parallel ranks.
 [[nodiscard]] constexpr GroupPlacement expert_group(const Parallelism& par, const Cluster& c) {
-    return place_group(par.ep, par.tp * par.cp, c.node.gpus);
+    return place_group(par.ep, checked_mul(par.tp, par.cp, "tp × cp"), c.node.gpus);
 }
 // Expert weights are replicated over the remaining dp·cp / ep ranks.
 [[nodiscard]] constexpr GroupPlacement expert_data_group(const Parallelism& par, const Cluster& c) {
-    return place_group(par.dp * par.cp / par.ep, par.tp * par.cp * par.ep, c.node.gpus);
+    return place_group(checked_mul(par.dp, par.cp, "dp × cp") / par.ep,
+                       checked_mul(checked_mul(par.tp, par.cp, "tp × cp × ep"), par.ep, "tp × cp × ep"), c.node.gpus);
 }
 // Neighbouring pipeline stages are t·c·d ranks apart.
 [[nodiscard]] constexpr GroupPlacement pipeline_group(const Parallelism& par, const Cluster& c) {
-    return place_group(par.pp, par.tp * par.cp * par.dp, c.node.gpus);
+    return place_group(par.pp, checked_mul(checked_mul(par.tp, par.cp, "tp × cp × dp"), par.dp, "tp × cp × dp"),
+                       c.node.gpus);
 }
 
 // The link a group's collectives run on: NVLink inside a node, the network
@@ -288,21 +295,30 @@ constexpr void check_schedule(const Parallelism& par) {
 }
 }  // namespace detail
 
-// Checks the layout on its own: sizes at least 1, the batch split evenly.
+// Checks the layout on its own: sizes at least 1 and within their bounds
+// (napkin/checked.hpp limits: up to 2^40 GPUs in all, 2^40 sequences, 2^40
+// tokens per sequence, 2^53 tokens per step), the batch split evenly.
 [[nodiscard]] constexpr const Parallelism& validated(const Parallelism& par) {
-    require_at_least_one("Parallelism.tp", par.tp);
-    require_at_least_one("Parallelism.pp", par.pp);
-    require_at_least_one("Parallelism.dp", par.dp);
-    require_at_least_one("Parallelism.ep", par.ep);
-    require_at_least_one("Parallelism.cp", par.cp);
-    require_at_least_one("Parallelism.virtual_stages", par.virtual_stages);
-    require_at_least_one("Parallelism.micro_batch", par.micro_batch);
-    require_at_least_one("Parallelism.global_batch", par.global_batch);
-    require_at_least_one("Parallelism.sequence", par.sequence);
-    if (par.global_batch % (par.micro_batch * par.dp) != 0)
+    require_count("Parallelism.tp", par.tp, limits::gpus);
+    require_count("Parallelism.pp", par.pp, limits::gpus);
+    require_count("Parallelism.dp", par.dp, limits::gpus);
+    require_count("Parallelism.ep", par.ep, limits::gpus);
+    require_count("Parallelism.cp", par.cp, limits::gpus);
+    require_count("Parallelism.virtual_stages", par.virtual_stages, limits::layers);
+    require_count("Parallelism.micro_batch", par.micro_batch, limits::batch);
+    require_count("Parallelism.global_batch", par.global_batch, limits::batch);
+    require_count("Parallelism.sequence", par.sequence, limits::sequence);
+    if (gpus(par) > limits::gpus)
+        reject_exact("tp × cp × pp × dp", std::to_string(gpus(par)), "must be at most 2^40 = 1099511627776 GPUs");
+    if (checked_mul(par.global_batch, par.sequence, "global_batch × sequence") > limits::tokens)
+        reject_exact("global_batch × sequence", std::to_string(par.global_batch * par.sequence),
+                     "must be at most 2^53 tokens per step");
+    if (checked_mul(par.pp, par.virtual_stages, "pp × virtual_stages") > limits::passes)
+        reject_exact("pp × virtual_stages", std::to_string(par.pp * par.virtual_stages), "must be at most 2^40");
+    if (par.global_batch % checked_mul(par.micro_batch, par.dp, "micro_batch × dp") != 0)
         reject("Parallelism.global_batch", count(par.global_batch),
                        "must be a multiple of micro_batch × dp = " + detail::whole(par.micro_batch * par.dp));
-    if ((par.dp * par.cp) % par.ep != 0)
+    if (checked_mul(par.dp, par.cp, "dp × cp") % par.ep != 0)
         reject("Parallelism.ep", count(par.ep),
                        "must divide dp × cp = " + detail::whole(par.dp * par.cp));
     if (par.sequence % par.cp != 0)
@@ -325,11 +341,11 @@ constexpr void check_schedule(const Parallelism& par) {
     if (model.heads % par.tp != 0)
         reject("Parallelism.tp", count(par.tp),
                        "must divide the model's attention heads (" + detail::whole(model.heads) + ")");
-    if (model.layers % (par.pp * par.virtual_stages) != 0)
+    if (model.layers % checked_mul(par.pp, par.virtual_stages, "pp × virtual_stages") != 0)
         reject("Parallelism.pp × virtual_stages", count(par.pp * par.virtual_stages),
                        "must divide the model's layers (" + detail::whole(model.layers) + ")");
     // DualPipeV cuts the model into 2p stages, two per rank (DualPipe repository).
-    if (resolved_schedule(par) == ScheduleKind::dualpipev && model.layers % (2 * par.pp) != 0)
+    if (resolved_schedule(par) == ScheduleKind::dualpipev && model.layers % checked_mul(2, par.pp, "2 × pp") != 0)
         reject("Parallelism.pp", count(par.pp),
                        "times 2 must divide the model's layers (" + detail::whole(model.layers) +
                            ") for the dualpipev schedule");

@@ -16,6 +16,7 @@
 //   bubble_time(Interleaved{}, {.stages = 4, .microbatches = 8, .chunks = 2}, times)
 #pragma once
 
+#include <napkin/checked.hpp>
 #include <napkin/error.hpp>
 #include <napkin/units.hpp>
 
@@ -48,14 +49,23 @@ struct StageTimes {
 
 namespace detail {
 constexpr void check_shape(const PipelineShape& s) {
-    require_at_least_one("PipelineShape.stages", s.stages);
-    require_at_least_one("PipelineShape.microbatches", s.microbatches);
-    require_at_least_one("PipelineShape.chunks", s.chunks);
+    require_count("PipelineShape.stages", s.stages, limits::gpus);
+    require_count("PipelineShape.microbatches", s.microbatches, limits::batch);
+    require_count("PipelineShape.chunks", s.chunks, limits::layers);
+    // The closed forms count m·v and p·v passes; both stay below 2^64.
+    (void)checked_mul(s.microbatches, s.chunks, "PipelineShape.microbatches × chunks");
+    (void)checked_mul(s.stages, s.chunks, "PipelineShape.stages × chunks");
 }
 constexpr void check_times(const StageTimes& t) {
     require_non_negative("StageTimes.forward (s)", t.forward.value());
     require_non_negative("StageTimes.backward (s)", t.backward.value());
     require_non_negative("StageTimes.weight_grad (s)", t.weight_grad.value());
+    // A micro-batch through one stage in at most 1e9 s (31 years): every step
+    // of up to 2^40 stages and micro-batches then stays finite.
+    require(t.forward.value() <= limits::stage_seconds, "StageTimes.forward (s)", t.forward.value(),
+            "must be at most 1e9 s");
+    require(t.backward.value() <= limits::stage_seconds, "StageTimes.backward (s)", t.backward.value(),
+            "must be at most 1e9 s");
     require(t.weight_grad <= t.backward, "StageTimes.weight_grad (s)", t.weight_grad.value(),
             "must not exceed StageTimes.backward, of which it is a part");
 }
@@ -123,6 +133,11 @@ struct Interleaved {
     static constexpr std::string_view name = "interleaved";
     constexpr void validate(const PipelineShape& s) const {
         require_non_negative("Interleaved.extra_warmup", count(extra_warmup));
+        // Past m·v extra forwards every forward already runs first: a larger
+        // count changes nothing but the arithmetic's range.
+        if (extra_warmup > checked_mul(s.microbatches, s.chunks, "PipelineShape.microbatches × chunks"))
+            reject_exact("Interleaved.extra_warmup", std::to_string(extra_warmup),
+                   "must be at most PipelineShape.microbatches × chunks = " + std::to_string(s.microbatches * s.chunks));
         if (s.chunks > 1 && s.microbatches % s.stages != 0)
             reject("PipelineShape.microbatches", count(s.microbatches),
                            "must be a multiple of PipelineShape.stages = " + std::to_string(s.stages) +

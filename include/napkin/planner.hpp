@@ -52,6 +52,7 @@
 // depend on the thread count (ties are broken by a fixed order of the choices).
 #pragma once
 
+#include <napkin/checked.hpp>
 #include <napkin/error.hpp>
 #include <napkin/memory.hpp>
 #include <napkin/model.hpp>
@@ -62,6 +63,8 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <exception>
+#include <mutex>
 #include <string_view>
 #include <thread>
 #include <tuple>
@@ -218,10 +221,14 @@ struct RowResult {
 };
 
 // The micro-batch sizes of a row, ascending: the divisors of B / dp.
+// O(√(B/dp)); consecutive rows mostly share dp, so the last answer is kept.
 inline std::vector<long long> micro_batch_sizes(long long per_replica) {
-    std::vector<long long> sizes;
-    for (long long b = 1; b <= per_replica; ++b)
-        if (per_replica % b == 0) sizes.push_back(b);
+    thread_local long long last = 0;
+    thread_local std::vector<long long> sizes;
+    if (per_replica != last) {
+        sizes = divisors(per_replica);
+        last = per_replica;
+    }
     return sizes;
 }
 
@@ -468,13 +475,17 @@ using detail::ranks_before;
     std::vector<detail::PlanRow> rows;
     const long long n = gpus(q.cluster);
     const TransformerShape& m = q.model;
-    for (long long tp = 1; tp <= m.heads; ++tp) {
-        if (m.heads % tp != 0 || m.hidden % tp != 0) continue;
-        for (long long pp = 1; pp <= m.layers; ++pp) {
-            if (m.layers % pp != 0) continue;
-            for (long long cp = 1; cp <= q.max_cp; ++cp) {
-                if (q.sequence % cp != 0) continue;
-                if (n % (tp * pp * cp) != 0) {
+    // Only divisors can be sizes: tp of the heads (and the width), pp of the
+    // layers, cp of the sequence, ep of the experts, v of the layers per stage.
+    // Enumerated in O(√n), ascending, so the order and the counts are those of
+    // a scan over every integer.
+    const std::vector<long long> cps = divisors(q.sequence);
+    for (long long tp : divisors(m.heads)) {
+        if (m.hidden % tp != 0) continue;
+        for (long long pp : divisors(m.layers)) {
+            for (long long cp : cps) {
+                if (cp > q.max_cp) break;
+                if (n % tp != 0 || (n / tp) % pp != 0 || (n / tp / pp) % cp != 0) {
                     if (rejected) ++rejected->gpus;
                     continue;
                 }
@@ -482,17 +493,18 @@ using detail::ranks_before;
                     if (rejected) ++rejected->max_tp;
                     continue;
                 }
-                const long long dp = n / (tp * pp * cp);
+                const long long dp = n / tp / pp / cp;
                 if (q.global_batch % dp != 0) {
                     if (rejected) ++rejected->batch;
                     continue;
                 }
                 // Expert-parallel sizes: divisors of the experts that divide dp·cp.
                 const long long ep_limit = m.experts == 0 ? 1 : q.max_ep > 0 ? q.max_ep : m.experts;
-                for (long long ep = 1; ep <= ep_limit; ++ep) {
-                    if ((m.experts > 0 && m.experts % ep != 0) || (dp * cp) % ep != 0) continue;
-                    for (long long v = 1; v <= m.layers / pp; ++v) {
-                        if ((m.layers / pp) % v != 0 || (v > 1 && pp == 1)) continue;
+                for (long long ep : divisors(m.experts == 0 ? 1 : m.experts)) {
+                    if (ep > ep_limit) break;
+                    if ((dp * cp) % ep != 0) continue;
+                    for (long long v : divisors(m.layers / pp)) {
+                        if (v > 1 && pp == 1) continue;
                         for (Sharding sharding : detail::sharding_choices)
                             rows.push_back({tp, pp, dp, v, sharding, cp, ep});
                     }
@@ -507,12 +519,17 @@ namespace detail {
 inline void check_query(const TrainingPlanQuery& q) {
     (void)validated(q.model);
     (void)validated(q.cluster);
-    require_at_least_one("global_batch", q.global_batch);
-    require_at_least_one("sequence", q.sequence);
+    require_count("global_batch", q.global_batch, limits::batch);
+    require_count("sequence", q.sequence, limits::sequence);
+    if (checked_mul(q.global_batch, q.sequence, "global_batch × sequence") > limits::tokens)
+        reject_exact("global_batch × sequence", std::to_string(q.global_batch * q.sequence),
+                     "must be at most 2^53 tokens per step");
     require_non_negative("max_tp", count(q.max_tp));
     require_at_least_one("max_cp", q.max_cp);
     require_non_negative("max_ep", count(q.max_ep));
     require_non_negative("top_k", count(q.top_k));
+    // The best top_k are kept in memory: a million is more than any report reads.
+    require(q.top_k <= 1'000'000, "top_k", count(q.top_k), "must be at most 1000000");
     require(q.schedules != 0 && (q.schedules & ~schedules_all) == 0, "schedules", count(q.schedules),
             "must be a non-empty set of schedule_bit(ScheduleKind) bits, automatic excluded");
     constexpr unsigned formats =
@@ -532,8 +549,11 @@ template <class Progress>
     detail::check_query(q);
     TrainingPlan plan;
     const std::vector<detail::PlanRow> rows = plan_rows(q, &plan.rejected);
-    long long total = 0;  // counted up front for the progress report
-    for (const auto& row : rows) total += detail::row_points(q, row);
+    long long total = 0;  // counted up front for the progress report, which shows 0 of 0 meanwhile
+    for (const auto& row : rows) {
+        total += detail::row_points(q, row);
+        progress(0LL, 0LL);
+    }
 
     unsigned threads = q.threads != 0 ? q.threads : std::max(1u, std::thread::hardware_concurrency());
     threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(rows.size(), 1)));
@@ -545,15 +565,26 @@ template <class Progress>
     std::vector<Worker> workers(threads, Worker{detail::TopK{static_cast<std::size_t>(q.top_k), {}}, {}, {}});
     std::atomic<std::size_t> next{0};
     std::atomic<long long> done{0};
+    // The first exception a worker meets (an invalid point, a progress
+    // callback that throws, bad_alloc) stops the others and is rethrown here,
+    // on the caller's thread; none escapes a worker (that would abort).
+    std::mutex failure_mutex;
+    std::exception_ptr failure;
     const auto work = [&](Worker& w) {
-        for (std::size_t i = next++; i < rows.size(); i = next++) {
-            const long long before = w.counts.points;
-            detail::search_row(q, rows[i], w.counts, [&](const TrainingCandidate& c) {
-                if (c.dominated || (q.must_fit && !c.estimate.fits)) return;
-                w.top.offer(c);
-                w.front.offer(c);
-            });
-            progress(done += w.counts.points - before, total);
+        try {
+            for (std::size_t i = next++; i < rows.size(); i = next++) {
+                const long long before = w.counts.points;
+                detail::search_row(q, rows[i], w.counts, [&](const TrainingCandidate& c) {
+                    if (c.dominated || (q.must_fit && !c.estimate.fits)) return;
+                    w.top.offer(c);
+                    w.front.offer(c);
+                });
+                progress(done += w.counts.points - before, total);
+            }
+        } catch (...) {
+            next = rows.size();
+            const std::lock_guard lock(failure_mutex);
+            if (!failure) failure = std::current_exception();
         }
     };
     if (threads == 1) {
@@ -564,6 +595,7 @@ template <class Progress>
         for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, std::ref(workers[t]));
         for (auto& thread : pool) thread.join();
     }
+    if (failure) std::rethrow_exception(failure);
 
     detail::TopK top{static_cast<std::size_t>(q.top_k), {}};
     detail::ParetoFront front;

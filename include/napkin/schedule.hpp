@@ -27,6 +27,7 @@
 // by the pass it waits for).
 #pragma once
 
+#include <napkin/checked.hpp>
 #include <napkin/error.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/units.hpp>
@@ -120,6 +121,8 @@ struct ScheduleTimes {
     [[nodiscard]] static ScheduleTimes uniform(const PipelineShape& shape, const StageTimes& stage,
                                                Seconds send = Seconds{}) {
         detail::check_shape(shape);
+        require(shape.stages * shape.chunks <= limits::simulated_passes, "PipelineShape.stages × chunks",
+                count(shape.stages * shape.chunks), "must be at most 2^26 to simulate");
         const double v = count(shape.chunks);
         const StageTimes chunk{stage.forward / v, stage.backward / v, stage.weight_grad / v};
         return {shape, std::vector<StageTimes>(static_cast<std::size_t>(shape.stages * shape.chunks), chunk), send,
@@ -466,10 +469,14 @@ inline void check_schedule_times(const ScheduleTimes& t, const PipelineShape& sh
             count(t.per_chunk.size()), "must be PipelineShape.stages × PipelineShape.chunks");
     for (const StageTimes& c : t.per_chunk) check_times(c);
     require_non_negative("ScheduleTimes.send (s)", t.send.value());
+    require(t.send.value() <= limits::stage_seconds, "ScheduleTimes.send (s)", t.send.value(), "must be at most 1e9 s");
     require(t.microbatch_factor.empty() || count(t.microbatch_factor.size()) == count(shape.microbatches),
             "ScheduleTimes.microbatch_factor.size()", count(t.microbatch_factor.size()),
             "must be 0 or PipelineShape.microbatches");
-    for (double f : t.microbatch_factor) require_non_negative("ScheduleTimes.microbatch_factor[j]", f);
+    for (double f : t.microbatch_factor) {
+        require_non_negative("ScheduleTimes.microbatch_factor[j]", f);
+        require(f <= 1e6, "ScheduleTimes.microbatch_factor[j]", f, "must be at most 1e6");
+    }
     const long long chunks = shape.stages * shape.chunks;
     require(t.all_to_all.empty() || count(t.all_to_all.size()) == count(chunks), "ScheduleTimes.all_to_all.size()",
             count(t.all_to_all.size()), "must be 0 or PipelineShape.stages × PipelineShape.chunks");
@@ -542,10 +549,17 @@ inline constexpr LayoutKind layout_kind<DualPipeV> = LayoutKind::v_shape;
 
 // Passes a rank runs at most: F and B of every micro-batch on each chunk it
 // visits, and a W for each when the schedule splits them off.
+// The simulator keeps every pass in memory, so it runs at most
+// limits::simulated_passes of them; the count is rejected by name beyond that.
 template <class S>
 [[nodiscard]] std::size_t passes_bound(const PipelineShape& shape) {
+    constexpr std::string_view what = "passes to simulate (stages × microbatches × chunks × passes per micro-batch)";
     const long long visits = layout_kind<S> == LayoutKind::v_shape ? 2 : shape.chunks;
-    return static_cast<std::size_t>(shape.stages * shape.microbatches * visits * (splits_weight_grad<S> ? 3 : 2));
+    const long long passes = checked_mul(checked_mul(checked_mul(shape.stages, shape.microbatches, what), visits, what),
+                                         splits_weight_grad<S> ? 3 : 2, what);
+    if (passes > limits::simulated_passes)
+        reject_exact(what, std::to_string(passes), "must be at most 2^26 = 67108864");
+    return static_cast<std::size_t>(passes);
 }
 }  // namespace detail
 

@@ -544,6 +544,7 @@ struct MatrixWork {
                                   .cp = mb * one.cp.total(),
                                   .optimizer = optimizer_time(params, par, gpu)};
     const Seconds step = breakdown.total();
+    require_finite("training step (s)", step.value());  // finite inputs in range keep it finite; asserted
     const Flops model_flops = model_flops_per_iteration(m, par, o.causal);
     const Flops hardware_flops = hardware_flops_per_iteration(model_flops, m, par, o.causal);
     return TrainingEstimate{.memory = memory,

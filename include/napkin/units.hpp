@@ -19,7 +19,10 @@
 #include <boost/units/quantity.hpp>
 #include <boost/units/unit.hpp>
 
+#include <napkin/error.hpp>
+
 #include <concepts>
+#include <limits>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -179,15 +182,29 @@ template <class Q>
 
 // Whole units: the smallest whole number of base units at or above x (bytes
 // are whole; the lesson rounds every share of a tensor up to a whole byte).
+// A double at or beyond 2^52 in magnitude is already whole, so it is returned
+// as it is instead of cast to an integer that cannot hold it; nan and ±inf have
+// no whole value and are rejected.
+namespace detail {
+constexpr void check_whole(double v) {
+    require(v == v && v <= std::numeric_limits<double>::max() && v >= -std::numeric_limits<double>::max(),
+            "quantity (base units)", v, "must be finite to round to a whole number");
+}
+inline constexpr double two_to_52 = 4503599627370496.0;
+}  // namespace detail
 template <class Q>
 [[nodiscard]] constexpr Q ceil_whole(const Q& x) {
     const double v = x.value();
+    detail::check_whole(v);
+    if (v >= detail::two_to_52 || v <= -detail::two_to_52) return x;
     const auto truncated = static_cast<double>(static_cast<long long>(v));
     return Q::from_value(truncated < v ? truncated + 1.0 : truncated);
 }
 template <class Q>
 [[nodiscard]] constexpr Q floor_whole(const Q& x) {
     const double v = x.value();
+    detail::check_whole(v);
+    if (v >= detail::two_to_52 || v <= -detail::two_to_52) return x;
     const auto truncated = static_cast<double>(static_cast<long long>(v));
     return Q::from_value(truncated > v ? truncated - 1.0 : truncated);
 }

@@ -10,16 +10,19 @@
 // field and the file.
 #pragma once
 
+#include <napkin/checked.hpp>
 #include <napkin/error.hpp>
 #include <napkin/model.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 namespace napkin::io {
 
@@ -30,28 +33,75 @@ struct LoadedModel {
 };
 
 namespace detail {
+// At most `limit` printable ASCII characters of `text` (others as '?'), "..."
+// when cut: what an error message may echo of a file.
+inline std::string printable(std::string_view text, std::size_t limit = 80) {
+    std::string out;
+    for (const char c : text) {
+        if (out.size() == limit) return out + "...";
+        out += c >= 0x20 && c < 0x7f ? c : '?';
+    }
+    return out;
+}
+
+// A JSON value as an error message echoes it: compact, cut to 80 characters.
+// (dump() recurses into nested values; the reader rejects nesting deeper than
+// max_json_depth first, so it cannot exhaust the stack.)
+inline std::string echo(const nlohmann::json& value) {
+    return printable(value.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace));
+}
+
+// config.json files nest two or three levels; a value nested deeper than this
+// is rejected before it is parsed (nothing napkin reads is that deep, and the
+// stack holds it whatever the input).
+inline constexpr int max_json_depth = 64;
+
+// The deepest [ or { nesting of a JSON text, strings skipped.
+inline int json_depth(std::string_view text) {
+    int depth = 0, deepest = 0;
+    bool in_string = false, escaped = false;
+    for (const char c : text) {
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        else if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
+        else if ((c == ']' || c == '}') && depth > 0) --depth;
+    }
+    return deepest;
+}
+
 class ConfigFields {
 public:
     ConfigFields(const nlohmann::json& json, std::string origin) : json_(json), origin_(std::move(origin)) {}
 
     [[nodiscard]] bool has(const char* field) const { return json_.contains(field) && !json_[field].is_null(); }
 
-    [[nodiscard]] long long count(const char* field) const {
+    // A whole number in [1, bound].
+    [[nodiscard]] long long count(const char* field, long long bound) const {
         if (!has(field)) fail(field, "is missing (a required field)");
         const auto& value = json_[field];
+        if (value.is_number_unsigned() && value.get<unsigned long long>() > static_cast<unsigned long long>(bound))
+            fail(field, "must be at most " + std::to_string(bound) + ", not " + echo(value));
         if (!value.is_number_integer() || value.get<long long>() < 1)
-            fail(field, "must be a positive whole number, not " + value.dump());
+            fail(field, "must be a positive whole number, not " + echo(value));
+        if (value.get<long long>() > bound)
+            fail(field, "must be at most " + std::to_string(bound) + ", not " + echo(value));
         return value.get<long long>();
     }
-    [[nodiscard]] long long count_or(const char* field, long long fallback) const {
-        return has(field) ? count(field) : fallback;
+    [[nodiscard]] long long count_or(const char* field, long long fallback, long long bound) const {
+        return has(field) ? count(field, bound) : fallback;
     }
     // A whole number that may be 0 (first_k_dense_replace, n_shared_experts).
     [[nodiscard]] long long whole_or(const char* field, long long fallback) const {
         if (!has(field)) return fallback;
         const auto& value = json_[field];
-        if (!value.is_number_integer() || value.get<long long>() < 0)
-            fail(field, "must be a whole number, not " + value.dump().substr(0, 80));
+        if (!value.is_number_integer() || (value.is_number_unsigned() && value.get<unsigned long long>() > (1ULL << 40)) ||
+            value.get<long long>() < 0 || value.get<long long>() > (1LL << 40))
+            fail(field, "must be a whole number in [0, 2^40], not " + echo(value));
         return value.get<long long>();
     }
     [[nodiscard]] std::string text_or(const char* field, const std::string& fallback) const {
@@ -60,7 +110,7 @@ public:
     [[nodiscard]] const nlohmann::json& at(const char* field) const { return json_[field]; }
     [[nodiscard]] bool flag_or(const char* field, bool fallback) const {
         if (!has(field)) return fallback;
-        if (!json_[field].is_boolean()) fail(field, "must be true or false, not " + json_[field].dump());
+        if (!json_[field].is_boolean()) fail(field, "must be true or false, not " + echo(json_[field]));
         return json_[field].get<bool>();
     }
     [[noreturn]] void fail(const char* field, const std::string& what) const {
@@ -71,16 +121,30 @@ private:
     const nlohmann::json& json_;
     std::string origin_;
 };
+
+// nlohmann's message without its "[json.exception.parse_error.101] " tag, cut.
+inline std::string json_error_text(const nlohmann::json::exception& e) {
+    std::string_view text = e.what();
+    if (const auto end = text.find("] "); !text.empty() && text.front() == '[' && end != std::string_view::npos)
+        text.remove_prefix(end + 2);
+    return printable(text, 120);
+}
 }  // namespace detail
 
 // Parses the text of a config.json; `origin` names it in error messages.
+// Every error, whatever the text, is a napkin::invalid_argument naming the
+// origin (and the field, where there is one), echoing at most ~80 printable
+// characters of the input.
 [[nodiscard]] inline LoadedModel parse_hf_config(const std::string& text, const std::string& origin,
                                                  const std::string& name = "") {
+    if (detail::json_depth(text) > detail::max_json_depth)
+        throw napkin::invalid_argument(origin + ": not a config.json (values nested deeper than " +
+                                       std::to_string(detail::max_json_depth) + " levels)");
     nlohmann::json json;
     try {
         json = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw napkin::invalid_argument(origin + ": not valid JSON (" + e.what() + ")");
+    } catch (const nlohmann::json::exception& e) {  // parse errors, and numbers beyond a double (1e400)
+        throw napkin::invalid_argument(origin + ": not valid JSON (" + detail::json_error_text(e) + ")");
     }
     if (!json.is_object()) throw napkin::invalid_argument(origin + ": not a JSON object");
     const detail::ConfigFields f(json, origin);
@@ -89,65 +153,65 @@ private:
     TransformerShape& m = loaded.shape;
     m.name = *loaded.name;
     if (f.has("n_embd")) {  // GPT-2 (transformers' GPT2Config)
-        m.hidden = f.count("n_embd");
-        m.layers = f.count("n_layer");
-        m.heads = f.count("n_head");
+        m.hidden = f.count("n_embd", limits::width);
+        m.layers = f.count("n_layer", limits::layers);
+        m.heads = f.count("n_head", limits::heads);
         m.kv_heads = m.heads;
-        m.ffn = f.count_or("n_inner", 4 * m.hidden);
-        m.vocabulary = f.count("vocab_size");
-        m.learned_positions = f.count("n_positions");
+        m.ffn = f.count_or("n_inner", 4 * m.hidden, limits::width);
+        m.vocabulary = f.count("vocab_size", limits::vocabulary);
+        m.learned_positions = f.count("n_positions", limits::vocabulary);
         m.max_position_embeddings = m.learned_positions;
         m.tied_embeddings = f.flag_or("tie_word_embeddings", true);
         m.feed_forward = FeedForward::plain;
         m.biases = true;
     } else {  // the Llama family
-        m.hidden = f.count("hidden_size");
-        m.layers = f.count("num_hidden_layers");
-        m.heads = f.count("num_attention_heads");
-        m.kv_heads = f.count_or("num_key_value_heads", m.heads);
-        m.head_dim = f.count_or("head_dim", 0);
-        m.ffn = f.count("intermediate_size");
-        m.vocabulary = f.count("vocab_size");
+        m.hidden = f.count("hidden_size", limits::width);
+        m.layers = f.count("num_hidden_layers", limits::layers);
+        m.heads = f.count("num_attention_heads", limits::heads);
+        m.kv_heads = f.count_or("num_key_value_heads", m.heads, limits::heads);
+        m.head_dim = f.count_or("head_dim", 0, limits::width);
+        m.ffn = f.count("intermediate_size", limits::width);
+        m.vocabulary = f.count("vocab_size", limits::vocabulary);
         m.tied_embeddings = f.flag_or("tie_word_embeddings", false);
         const std::string type = f.text_or("model_type", "");
         // Qwen2 puts biases on Q, K and V (Qwen2 technical report Sec. 2.1); Qwen3 drops them and
         // normalises Q and K per head (Qwen3 technical report Sec. 2).
         m.qkv_bias = type == "qwen2" || type == "qwen2_moe";
         m.qk_norm = type == "qwen3" || type == "qwen3_moe";
-        m.max_position_embeddings = f.count_or("max_position_embeddings", 0);
+        m.max_position_embeddings = f.count_or("max_position_embeddings", 0, limits::sequence);
         if (f.has("num_local_experts")) {  // Mixtral
-            m.experts = f.count("num_local_experts");
-            m.experts_per_token = f.count("num_experts_per_tok");
+            m.experts = f.count("num_local_experts", limits::experts);
+            m.experts_per_token = f.count("num_experts_per_tok", limits::experts);
             m.expert_ffn = m.ffn;
         } else if (f.has("n_routed_experts")) {  // DeepSeek-V2/V3 (DeepseekV2Config, DeepseekV3Config)
-            m.experts = f.count("n_routed_experts");
-            m.experts_per_token = f.count("num_experts_per_tok");
-            m.expert_ffn = f.count("moe_intermediate_size");
+            m.experts = f.count("n_routed_experts", limits::experts);
+            m.experts_per_token = f.count("num_experts_per_tok", limits::experts);
+            m.expert_ffn = f.count("moe_intermediate_size", limits::width);
             m.shared_experts = f.whole_or("n_shared_experts", 0);
             m.shared_expert_ffn = m.shared_experts > 0 ? m.expert_ffn : 0;
             m.dense_layers = f.whole_or("first_k_dense_replace", 0);
-            if (f.count_or("moe_layer_freq", 1) != 1)
+            if (f.count_or("moe_layer_freq", 1, limits::layers) != 1)
                 f.fail("moe_layer_freq", "must be 1: napkin reads every layer after the dense ones as MoE");
         } else if (f.has("num_experts")) {  // Qwen2-MoE, Qwen3-MoE (Qwen2MoeConfig, Qwen3MoeConfig)
-            m.experts = f.count("num_experts");
-            m.experts_per_token = f.count("num_experts_per_tok");
-            m.expert_ffn = f.count("moe_intermediate_size");
+            m.experts = f.count("num_experts", limits::experts);
+            m.experts_per_token = f.count("num_experts_per_tok", limits::experts);
+            m.expert_ffn = f.count("moe_intermediate_size", limits::width);
             if (const long long shared = f.whole_or("shared_expert_intermediate_size", 0); shared > 0) {
                 m.shared_experts = 1;
                 m.shared_expert_ffn = shared;
                 m.shared_expert_gate = true;
             }
-            if (f.count_or("decoder_sparse_step", 1) != 1)
+            if (f.count_or("decoder_sparse_step", 1, limits::layers) != 1)
                 f.fail("decoder_sparse_step", "must be 1: napkin reads every layer as MoE");
             if (f.has("mlp_only_layers") && !(f.at("mlp_only_layers").is_array() && f.at("mlp_only_layers").empty()))
                 f.fail("mlp_only_layers", "must be empty: napkin reads every layer as MoE");
         }
         if (f.has("kv_lora_rank")) {  // multi-head latent attention (DeepSeek-V2 Sec. 2.1)
-            m.kv_lora_rank = f.count("kv_lora_rank");
+            m.kv_lora_rank = f.count("kv_lora_rank", limits::width);
             m.q_lora_rank = f.whole_or("q_lora_rank", 0);  // null in DeepSeek-V2-Lite: a full query projection
-            m.qk_nope_head_dim = f.count("qk_nope_head_dim");
-            m.qk_rope_head_dim = f.count("qk_rope_head_dim");
-            m.v_head_dim = f.count("v_head_dim");
+            m.qk_nope_head_dim = f.count("qk_nope_head_dim", limits::width);
+            m.qk_rope_head_dim = f.count("qk_rope_head_dim", limits::width);
+            m.v_head_dim = f.count("v_head_dim", limits::width);
         }
     }
     if (m.heads % m.kv_heads != 0)

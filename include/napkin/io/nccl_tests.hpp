@@ -15,6 +15,7 @@
 // busbw / algbw.
 #pragma once
 
+#include <napkin/checked.hpp>
 #include <napkin/collectives.hpp>
 #include <napkin/error.hpp>
 #include <napkin/units.hpp>
@@ -65,11 +66,37 @@ inline bool is_number(const std::string& text) {
     return used == text.size();
 }
 
-inline double number_at(const std::vector<std::string>& fields, std::size_t i, int line, const char* what) {
+// At most 80 printable characters of what the file holds, for a message.
+inline std::string printable(const std::string& text, std::size_t limit = 80) {
+    std::string out;
+    for (const char c : text) {
+        if (out.size() == limit) return out + "...";
+        out += c >= 0x20 && c < 0x7f ? c : '?';
+    }
+    return out;
+}
+
+// A finite, non-negative number (sizes, times and bandwidths are never below 0).
+inline double number_at(const std::vector<std::string>& fields, std::size_t i, long long line, const char* what) {
+    const std::string where = "nccl-tests line " + std::to_string(line) + " " + what;
     if (i >= fields.size() || !is_number(fields[i]))
-        napkin::reject("nccl-tests line " + std::to_string(line) + " " + what,
-                               i < fields.size() ? fields[i] : std::string("(missing)"), "is not a number");
-    return std::stod(fields[i]);
+        napkin::reject(where, i < fields.size() ? printable(fields[i]) : std::string("(missing)"), "is not a number");
+    const double v = std::stod(fields[i]);
+    napkin::require_non_negative(where, v);
+    return v;
+}
+
+// A whole count in [low, 2^53] (element counts, the root rank; -1 is "no root"):
+// checked before it is converted, so no double outside long long's range is cast.
+inline long long whole_at(const std::vector<std::string>& fields, std::size_t i, long long line, const char* what,
+                          double low) {
+    const std::string where = "nccl-tests line " + std::to_string(line) + " " + what;
+    if (i >= fields.size() || !is_number(fields[i]))
+        napkin::reject(where, i < fields.size() ? printable(fields[i]) : std::string("(missing)"), "is not a number");
+    const double v = std::stod(fields[i]);
+    napkin::require(v >= low && v <= 9007199254740992.0 && v == std::floor(v), where, v,
+                    low < 0 ? "must be a whole number in [-1, 2^53]" : "must be a whole number in [0, 2^53]");
+    return static_cast<long long>(v);
 }
 
 // The result columns' first index: after size, count, type, redop and (in
@@ -88,7 +115,7 @@ inline NcclTestsRun parse_nccl_tests(std::istream& in, Collective op = Collectiv
     NcclTestsRun run{op, 0, {}};
     long long rank_lines = 0;
     std::string line;
-    int number = 0;
+    long long number = 0;
     while (std::getline(in, line)) {
         ++number;
         std::istringstream words(line);
@@ -101,15 +128,15 @@ inline NcclTestsRun parse_nccl_tests(std::istream& in, Collective op = Collectiv
         }
         if (fields[0][0] == '#' || !detail::is_number(fields[0])) continue;
         if (fields.size() < 12)
-            napkin::reject("nccl-tests line " + std::to_string(number), line,
+            napkin::reject("nccl-tests line " + std::to_string(number), detail::printable(line),
                                    "has fewer than the 12 columns of a result row");
         const std::size_t r = detail::results_start(fields);
         NcclTestsRow row;
         row.size = bytes(detail::number_at(fields, 0, number, "size"));
-        row.elements = static_cast<long long>(detail::number_at(fields, 1, number, "count"));
+        row.elements = detail::whole_at(fields, 1, number, "count", 0.0);
         row.type = fields[2];
         row.redop = fields[3];
-        if (r == 5) row.root = static_cast<long long>(detail::number_at(fields, 4, number, "root"));
+        if (r == 5) row.root = detail::whole_at(fields, 4, number, "root", -1.0);
         const auto result = [&](std::size_t at, const char* which) {
             const std::string prefix = std::string(which) + " ";
             return NcclTestsResult{
@@ -125,6 +152,7 @@ inline NcclTestsRun parse_nccl_tests(std::istream& in, Collective op = Collectiv
         napkin::reject("nccl-tests output", std::string("(no result rows)"),
                                "has no table of size, count, type, ... rows");
     if (ranks) {
+        napkin::require_count("ranks", *ranks, limits::gpus);
         run.ranks = *ranks;
     } else if (rank_lines > 0) {
         run.ranks = rank_lines;
@@ -135,13 +163,13 @@ inline NcclTestsRun parse_nccl_tests(std::istream& in, Collective op = Collectiv
         double n = 0;
         if (op == Collective::all_reduce) n = 2.0 / (2.0 - factor);  // f = 2(n−1)/n
         else if (op != Collective::broadcast) n = 1.0 / (1.0 - factor);  // f = (n−1)/n
-        if (!(n >= 1.5) || !std::isfinite(n))
+        if (!(n >= 1.5) || !(n <= static_cast<double>(limits::gpus)))
             napkin::reject("nccl-tests ranks", factor,
                                    "cannot be read: no \"#  Rank\" lines, and busbw/algbw does not give it");
         run.ranks = std::llround(n);
     }
-    napkin::require(run.ranks >= 2, "nccl-tests ranks", static_cast<double>(run.ranks),
-                            "must be at least 2");
+    napkin::require(run.ranks >= 2 && run.ranks <= limits::gpus, "nccl-tests ranks", static_cast<double>(run.ranks),
+                    "must be in [2, 2^40]");
     return run;
 }
 
@@ -150,6 +178,16 @@ inline NcclTestsRun read_nccl_tests(const std::string& path, Collective op = Col
     std::ifstream file(path);
     if (!file) napkin::reject("nccl-tests file", path, "cannot be opened");
     return parse_nccl_tests(file, op, ranks);
+}
+
+// Rows `samples` leaves out: a zero time (nccl-tests prints 0 when a size is
+// below its timer's resolution) gives no sample. Reported beside a fit.
+[[nodiscard]] inline long long rows_without_time(const NcclTestsRun& run,
+                                                 Placement placement = Placement::out_of_place) {
+    long long dropped = 0;
+    for (const NcclTestsRow& row : run.rows)
+        if (!((placement == Placement::out_of_place ? row.out_of_place : row.in_place).time.value() > 0.0)) ++dropped;
+    return dropped;
 }
 
 // The measured times as samples for fit_alpha_beta (rows with a zero time are skipped).

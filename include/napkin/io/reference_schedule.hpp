@@ -19,6 +19,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -111,10 +112,19 @@ inline SyncKind reference_sync(const std::string& text) {
     return r;
 }
 
+// Every JSON error (not JSON, a missing key, a value of the wrong type or
+// range) is a napkin::invalid_argument naming the file, cut to 160 printable
+// characters.
 [[nodiscard]] inline ReferenceSchedule read_reference_schedule(const std::string& path) {
     std::ifstream file(path);
     if (!file) napkin::reject("path", path, "cannot be opened");
-    return parse_reference_schedule(nlohmann::json::parse(file));
+    try {
+        return parse_reference_schedule(nlohmann::json::parse(file));
+    } catch (const nlohmann::json::exception& e) {
+        std::string text;
+        for (const char c : std::string_view(e.what()).substr(0, 160)) text += c >= 0x20 && c < 0x7f ? c : '?';
+        throw napkin::invalid_argument(path + ": not a reference schedule (" + text + ")");
+    }
 }
 
 // The schedule the file ran: Megatron's interleaved 1F1B; with paired blocks,

@@ -159,7 +159,9 @@ struct Ticks {
     double step;
 };
 inline Ticks nice_ticks(double top, int wanted = 5) {
-    if (top <= 0) return {1, 0.25};
+    // nan, inf and values too small for a decimal step get the default axis:
+    // every tick loop then runs a handful of times, never forever.
+    if (!(top >= 1e-300) || !(top <= 1e300)) return {1, 0.25};
     const double raw = top / wanted;
     const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
     double step = magnitude;

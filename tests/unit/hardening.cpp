@@ -1,0 +1,396 @@
+// Hardening: checked arithmetic, documented bounds, finite inputs, bounded
+// loops, exceptions carried home, and the readers' errors (napkin/checked.hpp,
+// error.hpp, the validated() of every shape, io/hf_config.hpp, io/nccl_tests.hpp,
+// calibrate.hpp). Each defect of the red-team pass is reproduced and must now
+// end in a result or a napkin::invalid_argument naming the argument.
+#include <napkin/calibrate.hpp>
+#include <napkin/catalog/clusters.hpp>
+#include <napkin/catalog/hardware.hpp>
+#include <napkin/catalog/models.hpp>
+#include <napkin/checked.hpp>
+#include <napkin/collectives.hpp>
+#include <napkin/inference.hpp>
+#include <napkin/inference_planner.hpp>
+#include <napkin/io/hf_config.hpp>
+#include <napkin/io/nccl_tests.hpp>
+#include <napkin/io/progress.hpp>
+#include <napkin/io/reference_schedule.hpp>
+#include <napkin/io/svg.hpp>
+#include <napkin/planner.hpp>
+#include <napkin/schedule.hpp>
+#include <napkin/training.hpp>
+
+#include "support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <utility>
+#include <vector>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+using namespace napkin;
+using napkin::test::error_of;
+
+namespace {
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+constexpr double inf = std::numeric_limits<double>::infinity();
+const double nan_value = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
+
+TEST_SUITE("hardening") {
+    TEST_CASE("checked_mul and checked_add: exact below 2^63, rejected by name beyond") {
+        static_assert(checked_mul(1LL << 31, 1LL << 31, "x") == 1LL << 62);
+        static_assert(checked_add((1LL << 62) - 1, 1LL << 62, "x") == std::numeric_limits<long long>::max());
+        CHECK(error_of([] { return checked_mul(1LL << 32, 1LL << 32, "tp × dp"); }) ==
+              "tp × dp = 4294967296 × 4294967296: the product overflows a 64-bit count");
+        CHECK(error_of([] { return checked_add(std::numeric_limits<long long>::max(), 1, "a + b"); }) ==
+              "a + b = 9223372036854775807 + 1: the sum overflows a 64-bit count");
+    }
+
+    TEST_CASE("divisors: O(√n), ascending, the same set a scan finds") {
+        CHECK(divisors(1) == std::vector<long long>{1});
+        CHECK(divisors(12) == std::vector<long long>{1, 2, 3, 4, 6, 12});
+        CHECK(divisors(49) == std::vector<long long>{1, 7, 49});
+        // 2^40 has the 41 divisors 2^0 … 2^40; the trial division stops at 2^20.
+        CHECK(divisors(1LL << 40).size() == 41);
+        CHECK(divisors(1LL << 40).back() == 1LL << 40);
+    }
+
+    TEST_CASE("floating inputs: nan, ±inf and denormals are rejected by name, 0 and normal values pass") {
+        CHECK(error_of([] { require_positive("Link.bandwidth (bytes/s)", inf); return 0; }) ==
+              "Link.bandwidth (bytes/s) = inf: must be finite");
+        CHECK(error_of([] { require_positive("x", nan_value); return 0; }) == "x = nan: must be a number");
+        CHECK(error_of([] { require_positive("x", 1e-320); return 0; }) ==
+              "x = 9.99989e-321: must be at least 2.2e-308 (a denormal is no physical value)");
+        CHECK(error_of([] { require_non_negative("x", -inf); return 0; }) == "x = -inf: must be finite");
+        CHECK(error_of([] { require_non_negative("x", 0.0); return 0; }) == "(no error)");
+        CHECK(error_of([] { require_positive("x", 2.3e-308); return 0; }) == "(no error)");
+        // The red-team's cases through the models: an infinite latency, a denormal bandwidth.
+        Link link = catalog::nvlink_a100;
+        link.step_latency = seconds(inf);
+        CHECK(error_of([&] { return ring_allreduce(gigabytes(1), 8, link); }) == "Link.step_latency (s) = inf: must be finite");
+        link = catalog::nvlink_a100;
+        link.bandwidth = bytes_per_second(1e-320);
+        CHECK(contains(error_of([&] { return ring_allreduce(gigabytes(1), 8, link); }), "Link.bandwidth (bytes/s) = 9.99989e-321"));
+        CHECK(error_of([] { return simulate(OneFOneB{}, {2, 4}, StageTimes{seconds(inf), seconds(1)}); }) ==
+              "StageTimes.forward (s) = inf: must be finite");
+    }
+
+    TEST_CASE("hardware figures beyond physical sense are rejected: 1e308 bandwidth, an exabyte+ card") {
+        Gpu gpu = catalog::a100_80gb_sxm;
+        gpu.memory_bandwidth = bytes_per_second(1e308);
+        CHECK(contains(error_of([&] { return validated(gpu); }), "Gpu.memory_bandwidth (bytes/s) = 1e+308: must be at most 1e18"));
+        gpu = catalog::a100_80gb_sxm;
+        gpu.memory = gibibytes(1e10);  // 1.07e19 bytes
+        CHECK(contains(error_of([&] { return validated(gpu); }), "Gpu.memory (bytes)"));
+        gpu.memory = gibibytes(1e6);  // a petabyte: allowed, and the usable memory stays positive
+        CHECK(in(usable_memory(validated(gpu)), units::GiB) == doctest::Approx(gpu.usable_fraction * 1e6).epsilon(1e-12));
+    }
+
+    TEST_CASE("ceil_whole / floor_whole: no cast out of range; nan and inf have no whole value") {
+        CHECK(ceil_whole(bytes(1e20)).value() == 1e20);  // beyond 2^63, already whole
+        CHECK(floor_whole(bytes(-1e20)).value() == -1e20);
+        CHECK(ceil_whole(bytes(2.5)).value() == 3.0);
+        CHECK(floor_whole(bytes(-2.5)).value() == -3.0);
+        CHECK(ceil_whole(bytes(4503599627370495.5)).value() == 4503599627370496.0);  // 2^52 − 0.5
+        CHECK(contains(error_of([] { return ceil_whole(bytes(inf)); }), "must be finite to round"));
+        // The red-team case: a 10^20-token context gave a negative KV cache per GPU.
+        InferenceSetup setup = lesson_setup;
+        setup.context = tokens(1e20);
+        const InferenceMemory m = memory_per_gpu(catalog::llama3_1_70b, 8, setup);
+        CHECK(m.kv_cache.value() > 0.0);
+        CHECK(std::isfinite(m.total().value()));
+    }
+
+    TEST_CASE("layouts whose products overflow or pass the bounds are rejected by name, never wrapped") {
+        // --tp 4294967296 --dp 4294967296 died on SIGFPE (the product wrapped to 0).
+        CHECK(error_of([] { return validated(Parallelism{.tp = 1LL << 32, .dp = 1LL << 32}); }) ==
+              "tp × cp × pp × dp = 4294967296 × 4294967296: the product overflows a 64-bit count");
+        CHECK(error_of([] { return validated(Parallelism{.dp = 1LL << 32, .micro_batch = 1LL << 32, .global_batch = 8}); }) ==
+              "micro_batch × dp = 4294967296 × 4294967296: the product overflows a 64-bit count");
+        CHECK(error_of([] { return validated(Parallelism{.tp = 1LL << 21, .dp = 1LL << 21}); }) ==
+              "tp × cp × pp × dp = 4398046511104: must be at most 2^40 = 1099511627776 GPUs");
+        // --vp 9223372036854775807 printed "activations −0 B (fits)".
+        CHECK(error_of([] { return validated(Parallelism{.pp = 2, .virtual_stages = std::numeric_limits<long long>::max()}); }) ==
+              "Parallelism.virtual_stages = 9223372036854775807: must be at most 16777216");
+        CHECK(error_of([] { return validated(Parallelism{.global_batch = 1LL << 30, .sequence = 1LL << 30}); }) ==
+              "global_batch × sequence = 1152921504606846976: must be at most 2^53 tokens per step");
+        CHECK(error_of([] { return gpus(Cluster{catalog::dgx_a100, 1LL << 61}); }) ==
+              "nodes × GPUs per node = 2305843009213693952 × 8: the product overflows a 64-bit count");
+        CHECK(error_of([] { return validated(Cluster{catalog::dgx_a100, 1LL << 38}); }) ==
+              "Cluster GPUs (nodes × GPUs per node) = 2199023255552: must be at most 2^40 = 1099511627776");
+    }
+
+    TEST_CASE("a model of 10^11 layers is rejected, not priced at a negative memory that fits") {
+        TransformerShape m = catalog::llama3_1_8b;
+        m.layers = 100'000'000'000;
+        CHECK(error_of([&] { return validated(m); }) == "TransformerShape.layers = 100000000000: must be at most 16777216");
+        m = catalog::llama3_1_8b;
+        m.layers = 1LL << 24;
+        m.hidden = 1LL << 30;
+        m.heads = 1LL << 16;
+        m.kv_heads = 1LL << 16;
+        m.ffn = 1LL << 30;
+        CHECK(contains(error_of([&] { return validated(m); }), "overflows a 64-bit count"));
+        m.layers = 1LL << 20;
+        m.hidden = 1LL << 20;
+        m.ffn = 1LL << 20;
+        m.heads = 1LL << 10;
+        m.kv_heads = 1LL << 10;
+        // 2^20 layers × ~2^42.6 weights each: beyond 2^53, named as the parameter count.
+        CHECK(contains(error_of([&] { return validated(m); }), "TransformerShape (parameter count) = "));
+        CHECK(contains(error_of([&] { return validated(m); }), "must be at most 2^53"));
+    }
+
+    TEST_CASE("limits: 10^13 weights × 10^6 GPUs × 10^7-token contexts are finite and right by hand") {
+        // A Llama-shaped model of 1.03·10^13 weights: L = 150, h = 2^16, 512 heads of 128
+        // (no GQA), ffn = 2^18 (SwiGLU), V = 2^17, untied.
+        //   attention 2h·(H·d) + 2h·(kv·d) = 4·2^16·2^16              = 17,179,869,184
+        //   layer = attention + 3h·ffn + 2h = 2^34 + 3·2^34 + 2^17     = 68,719,607,808
+        //   total = 150 · layer + 2·V·h + h = 10,307,941,171,200 + 2^34 + 2^16
+        //                                                             = 10,325,121,105,920
+        constexpr TransformerShape big{.name = "big", .layers = 150, .hidden = 1LL << 16, .ffn = 1LL << 18,
+                                       .heads = 512, .kv_heads = 512, .vocabulary = 1LL << 17};
+        static_assert(parameter_count(validated(big)) == 10'325'121'105'920);
+        // KV cache per token 2·L·kv·d values × 2 bytes = 2·150·512·128·2 = 39,321,600 B;
+        // a 10^7-token context holds 393,216,000,000,000 B, exact in a double.
+        CHECK(kv_cache_per_token(big, 2.0).value() == 39'321'600.0);
+        InferenceSetup setup = lesson_setup;
+        setup.context = tokens(1e7);
+        // Spread over 10^6 GPUs: the cache over min(10^6, 512) = 512 shares, ⌈3.93216e14 / 512⌉ =
+        // 768,000,000,000 B; the weights ⌈2 · 10,325,121,105,920 / 10^6⌉ = 20,650,243 B.
+        const InferenceMemory per_gpu = memory_per_gpu(big, 1'000'000, setup);
+        CHECK(per_gpu.kv_cache.value() == 768'000'000'000.0);
+        CHECK(per_gpu.weights.value() == 20'650'243.0);
+        // A ring all-reduce of 1 GB over 10^6 ranks on NVLink A100 (α, B from the catalog):
+        // 2(n − 1) α + 2(n − 1)/n · M/B, and the tree's ⌈log₂ 10^6⌉ = 20 levels.
+        const Link& link = catalog::nvlink_a100;
+        const double n = 1e6;
+        const CollectiveTime ring = ring_allreduce(gigabytes(1), 1'000'000, link);
+        CHECK(ring.total().value() == doctest::Approx(2 * (n - 1) * link.step_latency.value() +
+                                                      2 * (n - 1) / n * 1e9 / link.bandwidth.value()));
+        CHECK(detail::ceil_log2(1'000'000) == 20);
+        CHECK(tree_allreduce(gigabytes(1), 1'000'000, link).total().value() ==
+              doctest::Approx(40 * (link.step_latency.value() + 1e9 / link.bandwidth.value())));
+        // Training it on 125,000 DGX A100 nodes (10^6 GPUs): t = 8, p = 50, c = 5, d = 500,
+        // B = 1,000 sequences of 10^7 tokens (10^10 tokens a step).
+        const Cluster cluster{catalog::dgx_a100, 125'000};
+        const Parallelism par{.tp = 8, .pp = 50, .dp = 500, .cp = 5, .micro_batch = 1, .global_batch = 1000,
+                              .sequence = 10'000'000, .sequence_parallel = true, .recompute = Recompute::full,
+                              .sharding = Sharding::distributed, .flash_attention = true};
+        CHECK(gpus(validated(par, big, cluster)) == 1'000'000);
+        CHECK(microbatches(par) == 2);
+        const TrainingEstimate e = evaluate_training(big, cluster, par);
+        const StepBreakdown& b = e.breakdown;
+        for (const Seconds& part : {b.compute, b.recompute, b.tp, b.pp, b.bubble, b.dp, b.ep, b.cp, b.optimizer}) {
+            CHECK(std::isfinite(part.value()));
+            CHECK(part.value() >= 0.0);
+        }
+        CHECK(e.step.value() == doctest::Approx(b.total().value()));
+        CHECK(std::isfinite(e.step.value()));
+        CHECK(e.step.value() > 0.0);
+        // Throughput is the step's tokens over its time: 10^10 / step.
+        CHECK(e.tokens_per_second.value() == doctest::Approx(1e10 / e.step.value()));
+        CHECK(e.memory.total().value() == doctest::Approx((e.memory.states() + e.memory.activations).value()));
+        CHECK(std::isfinite(e.memory.total().value()));
+        CHECK(e.mfu > 0.0);
+        CHECK(e.mfu <= 1.0);
+    }
+
+    TEST_CASE("loops are bounded: the GPU-count scans, the crossover at 2^62 + 1 ranks, the simulator") {
+        // fewest_gpus is a binary search (memory per GPU never grows with the count):
+        // it answers for 2^40 as fast as for 64, the same as a scan.
+        CHECK(fewest_gpus(catalog::llama3_1_405b, catalog::a100_80gb_sxm, lesson_setup, 1LL << 40) == 11);
+        CHECK(fewest_gpus(catalog::llama3_1_405b, catalog::a100_80gb_sxm, lesson_setup, 10) == std::nullopt);
+        CHECK(error_of([] { return fewest_gpus(catalog::llama3_1_8b, catalog::a100_80gb_sxm, lesson_setup, 10'000'000'000'000); }) ==
+              "max_gpus = 10000000000000: must be at most 1099511627776");
+        CHECK(error_of([] {
+                  return best_gpu_count(catalog::llama3_1_8b, catalog::a100_80gb_sxm, catalog::nvlink_a100,
+                                        {.max_gpus = 10'000'000'000'000});
+              }) == "max_gpus = 10000000000000: must be at most 1048576");
+        CHECK(error_of([] { return ring_tree_crossover((1LL << 62) + 1, catalog::nvlink_a100); }) ==
+              "ranks = 4611686018427387905: must be at most 1099511627776");
+        CHECK(detail::ceil_log2(std::numeric_limits<long long>::max()) == 63);
+        CHECK(detail::ceil_log2((1LL << 40) + 1) == 41);
+        // schedule --extra-warmup 9223372036854775807 grew to gigabytes; --stages 10^13 said bad_alloc.
+        CHECK(error_of([] {
+                  return simulate(Interleaved{.extra_warmup = std::numeric_limits<long long>::max()}, {4, 8, 1},
+                                  StageTimes{seconds(1), seconds(2)});
+              }) == "Interleaved.extra_warmup = 9223372036854775807: must be at most PipelineShape.microbatches × chunks = 8");
+        CHECK(contains(error_of([] { return simulate(OneFOneB{}, {10'000'000'000'000, 1}, StageTimes{seconds(1), seconds(2)}); }),
+                       "PipelineShape.stages = 10000000000000: must be at most 1099511627776"));
+        CHECK(contains(error_of([] { return simulate(OneFOneB{}, {1'000'000, 1'000'000}, StageTimes{seconds(1), seconds(2)}); }),
+                       "must be at most 2^26 = 67108864"));
+    }
+
+    TEST_CASE("the inference planner lists divisors only: huge heads and layers, max_gpus capped by name") {
+        CHECK(error_of([] {
+                  return plan_inference(catalog::llama3_1_8b, catalog::a100_80gb_sxm, catalog::nvlink_a100,
+                                        {.max_tokens_in_flight = 1LL << 40});
+              }) == "max_tokens_in_flight = 1099511627776: must be at most 1048576");
+        CHECK(error_of([] {
+                  return plan_inference(catalog::llama3_1_8b, catalog::a100_80gb_sxm, catalog::nvlink_a100,
+                                        {.latency_bound = seconds(nan_value)});
+              }) == "latency_bound (s) = nan: must be positive");
+    }
+
+    TEST_CASE("the training planner: a worker's exception reaches the caller on every thread count") {
+        TrainingPlanQuery q{.model = catalog::gpt2_small, .cluster = {catalog::dgx_a100, 1}, .global_batch = 16,
+                            .sequence = 1024};
+        for (unsigned threads : {1u, 2u, 4u}) {
+            q.threads = threads;
+            CHECK_THROWS_WITH_AS((void)plan_training(q, [](long long done, long long) {
+                                     if (done > 0) throw std::runtime_error("from a worker");
+                                 }),
+                                 "from a worker", std::runtime_error);
+        }
+        // The up-front count reports too (0 of 0: counting), before the first row is searched.
+        q.threads = 2;
+        std::vector<std::pair<long long, long long>> calls;
+        std::mutex calls_mutex;
+        (void)plan_training(q, [&](long long done, long long total) {
+            const std::lock_guard lock(calls_mutex);
+            calls.emplace_back(done, total);
+        });
+        REQUIRE(calls.size() > 1);
+        CHECK(calls.front() == std::pair<long long, long long>{0, 0});
+        CHECK(calls.back().first == calls.back().second);
+        // plan --threads 2 --gpu-tflops 1e-320 aborted: the denormal is named before any thread starts.
+        q.cluster.node.gpu.peak_flops = flops_per_second(1e-320);
+        CHECK(contains(error_of([&] { return plan_training(q); }), "Gpu.peak_flops (FLOP/s) = 9.99989e-321"));
+        // max_cp up to 2^40 costs no scan: cp runs over the divisors of the sequence.
+        q = TrainingPlanQuery{.model = catalog::gpt2_small, .cluster = {catalog::dgx_a100, 1}, .global_batch = 16,
+                              .sequence = 1024, .max_cp = 1LL << 40, .threads = 1};
+        TrainingPlanQuery capped = q;
+        capped.max_cp = 1024;
+        CHECK(plan_training(q).points == plan_training(capped).points);
+        q.global_batch = 1LL << 40;
+        q.sequence = 1LL << 20;
+        CHECK(error_of([&] { return plan_training(q); }) ==
+              "global_batch × sequence = 1152921504606846976: must be at most 2^53 tokens per step");
+    }
+
+    TEST_CASE("config.json: every JSON error is one napkin::invalid_argument naming the file, echo cut") {
+        const auto message = [](const std::string& text) {
+            return error_of([&] { return io::parse_hf_config(text, "cfg.json"); });
+        };
+        const std::string llama = R"("num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 128256)";
+        // 1e400 escaped as nlohmann's out_of_range, naming neither file nor field.
+        CHECK(contains(message(R"({"hidden_size": 1e400, )" + llama + "}"), "cfg.json: not valid JSON (number overflow"));
+        // A deeply nested value overflowed the stack inside value.dump().
+        const std::string deep = R"({"hidden_size": )" + std::string(100000, '[') + std::string(100000, ']') + ", " + llama + "}";
+        CHECK(message(deep) == "cfg.json: not a config.json (values nested deeper than 64 levels)");
+        // Nested, but not too deep: the echo is cut at 80 printable characters.
+        std::string wide = R"({"hidden_size": [)";
+        for (int i = 0; i < 1000; ++i) wide += "1234567890,";
+        wide += "0], " + llama + "}";
+        const std::string cut = message(wide);
+        CHECK(contains(cut, R"(cfg.json: field "hidden_size" must be a positive whole number, not [1234567890,)"));
+        CHECK(cut.size() < 200);
+        CHECK(contains(cut, "..."));
+        // Control characters never reach the terminal: JSON escapes come back escaped.
+        const std::string control = message("{\"hidden_size\": \"\\u001b[2J\\u0007\", " + llama + "}");
+        CHECK(contains(control, R"(not "\u001b[2J\u0007")"));
+        CHECK(std::none_of(control.begin(), control.end(), [](char c) { return c >= 0 && c < 0x20; }));
+        // Bounds by field, before any product is formed.
+        CHECK(message(R"({"hidden_size": 4096, "num_hidden_layers": 100000000000, "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 128256})") ==
+              R"(cfg.json: field "num_hidden_layers" must be at most 16777216, not 100000000000)");
+        CHECK(message(R"({"hidden_size": 18446744073709551615, )" + llama + "}") ==
+              R"(cfg.json: field "hidden_size" must be at most 1073741824, not 18446744073709551615)");
+        CHECK(contains(message("{\"hidden_size\": 4096,"), "cfg.json: not valid JSON"));
+    }
+
+    TEST_CASE("nccl-tests: count and root are range-checked before the cast; negative times are named") {
+        const std::string header = "#  Rank  0 Group  0 Pid 1 on host device  0\n#  Rank  1 Group  0 Pid 1 on host device  1\n";
+        const auto message = [&](const std::string& row) {
+            std::istringstream in(header + row);
+            return error_of([&] { return io::parse_nccl_tests(in); });
+        };
+        CHECK(message("1048576 1e30 float sum -1 45.10 23.25 23.25 0 44.80 23.41 23.41 0\n") ==
+              "nccl-tests line 3 count = 1e+30: must be a whole number in [0, 2^53]");
+        CHECK(message("1048576 262144 float sum 1e300 45.10 23.25 23.25 0 44.80 23.41 23.41 0\n") ==
+              "nccl-tests line 3 root = 1e+300: must be a whole number in [-1, 2^53]");
+        CHECK(message("1048576 262144 float sum -1 -45.10 23.25 23.25 0 44.80 23.41 23.41 0\n") ==
+              "nccl-tests line 3 out-of-place time = -45.1: must not be negative");
+        CHECK(message("1048576 262144 float sum -1 inf 23.25 23.25 0 44.80 23.41 23.41 0\n") ==
+              "nccl-tests line 3 out-of-place time = inf: must be finite");
+        CHECK(message("1048576 262144 float sum -1 45.10 23.25 23.25 0 44.80 23.41 23.41 0\n") == "(no error)");
+        std::istringstream zero(header + "0 0 float sum -1 0.00 0.00 0.00 0 0.00 0.00 0.00 0\n"
+                                         "1048576 262144 float sum -1 45.10 23.25 23.25 0 44.80 23.41 23.41 0\n");
+        const io::NcclTestsRun run = io::parse_nccl_tests(zero);
+        CHECK(io::rows_without_time(run) == 1);
+        CHECK(io::samples(run).size() == 1);
+    }
+
+    TEST_CASE("calibrate: a negative α is not physical: the fit holds it at 0 and says so") {
+        // Exact samples of a link with α = −1 µs and B = 100 GB/s, 8 ranks (14 steps,
+        // factor 1.75): t = 14·(−1 µs) + 1.75·M/B. The unconstrained fit returns α < 0;
+        // held at 0, the best bandwidth for t = 1.75·M/B' is fitted instead.
+        std::vector<CollectiveSample> samples;
+        for (double mb : {1.0, 4.0, 16.0, 64.0, 256.0}) {
+            const Bytes m = megabytes(mb);
+            samples.push_back({Collective::all_reduce, 8, m, seconds(14 * -1e-6 + 1.75 * m.value() / 100e9)});
+        }
+        const CalibrationFit fit = fit_alpha_beta(samples);
+        CHECK(fit.step_latency_held_at_zero);
+        CHECK(fit.step_latency.value() == 0.0);
+        CHECK(fit.bandwidth.value() > 0.0);
+        CHECK_FALSE(fit.base_latency_held_at_zero);
+        // A physical link fits as before, nothing held.
+        samples.clear();
+        for (double mb : {1.0, 4.0, 16.0, 64.0, 256.0}) {
+            const Bytes m = megabytes(mb);
+            samples.push_back({Collective::all_reduce, 8, m, seconds(14 * 5e-6 + 1.75 * m.value() / 100e9)});
+        }
+        const CalibrationFit good = fit_alpha_beta(samples);
+        CHECK_FALSE(good.step_latency_held_at_zero);
+        CHECK(good.step_latency.value() == doctest::Approx(5e-6));
+        CHECK(good.bandwidth.value() == doctest::Approx(100e9));
+    }
+    TEST_CASE("ranges that keep every result finite: rates ≥ 1/s, messages ≤ 1e18 B, stage times ≤ 1e9 s") {
+        // The fuzzer's findings: 1e308 B over 2.3e-308 B/s, and 1e308 s stages, gave inf.
+        Link link = catalog::nvlink_a100;
+        link.bandwidth = bytes_per_second(0.5);
+        CHECK(error_of([&] { return validated(link); }) == "Link.bandwidth (bytes/s) = 0.5: must be at least 1 per second");
+        CHECK(error_of([] { return tree_allreduce(bytes(1e308), 8, catalog::nvlink_a100); }) ==
+              "message (bytes) = 1e+308: must be at most 1e18 bytes");
+        CHECK(error_of([] { return step_time(OneFOneB{}, {4, 8}, StageTimes{seconds(1e308), seconds(1e308)}); }) ==
+              "StageTimes.forward (s) = 1e+308: must be at most 1e9 s");
+        // At the edges every result is finite: 1e18 B at 1 B/s over 2^40 ranks, 2^40 stages of 1e9 s.
+        const Link slow{"slow", bytes_per_second(1.0), seconds(3600)};
+        CHECK(std::isfinite(tree_allreduce(bytes(1e18), 1LL << 40, slow).total().value()));
+        CHECK(std::isfinite(ring_allreduce(bytes(1e18), 1LL << 40, slow).total().value()));
+        CHECK(std::isfinite(step_time(OneFOneB{}, {1LL << 40, 1LL << 40}, StageTimes{seconds(1e9), seconds(1e9)}).value()));
+    }
+
+    TEST_CASE("the progress bar's ticker draws with no report at all (a search still counting its space)") {
+        io::ProgressBar bar("test", 0, std::chrono::milliseconds(0), true);
+        for (int i = 0; i < 50 && !bar.drawn_once(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        CHECK(bar.drawn_once());
+        bar.finish();
+    }
+    TEST_CASE("a reference schedule that is not one: one napkin::invalid_argument naming the file") {
+        const std::string malformed = NAPKIN_TEST_DATA_DIR "/malformed_config.json";
+        const std::string other = NAPKIN_TEST_DATA_DIR "/gpt2_config.json";
+        CHECK(contains(error_of([&] { return io::read_reference_schedule(malformed); }),
+                       malformed + ": not a reference schedule ("));
+        CHECK(contains(error_of([&] { return io::read_reference_schedule(other); }), other + ": not a reference schedule ("));
+    }
+    TEST_CASE("an SVG axis for nan, inf or a denormal top is the default one: no tick loop runs forever") {
+        for (const double top : {nan_value, inf, 1e-320, -1.0, 0.0}) {
+            const io::svg::Ticks t = io::svg::nice_ticks(top);
+            CHECK(t.max == 1.0);
+            CHECK(t.step == 0.25);
+        }
+        // 7.3 over 5 ticks: raw step 1.46, the next nice step 2, the axis to ⌈7.3 / 2⌉ · 2 = 8.
+        CHECK(io::svg::nice_ticks(7.3).step == 2.0);
+        CHECK(io::svg::nice_ticks(7.3).max == 8.0);
+    }
+}
