@@ -157,9 +157,12 @@ NAPKIN_COMMAND(app) {
                     par.tp, par.pp, par.dp, par.cp > 1 ? (" cp " + std::to_string(par.cp)).c_str() : "",
                     microbatches(par), par.micro_batch,
                     std::string(to_string(resolved_schedule(par))).c_str());
-        std::printf("memory per GPU: weights %s, gradients %s, optimizer %s, activations %s = %s of %s usable (%s)\n",
+        std::printf("memory per GPU: weights %s, gradients %s, optimizer %s, activations %s, CUDA context %s, "
+                    "NCCL buffers %s, fp32 logits %s, fragmentation %s = %s of %s usable (%s)\n",
                     to_string(e.memory.weights).c_str(), to_string(e.memory.gradients).c_str(),
                     to_string(e.memory.optimizer).c_str(), to_string(e.memory.activations).c_str(),
+                    to_string(e.memory.cuda_context).c_str(), to_string(e.memory.nccl_buffers).c_str(),
+                    to_string(e.memory.loss_logits).c_str(), to_string(e.memory.fragmentation).c_str(),
                     to_string(e.memory.total()).c_str(), to_string(usable_memory(node.gpu)).c_str(),
                     e.fits ? "fits" : "does not fit");
         std::printf("step %s: compute %s, recompute %s, tp %s, pp %s, bubble %s, dp %s, ep %s, cp %s, optimizer %s\n",
