@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // napkin/memory.hpp — memory per GPU while training: model states (weights,
 // gradients, optimizer) with ZeRO or Megatron's distributed optimizer, and
-// activations after Korthikanti et al. 2022, on the most loaded pipeline stage.
+// activations after Korthikanti et al. 2022, on the most loaded pipeline stage,
+// and the memory a real run holds beside them (MemoryAllowances: the CUDA
+// context, NCCL's buffers, the fp32 logits, the allocator's fragmentation).
 #pragma once
 
 #include <napkin/error.hpp>
