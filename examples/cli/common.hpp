@@ -247,6 +247,10 @@ inline nlohmann::json training_memory_json(const TrainingEstimate& e, const Gpu&
             {"gradients", e.memory.gradients.value()},
             {"optimizer", e.memory.optimizer.value()},
             {"activations", e.memory.activations.value()},
+            {"cuda_context", e.memory.cuda_context.value()},
+            {"nccl_buffers", e.memory.nccl_buffers.value()},
+            {"loss_logits", e.memory.loss_logits.value()},
+            {"fragmentation", e.memory.fragmentation.value()},
             {"total", e.memory.total().value()},
             {"usable", usable_memory(gpu).value()},
             {"fits", e.fits}};

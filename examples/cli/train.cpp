@@ -33,6 +33,8 @@ NAPKIN_COMMAND(app) {
         EfficiencyModel efficiency = default_efficiency;
         std::string compute_dtype = "bf16", compute_model = "gemm", profile;
         bool overlap_tp = false, overlap_param_gather = false, fsdp_prefetch = true;
+        double fragmentation = 0.0;
+        bool no_memory_allowances = false;
         bool json = false;
     };
     auto o = std::make_shared<Options>();
@@ -85,6 +87,11 @@ NAPKIN_COMMAND(app) {
     sub->add_flag("--fsdp-prefetch,!--no-fsdp-prefetch", o->fsdp_prefetch,
                   "ZeRO-3: prefetch each layer's weights under the previous layer (on by default)");
     sub->add_option("--profile", o->profile, "efficiency profile JSON (napkin calibrate-training)");
+    sub->add_option("--fragmentation", o->fragmentation,
+                    "caching-allocator fragmentation as a share of the activations (0; max reserved / max "
+                    "allocated - 1 of your runs)");
+    sub->add_flag("--no-memory-allowances", o->no_memory_allowances,
+                  "memory of the papers' model only: no CUDA context, NCCL buffers or fp32 logits");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o, sub] {
         const TransformerShape model = resolve_model(o->model);
@@ -120,6 +127,9 @@ NAPKIN_COMMAND(app) {
         if (compute_dtype == DType::fp8 && node.gpu.fp8_flops.value() <= 0.0)
             throw napkin::invalid_argument("--compute-dtype \"fp8\": " + std::string(node.gpu.name) +
                                            " has no FP8 tensor cores (use bf16 or fp16)");
+        require_non_negative("--fragmentation", o->fragmentation);
+        MemoryAllowances allowances = o->no_memory_allowances ? no_memory_allowances : default_memory_allowances;
+        allowances.fragmentation = o->fragmentation;
         const TrainingOptions options{
             .efficiency = o->efficiency,
             .compute_model = flat_flags || o->compute_model == "flat" ? ComputeModel::flat : ComputeModel::gemm,
@@ -132,7 +142,8 @@ NAPKIN_COMMAND(app) {
             .pipeline_scatter_gather = !o->no_scatter_gather,
             .overlap_dp = o->overlap_dp,
             .tp_communication = parse_choice<TpCommunication>("--tp-comm", o->tp_comm, parse_tp_communication,
-                                                              "auto, all-reduce, rs-ag")};
+                                                              "auto, all-reduce, rs-ag"),
+            .memory_allowances = allowances};
         const TrainingEstimate e = evaluate_training(model, cluster, par, options);
         const StepBreakdown& b = e.breakdown;
         if (o->json) {
@@ -157,9 +168,12 @@ NAPKIN_COMMAND(app) {
                     par.tp, par.pp, par.dp, par.cp > 1 ? (" cp " + std::to_string(par.cp)).c_str() : "",
                     microbatches(par), par.micro_batch,
                     std::string(to_string(resolved_schedule(par))).c_str());
-        std::printf("memory per GPU: weights %s, gradients %s, optimizer %s, activations %s = %s of %s usable (%s)\n",
+        std::printf("memory per GPU: weights %s, gradients %s, optimizer %s, activations %s, CUDA context %s, "
+                    "NCCL buffers %s, fp32 logits %s, fragmentation %s = %s of %s usable (%s)\n",
                     to_string(e.memory.weights).c_str(), to_string(e.memory.gradients).c_str(),
                     to_string(e.memory.optimizer).c_str(), to_string(e.memory.activations).c_str(),
+                    to_string(e.memory.cuda_context).c_str(), to_string(e.memory.nccl_buffers).c_str(),
+                    to_string(e.memory.loss_logits).c_str(), to_string(e.memory.fragmentation).c_str(),
                     to_string(e.memory.total()).c_str(), to_string(usable_memory(node.gpu)).c_str(),
                     e.fits ? "fits" : "does not fit");
         std::printf("step %s: compute %s, recompute %s, tp %s, pp %s, bubble %s, dp %s, ep %s, cp %s, optimizer %s\n",

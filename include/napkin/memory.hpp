@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // napkin/memory.hpp — memory per GPU while training: model states (weights,
 // gradients, optimizer) with ZeRO or Megatron's distributed optimizer, and
-// activations after Korthikanti et al. 2022, on the most loaded pipeline stage.
+// activations after Korthikanti et al. 2022, on the most loaded pipeline stage,
+// and the memory a real run holds beside them (MemoryAllowances: the CUDA
+// context, NCCL's buffers, the fp32 logits, the allocator's fragmentation).
 #pragma once
 
 #include <napkin/error.hpp>
@@ -156,6 +158,82 @@ namespace detail {
 }
 
 // ---------------------------------------------------------------------------
+// Memory a real run holds beyond model states and activations
+
+// NCCL's receive buffers per channel and peer, one per protocol, at NCCL's
+// defaults (src/include/device.h and src/init.cc, NCCL 2.18–2.21):
+// Simple NCCL_BUFFSIZE = 1 << 22 = 4,194,304 B; LL128 NCCL_LL128_ELEMS_PER_THREAD
+// 120 × NCCL_LL128_MAX_NTHREADS 640 × NCCL_STEPS 8 × 8 B = 4,915,200 B; LL
+// NCCL_LL_LINES_PER_THREAD 8 × NCCL_LL_MAX_NTHREADS 512 × NCCL_STEPS 8 × 16 B
+// = 524,288 B. Together 9,633,792 B.
+inline constexpr Bytes nccl_buffers_per_channel = bytes(4'194'304.0 + 4'915'200.0 + 524'288.0);
+// NCCL's channel limit (MAXCHANNELS = 32, src/include/device.h): a ring or
+// tree communicator on NVLink/InfiniBand opens up to 32 channels.
+inline constexpr double nccl_max_channels = 32.0;
+
+// What a training process holds besides the model states and the activations
+// of Korthikanti et al. — each a named part of TrainingMemory, each with a
+// documented default a caller can zero (MemoryAllowances{} with every field
+// 0/false is the bare model of the papers).
+struct MemoryAllowances {
+    // The CUDA context and the libraries' device memory (PyTorch's kernels,
+    // cuBLAS, cuDNN, NCCL's own code) that nvidia-smi shows for a process
+    // before it allocates a tensor: a few hundred MiB with CUDA 12's lazy
+    // loading (CUDA C Programming Guide, "Lazy Loading"); 512 MiB assumed,
+    // plus cuBLAS's workspace (cuBLAS docs, cublasSetWorkspace: 32 MiB
+    // recommended on Hopper).
+    Bytes cuda_context = mebibytes(512.0 + 32.0);
+    // NCCL's buffers: nccl_buffers_per_channel × channels for each
+    // communicator the layout opens (TP, PP, DP, CP, EP groups of more than
+    // one GPU; a ring receives from one peer per channel).
+    double nccl_channels = nccl_max_channels;
+    // The caching allocator's fragmentation: memory reserved in its 2 MiB
+    // segments (PyTorch c10/cuda/CUDACachingAllocator.cpp, kRoundLarge) that
+    // no tensor uses, as a share of the activations, the memory that is
+    // allocated and freed every micro-batch. 0 by default: no source in the
+    // reference measures it; set it from your runs' max reserved / max
+    // allocated − 1 (torch.cuda.max_memory_reserved / max_memory_allocated).
+    double fragmentation = 0.0;
+    // The largest temporary: the loss's fp32 logits, b·s/c tokens × V/t
+    // vocabulary entries × 4 bytes (Megatron's vocab-parallel cross entropy,
+    // core/tensor_parallel/cross_entropy.py, upcasts the logits to fp32, keeps
+    // the softmax for the backward pass and writes the gradient into it in
+    // place), held at the end of the forward pass with every activation, on
+    // the last stage: counted when the last stage is the first (p = 1).
+    bool loss_logits = true;
+};
+
+inline constexpr MemoryAllowances default_memory_allowances{};
+inline constexpr MemoryAllowances no_memory_allowances{
+    .cuda_context = Bytes{}, .nccl_channels = 0.0, .fragmentation = 0.0, .loss_logits = false};
+
+[[nodiscard]] constexpr const MemoryAllowances& validated(const MemoryAllowances& a) {
+    require_non_negative("MemoryAllowances.cuda_context (bytes)", a.cuda_context.value());
+    require_non_negative("MemoryAllowances.nccl_channels", a.nccl_channels);
+    require_non_negative("MemoryAllowances.fragmentation", a.fragmentation);
+    return a;
+}
+
+// The communicators a layout opens: one per parallel dimension wider than one GPU.
+[[nodiscard]] constexpr double communicators(const Parallelism& par) {
+    return (par.tp > 1 ? 1.0 : 0.0) + (par.pp > 1 ? 1.0 : 0.0) + (par.dp > 1 ? 1.0 : 0.0) +
+           (par.cp > 1 ? 1.0 : 0.0) + (par.ep > 1 ? 1.0 : 0.0);
+}
+
+[[nodiscard]] constexpr Bytes nccl_buffer_memory(const Parallelism& par, const MemoryAllowances& a) {
+    return communicators(par) * a.nccl_channels * nccl_buffers_per_channel;
+}
+
+// fp32 logits: b·s/c·V/t entries × 4 bytes.
+[[nodiscard]] constexpr Bytes loss_logits_memory(const TransformerShape& m, const Parallelism& par,
+                                                 const MemoryAllowances& a) {
+    if (!a.loss_logits || par.pp > 1) return Bytes{};
+    const double entries = count(par.micro_batch) * count(par.sequence) / count(par.cp) * count(m.vocabulary) /
+                           count(par.tp);
+    return bytes(entries * 4.0);
+}
+
+// ---------------------------------------------------------------------------
 // Everything on one GPU
 
 struct TrainingMemory {
@@ -163,24 +241,44 @@ struct TrainingMemory {
     Bytes gradients;
     Bytes optimizer;
     Bytes activations;
+    // The allowances (MemoryAllowances); zero from training_memory(m, par).
+    Bytes cuda_context{};
+    Bytes nccl_buffers{};
+    Bytes fragmentation{};
+    Bytes loss_logits{};
     [[nodiscard]] constexpr Bytes states() const { return weights + gradients + optimizer; }
-    [[nodiscard]] constexpr Bytes total() const { return states() + activations; }
+    [[nodiscard]] constexpr Bytes allowances() const { return cuda_context + nccl_buffers + fragmentation + loss_logits; }
+    [[nodiscard]] constexpr Bytes total() const { return states() + activations + allowances(); }
 };
 
 // The most loaded GPU: its stage's model states, dense ones sharded over the
 // d·c data-parallel ranks, expert ones over the d·c/ep ranks that hold the
-// same experts, and the first stage's activation peak.
+// same experts, and the first stage's activation peak — the papers' model
+// (no allowances).
 // `params` is parameters_per_gpu(m, par), for a caller that has it already.
 [[nodiscard]] constexpr TrainingMemory training_memory(const TransformerShape& m, const Parallelism& par,
                                                        const StageParameters& params) {
     const ModelStates dense = model_states(params.dense, par.dp * par.cp, par);
     const ModelStates expert = model_states(params.expert, par.dp * par.cp / par.ep, par);
-    return {dense.weights + expert.weights, dense.gradients + expert.gradients, dense.optimizer + expert.optimizer,
-            activation_memory(m, par)};
+    return {.weights = dense.weights + expert.weights,
+            .gradients = dense.gradients + expert.gradients,
+            .optimizer = dense.optimizer + expert.optimizer,
+            .activations = activation_memory(m, par)};
 }
 
 [[nodiscard]] constexpr TrainingMemory training_memory(const TransformerShape& m, const Parallelism& par) {
     return training_memory(m, par, parameters_per_gpu(m, par));
+}
+
+// The same with the memory a real run holds besides (MemoryAllowances).
+[[nodiscard]] constexpr TrainingMemory training_memory(const TransformerShape& m, const Parallelism& par,
+                                                       const StageParameters& params, const MemoryAllowances& a) {
+    TrainingMemory memory = training_memory(m, par, params);
+    memory.cuda_context = validated(a).cuda_context;
+    memory.nccl_buffers = nccl_buffer_memory(par, a);
+    memory.fragmentation = a.fragmentation * memory.activations;
+    memory.loss_logits = loss_logits_memory(m, par, a);
+    return memory;
 }
 
 [[nodiscard]] constexpr bool fits(const TrainingMemory& memory, const Gpu& gpu) {

@@ -95,6 +95,8 @@ struct TrainingOptions {
     // micro-batch's backward pass (Megatron's --overlap-grad-reduce).
     bool overlap_dp = false;
     TpCommunication tp_communication = TpCommunication::automatic;
+    // What a real run holds besides model states and activations (memory.hpp).
+    MemoryAllowances memory_allowances = default_memory_allowances;
 };
 
 inline constexpr TrainingOptions default_training_options{};
@@ -533,7 +535,7 @@ struct MatrixWork {
         exposed_sync_time(gradient_sync_parts(params.expert, expert_data_group(par, c), par, c, o), par, layers,
                           forward, backward, o);
 
-    const TrainingMemory memory = training_memory(m, par, params);
+    const TrainingMemory memory = training_memory(m, par, params, o.memory_allowances);
     const StepBreakdown breakdown{.compute = mb * one.compute,
                                   .recompute = mb * one.recompute,
                                   .tp = mb * one.tp,

@@ -130,3 +130,17 @@ napkin_check_output(cli.train.profile
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536
           --profile ${CMAKE_CURRENT_SOURCE_DIR}/data/efficiency-profile-bad.json
   EXPECT "unknown field \"speed\" (ampere_share, hopper_share, memory_passes)" EXIT_CODE 2)
+napkin_check_output(cli.train.memory_allowances
+  COMMAND $<TARGET_FILE:napkin-cli> train --model megatron-22b --tp 8 --pp 1 --dp 1 --micro-batch 4
+          --global-batch 4 --sequence-parallel --recompute selective --grad-dtype fp32 --fragmentation 0.5 --json
+  # 512 + 32 MiB = 570,425,344 B; one communicator (TP): 32 × 9,633,792 B = 308,281,344 B;
+  # fp32 logits 4 · 2048 · 51,200/8 · 4 B = 209,715,200 B; fragmentation 0.5 × 10,267,656,192 B.
+  EXPECT "\"cuda_context\": 570425344" "\"nccl_buffers\": 308281344" "\"loss_logits\": 209715200"
+         "\"fragmentation\": 5133828096" "\"fits\": true")
+napkin_check_output(cli.train.no_memory_allowances
+  COMMAND $<TARGET_FILE:napkin-cli> train --model megatron-22b --tp 8 --pp 1 --dp 1 --micro-batch 4
+          --global-batch 4 --sequence-parallel --recompute selective --grad-dtype fp32 --no-memory-allowances --json
+  EXPECT "\"cuda_context\": 0" "\"nccl_buffers\": 0" "\"loss_logits\": 0" "\"activations\": 10267656192")
+napkin_check_output(cli.train.error.fragmentation
+  COMMAND $<TARGET_FILE:napkin-cli> train --model megatron-22b --tp 8 --global-batch 8 --fragmentation -0.1
+  EXPECT "napkin: error: --fragmentation = -0.1: must not be negative" EXIT_CODE 2)

@@ -1,7 +1,9 @@
 // napkin/memory.hpp: training memory per GPU.
 #include <napkin/catalog/hardware.hpp>
+#include <napkin/catalog/measured_runs.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/memory.hpp>
+#include <napkin/training.hpp>
 
 #include <doctest/doctest.h>
 
@@ -159,5 +161,72 @@ TEST_SUITE("memory") {
         big.memory = gibibytes(1000);
         CHECK(fits(mem, big));
         CHECK_FALSE(fits(mem, catalog::a100_80gb_sxm));  // 59 GiB of activations + 41 GiB of states
+    }
+
+    TEST_CASE("the allowances are separate parts: zeroed, the papers' model is unchanged") {
+        const Parallelism par = figure1(8, 1, 1, 4);
+        const TrainingMemory bare = training_memory(catalog::megatron_22b, par);
+        const TrainingMemory zeroed = training_memory(catalog::megatron_22b, par,
+                                                      parameters_per_gpu(catalog::megatron_22b, par),
+                                                      no_memory_allowances);
+        CHECK(zeroed.total() == bare.total());
+        CHECK(bare.allowances() == Bytes{});
+        const TrainingMemory real = training_memory(catalog::megatron_22b, par,
+                                                    parameters_per_gpu(catalog::megatron_22b, par),
+                                                    default_memory_allowances);
+        CHECK(real.states() == bare.states());
+        CHECK(real.activations == bare.activations);
+        CHECK(real.total() == bare.total() + real.allowances());
+    }
+
+    TEST_CASE("NCCL buffers: 4,194,304 + 4,915,200 + 524,288 B per channel, 32 channels per communicator") {
+        // NCCL defaults: Simple 1 << 22; LL128 120 · 640 · 8 steps · 8 B; LL 8 · 512 · 8 steps · 16 B.
+        CHECK(nccl_buffers_per_channel == bytes(9'633'792));
+        // t8 d4: two communicators (TP and DP) × 32 channels × 9,633,792 B = 616,562,688 B.
+        Parallelism par = figure1(8, 1, 1, 4);
+        par.dp = 4;
+        CHECK(nccl_buffer_memory(par, default_memory_allowances) == bytes(616'562'688));
+        // t8 p2 d4 c2 e2... one per dimension wider than one GPU: five.
+        CHECK(communicators(Parallelism{.tp = 2, .pp = 2, .dp = 4, .ep = 2, .cp = 2}) == 5.0);
+        CHECK(communicators(Parallelism{}) == 0.0);
+    }
+
+    TEST_CASE("fp32 logits: b·s·V/t·4 bytes on a single stage, none when the last stage is not the first") {
+        const MemoryAllowances a = default_memory_allowances;
+        // 22B, t8 b4 s2048, V = 51,200: 4 · 2048 · 6,400 · 4 B = 209,715,200 B = 200 MiB.
+        CHECK(loss_logits_memory(catalog::megatron_22b, figure1(8, 1, 1, 4), a) == mebibytes(200));
+        CHECK(loss_logits_memory(catalog::megatron_22b, figure1(8, 2, 1, 4), a) == Bytes{});
+        MemoryAllowances off = a;
+        off.loss_logits = false;
+        CHECK(loss_logits_memory(catalog::megatron_22b, figure1(8, 1, 1, 4), off) == Bytes{});
+    }
+
+    TEST_CASE("fragmentation is a share of the activations; the CUDA context a fixed allowance") {
+        const Parallelism par = figure1(8, 1, 1, 4);
+        MemoryAllowances a = no_memory_allowances;
+        a.fragmentation = 0.1;
+        a.cuda_context = mebibytes(544);
+        const TrainingMemory mem =
+            training_memory(catalog::megatron_22b, par, parameters_per_gpu(catalog::megatron_22b, par), a);
+        CHECK(mem.fragmentation == 0.1 * mem.activations);
+        CHECK(mem.cuda_context == mebibytes(544));
+        CHECK(default_memory_allowances.cuda_context == mebibytes(512 + 32));
+        a.cuda_context = bytes(-1);
+        CHECK_THROWS_WITH_AS((void)training_memory(catalog::megatron_22b, par,
+                                                   parameters_per_gpu(catalog::megatron_22b, par), a),
+                             doctest::Contains("MemoryAllowances.cuda_context"), invalid_argument);
+    }
+
+    TEST_CASE("every published run that ran fits its GPU with the allowances counted") {
+        // The llm-foundry and Megatron-LM rows of catalog/measured_runs.hpp completed, so
+        // states + activations + context + NCCL + fp32 logits stay within the usable memory.
+        // The tightest: MPT-1B on H100, b = 20 without recomputation (64 GiB of activations,
+        // 7.7 GiB of logits: 20 · 2048 · 50,368 · 4 B).
+        for (const MeasuredRun& run : catalog::published_runs) {
+            const TrainingEstimate e = evaluate_training(run.model, run.cluster, run.layout, run.options);
+            INFO(run.label);
+            CHECK(e.fits);
+            CHECK(e.memory.allowances() > Bytes{});
+        }
     }
 }
