@@ -81,8 +81,8 @@ struct TransformerShape {
 // heads·(nope + v), W^O heads·v × h.
 [[nodiscard]] constexpr long long latent_attention_weights(const TransformerShape& m) {
     constexpr std::string_view what = "TransformerShape (latent attention weights)";
-    const auto mul = [](long long a, long long b) { return checked_mul(a, b, what); };
-    const auto add = [](long long a, long long b) { return checked_add(a, b, what); };
+    const auto mul = [what](long long a, long long b) { return checked_mul(a, b, what); };
+    const auto add = [what](long long a, long long b) { return checked_add(a, b, what); };
     const long long qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
     const long long query = m.q_lora_rank > 0
                                 ? add(add(mul(m.hidden, m.q_lora_rank), m.q_lora_rank), mul(m.q_lora_rank, mul(m.heads, qk)))
@@ -243,9 +243,10 @@ struct TransformerShape {
             count(m.expert_ffn), "must be in [1, 2^30] for a mixture of experts");
     require(m.shared_experts >= 0 && m.shared_experts <= limits::experts, "TransformerShape.shared_experts",
             count(m.shared_experts), "must be in [0, 2^24]");
-    require(m.shared_experts == 0 || (m.shared_expert_ffn >= 1 && m.shared_expert_ffn <= limits::width),
-            "TransformerShape.shared_expert_ffn", count(m.shared_expert_ffn),
-            "must be in [1, 2^30] when there are shared experts");
+    require(m.shared_experts == 0 || m.shared_expert_ffn >= 1, "TransformerShape.shared_expert_ffn",
+            count(m.shared_expert_ffn), "must be at least 1 when there are shared experts");
+    require(m.shared_expert_ffn <= limits::width, "TransformerShape.shared_expert_ffn", count(m.shared_expert_ffn),
+            "must be at most 2^30");
     require(m.dense_layers >= 0 && m.dense_layers <= m.layers, "TransformerShape.dense_layers",
             count(m.dense_layers), "must lie between 0 and the layers");
     for (long long x : {m.q_lora_rank, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim})

@@ -198,7 +198,11 @@ TEST_SUITE("hardening") {
         CHECK(e.step.value() > 0.0);
         // Throughput is the step's tokens over its time: 10^10 / step.
         CHECK(e.tokens_per_second.value() == doctest::Approx(1e10 / e.step.value()));
-        CHECK(e.memory.total().value() == doctest::Approx((e.memory.states() + e.memory.activations).value()));
+        // The parts add up: states, activations and the allowances (memory.hpp).
+        const TrainingMemory& mem = e.memory;
+        CHECK(mem.total().value() == doctest::Approx((mem.states() + mem.activations + mem.cuda_context +
+                                                      mem.nccl_buffers + mem.fragmentation + mem.loss_logits)
+                                                         .value()));
         CHECK(std::isfinite(e.memory.total().value()));
         CHECK(e.mfu > 0.0);
         CHECK(e.mfu <= 1.0);
