@@ -9,6 +9,7 @@
 #include <napkin/parallelism.hpp>
 #include <napkin/training.hpp>
 #include <napkin/io/hf_config.hpp>
+#include <napkin/io/quantity_parse.hpp>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -179,27 +180,28 @@ inline InferenceSetup resolve_setup(const SetupOptions& o) {
 
 // --- sizes -----------------------------------------------------------------------
 // A size with an optional unit: 4096, 1KB, 1.5 MiB, 280GB (decimal KB/MB/GB/TB,
-// binary KiB/MiB/GiB/TiB, B). The error names the flag and the text.
-inline Bytes parse_size(const std::string& flag, const std::string& text) {
-    std::size_t used = 0;
-    double value = 0;
-    try {
-        value = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    std::string unit = text.substr(used);
-    while (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
-    static constexpr Unit<Bytes> known[] = {units::B,   units::KB,  units::MB,  units::GB,  units::TB,
-                                            units::KiB, units::MiB, units::GiB, units::TiB};
-    const Unit<Bytes>* chosen = unit.empty() ? &units::B : nullptr;
-    for (const auto& u : known)
-        if (unit == u.symbol) chosen = &u;
-    if (used == 0 || chosen == nullptr || !(value >= 0 && value <= 1e30))
-        throw napkin::invalid_argument(flag + " = \"" + text +
-                                       "\": not a size (a number, optionally with B, KB, MB, GB, TB, KiB, "
-                                       "MiB, GiB or TiB: 4096, 1MiB, 280GB)");
-    return quantity(value, *chosen);
+// binary KiB/MiB/GiB/TiB, B, bits Gb). The error names the flag and the text.
+inline Bytes parse_size(const std::string& flag, const std::string& text) { return io::parse_bytes(flag, text); }
+
+// --- values with units (io/quantity_parse.hpp) ---------------------------------------
+// A new flag takes the value with its unit (--bandwidth 400Gb/s, --latency 5us);
+// the old one beside it a bare number in a fixed unit (--bandwidth-gbps 50 in
+// GB/s, --latency-us 5). These give the old flag's number, whichever was typed,
+// and name the flag the user typed when the value is wrong.
+inline std::optional<double> rate_in_gbps(const std::optional<double>& gbps, const std::optional<std::string>& text,
+                                          const std::string& new_flag, const std::string& old_flag) {
+    if (!text) return gbps;
+    if (gbps) reject(new_flag, *text, "give " + new_flag + " or " + old_flag + ", not both");
+    const BytesPerSecond rate = io::parse_rate(new_flag, *text);
+    if (!(rate.value() > 0)) reject(new_flag, *text, "must be positive");
+    return in(rate, units::GBps);
+}
+
+inline std::optional<double> time_in_us(const std::optional<double>& us, const std::optional<std::string>& text,
+                                        const std::string& new_flag, const std::string& old_flag) {
+    if (!text) return us;
+    if (us) reject(new_flag, *text, "give " + new_flag + " or " + old_flag + ", not both");
+    return in(io::parse_time(new_flag, *text), units::us);
 }
 
 // --- everything the inference split needs, as one bundle ---------------------------
