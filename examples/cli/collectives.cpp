@@ -164,7 +164,7 @@ void report(const std::string& what, Bytes message, long long gpus, const Collec
         j.update(extra);
         return print_json(j);
     }
-    std::printf("%s of %s on %lld GPUs: %s (latency %s, bandwidth %s; %.2f%% bandwidth)\n", what.c_str(),
+    printf_wrapped("%s of %s on %lld GPUs: %s (latency %s, bandwidth %s; %.2f%% bandwidth)\n", what.c_str(),
                 decimal_size(message).c_str(), gpus, to_string(t.total()).c_str(), to_string(t.latency).c_str(),
                 to_string(t.bandwidth).c_str(), 100.0 * t.bandwidth_share());
 }
@@ -294,10 +294,10 @@ NAPKIN_COMMAND(app) {
                                {"latency_s", in(link.step_latency, units::s)},
                                {"bytes", m ? nlohmann::json(m->value()) : nlohmann::json(nullptr)}});
         if (!m) {
-            std::printf("no crossover on %lld GPUs: the ring is never slower than the tree\n", o->gpus);
+            printf_wrapped("no crossover on %lld GPUs: the ring is never slower than the tree\n", o->gpus);
             return;
         }
-        std::printf("ring and tree cost the same at %s (%.0f B) on %lld GPUs: the tree wins below, the ring above\n",
+        printf_wrapped("ring and tree cost the same at %s (%.0f B) on %lld GPUs: the tree wins below, the ring above\n",
                     decimal_size(*m).c_str(), m->value(), o->gpus);
     });
 }

@@ -19,6 +19,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdarg>
+#include <cstdio>
+#include <sstream>
 #include <cmath>
 #include <deque>
 #include <iostream>
@@ -352,22 +356,41 @@ inline std::string wrap_line(const std::string& line, std::size_t columns = 80) 
     const std::size_t lead = std::min(line.find_first_not_of(' '), line.size());
     std::string out, rest = line;
     while (display_columns(rest) > columns) {
-        // Break after the last ", " that fits (a number keeps its unit), else at a space.
+        // Break after the last ", " that fits past the middle, else at the last space.
         std::size_t comma = std::string::npos, space = std::string::npos, seen = 0;
         for (std::size_t i = 0; i < rest.size(); ++i) {
             if ((static_cast<unsigned char>(rest[i]) & 0xC0U) != 0x80U) ++seen;
             if (seen > columns) break;
-            if (rest[i] == ' ' && i > lead + 2) {
+            // Never between a number and its unit ("59.25 GiB").
+            if (rest[i] == ' ' && i > lead + 2 && !std::isdigit(static_cast<unsigned char>(rest[i - 1]))) {
                 space = i;
                 if (rest[i - 1] == ',') comma = i;
             }
         }
-        const std::size_t cut = comma != std::string::npos ? comma : space;
+        const std::size_t cut = comma != std::string::npos && comma > columns / 2 ? comma : space;
         if (cut == std::string::npos) break;
         out += rest.substr(0, cut) + "\n";
         rest = std::string(lead + 2, ' ') + rest.substr(rest.find_first_not_of(' ', cut));
     }
     return out + rest;
+}
+
+// printf, each line wrapped to 80 columns (wrap_line).
+__attribute__((format(printf, 1, 2))) inline void printf_wrapped(const char* format, ...) {
+    std::va_list args, again;
+    va_start(args, format);
+    va_copy(again, args);
+    const int size = std::vsnprintf(nullptr, 0, format, args);
+    va_end(args);
+    std::string text(static_cast<std::size_t>(std::max(size, 0)) + 1, '\0');
+    std::vsnprintf(text.data(), text.size(), format, again);
+    va_end(again);
+    text.resize(static_cast<std::size_t>(std::max(size, 0)));
+    std::istringstream lines(text);
+    std::string out;
+    for (std::string line; std::getline(lines, line);) out += wrap_line(line) + "\n";
+    if (!text.empty() && text.back() != '\n' && !out.empty()) out.pop_back();
+    std::fputs(out.c_str(), stdout);
 }
 
 }  // namespace napkin::cli

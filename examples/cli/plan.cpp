@@ -42,7 +42,7 @@ nlohmann::json inference_candidate_json(const InferenceCandidate& c, const Gpu& 
 }
 
 void print_inference_candidate(const char* what, const InferenceCandidate& c) {
-    std::printf("%-8s t%lld x p%lld = %lld GPUs, %lld token(s) in flight: %s per token (%s read + %s waiting), "
+    printf_wrapped("%-8s t%lld x p%lld = %lld GPUs, %lld token(s) in flight: %s per token (%s read + %s waiting), "
                 "%.1f tokens/s in all, %s per GPU\n",
                 what, c.split.tp, c.split.pp, c.split.gpus(), c.split.tokens_in_flight,
                 to_string(c.time.total()).c_str(), to_string(c.time.read).c_str(),
@@ -306,7 +306,7 @@ NAPKIN_COMMAND(app) {
                     print_training_csv("pareto", static_cast<long long>(i) + 1, plan.pareto[i]);
             return;
         }
-        std::printf("%s on %s x %s (%s nodes of %lld), batch %s x %s tokens\n", std::string(model.name).c_str(),
+        printf_wrapped("%s on %s x %s (%s nodes of %lld), batch %s x %s tokens\n", std::string(model.name).c_str(),
                     grouped(o->gpus).c_str(), std::string(node.gpu.name).c_str(), grouped(query.cluster.nodes).c_str(),
                     per_node, grouped(o->global_batch).c_str(), grouped(o->sequence).c_str());
         std::printf("%s\n", wrap_line(links_line(o->gpu, o->node, node)).c_str());
@@ -330,7 +330,7 @@ NAPKIN_COMMAND(app) {
                             "rank", "tp", "pp", "dp", "cp", "ep", "vp", "mb", "recompute", "fa", "sp", "tp-comm", "zero",
                             "grad", "schedule", "s/g", "ovl", "step", "memory", "tokens/s", "MFU", "fits");
             else
-                std::printf("\n%4s  %-37s %9s %10s %9s %6s\n", "rank", "layout (t p d c e v b)", "step", "memory",
+                std::printf("\n%4s  %-32s %9s %10s %9s %6s\n", "rank", "layout (t p d c e v b)", "step", "memory",
                             "tokens/s", "MFU");
         };
         const auto row = [&](long long rank, const TrainingCandidate& c) {
@@ -410,7 +410,7 @@ NAPKIN_COMMAND(app) {
             j["search"]["points_pruned"] = plan.pruned;
             return print_json(j);
         }
-        std::printf("%s on %s over %s (tp dividing %lld heads, pp dividing %lld layers, up to %lld GPUs)\n",
+        printf_wrapped("%s on %s over %s (tp dividing %lld heads, pp dividing %lld layers, up to %lld GPUs)\n",
                     std::string(model.name).c_str(), std::string(gpu.name).c_str(), std::string(link.name).c_str(),
                     model.heads, model.layers, o->max_gpus);
         if (!plan.fewest) {
@@ -422,7 +422,7 @@ NAPKIN_COMMAND(app) {
             print_inference_candidate(objective == "latency" ? "fastest:" : "most:", *plan.best);
         else
             std::printf("no split meets the latency bound of %s\n", to_string(query.latency_bound).c_str());
-        std::printf("search: %lld points evaluated, %lld rejected (%lld memory, %lld latency), %lld pruned, %.3f s\n",
+        printf_wrapped("search: %lld points evaluated, %lld rejected (%lld memory, %lld latency), %lld pruned, %.3f s\n",
                     plan.points_evaluated, plan.rejected_memory + plan.rejected_latency, plan.rejected_memory,
                     plan.rejected_latency, plan.pruned, seconds);
     });

@@ -65,7 +65,7 @@ NAPKIN_COMMAND(app) {
         const std::vector<long long> counts = parse_counts(o->gpus);
         nlohmann::json rows = nlohmann::json::array();
         if (!o->json)
-            std::printf("%s on %s over %s, %s split, %lld token(s) in flight\n%5s  %-5s  %12s  %12s  %9s  %8s\n",
+            printf_wrapped("%s on %s over %s, %s split, %lld token(s) in flight\n%5s  %-5s  %12s  %12s  %9s  %8s\n",
                         std::string(model.name).c_str(), std::string(gpu.name).c_str(),
                         std::string(link.name).c_str(), std::string(to_string(split)).c_str(), o->tokens, "GPUs",
                         "fits", "memory/GPU", "per token", "waiting", "tokens/s");
@@ -85,7 +85,7 @@ NAPKIN_COMMAND(app) {
                 std::printf("%5lld  %-5s  %12s  %12s  %9s  %8s\n", n, ok ? "yes" : "no",
                             to_string(memory.total()).c_str(), ok ? to_string(t.total()).c_str() : "does not fit",
                             ok ? (format_fixed(100 * t.waiting_share(), 1) + "%").c_str() : "",
-                            ok ? format_fixed(t.user_tokens_per_second().value(), 0).c_str() : "");
+                            ok ? grouped(t.user_tokens_per_second().value()).c_str() : "");
         }
         if (o->json)
             print_json({{"model", model.name}, {"gpu", gpu.name}, {"link", link.name},

@@ -8,6 +8,8 @@
 #include "run.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -125,5 +127,47 @@ TEST_SUITE("cli/run") {
         CHECK(contains(bare.output, "--bandwidth = \"400\": not a rate"));
         const auto crossover = run({"crossover", "--gpus", "256", "--bandwidth", "400Gbps", "--latency", "5us"});
         CHECK(contains(crossover.output, "8.82 MB (8816509 B) on 256 GPUs"));  // as with 50 GB/s, 5 µs
+    }
+
+    // The README's example invocations (the lines of its sh blocks starting with
+    // "napkin ", continued by "\\"), without their [optional] parts, comments and
+    // --json; the files they name are the repository's test data.
+    TEST_CASE("every napkin invocation in the README answers in at most 80 columns") {
+        std::ifstream readme(NAPKIN_SOURCE_DIR "/README.md");
+        REQUIRE(readme);
+        std::vector<std::string> invocations;
+        std::string line, pending;
+        bool in_sh = false;
+        while (std::getline(readme, line)) {
+            if (line.starts_with("```")) {
+                in_sh = line == "```sh";
+                continue;
+            }
+            if (!in_sh) continue;
+            if (!pending.empty() || line.starts_with("napkin ")) {
+                pending += " " + line;
+                if (!pending.empty() && pending.back() == '\\') pending.pop_back();
+                else invocations.push_back(pending), pending.clear();
+            }
+        }
+        CHECK(invocations.size() >= 15);
+        const std::string data = NAPKIN_TEST_DATA_DIR;
+        for (std::string text : invocations) {
+            text = std::regex_replace(text, std::regex("#.*"), "");
+            text = std::regex_replace(text, std::regex("\\[[^\\]]*\\]"), "");
+            text = std::regex_replace(text, std::regex("all_reduce_perf\\.txt"), data + "/nccl_tests/all_reduce_perf_16_ranks.txt");
+            text = std::regex_replace(text, std::regex("path/to/config\\.json"), data + "/llama31_70b_config.json");
+            text = std::regex_replace(text, std::regex("--svg \\S+"), "");
+            std::istringstream words(text);
+            std::vector<std::string> args;
+            for (std::string w; words >> w;)
+                args.push_back(w);
+            args.erase(args.begin());  // "napkin"
+            args.erase(std::remove(args.begin(), args.end(), "--json"), args.end());
+            CAPTURE(text);
+            const auto r = run(args);
+            CHECK(r.exit_code == 0);
+            CHECK(widest(r.output) <= 80);
+        }
     }
 }
