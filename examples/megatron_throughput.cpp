@@ -4,6 +4,8 @@
 // napkin's prediction and the error. Rows marked "fit" informed the
 // efficiency defaults; "check" rows did not, and the goal is 5 % on them.
 // Then where one iteration's time goes for the largest held-out run.
+#include "lesson_args.hpp"
+
 #include <napkin/catalog/megatron_runs.hpp>
 #include <napkin/training.hpp>
 
@@ -14,7 +16,9 @@
 
 using namespace napkin;
 
-int main() {
+int main(int argc, char** argv) {
+    napkin::examples::lesson_args(argc, argv, "megatron_throughput",
+                                  "Megatron-LM's measured TFLOP/s per GPU against napkin's step time", false);
     std::printf("Megatron-LM on DGX A100 (t = tensor, p = pipeline, d = data parallel; micro-batch 1,\n"
                 "full recomputation, 1F1B): achieved TFLOP/s per GPU, measured vs napkin\n\n");
     std::printf("%-25s %-9s %3s %3s %4s %6s %5s %9s %8s %7s %20s\n", "run", "role", "t", "p", "d", "batch", "m",

@@ -13,6 +13,7 @@
 #include <napkin/io/json.hpp>
 #include <napkin/io/quantity_parse.hpp>
 
+#include "command.hpp"
 #include "suggest.hpp"
 
 #include <CLI/CLI.hpp>
@@ -311,7 +312,12 @@ inline InferenceInputs resolve_inference(const InferenceOptions& o) {
 // --- output ------------------------------------------------------------------------
 // JSON through the one serializer (io/json.hpp): keys and number types as the
 // lesson pages' bindings write them.
-inline void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+// Every document carries "schema": "napkin.<command>/1" (io/json.hpp).
+inline void print_json(nlohmann::json j) {
+    if (j.is_object() && !j.contains("schema") && !current_command().empty())
+        j["schema"] = io::json::schema(current_command());
+    std::cout << j.dump(2) << "\n";
+}
 
 // Whole byte counts print as integers (37508222976, not 37508222976.0).
 inline nlohmann::json json_bytes(Bytes b) { return io::json::exact_bytes(b); }

@@ -54,7 +54,10 @@ void build(CLI::App& app) {
     app.require_subcommand(0, 1);
     app.set_version_flag("--version", std::string("napkin ") + NAPKIN_VERSION, "print the version and exit");
     for (const auto& setup : commands()) setup(app);
-    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->group(group_of(sub->get_name()));
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+        sub->group(group_of(sub->get_name()));
+        sub->preparse_callback([name = sub->get_name()](std::size_t) { current_command() = name; });
+    }
 }
 
 // The subcommand called `name`, or nullptr (CLI11 2.1 throws for an unknown name).

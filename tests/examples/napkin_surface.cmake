@@ -32,3 +32,40 @@ napkin_check_output(cli.surface.typo_flag
 napkin_check_output(cli.surface.bandwidth_in_bits
   COMMAND $<TARGET_FILE:napkin-cli> allreduce --bytes 280GB --gpus 64 --bandwidth 400Gb/s --latency 5us --json
   EXPECT "\"time_s\": 11.0256" "\"bytes\": 280000000000")
+# Every example answers --help (and exits 0) instead of taking it for a folder.
+foreach(example communication_at_scale data_parallel_gpt2 megatron_memory megatron_throughput pipeline_bubbles
+                plan_gpt3_on_1024_a100 split_lesson tensor_parallel_mlp)
+  napkin_check_output(example.${example}.help
+    COMMAND $<TARGET_FILE:${example}> --help
+    EXPECT "usage: ${example}")
+endforeach()
+# Files go where --out says, and the example says where it wrote.
+napkin_check_output(example.split_lesson.out
+  COMMAND $<TARGET_FILE:split_lesson> --out figures
+  EXPECT "figures/weights-split.svg" "figures/time-per-token.svg" "figures/tokens-per-second.svg")
+napkin_check_output(example.unknown_argument
+  COMMAND $<TARGET_FILE:megatron_memory> --bogus
+  EXPECT "megatron_memory: error: unexpected argument \"--bogus\"" EXIT_CODE 2)
+# napkin show and list: one entry with its source; the catalog with nodes.
+# Mistral 7B, by hand: 32 × 218,112,000 + 2 × 32,000 × 4,096 + 4,096 = 7,241,732,096.
+napkin_check_output(cli.show.model
+  COMMAND $<TARGET_FILE:napkin-cli> show mistral-7b
+  EXPECT "model mistral-7b: 7,241,732,096 weights" "source: config.json of mistralai/Mistral-7B-v0.1")
+napkin_check_output(cli.show.link
+  COMMAND $<TARGET_FILE:napkin-cli> show nvlink-a100
+  EXPECT "bandwidth: the lesson's figure as the data sheet writes it (both directions added)")
+napkin_check_output(cli.show.typo
+  COMMAND $<TARGET_FILE:napkin-cli> show mixtral-8x7
+  EXPECT "napkin: error: show \"mixtral-8x7\": not in the catalog; did you mean \"mixtral-8x7b\"" EXIT_CODE 2)
+napkin_check_output(cli.list.json
+  COMMAND $<TARGET_FILE:napkin-cli> list --json
+  EXPECT "\"schema\": \"napkin.list/1\"" "\"nodes\"" "\"dgx-b200\"" "\"bandwidth_convention\": \"per direction per GPU\"")
+# train with an H100 follows it: NVLink 4 and InfiniBand NDR, printed.
+napkin_check_output(cli.train.links_follow_gpu
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --gpu h100-sxm --tp 2 --dp 4 --micro-batch 4 --global-batch 16
+          --seq-len 1024
+  EXPECT "links: nvlink4 inside a node, ib-ndr between (the DGX H100/H200 default)")
+napkin_check_output(cli.train.inline_links
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --tp 2 --dp 4 --micro-batch 4 --global-batch 16 --seq-len 1024
+          --intra-bandwidth 900GB/s --intra-latency 0.6us --json
+  EXPECT "\"bandwidth_bytes_per_s\": 900000000000.0" "\"schema\": \"napkin.train/1\"" "\"layout\"")
