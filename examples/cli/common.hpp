@@ -93,18 +93,26 @@ inline TransformerShape resolve_model(const ModelOptions& o) {
 struct GpuOptions {
     std::string name;
     std::optional<double> memory_gib, usable, bandwidth_gbps, tflops;
+    std::optional<std::string> memory, bandwidth;  // with their units: 80GiB, 2039GB/s
 };
 
 inline void add_gpu_options(CLI::App* sub, GpuOptions& o) {
     sub->add_option("--gpu", o.name, "catalog GPU (napkin list); or give all of --gpu-memory-gib, "
                                      "--gpu-bandwidth-gbps and --gpu-tflops");
-    sub->add_option("--gpu-memory-gib", o.memory_gib, "memory per GPU in GiB (overrides the catalog)");
+    sub->add_option("--gpu-memory", o.memory, "memory per GPU with its unit, 80GiB (overrides the catalog)");
+    sub->add_option("--gpu-bandwidth", o.bandwidth, "memory bandwidth with its unit, 2039GB/s or 3.35TB/s");
+    sub->add_option("--gpu-memory-gib", o.memory_gib, "--gpu-memory in GiB");
     sub->add_option("--gpu-usable", o.usable, "usable share of the memory, in (0, 1] (default 0.92)");
-    sub->add_option("--gpu-bandwidth-gbps", o.bandwidth_gbps, "memory bandwidth in GB/s");
+    sub->add_option("--gpu-bandwidth-gbps", o.bandwidth_gbps, "--gpu-bandwidth in GB/s (gigabytes)");
     sub->add_option("--gpu-tflops", o.tflops, "peak dense 16-bit TFLOP/s");
 }
 
-inline Gpu resolve_gpu(const GpuOptions& o) {
+inline Gpu resolve_gpu(GpuOptions o) {
+    if (o.memory) {
+        if (o.memory_gib) reject("--gpu-memory", *o.memory, "give --gpu-memory or --gpu-memory-gib, not both");
+        o.memory_gib = in(io::parse_bytes("--gpu-memory", *o.memory), units::GiB);
+    }
+    o.bandwidth_gbps = rate_in_gbps(o.bandwidth_gbps, o.bandwidth, "--gpu-bandwidth", "--gpu-bandwidth-gbps");
     Gpu gpu{.name = "inline", .memory = {}, .usable_fraction = catalog::default_usable_fraction,
             .memory_bandwidth = {}, .peak_flops = {}};
     if (!o.name.empty()) {
@@ -257,15 +265,18 @@ struct SetupOptions {
     double context_tokens = in(lesson_setup.context, units::token);
     double working_tokens = in(lesson_setup.working_tokens, units::token);
     double overhead_gib = in(lesson_setup.working_allowance, units::GiB);
+    std::optional<std::string> overhead;  // with its unit: 1GiB
 };
 
 inline void add_setup_options(CLI::App* sub, SetupOptions& o) {
     sub->add_option("--context-tokens", o.context_tokens, "tokens of the chat whose KV cache must fit (8192)");
     sub->add_option("--working-tokens", o.working_tokens, "tokens of working memory (2048)");
-    sub->add_option("--overhead-gib", o.overhead_gib, "fixed working-memory allowance in GiB (1)");
+    sub->add_option("--overhead", o.overhead, "fixed working-memory allowance with its unit (1GiB)");
+    sub->add_option("--overhead-gib", o.overhead_gib, "--overhead in GiB (1)");
 }
 
-inline InferenceSetup resolve_setup(const SetupOptions& o) {
+inline InferenceSetup resolve_setup(SetupOptions o) {
+    if (o.overhead) o.overhead_gib = in(io::parse_bytes("--overhead", *o.overhead), units::GiB);
     require_non_negative("--context-tokens", o.context_tokens);
     require_non_negative("--working-tokens", o.working_tokens);
     require_non_negative("--overhead-gib", o.overhead_gib);

@@ -372,6 +372,9 @@ NAPKIN_COMMAND(app) {
     sub->callback([o] {
         const TransformerShape model = resolve_model(o->model);
         const Gpu gpu = resolve_gpu(o->gpu);
+        // No link given: the one inside the GPU's usual server (catalog::default_links).
+        const bool link_given = !o->link.name.empty() || o->link.bandwidth || o->link.bandwidth_gbps;
+        if (!link_given) o->link.name = catalog::default_links(o->gpu.name.empty() ? "inline" : o->gpu.name).intra->name;
         const Link link = resolve_link(o->link);
         const InferenceSetup setup = resolve_setup(o->setup);
         require_at_least_one("--max-gpus", o->max_gpus);
@@ -405,6 +408,7 @@ NAPKIN_COMMAND(app) {
             j["search"]["points_pruned"] = plan.pruned;
             return print_json(j);
         }
+        if (!link_given) std::printf("link: %s (the GPU's usual one; --link to choose)\n", std::string(link.name).c_str());
         printf_wrapped("%s on %s over %s (tp dividing %lld heads, pp dividing %lld layers, up to %lld GPUs)\n",
                     std::string(model.name).c_str(), std::string(gpu.name).c_str(), std::string(link.name).c_str(),
                     model.heads, model.layers, o->max_gpus);

@@ -45,7 +45,7 @@ NAPKIN_COMMAND(app) {
         std::string gpus = "1,2,4,8,16";
         std::string split = "tensor";
         long long tokens = 1;
-        bool json = false;
+        bool json = false, csv = false;
     };
     auto o = std::make_shared<Options>();
     auto* sub = app.add_subcommand("split", "memory per GPU and time per token for each GPU count");
@@ -54,13 +54,15 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--split", o->split, "tensor (slices of every layer) or pipeline (groups of layers)");
     sub->add_option("--tokens", o->tokens, "tokens in flight: chats served together (1)");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    sub->add_flag("--csv", o->csv, "the table as CSV (bytes, seconds)");
     sub->callback([o] {
         const auto [model, gpu, link, ring, setup] = resolve_inference(o->inputs);
+        if (o->csv) std::printf("gpus,fits,memory_bytes,per_token_s,waiting_share,user_tokens_per_s\n");
         const Split split = parse_split(o->split);
         require_at_least_one("--tokens", o->tokens);
         const std::vector<long long> counts = parse_counts(o->gpus);
         nlohmann::json rows = nlohmann::json::array();
-        if (!o->json)
+        if (!o->json && !o->csv)
             printf_wrapped("%s on %s over %s, %s split, %lld token(s) in flight\n%5s  %-5s  %12s  %12s  %9s  %8s\n",
                         std::string(model.name).c_str(), std::string(gpu.name).c_str(),
                         std::string(link.name).c_str(), std::string(to_string(split)).c_str(), o->tokens, "GPUs",
@@ -77,7 +79,10 @@ NAPKIN_COMMAND(app) {
                             {"total_s", t.total().value()},
                             {"waiting_share", t.waiting_share()},
                             {"user_tokens_per_s", t.user_tokens_per_second().value()}});
-            if (!o->json)
+            if (o->csv)
+                std::printf("%lld,%d,%.0f,%.9g,%.6g,%.6g\n", n, ok ? 1 : 0, memory.total().value(), t.total().value(),
+                            t.waiting_share(), t.user_tokens_per_second().value());
+            else if (!o->json)
                 std::printf("%5lld  %-5s  %12s  %12s  %9s  %8s\n", n, ok ? "yes" : "no",
                             to_string(memory.total()).c_str(), ok ? to_string(t.total()).c_str() : "does not fit",
                             ok ? (format_fixed(100 * t.waiting_share(), 1) + "%").c_str() : "",
