@@ -51,11 +51,11 @@ TEST_SUITE("io/quantity_parse") {
     }
 
     TEST_CASE("the throwing forms name the flag and the text") {
-        CHECK_THROWS_WITH_AS(io::parse_rate("--bandwidth", "400"),
+        CHECK_THROWS_WITH_AS(static_cast<void>(io::parse_rate("--bandwidth", "400")),
                              doctest::Contains("--bandwidth = \"400\": not a rate"), napkin::invalid_argument);
-        CHECK_THROWS_WITH_AS(io::parse_time("--latency", "x"), doctest::Contains("--latency = \"x\": not a time"),
+        CHECK_THROWS_WITH_AS(static_cast<void>(io::parse_time("--latency", "x")), doctest::Contains("--latency = \"x\": not a time"),
                              napkin::invalid_argument);
-        CHECK_THROWS_WITH_AS(io::parse_bytes("--bytes", "12XB"), doctest::Contains("--bytes = \"12XB\": not a size"),
+        CHECK_THROWS_WITH_AS(static_cast<void>(io::parse_bytes("--bytes", "12XB")), doctest::Contains("--bytes = \"12XB\": not a size"),
                              napkin::invalid_argument);
     }
 }

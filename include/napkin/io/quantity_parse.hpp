@@ -79,9 +79,8 @@ inline constexpr double largest_parsed_value = 1e30;
     const auto parsed = detail::split_number(text);
     if (!parsed) return std::nullopt;
     std::string_view unit = parsed->unit;
-    if (unit.ends_with("/s")) unit.remove_suffix(2);
-    else if (unit.ends_with("ps")) unit.remove_suffix(2);
-    else return std::nullopt;
+    if (!unit.ends_with("/s") && !unit.ends_with("ps")) return std::nullopt;  // per second
+    unit.remove_suffix(2);
     const auto scale = detail::bytes_in(unit);
     if (!scale || parsed->value * *scale > largest_parsed_value) return std::nullopt;
     return bytes_per_second(parsed->value * *scale);
