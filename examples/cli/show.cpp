@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <map>
+#include <sstream>
 
 namespace napkin::cli {
 namespace {
@@ -124,7 +125,8 @@ NAPKIN_COMMAND(app) {
         }
         j["source"] = source_of(o->name);
         if (o->json) return print_json(j);
-        std::printf("%s\n%s\n", text.c_str(), wrap_line("  source: " + source_of(o->name)).c_str());
+        std::istringstream lines(text + "\n  source: " + source_of(o->name));
+        for (std::string line; std::getline(lines, line);) std::printf("%s\n", wrap_line(line).c_str());
     });
 }
 

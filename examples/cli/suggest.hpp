@@ -26,17 +26,18 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
     return d[a.size()][b.size()];
 }
 
-// The candidates worth suggesting for `typed`: those within a third of its
-// length in edits (at least 2), nearest first; failing that, those that
-// contain it (`a100` → `a100-80gb-sxm`, `a100-40gb-sxm`). At most three.
+// The candidates worth suggesting for `typed`: those that contain it (`a100`
+// → `a100-80gb-sxm`, `a100-40gb-sxm`), shortest first; failing that, those
+// within a third of its length in edits (at least 2), nearest first. At most three.
 inline std::vector<std::string> closest(std::string_view typed, const std::vector<std::string>& candidates) {
     const std::size_t limit = std::max<std::size_t>(2, typed.size() / 3);
     std::vector<std::pair<std::size_t, std::string>> near;
-    for (const auto& c : candidates)
-        if (const std::size_t d = edit_distance(typed, c); d <= limit && d > 0) near.emplace_back(d, c);
-    if (near.empty() && typed.size() >= 2)
+    if (typed.size() >= 3)  // a prefix of a name, or part of one: `a100`, `mixtral-8x7`
         for (const auto& c : candidates)
-            if (c.find(typed) != std::string::npos) near.emplace_back(c.size() - typed.size(), c);
+            if (c != typed && c.find(typed) != std::string::npos) near.emplace_back(c.size() - typed.size(), c);
+    if (near.empty())
+        for (const auto& c : candidates)
+            if (const std::size_t d = edit_distance(typed, c); d <= limit && d > 0) near.emplace_back(d, c);
     std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     std::vector<std::string> out;
     for (const auto& [d, c] : near) {

@@ -53,7 +53,7 @@ napkin_check_output(cli.show.model
   EXPECT "model mistral-7b: 7,241,732,096 weights" "source: config.json of mistralai/Mistral-7B-v0.1")
 napkin_check_output(cli.show.link
   COMMAND $<TARGET_FILE:napkin-cli> show nvlink-a100
-  EXPECT "bandwidth: the lesson's figure as the data sheet writes it (both directions added)")
+  EXPECT "bandwidth: the lesson's figure as the data sheet writes it (both directions")
 napkin_check_output(cli.show.typo
   COMMAND $<TARGET_FILE:napkin-cli> show mixtral-8x7
   EXPECT "napkin: error: show \"mixtral-8x7\": not in the catalog; did you mean \"mixtral-8x7b\"" EXIT_CODE 2)
