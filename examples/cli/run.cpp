@@ -158,6 +158,50 @@ std::string parse_error_line(const CLI::ParseError& e, CLI::App& app, const std:
     return where + what;
 }
 
+// A library check names the field it guards ("Parallelism.tp = 2: ..."); the
+// line then also names the flag that set it, when the subcommand has one.
+std::string with_flag(const std::string& message, CLI::App& app, const std::vector<std::string>& args) {
+    static const std::vector<std::pair<std::string, std::vector<std::string>>> fields{
+        {"Parallelism.tp", {"--tp"}},
+        {"Parallelism.pp", {"--pp"}},
+        {"Parallelism.dp", {"--dp"}},
+        {"Parallelism.cp", {"--cp"}},
+        {"Parallelism.ep", {"--ep"}},
+        {"Parallelism.virtual_stages", {"--vp"}},
+        {"Parallelism.micro_batch", {"--micro-batch"}},
+        {"Parallelism.global_batch", {"--global-batch"}},
+        {"Parallelism.sequence", {"--seq-len"}},
+        {"PipelineShape.stages", {"--stages"}},
+        {"PipelineShape.microbatches", {"--microbatches"}},
+        {"PipelineShape.chunks", {"--chunks"}},
+        {"StageTimes.forward", {"--forward-ms"}},
+        {"StageTimes.backward", {"--backward-ms"}},
+        {"StageTimes.weight_grad", {"--weight-grad-ms"}},
+        {"EfficiencyModel.peak_share", {"--peak-share"}},
+        {"EfficiencyModel.half_width", {"--half-width"}},
+        {"EfficiencyModel.memory_passes", {"--memory-passes"}},
+        {"Gpu.memory", {"--gpu-memory", "--gpu-memory-gib"}},
+        {"Gpu.memory_bandwidth", {"--gpu-bandwidth", "--gpu-bandwidth-gbps"}},
+        {"Gpu.peak_flops", {"--gpu-tflops"}},
+        {"Gpu.usable_fraction", {"--gpu-usable"}},
+        {"InferenceSetup.context", {"--context-tokens"}},
+        {"InferenceSetup.working_tokens", {"--working-tokens"}},
+        {"InferenceSetup.working_allowance", {"--overhead", "--overhead-gib"}},
+    };
+    const CLI::App* sub = chosen_subcommand(app, args);
+    if (sub == nullptr) return message;
+    for (const auto& [field, flags] : fields) {
+        if (!message.starts_with(field + " ") && !message.starts_with(field + ".")) continue;
+        // The flag as typed, if it was; else the subcommand's own.
+        for (const auto& flag : flags)
+            for (const auto& a : args)
+                if (a == flag || a.starts_with(flag + "=")) return message + " (set by " + flag + ")";
+        for (const auto& flag : flags)
+            if (option_named(sub, flag) != nullptr) return message + " (set by " + flag + ")";
+    }
+    return message;
+}
+
 int dispatch(const std::vector<std::string>& args) {
     CLI::App app;
     build(app);
@@ -215,7 +259,7 @@ int dispatch(const std::vector<std::string>& args) {
         std::cerr << "napkin: error: " << parse_error_line(e, app, args) << "\n";
         return exit_invalid_input;
     } catch (const napkin::invalid_argument& e) {
-        std::cerr << "napkin: error: " << e.what() << "\n";
+        std::cerr << "napkin: error: " << with_flag(e.what(), app, args) << "\n";
         return exit_invalid_input;
     } catch (const nlohmann::json::parse_error& e) {
         std::cerr << "napkin: error: not JSON: " << e.what() << "\n";

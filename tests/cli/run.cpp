@@ -170,4 +170,13 @@ TEST_SUITE("cli/run") {
             CHECK(widest(r.output) <= 80);
         }
     }
+
+    TEST_CASE("a library check's field is named with the flag that set it") {
+        // GPT-2 small has 12 heads; tp = 5 does not divide them.
+        const auto r = run({"train", "--model", "gpt2-small", "--tp", "5", "--micro-batch", "1", "--global-batch", "1"});
+        CHECK(r.exit_code == 2);
+        CHECK(lines_of(r.output) == 1);
+        CHECK(contains(r.output, "napkin: error: Parallelism.tp = 5: "));
+        CHECK(contains(r.output, "(set by --tp)"));
+    }
 }
