@@ -12,6 +12,8 @@
 // given with --out.
 //
 //   ./communication_at_scale [--out folder]
+#include "lesson_args.hpp"
+
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/collectives.hpp>
 #include <napkin/communication_budget.hpp>
@@ -194,9 +196,9 @@ void part_e() {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string out = ".";
-    for (int i = 1; i + 1 < argc; ++i)
-        if (std::string(argv[i]) == "--out") out = argv[i + 1];
+    const std::string out = napkin::examples::lesson_args(
+        argc, argv, "communication_at_scale",
+        "the communication lab: ring vs tree, hierarchical all-reduce, the data-parallel budget", true);
     part_a();
     part_b(out);
     part_c();

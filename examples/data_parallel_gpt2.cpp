@@ -3,6 +3,8 @@
 // per micro-step. One A100 runs 32 micro-steps in a row and adds the
 // gradients; eight run 4 waves of 128 sequences, then average the gradients
 // with one all-reduce. Both make one optimizer update on the same batch.
+#include "lesson_args.hpp"
+
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/training.hpp>
@@ -21,7 +23,9 @@ void show(const char* title, const TransformerShape& model, const Cluster& clust
 }
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    napkin::examples::lesson_args(argc, argv, "data_parallel_gpt2",
+                                  "data-parallel GPT-2 small: the gradient sync against the step", false);
     const TransformerShape& model = catalog::gpt2_small;
     constexpr long long global_batch = 512, micro_batch = 16, sequence = 1024;
     std::printf("%s, global batch %lld x %lld = %lld tokens\n", std::string(model.name).c_str(), global_batch, sequence,

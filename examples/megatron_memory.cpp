@@ -2,6 +2,8 @@
 // A100s, activations of the first pipeline stage without recomputation and
 // with sequence parallelism + selective recomputation, and the model states
 // at 18 bytes per parameter. Then the four recomputation variants side by side.
+#include "lesson_args.hpp"
+
 #include <napkin/catalog/models.hpp>
 #include <napkin/memory.hpp>
 
@@ -22,7 +24,9 @@ Parallelism layout(const Figure1Model& f) {
 }
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    napkin::examples::lesson_args(argc, argv, "megatron_memory",
+                                  "activation memory per GPU against Korthikanti et al. 2022, Fig. 1", false);
     constexpr Figure1Model rows[] = {{&catalog::megatron_22b, 8, 1, 1, 4},
                                      {&catalog::gpt3_175b, 8, 8, 3, 1},
                                      {&catalog::turing_nlg_530b, 8, 35, 3, 1},

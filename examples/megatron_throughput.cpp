@@ -6,6 +6,8 @@
 // error (napkin / measured − 1: + is napkin too fast), grouped by GPU and
 // framework; then the rows whose source leaves settings out, with what napkin
 // assumes; then the summary; then where one iteration's time goes.
+#include "lesson_args.hpp"
+
 #include <napkin/catalog/measured_runs.hpp>
 #include <napkin/catalog/megatron_runs.hpp>
 #include <napkin/measured_run.hpp>
@@ -51,7 +53,9 @@ void print_group(const std::vector<MeasuredRun>& runs, std::string_view gpu, std
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    napkin::examples::lesson_args(argc, argv, "megatron_throughput",
+                                  "measured training runs against napkin's step time: the validation page", false);
     std::vector<MeasuredRun> fitting, partial;
     for (const catalog::MegatronRun& run : catalog::megatron_runs)
         if (run.role != catalog::RunRole::estimate) fitting.push_back(catalog::measured_run_of(run));

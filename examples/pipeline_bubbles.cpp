@@ -4,6 +4,8 @@
 // DualPipe's overlapped forward + backward pairs are taken at F + B here (no
 // overlap gain), where its closed form is the simulated step exactly.
 //   pipeline_bubbles [output directory]
+#include "lesson_args.hpp"
+
 #include <napkin/io/timeline_svg.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/schedule.hpp>
@@ -35,7 +37,9 @@ void show(const char* label, const S& schedule, const PipelineShape& shape, cons
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::string dir = argc > 1 ? argv[1] : ".";
+    const std::string dir = napkin::examples::lesson_args(
+        argc, argv, "pipeline_bubbles", "every pipeline schedule's bubble, closed form and simulated, as timelines",
+        true);
     const long long p = 4, m = 8;
     std::printf("p = %lld stages, m = %lld micro-batches, F = 1 ms, B = 2 ms (W = 1 ms of it)\n", p, m);
     std::printf("ideal step m(F + B) = %s\n\n", to_string(ideal_step_time({p, m}, times)).c_str());

@@ -3,6 +3,8 @@
 // global batch 1,536 sequences of 2,048 tokens (the training-time estimate of
 // Narayanan et al. 2021, SC'21, Sec. 5.1). It searches every layout, prints
 // the fastest, and shows where Megatron-LM's layout for it ranks among all.
+#include "lesson_args.hpp"
+
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/compute.hpp>
@@ -36,7 +38,9 @@ void print_row(long long rank, const TrainingCandidate& c) {
 }
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    napkin::examples::lesson_args(argc, argv, "plan_gpt3_on_1024_a100",
+                                  "the planner's fastest layouts of GPT-3 175B on 1,024 A100s", false);
     const TransformerShape& gpt3 = catalog::gpt3_175b;
     const TrainingPlanQuery query{.model = gpt3,
                                   .cluster = cluster_of(catalog::dgx_a100, 128),  // 1,024 GPUs

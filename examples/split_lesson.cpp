@@ -5,6 +5,8 @@
 // SVG into the folder given as the first argument (default: the current one).
 //
 //   ./split_lesson [output-folder]
+#include "lesson_args.hpp"
+
 #include <napkin/napkin.hpp>
 #include <napkin/io/svg.hpp>
 
@@ -168,10 +170,13 @@ void write_figures(const std::string& folder) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    const std::string folder = napkin::examples::lesson_args(
+        argc, argv, "split_lesson", "the lesson \"split one model over GPUs\": every table and its three figures",
+        true);
     the_weights_must_fit();
     slicing_every_layer();
     when_more_gpus_stop_helping();
     many_tokens_at_once();
     groups_of_layers();
-    write_figures(argc > 1 ? argv[1] : ".");
+    write_figures(folder);
 }

@@ -4,6 +4,8 @@
 // operator all-reduces Y forward (identity backward); f is identity forward and
 // all-reduces dL/dX backward. Attention has the same shape: 4 all-reduces per
 // layer per training step (2 forward, 2 backward).
+#include "lesson_args.hpp"
+
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/training.hpp>
@@ -12,7 +14,9 @@
 
 using namespace napkin;
 
-int main() {
+int main(int argc, char** argv) {
+    napkin::examples::lesson_args(argc, argv, "tensor_parallel_mlp",
+                                  "Megatron's tensor-parallel MLP: the all-reduces and their time", false);
     const TransformerShape& model = catalog::gpt3_175b;
     const Parallelism par{.tp = 8, .micro_batch = 1, .global_batch = 1, .sequence = 2048};
     const Cluster node = cluster_of(catalog::dgx_a100, 1);

@@ -31,6 +31,9 @@ struct NetworkOptions {
     double base_latency_us = 0.0;
     std::optional<long long> gpus_per_node;
     std::optional<double> intra_bandwidth_gbps, intra_latency_us, inter_bandwidth_gbps, inter_latency_us;
+    // The same with their units (--bandwidth 400Gb/s, --latency 5us), read into the numbers above.
+    std::optional<std::string> bandwidth, latency, base_latency, intra_bandwidth, intra_latency, inter_bandwidth,
+        inter_latency;
     double oversubscription = 1.0;
     std::string nic = "per-gpu";
     std::optional<std::string> transport;
@@ -40,16 +43,24 @@ struct NetworkOptions {
 void add_network_options(CLI::App* sub, NetworkOptions& o) {
     sub->add_option("--bytes", o.bytes, "message size: 4096, 1MiB, 280GB, ...")->required();
     sub->add_option("--gpus", o.gpus, "ranks taking part")->required();
-    sub->add_option("--bandwidth-gbps", o.bandwidth_gbps, "link bandwidth per GPU and direction, GB/s");
-    sub->add_option("--latency-us", o.latency_us, "latency of one step (alpha), microseconds");
-    sub->add_option("--base-latency-us", o.base_latency_us, "latency paid once per call, microseconds (0)");
+    sub->add_option("--bandwidth", o.bandwidth,
+                    "link bandwidth per GPU and direction with its unit: 50GB/s, 400Gb/s (bits)");
+    sub->add_option("--latency", o.latency, "latency of one step (alpha) with its unit: 5us, 0.6us");
+    sub->add_option("--base-latency", o.base_latency, "latency paid once per call with its unit (0)");
+    sub->add_option("--bandwidth-gbps", o.bandwidth_gbps, "the same in GB/s (gigabytes, not gigabits)");
+    sub->add_option("--latency-us", o.latency_us, "the same in microseconds");
+    sub->add_option("--base-latency-us", o.base_latency_us, "the same in microseconds (0)");
     sub->add_option("--gpus-per-node", o.gpus_per_node, "hierarchical: GPUs per node (divides --gpus)");
-    sub->add_option("--intra-bandwidth-gbps", o.intra_bandwidth_gbps, "hierarchical: bandwidth inside a node, GB/s");
-    sub->add_option("--intra-latency-us", o.intra_latency_us, "hierarchical: step latency inside a node, µs");
-    sub->add_option("--inter-bandwidth-gbps", o.inter_bandwidth_gbps,
-                    "hierarchical: bandwidth of one NIC between nodes, GB/s (default --bandwidth-gbps)");
-    sub->add_option("--inter-latency-us", o.inter_latency_us,
-                    "hierarchical: step latency between nodes, µs (default --latency-us)");
+    sub->add_option("--intra-bandwidth", o.intra_bandwidth, "hierarchical: bandwidth inside a node: 900GB/s");
+    sub->add_option("--intra-latency", o.intra_latency, "hierarchical: step latency inside a node: 0.5us");
+    sub->add_option("--inter-bandwidth", o.inter_bandwidth,
+                    "hierarchical: bandwidth of one NIC between nodes: 400Gb/s (default --bandwidth)");
+    sub->add_option("--inter-latency", o.inter_latency,
+                    "hierarchical: step latency between nodes: 5us (default --latency)");
+    sub->add_option("--intra-bandwidth-gbps", o.intra_bandwidth_gbps, "--intra-bandwidth in GB/s (gigabytes)");
+    sub->add_option("--intra-latency-us", o.intra_latency_us, "--intra-latency in microseconds");
+    sub->add_option("--inter-bandwidth-gbps", o.inter_bandwidth_gbps, "--inter-bandwidth in GB/s (gigabytes)");
+    sub->add_option("--inter-latency-us", o.inter_latency_us, "--inter-latency in microseconds");
     sub->add_option("--oversubscription", o.oversubscription, "hierarchical: r of an r:1 fabric (1)");
     sub->add_option("--nic", o.nic, "hierarchical: per-gpu (one NIC per GPU) or shared (one per node)");
     sub->add_option("--transport", o.transport,
@@ -57,9 +68,24 @@ void add_network_options(CLI::App* sub, NetworkOptions& o) {
     sub->add_flag("--json", o.json, "machine-readable output in bytes and seconds");
 }
 
+// Reads the flags with units into the numbers of the old flags beside them.
+void fold_units(NetworkOptions& o) {
+    o.bandwidth_gbps = rate_in_gbps(o.bandwidth_gbps, o.bandwidth, "--bandwidth", "--bandwidth-gbps");
+    o.latency_us = time_in_us(o.latency_us, o.latency, "--latency", "--latency-us");
+    if (o.base_latency) o.base_latency_us = *time_in_us(std::nullopt, o.base_latency, "--base-latency", "");
+    o.intra_bandwidth_gbps =
+        rate_in_gbps(o.intra_bandwidth_gbps, o.intra_bandwidth, "--intra-bandwidth", "--intra-bandwidth-gbps");
+    o.intra_latency_us = time_in_us(o.intra_latency_us, o.intra_latency, "--intra-latency", "--intra-latency-us");
+    o.inter_bandwidth_gbps =
+        rate_in_gbps(o.inter_bandwidth_gbps, o.inter_bandwidth, "--inter-bandwidth", "--inter-bandwidth-gbps");
+    o.inter_latency_us = time_in_us(o.inter_latency_us, o.inter_latency, "--inter-latency", "--inter-latency-us");
+    o.bandwidth = o.latency = o.base_latency = o.intra_bandwidth = o.intra_latency = o.inter_bandwidth =
+        o.inter_latency = std::nullopt;
+}
+
 Link resolve_flat_link(const NetworkOptions& o) {
-    if (!o.bandwidth_gbps) throw napkin::invalid_argument("--bandwidth-gbps is required");
-    if (!o.latency_us) throw napkin::invalid_argument("--latency-us is required");
+    if (!o.bandwidth_gbps) throw napkin::invalid_argument("--bandwidth (or --bandwidth-gbps) is required");
+    if (!o.latency_us) throw napkin::invalid_argument("--latency (or --latency-us) is required");
     require_positive("--bandwidth-gbps", *o.bandwidth_gbps);
     require_non_negative("--latency-us", *o.latency_us);
     return {"link", gigabytes_per_second(*o.bandwidth_gbps), microseconds(*o.latency_us)};
@@ -139,7 +165,7 @@ void report(const std::string& what, Bytes message, long long gpus, const Collec
         j.update(extra);
         return print_json(j);
     }
-    std::printf("%s of %s on %lld GPUs: %s (latency %s, bandwidth %s; %.2f%% bandwidth)\n", what.c_str(),
+    printf_wrapped("%s of %s on %lld GPUs: %s (latency %s, bandwidth %s; %.2f%% bandwidth)\n", what.c_str(),
                 decimal_size(message).c_str(), gpus, to_string(t.total()).c_str(), to_string(t.latency).c_str(),
                 to_string(t.bandwidth).c_str(), 100.0 * t.bandwidth_share());
 }
@@ -156,6 +182,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--algorithm", o->algorithm, "ring, tree, hierarchical or nccl (ring)");
     add_network_options(sub, o->net);
     sub->callback([o] {
+        fold_units(o->net);
         const Bytes message = parse_size("--bytes", o->net.bytes);
         const long long gpus = resolve_gpus(o->net);
         const Seconds base = resolve_base(o->net);
@@ -201,6 +228,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--algorithm", o->algorithm, "ring, or hierarchical for reduce-scatter and all-gather (ring)");
     add_network_options(sub, o->net);
     sub->callback([o] {
+        fold_units(o->net);
         const Bytes message = parse_size("--bytes", o->net.bytes);
         const long long gpus = resolve_gpus(o->net);
         const Seconds base = resolve_base(o->net);
@@ -235,31 +263,42 @@ NAPKIN_COMMAND(app) {
 NAPKIN_COMMAND(app) {
     struct Options {
         long long gpus = 0;
-        double bandwidth_gbps = 0, latency_us = 0;
+        std::optional<double> bandwidth_gbps, latency_us;
+        std::optional<std::string> bandwidth, latency;
         bool json = false;
     };
     auto o = std::make_shared<Options>();
     auto* sub = app.add_subcommand("crossover", "the message size where ring and tree all-reduce cost the same");
     sub->add_option("--gpus", o->gpus, "ranks taking part")->required();
-    sub->add_option("--bandwidth-gbps", o->bandwidth_gbps, "link bandwidth per GPU and direction, GB/s")->required();
-    sub->add_option("--latency-us", o->latency_us, "latency of one step (alpha), microseconds")->required();
+    sub->add_option("--bandwidth", o->bandwidth, "link bandwidth per GPU and direction: 50GB/s, 400Gb/s (bits)");
+    sub->add_option("--latency", o->latency, "latency of one step (alpha): 5us");
+    sub->add_option("--bandwidth-gbps", o->bandwidth_gbps, "the same in GB/s (gigabytes, not gigabits)");
+    sub->add_option("--latency-us", o->latency_us, "the same in microseconds");
     sub->add_flag("--json", o->json, "machine-readable output in bytes");
     sub->callback([o] {
         require_at_least_one("--gpus", o->gpus);
-        require_positive("--bandwidth-gbps", o->bandwidth_gbps);
-        require_non_negative("--latency-us", o->latency_us);
-        const Link link{"link", gigabytes_per_second(o->bandwidth_gbps), microseconds(o->latency_us)};
+        const auto gbps = rate_in_gbps(o->bandwidth_gbps, o->bandwidth, "--bandwidth", "--bandwidth-gbps");
+        const auto us = time_in_us(o->latency_us, o->latency, "--latency", "--latency-us");
+        if (!gbps) throw napkin::invalid_argument("--bandwidth (or --bandwidth-gbps) is required");
+        if (!us) throw napkin::invalid_argument("--latency (or --latency-us) is required");
+        o->bandwidth_gbps = gbps;
+        o->latency_us = us;
+        require_positive("--bandwidth-gbps", *o->bandwidth_gbps);
+        require_non_negative("--latency-us", *o->latency_us);
+        const Link link{"link", gigabytes_per_second(*o->bandwidth_gbps), microseconds(*o->latency_us)};
         const auto m = ring_tree_crossover(o->gpus, link);
         if (o->json)
             return print_json({{"gpus", o->gpus},
-                               {"bandwidth_gbps", o->bandwidth_gbps},
-                               {"latency_us", o->latency_us},
+                               {"bandwidth_gbps", *o->bandwidth_gbps},
+                               {"latency_us", *o->latency_us},
+                               {"bandwidth_bytes_per_s", in(link.bandwidth, units::Bps)},
+                               {"latency_s", in(link.step_latency, units::s)},
                                {"bytes", m ? nlohmann::json(m->value()) : nlohmann::json(nullptr)}});
         if (!m) {
-            std::printf("no crossover on %lld GPUs: the ring is never slower than the tree\n", o->gpus);
+            printf_wrapped("no crossover on %lld GPUs: the ring is never slower than the tree\n", o->gpus);
             return;
         }
-        std::printf("ring and tree cost the same at %s (%.0f B) on %lld GPUs: the tree wins below, the ring above\n",
+        printf_wrapped("ring and tree cost the same at %s (%.0f B) on %lld GPUs: the tree wins below, the ring above\n",
                     decimal_size(*m).c_str(), m->value(), o->gpus);
     });
 }

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace napkin::cli {
@@ -14,6 +15,13 @@ using CommandSetup = std::function<void(CLI::App& app)>;
 inline std::vector<CommandSetup>& commands() {
     static std::vector<CommandSetup> all;
     return all;
+}
+
+// The subcommand being run (set by run.cpp before its callback): its JSON
+// output carries "schema": "napkin.<command>/1".
+inline std::string& current_command() {
+    static std::string name;
+    return name;
 }
 
 inline bool register_command(CommandSetup setup) {

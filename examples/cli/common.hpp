@@ -3,23 +3,70 @@
 // the lesson's inference setup.
 #pragma once
 
+#include <napkin/catalog/clusters.hpp>
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/inference.hpp>
 #include <napkin/parallelism.hpp>
 #include <napkin/training.hpp>
 #include <napkin/io/hf_config.hpp>
+#include <napkin/io/json.hpp>
+#include <napkin/io/quantity_parse.hpp>
+
+#include "command.hpp"
+#include "suggest.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdarg>
+#include <cstdio>
+#include <sstream>
+#include <cmath>
 #include <deque>
 #include <iostream>
 #include <optional>
 #include <string>
 
 namespace napkin::cli {
+
+// --- values with units (io/quantity_parse.hpp) ---------------------------------------
+// A new flag takes the value with its unit (--bandwidth 400Gb/s, --latency 5us);
+// the old one beside it a bare number in a fixed unit (--bandwidth-gbps 50 in
+// GB/s, --latency-us 5). These give the old flag's number, whichever was typed,
+// and name the flag the user typed when the value is wrong.
+inline std::optional<double> rate_in_gbps(const std::optional<double>& gbps, const std::optional<std::string>& text,
+                                          const std::string& new_flag, const std::string& old_flag) {
+    if (!text) return gbps;
+    if (gbps) reject(new_flag, *text, "give " + new_flag + " or " + old_flag + ", not both");
+    const BytesPerSecond rate = io::parse_rate(new_flag, *text);
+    if (!(rate.value() > 0)) reject(new_flag, *text, "must be positive");
+    return in(rate, units::GBps);
+}
+
+inline std::optional<double> time_in_us(const std::optional<double>& us, const std::optional<std::string>& text,
+                                        const std::string& new_flag, const std::string& old_flag) {
+    if (!text) return us;
+    if (us) reject(new_flag, *text, "give " + new_flag + " or " + old_flag + ", not both");
+    return in(io::parse_time(new_flag, *text), units::us);
+}
+
+// --- catalog names ----------------------------------------------------------------
+template <class Entries>
+std::vector<std::string> names_of(const Entries& entries) {
+    std::vector<std::string> names;
+    for (const auto* e : entries) names.emplace_back(e->name);
+    return names;
+}
+
+// "--gpu \"a100\": not in the catalog; did you mean … (napkin list)".
+[[noreturn]] inline void not_in_catalog(const std::string& flag, const std::string& name,
+                                        const std::vector<std::string>& names) {
+    throw napkin::invalid_argument(flag + " \"" + name + "\": not in the catalog" + did_you_mean(name, names) +
+                                   " (napkin list)");
+}
 
 // --- the model ---------------------------------------------------------------
 struct ModelOptions {
@@ -38,31 +85,39 @@ inline TransformerShape resolve_model(const ModelOptions& o) {
         loaded.push_back(io::read_hf_config(o.spec));
         return loaded.back().shape;
     }
-    throw napkin::invalid_argument("--model \"" + o.spec +
-                                   "\": not a catalog model (napkin list) nor a path to a config.json");
+    throw napkin::invalid_argument("--model \"" + o.spec + "\": not a catalog model nor a path to a config.json" +
+                                   did_you_mean(o.spec, names_of(catalog::models)) + " (napkin list)");
 }
 
 // --- the GPU -------------------------------------------------------------------
 struct GpuOptions {
     std::string name;
     std::optional<double> memory_gib, usable, bandwidth_gbps, tflops;
+    std::optional<std::string> memory, bandwidth;  // with their units: 80GiB, 2039GB/s
 };
 
 inline void add_gpu_options(CLI::App* sub, GpuOptions& o) {
     sub->add_option("--gpu", o.name, "catalog GPU (napkin list); or give all of --gpu-memory-gib, "
                                      "--gpu-bandwidth-gbps and --gpu-tflops");
-    sub->add_option("--gpu-memory-gib", o.memory_gib, "memory per GPU in GiB (overrides the catalog)");
+    sub->add_option("--gpu-memory", o.memory, "memory per GPU with its unit, 80GiB (overrides the catalog)");
+    sub->add_option("--gpu-bandwidth", o.bandwidth, "memory bandwidth with its unit, 2039GB/s or 3.35TB/s");
+    sub->add_option("--gpu-memory-gib", o.memory_gib, "--gpu-memory in GiB");
     sub->add_option("--gpu-usable", o.usable, "usable share of the memory, in (0, 1] (default 0.92)");
-    sub->add_option("--gpu-bandwidth-gbps", o.bandwidth_gbps, "memory bandwidth in GB/s");
+    sub->add_option("--gpu-bandwidth-gbps", o.bandwidth_gbps, "--gpu-bandwidth in GB/s (gigabytes)");
     sub->add_option("--gpu-tflops", o.tflops, "peak dense 16-bit TFLOP/s");
 }
 
-inline Gpu resolve_gpu(const GpuOptions& o) {
+inline Gpu resolve_gpu(GpuOptions o) {
+    if (o.memory) {
+        if (o.memory_gib) reject("--gpu-memory", *o.memory, "give --gpu-memory or --gpu-memory-gib, not both");
+        o.memory_gib = in(io::parse_bytes("--gpu-memory", *o.memory), units::GiB);
+    }
+    o.bandwidth_gbps = rate_in_gbps(o.bandwidth_gbps, o.bandwidth, "--gpu-bandwidth", "--gpu-bandwidth-gbps");
     Gpu gpu{.name = "inline", .memory = {}, .usable_fraction = catalog::default_usable_fraction,
             .memory_bandwidth = {}, .peak_flops = {}};
     if (!o.name.empty()) {
         auto found = catalog::find_gpu(o.name);
-        if (!found) throw napkin::invalid_argument("--gpu \"" + o.name + "\": not in the catalog (napkin list)");
+        if (!found) not_in_catalog("--gpu", o.name, names_of(catalog::gpus));
         gpu = *found;
     } else {
         for (auto [flag, value] : {std::pair{"--gpu-memory-gib", o.memory_gib}, {"--gpu-bandwidth-gbps", o.bandwidth_gbps},
@@ -85,27 +140,33 @@ inline Gpu resolve_gpu(const GpuOptions& o) {
 struct LinkOptions {
     std::string name;
     std::optional<double> bandwidth_gbps, step_us;
+    std::optional<std::string> bandwidth, step, base_latency;  // with their units
     double base_latency_us = in(catalog::nccl_ring_ll_base_latency, units::us);
 };
 
 inline void add_link_options(CLI::App* sub, LinkOptions& o) {
-    sub->add_option("--link", o.name, "catalog link (napkin list); or give --link-bandwidth-gbps and --link-step-us");
-    sub->add_option("--link-bandwidth-gbps", o.bandwidth_gbps, "link bandwidth in GB/s");
-    sub->add_option("--link-step-us", o.step_us, "latency of one collective step in microseconds");
-    sub->add_option("--base-latency-us", o.base_latency_us,
-                    "latency paid once per collective call in microseconds (default: NCCL ring LL, 6.6)");
+    sub->add_option("--link", o.name, "catalog link (napkin list); or give --link-bandwidth and --link-step");
+    sub->add_option("--link-bandwidth", o.bandwidth, "inline link: bandwidth per direction, 300GB/s or 400Gb/s");
+    sub->add_option("--link-step", o.step, "inline link: latency of one collective step, 0.6us");
+    sub->add_option("--base-latency", o.base_latency,
+                    "latency paid once per collective call (default: NCCL ring LL, 6.6us)");
+    sub->add_option("--link-bandwidth-gbps", o.bandwidth_gbps, "--link-bandwidth in GB/s (gigabytes)");
+    sub->add_option("--link-step-us", o.step_us, "--link-step in microseconds");
+    sub->add_option("--base-latency-us", o.base_latency_us, "--base-latency in microseconds");
 }
 
-inline Link resolve_link(const LinkOptions& o) {
+inline Link resolve_link(LinkOptions o) {
+    o.bandwidth_gbps = rate_in_gbps(o.bandwidth_gbps, o.bandwidth, "--link-bandwidth", "--link-bandwidth-gbps");
+    o.step_us = time_in_us(o.step_us, o.step, "--link-step", "--link-step-us");
     Link link{.name = "inline", .bandwidth = {}, .step_latency = {}};
     if (!o.name.empty()) {
         auto found = catalog::find_link(o.name);
-        if (!found) throw napkin::invalid_argument("--link \"" + o.name + "\": not in the catalog (napkin list)");
+        if (!found) not_in_catalog("--link", o.name, names_of(catalog::links));
         link = *found;
     } else {
         if (!o.bandwidth_gbps)
-            throw napkin::invalid_argument("--link is not given, so --link-bandwidth-gbps is required");
-        if (!o.step_us) throw napkin::invalid_argument("--link is not given, so --link-step-us is required");
+            throw napkin::invalid_argument("--link is not given, so --link-bandwidth-gbps is required (or --link-bandwidth with its unit)");
+        if (!o.step_us) throw napkin::invalid_argument("--link is not given, so --link-step-us is required (or --link-step with its unit)");
     }
     if (o.bandwidth_gbps) link.bandwidth = gigabytes_per_second(*o.bandwidth_gbps);
     if (o.step_us) link.step_latency = microseconds(*o.step_us);
@@ -115,31 +176,77 @@ inline Link resolve_link(const LinkOptions& o) {
     return link;
 }
 
-inline Ring resolve_ring(const LinkOptions& o) { return Ring{microseconds(o.base_latency_us)}; }
+inline Ring resolve_ring(const LinkOptions& o) {
+    if (o.base_latency) return Ring{io::parse_time("--base-latency", *o.base_latency)};
+    return Ring{microseconds(o.base_latency_us)};
+}
 
 // --- the nodes of a training cluster (train, plan) ----------------------------------
+// The links inside and between nodes: catalog names, or inline with units; by
+// default the GPU's usual pair (catalog::default_links: A100 → nvlink3 + ib-hdr,
+// H100/H200/GH200 → nvlink4 + ib-ndr, B200/GB200 → nvlink5 + ib-ndr).
 struct NodeOptions {
     long long gpus_per_node = 8;
-    std::string intra = "nvlink3", inter = "ib-hdr";
+    std::string intra, inter;  // catalog names; empty: the GPU's default
+    std::optional<std::string> intra_bandwidth, intra_latency, inter_bandwidth, inter_latency;
 };
 
 inline void add_node_options(CLI::App* sub, NodeOptions& o, const std::string& inter_help) {
     sub->add_option("--gpus-per-node", o.gpus_per_node, "GPUs per node (8)");
-    sub->add_option("--intra-link", o.intra, "catalog link inside a node (nvlink3)");
+    sub->add_option("--intra-link", o.intra, "catalog link inside a node (default: the GPU's usual one, printed)");
     sub->add_option("--inter-link", o.inter, inter_help);
+    sub->add_option("--intra-bandwidth", o.intra_bandwidth,
+                    "inline link inside a node: bandwidth per direction per GPU, 900GB/s (with --intra-latency)");
+    sub->add_option("--intra-latency", o.intra_latency, "inline link inside a node: latency of one step, 0.6us");
+    sub->add_option("--inter-bandwidth", o.inter_bandwidth,
+                    "inline link between nodes: bandwidth per GPU's NIC, 400Gb/s (with --inter-latency)");
+    sub->add_option("--inter-latency", o.inter_latency, "inline link between nodes: latency of one step, 2.7us");
 }
 
 inline Link resolve_catalog_link(const std::string& flag, const std::string& name) {
     auto link = catalog::find_link(name);
-    if (!link) throw napkin::invalid_argument(flag + " \"" + name + "\": not in the catalog (napkin list)");
+    if (!link) not_in_catalog(flag, name, names_of(catalog::links));
     return *link;
 }
 
-// A node of `gpus` GPUs of the chosen kind with the --intra-link and --inter-link.
+// One level's link: inline (both flags), from the catalog, or the default.
+inline Link resolve_level(const std::string& level, const std::string& name, const std::optional<std::string>& bw,
+                          const std::optional<std::string>& lat, const Link& fallback) {
+    const std::string bw_flag = "--" + level + "-bandwidth", lat_flag = "--" + level + "-latency",
+                      link_flag = "--" + level + "-link";
+    if (bw || lat) {
+        if (!name.empty()) reject(link_flag, name, "give " + link_flag + " or " + bw_flag + " and " + lat_flag + ", not both");
+        if (!bw) throw napkin::invalid_argument(lat_flag + " needs " + bw_flag);
+        if (!lat) throw napkin::invalid_argument(bw_flag + " needs " + lat_flag);
+        const BytesPerSecond rate = io::parse_rate(bw_flag, *bw);
+        if (!(rate.value() > 0)) reject(bw_flag, *bw, "must be positive");
+        static std::deque<std::string> names;  // owns the inline links' names
+        names.push_back("inline " + to_string(rate) + ", " + to_string(io::parse_time(lat_flag, *lat)));
+        return Link{names.back(), rate, io::parse_time(lat_flag, *lat)};
+    }
+    if (!name.empty()) return resolve_catalog_link(link_flag, name);
+    return fallback;
+}
+
+// A node of `gpus` GPUs of the chosen kind with its links inside and between nodes.
 inline Node resolve_node(const GpuOptions& gpu, const NodeOptions& o, long long gpus, Nic nic) {
-    return Node{.name = "node", .gpu = resolve_gpu(gpu), .gpus = gpus,
-                .intra = resolve_catalog_link("--intra-link", o.intra),
-                .inter = resolve_catalog_link("--inter-link", o.inter), .nic = nic};
+    const Gpu g = resolve_gpu(gpu);
+    const auto defaults = catalog::default_links(gpu.name.empty() ? "inline" : gpu.name);
+    return Node{.name = "node", .gpu = g, .gpus = gpus,
+                .intra = resolve_level("intra", o.intra, o.intra_bandwidth, o.intra_latency, *defaults.intra),
+                .inter = resolve_level("inter", o.inter, o.inter_bandwidth, o.inter_latency, *defaults.inter),
+                .nic = nic};
+}
+
+// "links: nvlink4 inside a node, ib-ndr between (the DGX H100/H200 defaults for h100-sxm)".
+inline std::string links_line(const GpuOptions& gpu, const NodeOptions& o, const Node& node) {
+    const bool defaulted = o.intra.empty() && !o.intra_bandwidth && o.inter.empty() && !o.inter_bandwidth;
+    std::string line = "links: " + std::string(node.intra.name) + " inside a node, " + std::string(node.inter.name) +
+                       " between";
+    if (defaulted)
+        line += " (the " + std::string(catalog::default_links(gpu.name.empty() ? "inline" : gpu.name).server) +
+                " default)";
+    return line;
 }
 
 // GPUs in each node for `total` GPUs: --gpus-per-node, or all of them when fewer
@@ -158,15 +265,18 @@ struct SetupOptions {
     double context_tokens = in(lesson_setup.context, units::token);
     double working_tokens = in(lesson_setup.working_tokens, units::token);
     double overhead_gib = in(lesson_setup.working_allowance, units::GiB);
+    std::optional<std::string> overhead;  // with its unit: 1GiB
 };
 
 inline void add_setup_options(CLI::App* sub, SetupOptions& o) {
     sub->add_option("--context-tokens", o.context_tokens, "tokens of the chat whose KV cache must fit (8192)");
     sub->add_option("--working-tokens", o.working_tokens, "tokens of working memory (2048)");
-    sub->add_option("--overhead-gib", o.overhead_gib, "fixed working-memory allowance in GiB (1)");
+    sub->add_option("--overhead", o.overhead, "fixed working-memory allowance with its unit (1GiB)");
+    sub->add_option("--overhead-gib", o.overhead_gib, "--overhead in GiB (1)");
 }
 
-inline InferenceSetup resolve_setup(const SetupOptions& o) {
+inline InferenceSetup resolve_setup(SetupOptions o) {
+    if (o.overhead) o.overhead_gib = in(io::parse_bytes("--overhead", *o.overhead), units::GiB);
     require_non_negative("--context-tokens", o.context_tokens);
     require_non_negative("--working-tokens", o.working_tokens);
     require_non_negative("--overhead-gib", o.overhead_gib);
@@ -179,28 +289,8 @@ inline InferenceSetup resolve_setup(const SetupOptions& o) {
 
 // --- sizes -----------------------------------------------------------------------
 // A size with an optional unit: 4096, 1KB, 1.5 MiB, 280GB (decimal KB/MB/GB/TB,
-// binary KiB/MiB/GiB/TiB, B). The error names the flag and the text.
-inline Bytes parse_size(const std::string& flag, const std::string& text) {
-    std::size_t used = 0;
-    double value = 0;
-    try {
-        value = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    std::string unit = text.substr(used);
-    while (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
-    static constexpr Unit<Bytes> known[] = {units::B,   units::KB,  units::MB,  units::GB,  units::TB,
-                                            units::KiB, units::MiB, units::GiB, units::TiB};
-    const Unit<Bytes>* chosen = unit.empty() ? &units::B : nullptr;
-    for (const auto& u : known)
-        if (unit == u.symbol) chosen = &u;
-    if (used == 0 || chosen == nullptr || !(value >= 0 && value <= 1e30))
-        throw napkin::invalid_argument(flag + " = \"" + text +
-                                       "\": not a size (a number, optionally with B, KB, MB, GB, TB, KiB, "
-                                       "MiB, GiB or TiB: 4096, 1MiB, 280GB)");
-    return quantity(value, *chosen);
-}
+// binary KiB/MiB/GiB/TiB, B, bits Gb). The error names the flag and the text.
+inline Bytes parse_size(const std::string& flag, const std::string& text) { return io::parse_bytes(flag, text); }
 
 // --- everything the inference split needs, as one bundle ---------------------------
 struct InferenceOptions {
@@ -231,35 +321,93 @@ inline InferenceInputs resolve_inference(const InferenceOptions& o) {
 }
 
 // --- output ------------------------------------------------------------------------
-inline void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+// JSON through the one serializer (io/json.hpp): keys and number types as the
+// lesson pages' bindings write them.
+// Every document carries "schema": "napkin.<command>/1" (io/json.hpp).
+inline void print_json(nlohmann::json j) {
+    if (j.is_object() && !j.contains("schema") && !current_command().empty())
+        j["schema"] = io::json::schema(current_command());
+    std::cout << j.dump(2) << "\n";
+}
 
 // Whole byte counts print as integers (37508222976, not 37508222976.0).
-inline nlohmann::json json_bytes(Bytes b) {
-    const double v = b.value();
-    if (v == static_cast<double>(static_cast<long long>(v))) return static_cast<long long>(v);
-    return v;
-}
+inline nlohmann::json json_bytes(Bytes b) { return io::json::exact_bytes(b); }
 
-// A training estimate's memory per GPU and step breakdown (train, plan), in
-// bytes and seconds.
 inline nlohmann::json training_memory_json(const TrainingEstimate& e, const Gpu& gpu) {
-    return {{"weights", e.memory.weights.value()},
-            {"gradients", e.memory.gradients.value()},
-            {"optimizer", e.memory.optimizer.value()},
-            {"activations", e.memory.activations.value()},
-            {"cuda_context", e.memory.cuda_context.value()},
-            {"nccl_buffers", e.memory.nccl_buffers.value()},
-            {"loss_logits", e.memory.loss_logits.value()},
-            {"fragmentation", e.memory.fragmentation.value()},
-            {"total", e.memory.total().value()},
-            {"usable", usable_memory(gpu).value()},
-            {"fits", e.fits}};
+    return io::json::training_memory(e, gpu);
+}
+// The same under "memory_bytes": the key names the unit.
+inline nlohmann::json training_memory_bytes_json(const TrainingEstimate& e, const Gpu& gpu) {
+    return io::json::training_memory(e, gpu);
 }
 
-inline nlohmann::json step_breakdown_json(const StepBreakdown& b) {
-    return {{"compute", b.compute.value()}, {"recompute", b.recompute.value()}, {"tp", b.tp.value()},
-            {"pp", b.pp.value()},           {"bubble", b.bubble.value()},       {"dp", b.dp.value()},
-            {"ep", b.ep.value()},           {"cp", b.cp.value()},               {"optimizer", b.optimizer.value()}};
+inline nlohmann::json step_breakdown_json(const StepBreakdown& b) { return io::json::step_breakdown(b); }
+
+inline nlohmann::json layout_json(const Parallelism& par) { return io::json::layout(par); }
+
+// A link with the convention of its bandwidth (catalog::bandwidth_convention).
+inline nlohmann::json link_json(const Link& l) {
+    nlohmann::json j = io::json::link(l);
+    j["bandwidth_convention"] = catalog::bandwidth_convention(l.name);
+    return j;
+}
+
+// Human output: thousands separators on counts ("1,024"), and lines of at
+// most 80 columns (wrap_line breaks after a comma or space, indenting by 4).
+inline std::string grouped(long long n) {
+    std::string digits = std::to_string(n < 0 ? -n : n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return n < 0 ? "-" + out : out;
+}
+inline std::string grouped(double n) { return grouped(static_cast<long long>(std::llround(n))); }
+
+inline std::size_t display_columns(std::string_view s) {
+    return static_cast<std::size_t>(
+        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U; }));
+}
+
+inline std::string wrap_line(const std::string& line, std::size_t columns = 80) {
+    const std::size_t lead = std::min(line.find_first_not_of(' '), line.size());
+    std::string out, rest = line;
+    while (display_columns(rest) > columns) {
+        // Break after the last ", " that fits past the middle, else at the last space.
+        std::size_t comma = std::string::npos, space = std::string::npos, seen = 0;
+        for (std::size_t i = 0; i < rest.size(); ++i) {
+            if ((static_cast<unsigned char>(rest[i]) & 0xC0U) != 0x80U) ++seen;
+            if (seen > columns) break;
+            // Never between a number and its unit ("59.25 GiB").
+            if (rest[i] == ' ' && i > lead + 2 && !std::isdigit(static_cast<unsigned char>(rest[i - 1]))) {
+                space = i;
+                if (rest[i - 1] == ',') comma = i;
+            }
+        }
+        const std::size_t cut = comma != std::string::npos && comma > columns / 2 ? comma : space;
+        if (cut == std::string::npos) break;
+        out += rest.substr(0, cut) + "\n";
+        rest = std::string(lead + 2, ' ') + rest.substr(rest.find_first_not_of(' ', cut));
+    }
+    return out + rest;
+}
+
+// printf, each line wrapped to 80 columns (wrap_line).
+__attribute__((format(printf, 1, 2))) inline void printf_wrapped(const char* format, ...) {
+    std::va_list args, again;
+    va_start(args, format);
+    va_copy(again, args);
+    const int size = std::vsnprintf(nullptr, 0, format, args);
+    va_end(args);
+    std::string text(static_cast<std::size_t>(std::max(size, 0)) + 1, '\0');
+    std::vsnprintf(text.data(), text.size(), format, again);
+    va_end(again);
+    text.resize(static_cast<std::size_t>(std::max(size, 0)));
+    std::istringstream lines(text);
+    std::string out;
+    for (std::string line; std::getline(lines, line);) out += wrap_line(line) + "\n";
+    if (!text.empty() && text.back() != '\n' && !out.empty()) out.pop_back();
+    std::fputs(out.c_str(), stdout);
 }
 
 }  // namespace napkin::cli

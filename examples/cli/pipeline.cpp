@@ -115,13 +115,13 @@ NAPKIN_COMMAND(app) {
                               {"parameter_memory_multiplier", parameter_memory_multiplier(schedule)}});
                     return print_json(j);
                 }
-                std::printf("%s, p = %lld, m = %lld, v = %lld (F %s, B %s, W %s)\n", std::string(schedule.name).c_str(),
+                printf_wrapped("%s, p = %lld, m = %lld, v = %lld (F %s, B %s, W %s)\n", std::string(schedule.name).c_str(),
                             shape.stages, shape.microbatches, shape.chunks, to_string(times.forward).c_str(),
                             to_string(times.backward).c_str(), to_string(times.weight_grad).c_str());
-                std::printf("bubble %s of a %s step: %.2f%% of the step, %.2f%% of the ideal %s\n",
+                printf_wrapped("bubble %s of a %s step: %.2f%% of the step, %.2f%% of the ideal %s\n",
                             to_string(bubble).c_str(), to_string(step).c_str(), 100 * share, 100 * ratio_to_ideal,
                             to_string(ideal_step_time(shape, times)).c_str());
-                std::printf("activations: %.4g micro-batches of a stage at the peak; parameters %.4g x a rank's share\n",
+                printf_wrapped("activations: %.4g micro-batches of a stage at the peak; parameters %.4g x a rank's share\n",
                             activation_memory_multiplier(schedule, shape), parameter_memory_multiplier(schedule));
             },
             resolve_schedule(o->pipeline));
@@ -357,10 +357,10 @@ NAPKIN_COMMAND(app) {
                 std::printf("%s, p = %lld, m = %lld, v = %lld: %zu passes\n", std::string(schedule.name).c_str(),
                             shape.stages, shape.microbatches, shape.chunks, t.operations().size());
                 if (run.uniform)
-                    std::printf("step %s (closed form %s), idle %.2f%% of p x step\n", to_string(t.step_time()).c_str(),
+                    printf_wrapped("step %s (closed form %s), idle %.2f%% of p x step\n", to_string(t.step_time()).c_str(),
                                 to_string(step_time(schedule, shape, *run.uniform)).c_str(), 100 * t.idle_fraction());
                 else
-                    std::printf("step %s, idle %.2f%% of p x step\n", to_string(t.step_time()).c_str(),
+                    printf_wrapped("step %s, idle %.2f%% of p x step\n", to_string(t.step_time()).c_str(),
                                 100 * t.idle_fraction());
                 for (long long r = 0; r < shape.stages; ++r)
                     std::printf("  stage %lld: busy %s, idle %s\n", r + 1, to_string(t.busy_time(r)).c_str(),

@@ -29,12 +29,7 @@ nlohmann::json inference_candidate_json(const InferenceCandidate& c, const Gpu& 
             {"pp", c.split.pp},
             {"gpus", c.split.gpus()},
             {"tokens_in_flight", c.split.tokens_in_flight},
-            {"memory",
-             {{"weights", c.memory.weights.value()},
-              {"kv_cache", c.memory.kv_cache.value()},
-              {"working", c.memory.working.value()},
-              {"total", c.memory.total().value()},
-              {"usable", usable_memory(gpu).value()}}},
+            {"memory", io::json::inference_memory(c.memory, gpu)},
             {"read_s", c.time.read.value()},
             {"transfer_s", c.time.transfer.value()},
             {"total_s", c.time.total().value()},
@@ -43,7 +38,7 @@ nlohmann::json inference_candidate_json(const InferenceCandidate& c, const Gpu& 
 }
 
 void print_inference_candidate(const char* what, const InferenceCandidate& c) {
-    std::printf("%-8s t%lld x p%lld = %lld GPUs, %lld token(s) in flight: %s per token (%s read + %s waiting), "
+    printf_wrapped("%-8s t%lld x p%lld = %lld GPUs, %lld token(s) in flight: %s per token (%s read + %s waiting), "
                 "%.1f tokens/s in all, %s per GPU\n",
                 what, c.split.tp, c.split.pp, c.split.gpus(), c.split.tokens_in_flight,
                 to_string(c.time.total()).c_str(), to_string(c.time.read).c_str(),
@@ -111,22 +106,67 @@ nlohmann::json training_candidate_json(const TrainingCandidate& c, const Gpu& gp
             {"mfu", e.mfu}};
 }
 
-void print_training_candidate(long long rank, const TrainingCandidate& c) {
+// --wide: every column on one line (about 280 columns).
+void print_training_candidate_wide(long long rank, const TrainingCandidate& c) {
     const Parallelism& p = c.point.parallelism;
     const StepBreakdown& b = c.estimate.breakdown;
     const TrainingOptions& o = c.point.options;
     std::printf("%4lld  t%-2lld p%-3lld d%-4lld c%-2lld e%-3lld v%-2lld b%-3lld %-9s %-3s %-3s %-10s %-11s %-4s %-11s %-3s %-3s %9s %10s "
-                "%10.0f %6.1f%%   compute %s, recompute %s, tp %s, pp %s, bubble %s, dp %s, ep %s, cp %s, optimizer %s\n",
+                "%10.0f %6.1f%% %-3s  compute %s, recompute %s, tp %s, pp %s, bubble %s, dp %s, ep %s, cp %s, optimizer %s\n",
                 rank, p.tp, p.pp, p.dp, p.cp, p.ep, p.virtual_stages, p.micro_batch, std::string(to_string(p.recompute)).c_str(),
                 p.flash_attention ? "on" : "off", p.sequence_parallel ? "on" : "off",
                 std::string(to_string(o.tp_communication)).c_str(), std::string(to_string(p.sharding)).c_str(),
                 std::string(to_string(p.gradients)).c_str(), std::string(to_string(p.schedule)).c_str(),
                 o.pipeline_scatter_gather ? "on" : "off", o.overlap_dp ? "on" : "off",
                 to_string(c.estimate.step).c_str(), to_string(c.estimate.memory.total()).c_str(),
-                c.estimate.tokens_per_second.value(), 100.0 * c.estimate.mfu, to_string(b.compute).c_str(),
+                c.estimate.tokens_per_second.value(), 100.0 * c.estimate.mfu, c.estimate.fits ? "yes" : "no",
+                to_string(b.compute).c_str(),
                 to_string(b.recompute).c_str(), to_string(b.tp).c_str(), to_string(b.pp).c_str(),
                 to_string(b.bubble).c_str(), to_string(b.dp).c_str(), to_string(b.ep).c_str(), to_string(b.cp).c_str(),
                 to_string(b.optimizer).c_str());
+}
+
+// The default: two lines of at most 80 columns per layout; "no" marks one that
+// does not fit (--include-non-fitting).
+void print_training_candidate(long long rank, const TrainingCandidate& c) {
+    const Parallelism& p = c.point.parallelism;
+    const TrainingOptions& o = c.point.options;
+    char mfu[16];
+    std::snprintf(mfu, sizeof mfu, "%.1f%%", 100.0 * c.estimate.mfu);
+    std::printf("%4lld  t%-2lld p%-3lld d%-4lld c%-2lld e%-3lld v%-2lld b%-3lld %9s %10s %9s %6s%s\n", rank, p.tp, p.pp,
+                p.dp, p.cp, p.ep, p.virtual_stages, p.micro_batch, to_string(c.estimate.step).c_str(),
+                to_string(c.estimate.memory.total()).c_str(), grouped(c.estimate.tokens_per_second.value()).c_str(), mfu,
+                c.estimate.fits ? "" : " no");
+    std::printf("%s\n", wrap_line("      " + std::string(to_string(p.schedule)) + ", recompute " +
+                                  std::string(to_string(p.recompute)) + ", flash " + (p.flash_attention ? "on" : "off") +
+                                  ", sp " + (p.sequence_parallel ? "on" : "off") + ", tp-comm " +
+                                  std::string(to_string(o.tp_communication)) + ", zero " +
+                                  std::string(to_string(p.sharding)) + ", grad " + std::string(to_string(p.gradients)) +
+                                  ", s/g " + (o.pipeline_scatter_gather ? "on" : "off") + ", overlap " +
+                                  (o.overlap_dp ? "on" : "off")).c_str());
+}
+
+// --csv: one row per layout, numbers in base units (seconds, bytes, tokens/s).
+void print_training_csv_header() {
+    std::printf("list,rank,tp,pp,dp,cp,ep,vp,micro_batch,schedule,recompute,flash_attention,sequence_parallel,"
+                "tp_communication,zero,grad_dtype,scatter_gather,overlap_dp,step_s,memory_bytes,fits,tokens_per_s,mfu,"
+                "compute_s,recompute_s,tp_s,pp_s,bubble_s,dp_s,ep_s,cp_s,optimizer_s\n");
+}
+
+void print_training_csv(const char* list, long long rank, const TrainingCandidate& c) {
+    const Parallelism& p = c.point.parallelism;
+    const TrainingOptions& o = c.point.options;
+    const StepBreakdown& b = c.estimate.breakdown;
+    std::printf("%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%s,%d,%d,%s,%s,%s,%d,%d,%.9g,%.0f,%d,%.9g,%.6g,"
+                "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
+                list, rank, p.tp, p.pp, p.dp, p.cp, p.ep, p.virtual_stages, p.micro_batch,
+                std::string(to_string(p.schedule)).c_str(), std::string(to_string(p.recompute)).c_str(),
+                p.flash_attention ? 1 : 0, p.sequence_parallel ? 1 : 0, std::string(to_string(o.tp_communication)).c_str(),
+                std::string(to_string(p.sharding)).c_str(), std::string(to_string(p.gradients)).c_str(),
+                o.pipeline_scatter_gather ? 1 : 0, o.overlap_dp ? 1 : 0, c.estimate.step.value(),
+                c.estimate.memory.total().value(), c.estimate.fits ? 1 : 0, c.estimate.tokens_per_second.value(),
+                c.estimate.mfu, b.compute.value(), b.recompute.value(), b.tp.value(), b.pp.value(), b.bubble.value(),
+                b.dp.value(), b.ep.value(), b.cp.value(), b.optimizer.value());
 }
 
 }  // namespace
@@ -147,7 +187,7 @@ NAPKIN_COMMAND(app) {
         std::string grads = "bf16,fp32";
         unsigned threads = 0;
         bool pareto = false;
-        bool json = false;
+        bool json = false, wide = false, csv = false;
         std::string compute_dtype = "bf16", profile;
         bool overlap_tp = false, overlap_param_gather = false, fsdp_prefetch = true;
     };
@@ -158,7 +198,7 @@ NAPKIN_COMMAND(app) {
     add_model_options(sub, o->model);
     add_gpu_options(sub, o->gpu);
     sub->add_option("--gpus", o->gpus, "GPUs to train on (whole nodes)")->required();
-    add_node_options(sub, o->node, "catalog link of one NIC between nodes, one NIC per GPU (ib-hdr)");
+    add_node_options(sub, o->node, "catalog link of one NIC between nodes, one NIC per GPU (default: the GPU's usual one)");
     sub->add_option("--global-batch", o->global_batch, "sequences per optimizer step")->required();
     sub->add_option("--seq-len", o->sequence, "tokens per sequence (2048)");
     sub->add_option("--top", o->top, "how many of the fastest layouts to show (10)");
@@ -173,7 +213,7 @@ NAPKIN_COMMAND(app) {
                   "the kernels have no fused attention: search without it only");
     sub->add_option("--grad-dtype", o->grads, "gradient formats to search: bf16,fp32 (both)");
     sub->add_option("--threads", o->threads, "worker threads (every core)");
-    sub->add_flag("--pareto", o->pareto, "also print the memory/time Pareto front");
+    sub->add_flag("--pareto", o->pareto, "also print the memory/time Pareto front, ranked by memory");
     sub->add_option("--compute-dtype", o->compute_dtype, "precision of the GEMMs: bf16, fp16 or fp8 (bf16)");
     sub->add_flag("--overlap-tp", o->overlap_tp, "tensor-parallel collectives under the GEMMs (--tp-comm-overlap)");
     sub->add_flag("--overlap-param-gather", o->overlap_param_gather,
@@ -182,6 +222,8 @@ NAPKIN_COMMAND(app) {
                   "ZeRO-3: prefetch each layer's weights under the previous layer (on by default)");
     sub->add_option("--profile", o->profile, "efficiency profile JSON (napkin calibrate-training)");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    sub->add_flag("--wide", o->wide, "one line per layout with every column and the step's parts");
+    sub->add_flag("--csv", o->csv, "the layouts as CSV (seconds, bytes), the Pareto front after with --pareto");
     sub->callback([o] {
         const TransformerShape model = resolve_model(o->model);
         require_at_least_one("--gpus", o->gpus);
@@ -234,7 +276,35 @@ NAPKIN_COMMAND(app) {
             search["rejected"] = {{"memory", plan.rejected.memory},     {"schedule", plan.rejected.schedule},
                                   {"gpus", plan.rejected.gpus},         {"batch", plan.rejected.batch},
                                   {"max_tp", plan.rejected.max_tp}};
-            return print_json({{"model", model.name},
+            // The counts that add up: every point of the space is evaluated, pruned
+            // unevaluated, or one the schedule cannot run; layouts are skipped before
+            // the space is built.
+            search["accounting"] = {
+                {"points", plan.points},
+                {"evaluated", plan.points_evaluated},
+                {"pruned_memory_bound", plan.points_pruned_memory},
+                {"pruned_dominated", plan.points_pruned_dominated},
+                {"rejected_schedule", plan.rejected.schedule},
+                {"sum", plan.points_evaluated + plan.points_pruned() + plan.rejected.schedule},
+                {"evaluated_fitting", plan.points_fitting},
+                {"evaluated_not_fitting", plan.points_evaluated - plan.points_fitting},
+                {"layouts_skipped", {{"gpus", plan.rejected.gpus}, {"batch", plan.rejected.batch},
+                                     {"max_tp", plan.rejected.max_tp}}},
+                {"meaning",
+                 {{"points", "layouts × choices in the space: points = evaluated + pruned_memory_bound + "
+                             "pruned_dominated + rejected_schedule"},
+                  {"evaluated", "points whose step time and memory were computed"},
+                  {"pruned_memory_bound", "points a memory lower bound showed cannot fit, not evaluated"},
+                  {"pruned_dominated", "points no faster and no smaller than an evaluated one, not evaluated"},
+                  {"rejected_schedule", "points whose pipeline schedule cannot run the micro-batch count"},
+                  {"layouts_skipped", "tp x pp x cp x dp layouts dropped before the space: the GPU count, "
+                                      "the global batch or --max-tp rules them out (not points)"}}}};
+            for (std::size_t i = 0; i < top.size(); ++i) top[i]["rank"] = i + 1;
+            for (std::size_t i = 0; i < front.size(); ++i) front[i]["rank"] = i + 1;
+            return print_json({{"schema", "napkin.plan/1"},
+                               {"model", model.name},
+                               {"intra_link", link_json(node.intra)},
+                               {"inter_link", link_json(node.inter)},
                                {"gpu", node.gpu.name},
                                {"gpus", o->gpus},
                                {"nodes", query.cluster.nodes},
@@ -244,30 +314,52 @@ NAPKIN_COMMAND(app) {
                                {"pareto", front},
                                {"search", search}});
         }
-        std::printf("%s on %lld x %s (%lld nodes of %lld, %s inside, %s between), batch %lld x %lld tokens\n",
-                    std::string(model.name).c_str(), o->gpus, std::string(node.gpu.name).c_str(),
-                    query.cluster.nodes, per_node, o->node.intra.c_str(), o->node.inter.c_str(), o->global_batch,
-                    o->sequence);
-        std::printf("search: %lld points, %lld evaluated, %lld fit; pruned %lld (dominated %lld, memory bound %lld); "
-                    "rejected %lld (memory %lld, schedule %lld; layouts: gpus %lld, batch %lld, max-tp %lld); "
-                    "%.2f s, %.0f points/s\n",
-                    plan.points, plan.points_evaluated, plan.points_fitting, plan.points_pruned(),
-                    plan.points_pruned_dominated, plan.points_pruned_memory, plan.rejected.total(),
-                    plan.rejected.memory, plan.rejected.schedule, plan.rejected.gpus,
-                    plan.rejected.batch, plan.rejected.max_tp, seconds,
-                    seconds > 0 ? static_cast<double>(plan.points_evaluated) / seconds : 0.0);
+        if (o->csv) {
+            print_training_csv_header();
+            for (std::size_t i = 0; i < plan.top.size(); ++i)
+                print_training_csv("top", static_cast<long long>(i) + 1, plan.top[i]);
+            if (o->pareto)
+                for (std::size_t i = 0; i < plan.pareto.size(); ++i)
+                    print_training_csv("pareto", static_cast<long long>(i) + 1, plan.pareto[i]);
+            return;
+        }
+        printf_wrapped("%s on %s x %s (%s nodes of %lld), batch %s x %s tokens\n", std::string(model.name).c_str(),
+                    grouped(o->gpus).c_str(), std::string(node.gpu.name).c_str(), grouped(query.cluster.nodes).c_str(),
+                    per_node, grouped(o->global_batch).c_str(), grouped(o->sequence).c_str());
+        std::printf("%s\n", wrap_line(links_line(o->gpu, o->node, node)).c_str());
+        // points = evaluated + pruned + schedule-rejected; skipped layouts are not points.
+        std::printf("%s\n", wrap_line("search: " + grouped(plan.points) + " points = " + grouped(plan.points_evaluated) +
+                                      " evaluated (" + grouped(plan.points_fitting) + " fit) + " +
+                                      grouped(plan.points_pruned()) + " pruned (dominated " +
+                                      grouped(plan.points_pruned_dominated) + ", memory bound " +
+                                      grouped(plan.points_pruned_memory) + ") + " + grouped(plan.rejected.schedule) +
+                                      " the schedule cannot run; layouts skipped: gpus " + grouped(plan.rejected.gpus) +
+                                      ", batch " + grouped(plan.rejected.batch) + ", max-tp " +
+                                      grouped(plan.rejected.max_tp) + "; " + format_fixed(seconds, 2) + " s").c_str());
         if (plan.top.empty()) {
             std::printf("no layout fits\n");
             return;
         }
-        std::printf("\n%4s  %-3s %-4s %-5s %-3s %-4s %-3s %-4s %-9s %-3s %-3s %-10s %-11s %-4s %-11s %-3s %-3s %9s %10s %10s "
-                    "%7s\n", "rank", "tp", "pp", "dp", "cp", "ep", "vp", "mb", "recompute", "fa", "sp", "tp-comm", "zero", "grad",
-                    "schedule", "s/g", "ovl", "step", "memory", "tokens/s", "MFU");
-        for (std::size_t i = 0; i < plan.top.size(); ++i)
-            print_training_candidate(static_cast<long long>(i) + 1, plan.top[i]);
+        const auto header = [&] {
+            if (o->wide)
+                std::printf("\n%4s  %-3s %-4s %-5s %-3s %-4s %-3s %-4s %-9s %-3s %-3s %-10s %-11s %-4s %-11s %-3s %-3s %9s "
+                            "%10s %10s %7s %-3s\n",
+                            "rank", "tp", "pp", "dp", "cp", "ep", "vp", "mb", "recompute", "fa", "sp", "tp-comm", "zero",
+                            "grad", "schedule", "s/g", "ovl", "step", "memory", "tokens/s", "MFU", "fits");
+            else
+                std::printf("\n%4s  %-32s %9s %10s %9s %6s\n", "rank", "layout (t p d c e v b)", "step", "memory",
+                            "tokens/s", "MFU");
+        };
+        const auto row = [&](long long rank, const TrainingCandidate& c) {
+            if (o->wide) print_training_candidate_wide(rank, c);
+            else print_training_candidate(rank, c);
+        };
+        header();
+        for (std::size_t i = 0; i < plan.top.size(); ++i) row(static_cast<long long>(i) + 1, plan.top[i]);
         if (o->pareto) {
-            std::printf("\nPareto front (memory per GPU vs step time):\n");
-            for (const auto& c : plan.pareto) print_training_candidate(0, c);
+            std::printf("\nPareto front (memory per GPU vs step time), least memory first:\n");
+            header();
+            for (std::size_t i = 0; i < plan.pareto.size(); ++i) row(static_cast<long long>(i) + 1, plan.pareto[i]);
         }
     });
 }
@@ -396,6 +488,9 @@ NAPKIN_COMMAND(app) {
     sub->callback([o] {
         const TransformerShape model = resolve_model(o->model);
         const Gpu gpu = resolve_gpu(o->gpu);
+        // No link given: the one inside the GPU's usual server (catalog::default_links).
+        const bool link_given = !o->link.name.empty() || o->link.bandwidth || o->link.bandwidth_gbps;
+        if (!link_given) o->link.name = catalog::default_links(o->gpu.name.empty() ? "inline" : o->gpu.name).intra->name;
         const Link link = resolve_link(o->link);
         const InferenceSetup setup = resolve_setup(o->setup);
         const std::optional<ServingPlan> serving = plan_serving_from_flags(*o, model, gpu, link, resolve_ring(o->link));
@@ -431,7 +526,8 @@ NAPKIN_COMMAND(app) {
             if (serving) j["serving"] = serving_plan_json(*serving, *o);
             return print_json(j);
         }
-        std::printf("%s on %s over %s (tp dividing %lld heads, pp dividing %lld layers, up to %lld GPUs)\n",
+        if (!link_given) std::printf("link: %s (the GPU's usual one; --link to choose)\n", std::string(link.name).c_str());
+        printf_wrapped("%s on %s over %s (tp dividing %lld heads, pp dividing %lld layers, up to %lld GPUs)\n",
                     std::string(model.name).c_str(), std::string(gpu.name).c_str(), std::string(link.name).c_str(),
                     model.heads, model.layers, o->max_gpus);
         if (!plan.fewest) {
@@ -443,7 +539,7 @@ NAPKIN_COMMAND(app) {
             print_inference_candidate(objective == "latency" ? "fastest:" : "most:", *plan.best);
         else
             std::printf("no split meets the latency bound of %s\n", to_string(query.latency_bound).c_str());
-        std::printf("search: %lld points evaluated, %lld rejected (%lld memory, %lld latency), %lld pruned, %.3f s\n",
+        printf_wrapped("search: %lld points evaluated, %lld rejected (%lld memory, %lld latency), %lld pruned, %.3f s\n",
                     plan.points_evaluated, plan.rejected_memory + plan.rejected_latency, plan.rejected_memory,
                     plan.rejected_latency, plan.pruned, seconds);
         if (serving) print_serving_plan(*serving);

@@ -8,11 +8,7 @@
 namespace napkin::cli {
 namespace {
 
-nlohmann::json memory_json(const InferenceMemory& m, const Gpu& gpu) {
-    return {{"weights", json_bytes(m.weights)}, {"kv_cache", json_bytes(m.kv_cache)},
-            {"working", json_bytes(m.working)}, {"total", json_bytes(m.total())},
-            {"usable", json_bytes(usable_memory(gpu))}};
-}
+nlohmann::json memory_json(const InferenceMemory& m, const Gpu& gpu) { return io::json::inference_memory(m, gpu); }
 
 std::vector<long long> parse_counts(const std::string& text) {
     std::vector<long long> counts;
@@ -48,7 +44,7 @@ NAPKIN_COMMAND(app) {
         std::string gpus = "1,2,4,8,16";
         std::string split = "tensor";
         long long tokens = 1;
-        bool json = false;
+        bool json = false, csv = false;
     };
     auto o = std::make_shared<Options>();
     auto* sub = app.add_subcommand("split", "memory per GPU and time per token for each GPU count");
@@ -57,14 +53,16 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--split", o->split, "tensor (slices of every layer) or pipeline (groups of layers)");
     sub->add_option("--tokens", o->tokens, "tokens in flight: chats served together (1)");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    sub->add_flag("--csv", o->csv, "the table as CSV (bytes, seconds)");
     sub->callback([o] {
         const auto [model, gpu, link, ring, setup] = resolve_inference(o->inputs);
+        if (o->csv) std::printf("gpus,fits,memory_bytes,per_token_s,waiting_share,user_tokens_per_s\n");
         const Split split = split_flag(o->split);
         require_at_least_one("--tokens", o->tokens);
         const std::vector<long long> counts = parse_counts(o->gpus);
         nlohmann::json rows = nlohmann::json::array();
-        if (!o->json)
-            std::printf("%s on %s over %s, %s split, %lld token(s) in flight\n%5s  %-5s  %12s  %12s  %9s  %8s\n",
+        if (!o->json && !o->csv)
+            printf_wrapped("%s on %s over %s, %s split, %lld token(s) in flight\n%5s  %-5s  %12s  %12s  %9s  %8s\n",
                         std::string(model.name).c_str(), std::string(gpu.name).c_str(),
                         std::string(link.name).c_str(), std::string(to_string(split)).c_str(), o->tokens, "GPUs",
                         "fits", "memory/GPU", "per token", "waiting", "tokens/s");
@@ -80,11 +78,14 @@ NAPKIN_COMMAND(app) {
                             {"total_s", t.total().value()},
                             {"waiting_share", t.waiting_share()},
                             {"user_tokens_per_s", t.user_tokens_per_second().value()}});
-            if (!o->json)
+            if (o->csv)
+                std::printf("%lld,%d,%.0f,%.9g,%.6g,%.6g\n", n, ok ? 1 : 0, memory.total().value(), t.total().value(),
+                            t.waiting_share(), t.user_tokens_per_second().value());
+            else if (!o->json)
                 std::printf("%5lld  %-5s  %12s  %12s  %9s  %8s\n", n, ok ? "yes" : "no",
                             to_string(memory.total()).c_str(), ok ? to_string(t.total()).c_str() : "does not fit",
                             ok ? (format_fixed(100 * t.waiting_share(), 1) + "%").c_str() : "",
-                            ok ? format_fixed(t.user_tokens_per_second().value(), 0).c_str() : "");
+                            ok ? grouped(t.user_tokens_per_second().value()).c_str() : "");
         }
         if (o->json)
             print_json({{"model", model.name}, {"gpu", gpu.name}, {"link", link.name},
@@ -169,35 +170,49 @@ NAPKIN_COMMAND(app) {
 
 NAPKIN_COMMAND(app) {
     auto json = std::make_shared<bool>(false);
-    auto* sub = app.add_subcommand("list", "the catalog: models, GPUs and links");
-    sub->add_flag("--json", *json, "machine-readable output");
+    auto* sub = app.add_subcommand("list", "the catalog: models, GPUs, links and nodes (napkin show NAME: one)");
+    sub->add_flag("--json", *json, "machine-readable output in bytes and seconds");
     sub->callback([json] {
         nlohmann::json j{{"models", nlohmann::json::array()}, {"gpus", nlohmann::json::array()},
-                         {"links", nlohmann::json::array()}};
-        for (const auto* m : catalog::models)
-            j["models"].push_back({{"name", m->name}, {"parameters", parameter_count(*m)}, {"layers", m->layers},
-                                   {"hidden", m->hidden}, {"heads", m->heads}, {"kv_heads", m->kv_heads}});
-        for (const auto* g : catalog::gpus)
-            j["gpus"].push_back({{"name", g->name}, {"memory", g->memory.value()},
-                                 {"usable_fraction", g->usable_fraction},
-                                 {"memory_bandwidth", g->memory_bandwidth.value()},
-                                 {"peak_flops", g->peak_flops.value()}});
-        for (const auto* l : catalog::links)
-            j["links"].push_back({{"name", l->name}, {"bandwidth", l->bandwidth.value()},
-                                  {"step_latency", l->step_latency.value()}});
+                         {"links", nlohmann::json::array()}, {"nodes", nlohmann::json::array()}};
+        // The 0.1 keys (memory, bandwidth, ... in bytes and seconds) beside io/json.hpp's.
+        for (const auto* m : catalog::models) j["models"].push_back(io::json::model(*m));
+        for (const auto* g : catalog::gpus) {
+            nlohmann::json e = io::json::gpu(*g);
+            e.update({{"memory", g->memory.value()},
+                      {"memory_bandwidth", g->memory_bandwidth.value()},
+                      {"peak_flops", g->peak_flops.value()}});
+            j["gpus"].push_back(e);
+        }
+        for (const auto* l : catalog::links) {
+            nlohmann::json e = link_json(*l);
+            e.update({{"bandwidth", l->bandwidth.value()}, {"step_latency", l->step_latency.value()}});
+            j["links"].push_back(e);
+        }
+        for (const auto* n : catalog::nodes)
+            j["nodes"].push_back({{"name", n->name}, {"gpu", n->gpu.name}, {"gpus", n->gpus},
+                                  {"intra_link", n->intra.name}, {"inter_link", n->inter.name},
+                                  {"nic", to_string(n->nic)}});
         if (*json) return print_json(j);
         std::printf("models:\n");
         for (const auto* m : catalog::models)
-            std::printf("  %-20s %.2fB weights, %lld layers\n", std::string(m->name).c_str(),
-                        count(parameter_count(*m)) / 1e9, m->layers);
+            std::printf("  %-20s %8.2fB weights, %3lld layers%s\n", std::string(m->name).c_str(),
+                        count(parameter_count(*m)) / 1e9, m->layers,
+                        m->experts > 0 ? (", " + std::to_string(m->experts) + " experts").c_str() : "");
         std::printf("gpus:\n");
         for (const auto* g : catalog::gpus)
             std::printf("  %-20s %s, %s, %s\n", std::string(g->name).c_str(), to_string(g->memory).c_str(),
                         to_string(g->memory_bandwidth).c_str(), to_string(g->peak_flops).c_str());
-        std::printf("links:\n");
+        std::printf("links (per direction per GPU; * both directions, as the lesson writes it):\n");
         for (const auto* l : catalog::links)
-            std::printf("  %-20s %s, %s per step\n", std::string(l->name).c_str(), to_string(l->bandwidth).c_str(),
+            std::printf("  %-23s %11s%s %9s per step\n", std::string(l->name).c_str(), to_string(l->bandwidth).c_str(),
+                        catalog::bandwidth_convention(l->name) == "per direction per GPU" ? " " : "*",
                         to_string(l->step_latency).c_str());
+        std::printf("nodes:\n");
+        for (const auto* n : catalog::nodes)
+            std::printf("  %-20s %lld x %s, %s inside, %s between\n", std::string(n->name).c_str(), n->gpus,
+                        std::string(n->gpu.name).c_str(), std::string(n->intra.name).c_str(),
+                        std::string(n->inter.name).c_str());
     });
 }
 

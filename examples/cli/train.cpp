@@ -42,7 +42,7 @@ NAPKIN_COMMAND(app) {
     auto* sub = app.add_subcommand("train", "memory per GPU and step time of a TP x PP x DP (x EP) training run");
     add_model_options(sub, o->model);
     add_gpu_options(sub, o->gpu);
-    add_node_options(sub, o->node, "catalog link of one NIC between nodes (ib-hdr)");
+    add_node_options(sub, o->node, "catalog link of one NIC between nodes (default: the GPU's usual one)");
     sub->add_option("--nic", o->nic, "per-gpu (one NIC per GPU) or per-node (one shared NIC)");
     sub->add_option("--tp", o->par.tp, "tensor-parallel size");
     sub->add_option("--pp", o->par.pp, "pipeline stages");
@@ -147,44 +147,63 @@ NAPKIN_COMMAND(app) {
         const TrainingEstimate e = evaluate_training(model, cluster, par, options);
         const StepBreakdown& b = e.breakdown;
         if (o->json) {
-            print_json({{"model", model.name},
+            print_json({{"schema", "napkin.train/1"},
+                        {"model", model.name},
                         {"gpu", node.gpu.name},
                         {"gpus", total},
                         {"nodes", cluster.nodes},
+                        {"gpus_per_node", node.gpus},
+                        {"intra_link", link_json(node.intra)},
+                        {"inter_link", link_json(node.inter)},
+                        {"nic", to_string(node.nic)},
+                        {"layout", layout_json(par)},
+                        {"options", {{"overlap_dp", options.overlap_dp},
+                                     {"causal", options.causal},
+                                     {"pipeline_scatter_gather", options.pipeline_scatter_gather},
+                                     {"tp_communication", to_string(options.tp_communication)},
+                                     {"peak_share", options.efficiency.peak_share},
+                                     {"half_width", options.efficiency.half_width},
+                                     {"memory_passes", options.efficiency.memory_passes}}},
                         {"schedule", to_string(resolved_schedule(par))},
                         {"tp_communication", to_string(resolved_tp_communication(par, options))},
                         {"compute_model", to_string(e.compute_model)},
                         {"memory", training_memory_json(e, node.gpu)},
+                        {"memory_bytes", training_memory_bytes_json(e, node.gpu)},
                         {"step_s", e.step.value()},
                         {"breakdown", step_breakdown_json(b)},
+                        {"breakdown_s", step_breakdown_json(b)},
                         {"microbatches", microbatches(par)},
                         {"tokens_per_s", e.tokens_per_second.value()},
                         {"mfu", e.mfu},
                         {"hfu", e.hfu}});
             return;
         }
-        std::printf("%s on %lld x %s (%lld nodes), tp %lld pp %lld dp %lld%s, %lld micro-batches of %lld, %s schedule\n",
-                    std::string(model.name).c_str(), total, std::string(node.gpu.name).c_str(), cluster.nodes,
-                    par.tp, par.pp, par.dp, par.cp > 1 ? (" cp " + std::to_string(par.cp)).c_str() : "",
-                    microbatches(par), par.micro_batch,
+        // In 80 columns: a head line, then each part on its own indented lines.
+        std::printf("%s on %s x %s (%s nodes), tp %lld pp %lld dp %lld%s\n", std::string(model.name).c_str(),
+                    grouped(total).c_str(), std::string(node.gpu.name).c_str(), grouped(cluster.nodes).c_str(),
+                    par.tp, par.pp, par.dp, par.cp > 1 ? (" cp " + std::to_string(par.cp)).c_str() : "");
+        std::printf("  %s micro-batches of %lld, %s schedule\n", grouped(microbatches(par)).c_str(), par.micro_batch,
                     std::string(to_string(resolved_schedule(par))).c_str());
-        std::printf("memory per GPU: weights %s, gradients %s, optimizer %s, activations %s, CUDA context %s, "
-                    "NCCL buffers %s, fp32 logits %s, fragmentation %s = %s of %s usable (%s)\n",
-                    to_string(e.memory.weights).c_str(), to_string(e.memory.gradients).c_str(),
-                    to_string(e.memory.optimizer).c_str(), to_string(e.memory.activations).c_str(),
-                    to_string(e.memory.cuda_context).c_str(), to_string(e.memory.nccl_buffers).c_str(),
-                    to_string(e.memory.loss_logits).c_str(), to_string(e.memory.fragmentation).c_str(),
-                    to_string(e.memory.total()).c_str(), to_string(usable_memory(node.gpu)).c_str(),
-                    e.fits ? "fits" : "does not fit");
-        std::printf("step %s: compute %s, recompute %s, tp %s, pp %s, bubble %s, dp %s, ep %s, cp %s, optimizer %s\n",
-                    to_string(e.step).c_str(), to_string(b.compute).c_str(), to_string(b.recompute).c_str(),
-                    to_string(b.tp).c_str(), to_string(b.pp).c_str(), to_string(b.bubble).c_str(),
-                    to_string(b.dp).c_str(), to_string(b.ep).c_str(), to_string(b.cp).c_str(),
-                    to_string(b.optimizer).c_str());
-        std::printf("%.0f tokens/s, MFU %.1f%%, HFU %.1f%%\n", e.tokens_per_second.value(), 100 * e.mfu, 100 * e.hfu);
+        std::printf("%s\n", wrap_line(links_line(o->gpu, o->node, node)).c_str());
+        std::printf("memory per GPU: %s of %s usable (%s)\n", to_string(e.memory.total()).c_str(),
+                    to_string(usable_memory(node.gpu)).c_str(), e.fits ? "fits" : "does not fit");
+        std::printf("%s\n", wrap_line("  weights " + to_string(e.memory.weights) + ", gradients " +
+                                      to_string(e.memory.gradients) + ", optimizer " + to_string(e.memory.optimizer) +
+                                      ", activations " + to_string(e.memory.activations) + ", CUDA context " +
+                                      to_string(e.memory.cuda_context) + ", NCCL buffers " +
+                                      to_string(e.memory.nccl_buffers) + ", fp32 logits " +
+                                      to_string(e.memory.loss_logits) + ", fragmentation " +
+                                      to_string(e.memory.fragmentation)).c_str());
+        std::printf("step %s\n", to_string(e.step).c_str());
+        std::printf("%s\n", wrap_line("  compute " + to_string(b.compute) + ", recompute " + to_string(b.recompute) +
+                                      ", tp " + to_string(b.tp) + ", pp " + to_string(b.pp) + ", bubble " +
+                                      to_string(b.bubble) + ", dp " + to_string(b.dp) + ", ep " + to_string(b.ep) +
+                                      ", cp " + to_string(b.cp) + ", optimizer " + to_string(b.optimizer)).c_str());
+        std::printf("%s tokens/s, MFU %.1f%%, HFU %.1f%%\n", grouped(e.tokens_per_second.value()).c_str(), 100 * e.mfu,
+                    100 * e.hfu);
         if (e.compute_model == ComputeModel::flat && options.compute_model == ComputeModel::gemm)
-            std::printf("flat compute model: %s lacks the SM count or architecture the GEMM model needs\n",
-                        std::string(node.gpu.name).c_str());
+            std::printf("%s\n", wrap_line("flat compute model: " + std::string(node.gpu.name) +
+                                          " lacks the SM count or architecture the GEMM model needs").c_str());
         else
             std::printf("compute model: %s\n", std::string(to_string(e.compute_model)).c_str());
     });

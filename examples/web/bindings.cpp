@@ -11,6 +11,7 @@
 #include <napkin/collectives.hpp>
 #include <napkin/inference.hpp>
 #include <napkin/io/hf_config.hpp>
+#include <napkin/io/json.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -80,11 +81,8 @@ napkin::Split split_named(std::string_view text) {
     napkin::reject("split", text, "must be " + napkin::names_of(napkin::split_names));
 }
 
-json shape_json(const napkin::TransformerShape& m) {
-    return {{"name", m.name},   {"parameters", napkin::parameter_count(m)},
-            {"layers", m.layers}, {"hidden", m.hidden},
-            {"heads", m.heads},   {"kv_heads", m.kv_heads}};
-}
+// The records are io/json.hpp's, as the napkin command writes them.
+json shape_json(const napkin::TransformerShape& m) { return napkin::io::json::model(m); }
 
 // Options of the collective calls, named as the JSON keys (and the CLI flags
 // with _ for -): a missing required one or a bad value is an error naming it.
@@ -180,12 +178,7 @@ EMSCRIPTEN_KEEPALIVE const char* napkin_web_split(const char* model, const char*
         const napkin::TokenTime t = napkin::token_time(m, g, l, {gpus, split_named(split), tokens});
         return json{{"gpus", gpus},
                     {"fits", memory.total() <= napkin::usable_memory(g)},
-                    {"memory",
-                     {{"weights", in(memory.weights, B)},
-                      {"kv_cache", in(memory.kv_cache, B)},
-                      {"working", in(memory.working, B)},
-                      {"total", in(memory.total(), B)},
-                      {"usable", in(napkin::usable_memory(g), B)}}},
+                    {"memory", napkin::io::json::inference_memory(memory, g)},
                     {"read_s", in(t.read, s)},
                     {"transfer_s", in(t.transfer, s)},
                     {"total_s", in(t.total(), s)},
@@ -225,11 +218,7 @@ EMSCRIPTEN_KEEPALIVE const char* napkin_web_allreduce(const char* options) {
         } else {
             napkin::reject("algorithm", algorithm, "must be ring, tree or hierarchical");
         }
-        json j{{"bytes", in(message, B)},
-               {"gpus", gpus},
-               {"time_s", in(t.total(), s)},
-               {"latency_s", in(t.latency, s)},
-               {"bandwidth_s", in(t.bandwidth, s)}};
+        json j = napkin::io::json::collective_time(message, gpus, t);
         j.update(extra);
         return j;
     });
@@ -244,7 +233,7 @@ EMSCRIPTEN_KEEPALIVE const char* napkin_web_crossover(const char* options) {
         const long long gpus = o.whole("gpus");
         napkin::require_at_least_one("gpus", gpus);
         const auto m = napkin::ring_tree_crossover(gpus, link_from(o, "bandwidth_gbps", "latency_us"));
-        return json{{"gpus", gpus}, {"bytes", m ? json(in(*m, B)) : json(nullptr)}};
+        return json{{"gpus", gpus}, {"bytes", napkin::io::json::optional_bytes(m)}};
     });
 }
 

@@ -23,7 +23,7 @@ set(gpt3_cluster --gpu a100-80gb-sxm --gpus 1024 --gpus-per-node 8 --intra-link 
     --global-batch 1536 --seq-len 2048)
 napkin_check_output(cli.plan.table
   COMMAND $<TARGET_FILE:napkin-cli> plan --model gpt3-175b ${gpt3_cluster} --top 3
-  EXPECT "search: 1160320 points" "batch 1," "rank" "   1  t" "   3  t" REJECT "   4  t")
+  EXPECT "search: 1,160,320 points =" "batch 1," "rank" "   1  t" "   3  t" REJECT "   4  t")
 napkin_check_output(cli.plan.json
   COMMAND $<TARGET_FILE:napkin-cli> plan --model gpt3-175b ${gpt3_cluster} --top 1 --json
   EXPECT "\"points_evaluated\":" "\"points_rejected\":" "\"seconds\":" "\"points_per_second\":"

@@ -51,7 +51,66 @@ inline constexpr Node gh200_quad = validated(Node{
     .nic = Nic::per_gpu,
 });
 
-inline constexpr std::array nodes{&dgx_a100, &dgx_h100, &gh200_quad};
+// NVIDIA DGX B200 data sheet: 8 × B200 on NVLink 5 (1.8 TB/s per GPU both
+// directions, 14.4 TB/s in all), 8 single-port ConnectX-7 VPI cards (up to
+// 400 Gb/s InfiniBand), one per GPU.
+inline constexpr Node dgx_b200 = validated(Node{
+    .name = "dgx-b200",
+    .gpu = b200,
+    .gpus = 8,
+    .intra = nvlink5,
+    .inter = ib_ndr,
+    .nic = Nic::per_gpu,
+});
+
+// NVIDIA GB200 NVL72 data sheet: one NVLink 5 domain of 72 Blackwell GPUs (36
+// GB200 superchips), 1.8 TB/s per GPU both directions (130 TB/s in all); a
+// 400 Gb/s ConnectX-7 port per GPU to the rest of the cluster.
+inline constexpr Node gb200_nvl72 = validated(Node{
+    .name = "gb200-nvl72",
+    .gpu = gb200,
+    .gpus = 72,
+    .intra = nvlink5,
+    .inter = ib_ndr,
+    .nic = Nic::per_gpu,
+});
+
+// AMD Instinct MI300X platform (HGX-style OAM board) data sheet: 8 × MI300X on
+// AMD Infinity Fabric (7 links of 64 GB/s per GPU per direction, all-to-all),
+// one 400 Gb/s Ethernet NIC per GPU.
+inline constexpr Node hgx_mi300x = validated(Node{
+    .name = "hgx-mi300x",
+    .gpu = mi300x,
+    .gpus = 8,
+    .intra = infinity_fabric_mi300x,
+    .inter = roce_400g,
+    .nic = Nic::per_gpu,
+});
+
+inline constexpr std::array nodes{&dgx_a100, &dgx_h100, &dgx_b200, &gb200_nvl72, &hgx_mi300x, &gh200_quad};
+
+// The links a GPU usually comes with, from its vendor's 8-GPU server (the
+// defaults of napkin train and plan): A100 → DGX A100 (nvlink3, ib-hdr);
+// H100, H200, GH200 → DGX H100 / DGX H200 (nvlink4, ib-ndr: the DGX H200 data
+// sheet has the same NVLink 4 and ConnectX-7 400 Gb/s); B200, GB200 → DGX B200
+// and GB200 NVL72 (nvlink5, ib-ndr: both data sheets list ConnectX-7 at
+// 400 Gb/s; ib-xdr is ConnectX-8's 800 Gb/s); MI300X, MI325X → Infinity Fabric
+// and a 400 Gb/s Ethernet NIC per GPU (AMD Instinct MI300X platform). Any other
+// GPU (or one given inline) gets the A100 server's links.
+struct DefaultLinks {
+    const Link* intra;
+    const Link* inter;
+    std::string_view server;  // where the pair comes from
+};
+
+[[nodiscard]] constexpr DefaultLinks default_links(std::string_view gpu_name) {
+    const auto starts = [&](std::string_view prefix) { return gpu_name.substr(0, prefix.size()) == prefix; };
+    if (starts("h100") || starts("h200") || starts("gh200")) return {&nvlink4, &ib_ndr, "DGX H100/H200"};
+    if (starts("b200") || starts("gb200")) return {&nvlink5, &ib_ndr, "DGX B200/GB200 NVL72"};
+    if (starts("mi300x") || starts("mi325x")) return {&infinity_fabric_mi300x, &roce_400g, "AMD MI300X platform"};
+    if (starts("a100")) return {&nvlink3, &ib_hdr, "DGX A100"};
+    return {&nvlink3, &ib_hdr, "DGX A100, for a GPU the catalog does not place"};
+}
 
 [[nodiscard]] constexpr std::optional<Node> find_node(std::string_view name) {
     for (const Node* node : nodes)

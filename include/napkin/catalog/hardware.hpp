@@ -282,8 +282,90 @@ inline constexpr Link slingshot11 = validated(Link{
     .step_latency = microseconds(2.7),
 });
 
+
+// Every link below is per direction per GPU: what one GPU can send while it
+// receives as much (the alpha-beta model's B). Only nvlink-a100 and pcie-gen4
+// keep the lesson's figures as their data sheets write them (both directions added).
+
+// B200 NVLink 5: 1.8 TB/s per GPU counting both directions (NVIDIA DGX B200 and
+// GB200 NVL72 data sheets: 18 links of 100 GB/s), 900 GB/s each way; NCCL's
+// NVLink ring LL step (tuning.cc hwLat, NVLINK row).
+inline constexpr Link nvlink5 = validated(Link{
+    .name = "nvlink5",
+    .bandwidth = gigabytes_per_second(900),
+    .step_latency = microseconds(0.6),
+});
+
+// PCIe 4.0 x16: 16 GT/s × 16 lanes with 128b/130b coding ≈ 31.5 GB/s each way
+// (PCI-SIG PCIe 4.0 base specification); the A100 sheet's "64 GB/s" (pcie-gen4)
+// adds both directions and rounds. NCCL's PCIe ring LL step (tuning.cc hwLat, PCI row).
+inline constexpr Link pcie4 = validated(Link{
+    .name = "pcie4",
+    .bandwidth = gigabytes_per_second(16.0 * 16 * 128 / 130 / 8),
+    .step_latency = microseconds(1.0),
+});
+
+// PCIe 5.0 x16: 32 GT/s × 16 lanes, 128b/130b ≈ 63.0 GB/s each way (PCI-SIG PCIe
+// 5.0 base specification; the H100 PCIe sheet's "128 GB/s" adds both directions).
+inline constexpr Link pcie5 = validated(Link{
+    .name = "pcie5",
+    .bandwidth = gigabytes_per_second(32.0 * 16 * 128 / 130 / 8),
+    .step_latency = microseconds(1.0),
+});
+
+// InfiniBand XDR, one 800 Gb/s port per GPU (NVIDIA ConnectX-8 SuperNIC data
+// sheet); NCCL's network ring LL hop latency as for HDR and NDR.
+inline constexpr Link ib_xdr = validated(Link{
+    .name = "ib-xdr",
+    .bandwidth = gigabits_per_second(800),
+    .step_latency = microseconds(2.7),
+});
+
+// RoCE v2 over 400 Gb/s Ethernet, one port per GPU (NVIDIA ConnectX-7 400GbE /
+// Spectrum-X data sheets); NCCL prices every network transport with the same
+// NET hop latency (tuning.cc hwLat), so it is InfiniBand NDR's.
+inline constexpr Link roce_400g = validated(Link{
+    .name = "roce-400g",
+    .bandwidth = gigabits_per_second(400),
+    .step_latency = microseconds(2.7),
+});
+
+// AWS Elastic Fabric Adapter on p5.48xlarge: 3,200 Gb/s of EFA per instance of
+// 8 H100s (AWS EC2 P5 instance page), 400 Gb/s per GPU; on p4d.24xlarge 400 Gb/s
+// per instance of 8 A100s (EC2 P4d page), 50 Gb/s per GPU. NCCL reaches EFA through
+// the aws-ofi-nccl net plugin, priced with NCCL's NET hop latency.
+inline constexpr Link efa_p5 = validated(Link{
+    .name = "efa-p5",
+    .bandwidth = gigabits_per_second(3200.0 / 8),
+    .step_latency = microseconds(2.7),
+});
+inline constexpr Link efa_p4d = validated(Link{
+    .name = "efa-p4d",
+    .bandwidth = gigabits_per_second(400.0 / 8),
+    .step_latency = microseconds(2.7),
+});
+
+// AMD Infinity Fabric between MI300X GPUs on an 8-GPU platform: 7 links per GPU,
+// 128 GB/s each counting both directions (AMD Instinct MI300X data sheet; the
+// platform's 896 GB/s aggregate), 7 × 64 = 448 GB/s each way when a collective
+// uses every peer link (RCCL's rings over the full mesh). RCCL publishes no hop
+// latency; NCCL's NVLink step (0.6 µs) stands in for a direct GPU-to-GPU link.
+inline constexpr Link infinity_fabric_mi300x = validated(Link{
+    .name = "infinity-fabric-mi300x",
+    .bandwidth = gigabytes_per_second(7 * 64),
+    .step_latency = microseconds(0.6),
+});
+
 inline constexpr std::array links{&nvlink_a100, &pcie_gen4, &nvlink3, &nvlink4, &ib_hdr, &ib_ndr,
-                                  &nvlink4_gh200_pair, &slingshot11};
+                                  &nvlink5, &pcie4, &pcie5, &ib_xdr, &roce_400g, &efa_p5, &efa_p4d,
+                                  &infinity_fabric_mi300x, &nvlink4_gh200_pair, &slingshot11};
+
+// The convention of each link's bandwidth, for list and show.
+[[nodiscard]] constexpr std::string_view bandwidth_convention(std::string_view link_name) {
+    if (link_name == "nvlink-a100" || link_name == "pcie-gen4")
+        return "the lesson's figure as the data sheet writes it (both directions added)";
+    return "per direction per GPU";
+}
 
 // Look-ups by catalog name (the names the `napkin` command accepts).
 [[nodiscard]] constexpr std::optional<Gpu> find_gpu(std::string_view name) {

@@ -73,9 +73,63 @@ inline constexpr TransformerShape gpt2_xl = validated(TransformerShape{
     .vocabulary = 50257, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 1024});
 
+// Models from their published config.json on Hugging Face (the fields napkin
+// reads are in tests/data/*_config.json; tests/unit/catalog_models.cpp checks
+// each against its file and against the total its model card or hub page prints).
+
+// Llama 3.2 1B and 3B (meta-llama/Llama-3.2-1B, -3B): tied embeddings; the
+// card's table prints 1.23B and 3.21B.
+inline constexpr TransformerShape llama3_2_1b = validated(TransformerShape{
+    .name = "llama3.2-1b", .layers = 16, .hidden = 2048, .ffn = 8192, .heads = 32, .kv_heads = 8,
+    .head_dim = 64, .vocabulary = 128256, .tied_embeddings = true});
+inline constexpr TransformerShape llama3_2_3b = validated(TransformerShape{
+    .name = "llama3.2-3b", .layers = 28, .hidden = 3072, .ffn = 8192, .heads = 24, .kv_heads = 8,
+    .head_dim = 128, .vocabulary = 128256, .tied_embeddings = true});
+
+// Llama 3.3 70B (meta-llama/Llama-3.3-70B-Instruct): Llama 3.1 70B's shape;
+// the hub prints 70.6B.
+inline constexpr TransformerShape llama3_3_70b = validated(TransformerShape{
+    .name = "llama3.3-70b", .layers = 80, .hidden = 8192, .ffn = 28672, .heads = 64, .kv_heads = 8,
+    .head_dim = 128, .vocabulary = 128256, .tied_embeddings = false});
+
+// Mistral 7B (mistralai/Mistral-7B-v0.1): the hub prints 7.24B.
+inline constexpr TransformerShape mistral_7b = validated(TransformerShape{
+    .name = "mistral-7b", .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kv_heads = 8,
+    .vocabulary = 32000, .tied_embeddings = false});
+
+// Mixtral 8x7B and 8x22B (mistralai/Mixtral-8x7B-v0.1, -8x22B-v0.1): 8 experts,
+// 2 per token; the hub prints 46.7B and 141B.
+inline constexpr TransformerShape mixtral_8x7b = validated(TransformerShape{
+    .name = "mixtral-8x7b", .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kv_heads = 8,
+    .vocabulary = 32000, .tied_embeddings = false, .experts = 8, .experts_per_token = 2, .expert_ffn = 14336});
+inline constexpr TransformerShape mixtral_8x22b = validated(TransformerShape{
+    .name = "mixtral-8x22b", .layers = 56, .hidden = 6144, .ffn = 16384, .heads = 48, .kv_heads = 8,
+    .vocabulary = 32000, .tied_embeddings = false, .experts = 8, .experts_per_token = 2, .expert_ffn = 16384});
+
+// Qwen3 8B and 32B (Qwen/Qwen3-8B, -32B): the cards print 8.2B (6.95B without
+// embeddings) and 32.8B (31.2B). napkin does not count the per-head RMSNorm of
+// queries and keys (2 × 128 weights a layer: 9,216 and 16,384 in all).
+inline constexpr TransformerShape qwen3_8b = validated(TransformerShape{
+    .name = "qwen3-8b", .layers = 36, .hidden = 4096, .ffn = 12288, .heads = 32, .kv_heads = 8,
+    .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false});
+inline constexpr TransformerShape qwen3_32b = validated(TransformerShape{
+    .name = "qwen3-32b", .layers = 64, .hidden = 5120, .ffn = 25600, .heads = 64, .kv_heads = 8,
+    .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false});
+
+// Phi-3-mini (microsoft/Phi-3-mini-4k-instruct; fused qkv, the same weights)
+// and Phi-4 (microsoft/phi-4): the hub prints 3.82B and 14.7B.
+inline constexpr TransformerShape phi3_mini = validated(TransformerShape{
+    .name = "phi3-mini", .layers = 32, .hidden = 3072, .ffn = 8192, .heads = 32, .kv_heads = 32,
+    .vocabulary = 32064, .tied_embeddings = false});
+inline constexpr TransformerShape phi4 = validated(TransformerShape{
+    .name = "phi4", .layers = 40, .hidden = 5120, .ffn = 17920, .heads = 40, .kv_heads = 10,
+    .vocabulary = 100352, .tied_embeddings = false});
+
 inline constexpr std::array models{&llama3_1_8b, &llama3_1_70b, &llama3_1_405b,
                                    &megatron_22b, &gpt3_175b, &turing_nlg_530b, &megatron_1t,
-                                   &gpt2_small, &gpt2_medium, &gpt2_large, &gpt2_xl};
+                                   &gpt2_small, &gpt2_medium, &gpt2_large, &gpt2_xl,
+                                   &llama3_2_1b, &llama3_2_3b, &llama3_3_70b, &mistral_7b, &mixtral_8x7b,
+                                   &mixtral_8x22b, &qwen3_8b, &qwen3_32b, &phi3_mini, &phi4};
 
 [[nodiscard]] constexpr std::optional<TransformerShape> find_model(std::string_view name) {
     for (const TransformerShape* model : models)

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+// napkin show NAME — one catalog entry (model, GPU, link or node) with its source.
+#include "command.hpp"
+#include "common.hpp"
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace napkin::cli {
+namespace {
+
+// Where each entry's figures come from (the comments beside them in
+// include/napkin/catalog/, in short). An entry missing here points there.
+const std::map<std::string, std::string, std::less<>>& sources() {
+    static const std::map<std::string, std::string, std::less<>> all{
+        {"llama3.1-8b", "config.json of meta-llama/Llama-3.1-8B (Hugging Face)"},
+        {"llama3.1-70b", "config.json of meta-llama/Llama-3.1-70B (Hugging Face)"},
+        {"llama3.1-405b", "The Llama 3 Herd of Models (arXiv 2407.21783), Table 3"},
+        {"llama3.2-1b", "config.json of meta-llama/Llama-3.2-1B (Hugging Face); card: 1.23B"},
+        {"llama3.2-3b", "config.json of meta-llama/Llama-3.2-3B (Hugging Face); card: 3.21B"},
+        {"llama3.3-70b", "config.json of meta-llama/Llama-3.3-70B-Instruct (Hugging Face); hub: 70.6B"},
+        {"mistral-7b", "config.json of mistralai/Mistral-7B-v0.1 (Hugging Face); hub: 7.24B"},
+        {"mixtral-8x7b", "config.json of mistralai/Mixtral-8x7B-v0.1 (Hugging Face); hub: 46.7B"},
+        {"mixtral-8x22b", "config.json of mistralai/Mixtral-8x22B-v0.1 (Hugging Face); hub: 141B"},
+        {"qwen3-8b", "config.json of Qwen/Qwen3-8B (Hugging Face); card: 8.2B"},
+        {"qwen3-32b", "config.json of Qwen/Qwen3-32B (Hugging Face); card: 32.8B"},
+        {"phi3-mini", "config.json of microsoft/Phi-3-mini-4k-instruct (Hugging Face); hub: 3.82B"},
+        {"phi4", "config.json of microsoft/phi-4 (Hugging Face); hub: 14.7B"},
+        {"megatron-22b", "Korthikanti et al. 2022 (arXiv 2205.05198), Table 3"},
+        {"gpt3-175b", "Brown et al. 2020, Table 2.1; Korthikanti et al. 2022, Table 3"},
+        {"turing-nlg-530b", "Smith et al. 2022; Korthikanti et al. 2022, Table 3"},
+        {"megatron-1t", "Narayanan et al. 2021, Table 1; Korthikanti et al. 2022, Table 3"},
+        {"gpt2-small", "Radford et al. 2019, Table 2; config.json of openai-community/gpt2"},
+        {"gpt2-medium", "Radford et al. 2019, Table 2; config.json of openai-community/gpt2-medium"},
+        {"gpt2-large", "Radford et al. 2019, Table 2; config.json of openai-community/gpt2-large"},
+        {"gpt2-xl", "Radford et al. 2019, Table 2; config.json of openai-community/gpt2-xl"},
+        {"a100-80gb-sxm", "NVIDIA A100 Tensor Core GPU data sheet (June 2021), 80 GB SXM column"},
+        {"a100-40gb-sxm", "NVIDIA A100 Tensor Core GPU data sheet (June 2021), 40 GB SXM column"},
+        {"h100-sxm", "NVIDIA H100 Tensor Core GPU data sheet, H100 SXM column"},
+        {"h200-sxm", "NVIDIA H200 Tensor Core GPU data sheet, H200 SXM column"},
+        {"b200", "NVIDIA DGX B200 data sheet, per GPU"},
+        {"gh200", "NVIDIA GH200 Grace Hopper Superchip data sheet, the H100 part"},
+        {"nvlink-a100", "NVIDIA A100 data sheet: NVLink 600 GB/s (both directions, as written)"},
+        {"pcie-gen4", "NVIDIA A100 data sheet: PCIe Gen4 64 GB/s (both directions, as written)"},
+        {"nvlink3", "Krashinsky et al. 2020 (NVIDIA Ampere in depth): 12 links × 25 GB/s each way"},
+        {"nvlink4", "NVIDIA H100 data sheet: 900 GB/s both directions, 450 each way"},
+        {"nvlink5", "NVIDIA DGX B200 / GB200 NVL72 data sheets: 1.8 TB/s both directions"},
+        {"pcie4", "PCI-SIG PCIe 4.0: 16 GT/s × 16 lanes, 128b/130b, each way"},
+        {"pcie5", "PCI-SIG PCIe 5.0: 32 GT/s × 16 lanes, 128b/130b, each way"},
+        {"ib-hdr", "NVIDIA ConnectX-6 data sheet: 200 Gb/s; NCCL tuning.cc NET hop latency"},
+        {"ib-ndr", "NVIDIA ConnectX-7 data sheet: 400 Gb/s; NCCL tuning.cc NET hop latency"},
+        {"ib-xdr", "NVIDIA ConnectX-8 SuperNIC data sheet: 800 Gb/s; NCCL tuning.cc NET"},
+        {"roce-400g", "NVIDIA ConnectX-7 400GbE / Spectrum-X: 400 Gb/s; NCCL tuning.cc NET"},
+        {"efa-p5", "AWS EC2 P5: 3,200 Gb/s EFA per 8 H100s; NCCL tuning.cc NET"},
+        {"efa-p4d", "AWS EC2 P4d: 400 Gb/s EFA per 8 A100s; NCCL tuning.cc NET"},
+        {"infinity-fabric-mi300x", "AMD Instinct MI300X data sheet: 7 links × 128 GB/s both directions"},
+        {"dgx-a100", "NVIDIA DGX A100 data sheet (80 GB)"},
+        {"dgx-h100", "NVIDIA DGX H100 data sheet"},
+        {"dgx-b200", "NVIDIA DGX B200 data sheet"},
+        {"gb200-nvl72", "NVIDIA GB200 NVL72 data sheet"},
+    };
+    return all;
+}
+
+std::string source_of(std::string_view name) {
+    const auto found = sources().find(name);
+    return found != sources().end() ? found->second : "the comment beside it in include/napkin/catalog/";
+}
+
+std::string link_text(const Link& l) {
+    return std::string(l.name) + ": " + to_string(l.bandwidth) + ", " + to_string(l.step_latency) + " per step";
+}
+
+}  // namespace
+
+NAPKIN_COMMAND(app) {
+    struct Options {
+        std::string name;
+        bool json = false;
+    };
+    auto o = std::make_shared<Options>();
+    auto* sub = app.add_subcommand("show", "one catalog entry (model, GPU, link or node) with its source");
+    sub->add_option("name", o->name, "its catalog name (napkin list)")->required();
+    sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    sub->callback([o] {
+        nlohmann::json j;
+        std::string text;
+        if (const auto m = catalog::find_model(o->name)) {
+            j = {{"kind", "model"}, {"model", io::json::model(*m)}};
+            text = "model " + std::string(m->name) + ": " + grouped(parameter_count(*m)) + " weights";
+            if (m->experts > 0) text += " (" + grouped(active_parameter_count(*m)) + " active)";
+            text += "\n  " + std::to_string(m->layers) + " layers, hidden " + grouped(m->hidden) + ", ffn " +
+                    grouped(m->ffn) + ", " + std::to_string(m->heads) + " heads (" + std::to_string(m->kv_heads) +
+                    " KV) of " + std::to_string(head_dim(*m)) + ", vocabulary " + grouped(m->vocabulary) +
+                    (m->tied_embeddings ? ", tied embeddings" : "");
+            if (m->experts > 0)
+                text += ", " + std::to_string(m->experts) + " experts (" + std::to_string(m->experts_per_token) +
+                        " per token) of " + grouped(m->expert_ffn);
+        } else if (const auto g = catalog::find_gpu(o->name)) {
+            j = {{"kind", "gpu"}, {"gpu", io::json::gpu(*g)}};
+            text = "gpu " + std::string(g->name) + ": " + to_string(g->memory) + " (" +
+                   to_string(usable_memory(*g)) + " usable), " + to_string(g->memory_bandwidth) + ", " +
+                   to_string(g->peak_flops) + " dense 16-bit";
+        } else if (const auto l = catalog::find_link(o->name)) {
+            j = {{"kind", "link"}, {"link", link_json(*l)}};
+            text = "link " + link_text(*l) + "\n  bandwidth: " + std::string(catalog::bandwidth_convention(l->name));
+        } else if (const auto n = catalog::find_node(o->name)) {
+            j = {{"kind", "node"},
+                 {"node",
+                  {{"name", n->name},
+                   {"gpu", io::json::gpu(n->gpu)},
+                   {"gpus", n->gpus},
+                   {"intra_link", link_json(n->intra)},
+                   {"inter_link", link_json(n->inter)},
+                   {"nic", to_string(n->nic)}}}};
+            text = "node " + std::string(n->name) + ": " + std::to_string(n->gpus) + " x " + std::string(n->gpu.name) +
+                   "\n  inside: " + link_text(n->intra) + "\n  between: " + link_text(n->inter) + " (NIC " +
+                   std::string(to_string(n->nic)) + ")";
+        } else {
+            std::vector<std::string> names = names_of(catalog::models);
+            for (const auto& list : {names_of(catalog::gpus), names_of(catalog::links), names_of(catalog::nodes)})
+                names.insert(names.end(), list.begin(), list.end());
+            not_in_catalog("show", o->name, names);
+        }
+        j["source"] = source_of(o->name);
+        if (o->json) return print_json(j);
+        std::istringstream lines(text + "\n  source: " + source_of(o->name));
+        for (std::string line; std::getline(lines, line);) std::printf("%s\n", wrap_line(line).c_str());
+    });
+}
+
+}  // namespace napkin::cli

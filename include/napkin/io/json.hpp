@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+// napkin/io/json.hpp — the one JSON serializer of napkin's answers, used by the
+// napkin command (--json) and the lesson pages' bindings, so the same record has
+// the same keys and number types everywhere.
+//
+// Conventions (schema napkin.<command>/1):
+// - every document starts with "schema": "napkin.<command>/1"; a new major
+//   number means a key changed meaning, new keys may appear in any version;
+// - a key's suffix names the unit of its value: _s seconds, _bytes bytes,
+//   _bytes_per_s bytes per second, _flops FLOPs, _flops_per_s FLOP/s,
+//   _per_s per second; an object's key with a suffix (memory_bytes,
+//   breakdown_s) gives the unit of every number inside it; a key without a
+//   suffix is a count, a share in [0, 1] (…_share, mfu, hfu), a name, or a
+//   key kept from 0.1 whose unit its command's README section states (memory:
+//   bytes; breakdown: seconds; bandwidth_gbps: GB/s; latency_us: µs);
+// - exact byte counts (weights, caches, message sizes) are integers;
+// - null means "no such value" (no crossover, no GPU count that fits).
+#pragma once
+
+#include <napkin/collectives.hpp>
+#include <napkin/hardware.hpp>
+#include <napkin/inference.hpp>
+#include <napkin/model.hpp>
+#include <napkin/parallelism.hpp>
+#include <napkin/training.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace napkin::io::json {
+
+using nlohmann::json;
+
+inline constexpr int schema_version = 1;
+
+// "napkin.<command>/1".
+[[nodiscard]] inline std::string schema(std::string_view command) {
+    return "napkin." + std::string(command) + "/" + std::to_string(schema_version);
+}
+
+// A new document for `command`: {"schema": "napkin.<command>/1"}.
+[[nodiscard]] inline json document(std::string_view command) { return json{{"schema", schema(command)}}; }
+
+// A byte count: an integer when whole (37508222976, not 37508222976.0).
+[[nodiscard]] inline json exact_bytes(Bytes b) {
+    const double v = b.value();
+    if (std::abs(v) < 9.0e18 && v == std::floor(v)) return static_cast<long long>(v);
+    return v;
+}
+
+[[nodiscard]] inline json optional_bytes(const std::optional<Bytes>& b) {
+    return b ? exact_bytes(*b) : json(nullptr);
+}
+
+[[nodiscard]] inline json link(const Link& l) {
+    return {{"name", l.name}, {"bandwidth_bytes_per_s", l.bandwidth.value()}, {"step_latency_s", l.step_latency.value()}};
+}
+
+[[nodiscard]] inline json gpu(const Gpu& g) {
+    return {{"name", g.name},
+            {"memory_bytes", exact_bytes(g.memory)},
+            {"usable_fraction", g.usable_fraction},
+            {"usable_bytes", exact_bytes(usable_memory(g))},
+            {"memory_bandwidth_bytes_per_s", g.memory_bandwidth.value()},
+            {"peak_flops_per_s", g.peak_flops.value()}};
+}
+
+[[nodiscard]] inline json model(const TransformerShape& m) {
+    json j{{"name", m.name},
+           {"parameters", parameter_count(m)},
+           {"layers", m.layers},
+           {"hidden", m.hidden},
+           {"ffn", m.ffn},
+           {"heads", m.heads},
+           {"kv_heads", m.kv_heads},
+           {"head_dim", head_dim(m)},
+           {"vocabulary", m.vocabulary},
+           {"tied_embeddings", m.tied_embeddings}};
+    if (m.experts > 0) {
+        j["experts"] = m.experts;
+        j["experts_per_token"] = m.experts_per_token;
+        j["expert_ffn"] = m.expert_ffn;
+        j["active_parameters"] = active_parameter_count(m);
+    }
+    return j;
+}
+
+// The inference split's memory per GPU, in bytes (integers).
+[[nodiscard]] inline json inference_memory(const InferenceMemory& m, const Gpu& g) {
+    return {{"weights", exact_bytes(m.weights)}, {"kv_cache", exact_bytes(m.kv_cache)},
+            {"working", exact_bytes(m.working)}, {"total", exact_bytes(m.total())},
+            {"usable", exact_bytes(usable_memory(g))}};
+}
+
+// One collective's time, split into its latency and bandwidth terms.
+[[nodiscard]] inline json collective_time(Bytes message, long long gpus, const CollectiveTime& t) {
+    return {{"bytes", exact_bytes(message)},
+            {"gpus", gpus},
+            {"time_s", t.total().value()},
+            {"latency_s", t.latency.value()},
+            {"bandwidth_s", t.bandwidth.value()}};
+}
+
+// A training layout as given (and the values it resolves to).
+[[nodiscard]] inline json layout(const Parallelism& p) {
+    return {{"tp", p.tp},
+            {"pp", p.pp},
+            {"dp", p.dp},
+            {"cp", p.cp},
+            {"ep", p.ep},
+            {"vp", p.virtual_stages},
+            {"micro_batch", p.micro_batch},
+            {"global_batch", p.global_batch},
+            {"sequence", p.sequence},
+            {"sequence_parallel", p.sequence_parallel},
+            {"flash_attention", p.flash_attention},
+            {"recompute", to_string(p.recompute)},
+            {"zero", to_string(p.sharding)},
+            {"weights_dtype", to_string(p.weights)},
+            {"gradients_dtype", to_string(p.gradients)},
+            {"master_dtype", to_string(p.master)},
+            {"moments_dtype", to_string(p.moments)},
+            {"schedule", to_string(resolved_schedule(p))}};
+}
+
+// A training estimate's memory per GPU in bytes (integers) and whether it fits.
+[[nodiscard]] inline json training_memory(const TrainingEstimate& e, const Gpu& g) {
+    return {{"weights", exact_bytes(e.memory.weights)},
+            {"gradients", exact_bytes(e.memory.gradients)},
+            {"optimizer", exact_bytes(e.memory.optimizer)},
+            {"activations", exact_bytes(e.memory.activations)},
+            {"cuda_context", exact_bytes(e.memory.cuda_context)},
+            {"nccl_buffers", exact_bytes(e.memory.nccl_buffers)},
+            {"loss_logits", exact_bytes(e.memory.loss_logits)},
+            {"fragmentation", exact_bytes(e.memory.fragmentation)},
+            {"total", exact_bytes(e.memory.total())},
+            {"usable", exact_bytes(usable_memory(g))},
+            {"fits", e.fits}};
+}
+
+// The parts of a training step, in seconds.
+[[nodiscard]] inline json step_breakdown(const StepBreakdown& b) {
+    return {{"compute", b.compute.value()}, {"recompute", b.recompute.value()}, {"tp", b.tp.value()},
+            {"pp", b.pp.value()},           {"bubble", b.bubble.value()},       {"dp", b.dp.value()},
+            {"ep", b.ep.value()},           {"cp", b.cp.value()},               {"optimizer", b.optimizer.value()}};
+}
+
+}  // namespace napkin::io::json

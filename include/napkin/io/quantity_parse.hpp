@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+// napkin/io/quantity_parse.hpp — a size, a rate or a time typed with its unit:
+// "80GiB", "280 GB", "50GB/s", "400Gb/s" (bits: 50 GB/s), "5us", "1.5ms".
+//
+// One parser for every front end. Bytes are B, decimal KB/MB/GB/TB/PB (k or K)
+// or binary KiB/MiB/GiB/TiB; bits are b, Kb/Mb/Gb/Tb (8 bits to the byte).
+// A rate is a size per second ("/s" or "ps": 50GB/s, 400Gbps). A time is ns,
+// us (or µs), ms, s, min or h. A bare number is bytes for a size; a rate and a
+// time need their unit, so "400" cannot be read 8× off.
+#pragma once
+
+#include <napkin/error.hpp>
+#include <napkin/units.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace napkin::io {
+
+namespace detail {
+
+struct NumberAndUnit {
+    double value;
+    std::string_view unit;
+};
+
+// A finite, non-negative decimal number, then optional spaces, then the rest.
+[[nodiscard]] inline std::optional<NumberAndUnit> split_number(std::string_view text) {
+    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+    if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+    double value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc{} || end == text.data() || !std::isfinite(value) || value < 0) return std::nullopt;
+    std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+    while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+    return NumberAndUnit{value, unit};
+}
+
+// Bytes in one unit of data: "GB" → 1e9, "GiB" → 2^30, "Gb" → 1e9 / 8.
+[[nodiscard]] inline std::optional<double> bytes_in(std::string_view unit) {
+    if (unit == "B") return 1.0;
+    if (unit == "b") return 1.0 / 8;  // a bit
+    if (unit.size() < 2) return std::nullopt;
+    double scale = 0;
+    const bool binary = unit.size() == 3 && unit[1] == 'i';
+    switch (unit.front()) {
+        case 'k': case 'K': scale = binary ? 1024.0 : 1e3; break;
+        case 'M': scale = binary ? 1024.0 * 1024 : 1e6; break;
+        case 'G': scale = binary ? 1024.0 * 1024 * 1024 : 1e9; break;
+        case 'T': scale = binary ? 1024.0 * 1024 * 1024 * 1024 : 1e12; break;
+        case 'P': scale = binary ? 1024.0 * 1024 * 1024 * 1024 * 1024 : 1e15; break;
+        default: return std::nullopt;
+    }
+    if (unit.size() != (binary ? 3U : 2U)) return std::nullopt;
+    if (unit.back() == 'B') return scale;
+    if (unit.back() == 'b' && !binary) return scale / 8;  // bits: 400 Gb = 50 GB
+    return std::nullopt;
+}
+
+}  // namespace detail
+
+// The largest value any parser accepts, in base units: 10^30 B, B/s or s is
+// beyond every machine and every sensible time, and far from overflow.
+inline constexpr double largest_parsed_value = 1e30;
+
+[[nodiscard]] inline std::optional<Bytes> parse_bytes(std::string_view text) {
+    const auto parsed = detail::split_number(text);
+    if (!parsed) return std::nullopt;
+    const auto scale = parsed->unit.empty() ? std::optional<double>{1.0} : detail::bytes_in(parsed->unit);
+    if (!scale || parsed->value * *scale > largest_parsed_value) return std::nullopt;
+    return bytes(parsed->value * *scale);
+}
+
+[[nodiscard]] inline std::optional<BytesPerSecond> parse_rate(std::string_view text) {
+    const auto parsed = detail::split_number(text);
+    if (!parsed) return std::nullopt;
+    std::string_view unit = parsed->unit;
+    if (!unit.ends_with("/s") && !unit.ends_with("ps")) return std::nullopt;  // per second
+    unit.remove_suffix(2);
+    const auto scale = detail::bytes_in(unit);
+    if (!scale || parsed->value * *scale > largest_parsed_value) return std::nullopt;
+    return bytes_per_second(parsed->value * *scale);
+}
+
+[[nodiscard]] inline std::optional<Seconds> parse_time(std::string_view text) {
+    const auto parsed = detail::split_number(text);
+    if (!parsed) return std::nullopt;
+    const std::string_view u = parsed->unit;
+    double scale = 0;
+    if (u == "s") scale = 1;
+    else if (u == "ms") scale = 1e-3;
+    else if (u == "us" || u == "\u00b5s" || u == "\u03bcs") scale = 1e-6;  // micro sign or Greek mu
+    else if (u == "ns") scale = 1e-9;
+    else if (u == "min") scale = 60;
+    else if (u == "h") scale = 3600;
+    else return std::nullopt;
+    if (parsed->value * scale > largest_parsed_value) return std::nullopt;
+    return seconds(parsed->value * scale);
+}
+
+// The same, throwing napkin::invalid_argument naming `name` (the flag as typed)
+// and the text, with what would have been understood.
+[[nodiscard]] inline Bytes parse_bytes(const std::string& name, std::string_view text) {
+    if (auto v = parse_bytes(text)) return *v;
+    throw napkin::invalid_argument(name + " = \"" + std::string(text) +
+                                   "\": not a size (a number, optionally with B, KB, MB, GB, TB, KiB, MiB, GiB, "
+                                   "TiB or bits Gb: 4096, 1MiB, 280GB)");
+}
+
+[[nodiscard]] inline BytesPerSecond parse_rate(const std::string& name, std::string_view text) {
+    if (auto v = parse_rate(text)) return *v;
+    throw napkin::invalid_argument(name + " = \"" + std::string(text) +
+                                   "\": not a rate (a number with its unit: 50GB/s, 400Gb/s in bits, 3.35TB/s, "
+                                   "900GBps)");
+}
+
+[[nodiscard]] inline Seconds parse_time(const std::string& name, std::string_view text) {
+    if (auto v = parse_time(text)) return *v;
+    throw napkin::invalid_argument(name + " = \"" + std::string(text) +
+                                   "\": not a time (a number with its unit: 5us, 1.5ms, 2s, 100ns)");
+}
+
+}  // namespace napkin::io

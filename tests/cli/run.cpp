@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+// The napkin command driven in-process through napkin::cli::run: the exit
+// convention (0 answered, 2 invalid input or usage in one line, 1 internal
+// error), "did you mean …?", --version, grouped help in 80 columns.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include "run.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using napkin::cli::run;
+
+namespace {
+
+std::size_t lines_of(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+// The widest line, in columns (UTF-8 code points).
+std::size_t widest(const std::string& text) {
+    std::istringstream in(text);
+    std::size_t most = 0;
+    for (std::string line; std::getline(in, line);)
+        most = std::max(most, static_cast<std::size_t>(std::count_if(line.begin(), line.end(), [](char c) {
+                                  return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
+                              })));
+    return most;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+const std::vector<std::string> ib_ndr{"--bandwidth-gbps", "50", "--latency-us", "5"};
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+}  // namespace
+
+TEST_SUITE("cli/run") {
+    TEST_CASE("a bare napkin and napkin help list the subcommands by group in 80 columns and exit 0") {
+        for (const auto& args : {std::vector<std::string>{}, std::vector<std::string>{"help"},
+                                 std::vector<std::string>{"--help"}}) {
+            const auto r = run(args);
+            CHECK(r.exit_code == 0);
+            for (const char* group : {"inference:", "collectives:", "pipeline:", "training:", "planning:",
+                                      "calibration:", "catalog:"})
+                CHECK(contains(r.output, group));
+            CHECK(contains(r.output, "  allreduce"));
+            CHECK(widest(r.output) <= 80);
+        }
+    }
+
+    TEST_CASE("napkin --version prints the project version") {
+        const auto r = run({"--version"});
+        CHECK(r.exit_code == 0);
+        CHECK(r.output == "napkin " NAPKIN_VERSION "\n");
+    }
+
+    TEST_CASE("every subcommand's --help exits 0 in 80 columns") {
+        for (const char* sub : {"split", "fewest", "best", "allreduce", "collective", "crossover", "calibrate",
+                                "bubble", "schedule", "train", "plan", "plan-inference", "list"}) {
+            CAPTURE(sub);
+            const auto r = run({sub, "--help"});
+            CHECK(r.exit_code == 0);
+            CHECK(widest(r.output) <= 80);
+        }
+    }
+
+    TEST_CASE("a usage error (a required flag missing) exits 2 with one line naming the flag") {
+        const auto r = run(with({"allreduce", "--gpus", "64"}, ib_ndr));
+        CHECK(r.exit_code == 2);
+        CHECK(r.output == "napkin: error: allreduce: --bytes is required\n");
+    }
+
+    TEST_CASE("an invalid value exits 2 with one line naming the flag and the value") {
+        const auto r = run(with({"allreduce", "--bytes", "1GB", "--gpus", "sixty"}, ib_ndr));
+        CHECK(r.exit_code == 2);
+        CHECK(r.output == "napkin: error: --gpus = \"sixty\": not a whole number\n");
+        const auto missing = run({"allreduce", "--bytes", "1GB", "--gpus"});
+        CHECK(missing.exit_code == 2);
+        CHECK(lines_of(missing.output) == 1);
+        CHECK(contains(missing.output, "--gpus: needs a value"));
+        const auto library = run(with({"allreduce", "--bytes", "1GB", "--gpus", "0"}, ib_ndr));
+        CHECK(library.exit_code == 2);
+        CHECK(lines_of(library.output) == 1);
+        CHECK(contains(library.output, "--gpus"));
+    }
+
+    TEST_CASE("a mistyped subcommand or flag exits 2 with a suggestion") {
+        const auto sub = run({"splitt", "--model", "llama3.1-70b"});
+        CHECK(sub.exit_code == 2);
+        CHECK(sub.output == "napkin: error: unknown command \"splitt\"; did you mean \"split\"? (napkin help lists them)\n");
+        const auto flag = run({"split", "--modle", "llama3.1-70b", "--gpu", "a100-80gb-sxm", "--link", "nvlink-a100"});
+        CHECK(flag.exit_code == 2);
+        CHECK(lines_of(flag.output) == 1);
+        CHECK(contains(flag.output, "unknown flag \"--modle\"; did you mean \"--model\"?"));
+        const auto help = run({"help", "tarin"});
+        CHECK(help.exit_code == 2);
+        CHECK(contains(help.output, "did you mean \"train\"?"));
+    }
+
+    TEST_CASE("run captures the answer and the exit status of a good call") {
+        const auto r = run(with({"allreduce", "--algorithm", "ring", "--bytes", "280GB", "--gpus", "64"}, ib_ndr));
+        CHECK(r.exit_code == 0);
+        // 280 GB on 64 GPUs at 50 GB/s, 5 µs: 1.96875 × 5.6 s + 126 × 5 µs = 11.02563 s.
+        CHECK(contains(r.output, "ring all-reduce of 280 GB on 64 GPUs: 11.03 s"));
+    }
+
+    TEST_CASE("--bandwidth 400Gb/s --latency 5us is --bandwidth-gbps 50 --latency-us 5 (400 gigabits = 50 gigabytes)") {
+        const std::vector<std::string> call{"allreduce", "--bytes", "280GB", "--gpus", "64", "--json"};
+        const auto units = run(with(call, {"--bandwidth", "400Gb/s", "--latency", "5us"}));
+        const auto numbers = run(with(call, ib_ndr));
+        CHECK(units.exit_code == 0);
+        CHECK(units.output == numbers.output);
+        CHECK(contains(units.output, "\"time_s\": 11.0256"));  // 1.96875 × 5.6 s + 126 × 5 µs
+        const auto both = run(with(call, {"--bandwidth", "50GB/s", "--bandwidth-gbps", "50", "--latency-us", "5"}));
+        CHECK(both.exit_code == 2);
+        CHECK(both.output == "napkin: error: --bandwidth = \"50GB/s\": give --bandwidth or --bandwidth-gbps, not both\n");
+        const auto bare = run(with(call, {"--bandwidth", "400", "--latency", "5us"}));
+        CHECK(bare.exit_code == 2);
+        CHECK(contains(bare.output, "--bandwidth = \"400\": not a rate"));
+        const auto crossover = run({"crossover", "--gpus", "256", "--bandwidth", "400Gbps", "--latency", "5us"});
+        CHECK(contains(crossover.output, "8.82 MB (8816509 B) on 256 GPUs"));  // as with 50 GB/s, 5 µs
+    }
+
+    // The README's example invocations (the lines of its sh blocks starting with
+    // "napkin ", continued by "\\"), without their [optional] parts, comments and
+    // --json; the files they name are the repository's test data.
+    TEST_CASE("every napkin invocation in the README answers in at most 80 columns") {
+        std::ifstream readme(NAPKIN_SOURCE_DIR "/README.md");
+        REQUIRE(readme);
+        std::vector<std::string> invocations;
+        std::string line, pending;
+        bool in_sh = false;
+        while (std::getline(readme, line)) {
+            if (line.starts_with("```")) {
+                in_sh = line == "```sh";
+                continue;
+            }
+            if (!in_sh) continue;
+            if (!pending.empty() || line.starts_with("napkin ")) {
+                pending += " " + line;
+                if (!pending.empty() && pending.back() == '\\') pending.pop_back();
+                else invocations.push_back(pending), pending.clear();
+            }
+        }
+        CHECK(invocations.size() >= 15);
+        const std::string data = NAPKIN_TEST_DATA_DIR;
+        for (std::string text : invocations) {
+            text = std::regex_replace(text, std::regex("#.*"), "");
+            text = std::regex_replace(text, std::regex("\\[[^\\]]*\\]"), "");
+            text = std::regex_replace(text, std::regex("all_reduce_perf\\.txt"), data + "/nccl_tests/all_reduce_perf_16_ranks.txt");
+            text = std::regex_replace(text, std::regex("path/to/config\\.json"), data + "/llama31_70b_config.json");
+            text = std::regex_replace(text, std::regex("--svg \\S+"), "");
+            std::istringstream words(text);
+            std::vector<std::string> args;
+            for (std::string w; words >> w;)
+                args.push_back(w);
+            args.erase(args.begin());  // "napkin"
+            args.erase(std::remove(args.begin(), args.end(), "--json"), args.end());
+            CAPTURE(text);
+            const auto r = run(args);
+            CHECK(r.exit_code == 0);
+            CHECK(widest(r.output) <= 80);
+        }
+    }
+
+    TEST_CASE("a library check's field is named with the flag that set it") {
+        // GPT-2 small has 12 heads; tp = 5 does not divide them.
+        const auto r = run({"train", "--model", "gpt2-small", "--tp", "5", "--micro-batch", "1", "--global-batch", "1"});
+        CHECK(r.exit_code == 2);
+        CHECK(lines_of(r.output) == 1);
+        CHECK(contains(r.output, "napkin: error: Parallelism.tp = 5: "));
+        CHECK(contains(r.output, "(set by --tp)"));
+    }
+}
