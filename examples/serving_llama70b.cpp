@@ -1,6 +1,6 @@
 // Serving Llama 3.1 70B on 8 H100s: a lesson in five parts.
 //
-//   serving_llama70b [folder]   writes serving-frontier.svg into `folder` (default: the current one)
+//   serving_llama70b [--out DIR]   writes serving-frontier.svg into DIR (default: <temp>/napkin/serving_llama70b)
 //
 // 1. Why decoding is memory-bound: each step reads every weight to produce one
 //    token per sequence.
@@ -8,6 +8,8 @@
 // 3. The batch where compute takes over — and why, at long contexts, it never does.
 // 4. Prefill against decode: the same weights, a thousand times the work per read.
 // 5. The throughput–latency frontier of continuous batching, up to the memory limit.
+#include "lesson_args.hpp"
+
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/io/svg.hpp>
@@ -19,7 +21,8 @@
 
 int main(int argc, char** argv) {
     using namespace napkin;
-    const std::string folder = argc > 1 ? argv[1] : ".";
+    const std::string folder = napkin::examples::lesson_args(
+        argc, argv, "serving_llama70b", "serving Llama 3.1 70B on 8 H100s: decode, KV reads, prefill, the frontier", true);
     const TransformerShape& model = catalog::llama3_1_70b;
     const Gpu& gpu = catalog::h100_sxm;
     const Link& link = catalog::nvlink4;
