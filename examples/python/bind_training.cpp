@@ -39,6 +39,10 @@ py::dict candidate_row(const TrainingCandidate& c, const Gpu& gpu) {
     memory["gradients"] = e.memory.gradients.value();
     memory["optimizer"] = e.memory.optimizer.value();
     memory["activations"] = e.memory.activations.value();
+    memory["cuda_context"] = e.memory.cuda_context.value();
+    memory["nccl_buffers"] = e.memory.nccl_buffers.value();
+    memory["fragmentation"] = e.memory.fragmentation.value();
+    memory["loss_logits"] = e.memory.loss_logits.value();
     memory["total"] = e.memory.total().value();
     memory["usable"] = usable_memory(gpu).value();
     memory["fits"] = e.fits;
@@ -153,8 +157,33 @@ void bind_training(py::module_& m) {
         .value("half_width", &EfficiencyModel::half_width, "n½ on the width h/t (0: none)")
         .value("memory_passes", &EfficiencyModel::memory_passes, "element-wise traffic per forward, in activation bytes")
         .finish();
+    Struct<EfficiencyProfile>(m, "EfficiencyProfile",
+                              "The GEMM model's fitted parameters (napkin/gemm.hpp); EfficiencyProfile() is all "
+                              "zeros, napkin.default_profile the fit.")
+        .value("ampere_share", &EfficiencyProfile::ampere_share, "tensor peak share on Ampere, in (0, 1]")
+        .value("hopper_share", &EfficiencyProfile::hopper_share, "tensor peak share on Hopper, in (0, 1]")
+        .value("memory_passes", &EfficiencyProfile::memory_passes, "element-wise traffic per forward")
+        .finish();
+    m.attr("default_profile") = default_profile;
+    Struct<MemoryAllowances>(m, "MemoryAllowances", "What a real run holds besides states and activations.")
+        .quantity("cuda_context", &MemoryAllowances::cuda_context, Kind::bytes, "CUDA context and libraries")
+        .value("nccl_channels", &MemoryAllowances::nccl_channels, "NCCL channels per communicator")
+        .value("fragmentation", &MemoryAllowances::fragmentation, "allocator fragmentation, share of activations")
+        .value("loss_logits", &MemoryAllowances::loss_logits, "count the loss's fp32 logits (p = 1)")
+        .finish();
+    m.attr("default_memory_allowances") = default_memory_allowances;
+    m.attr("no_memory_allowances") = no_memory_allowances;
     Struct<TrainingOptions>(m, "TrainingOptions", "How the step is run beyond the layout.")
-        .value("efficiency", &TrainingOptions::efficiency, "EfficiencyModel")
+        .value("efficiency", &TrainingOptions::efficiency, "EfficiencyModel (the flat model's parameters)")
+        .choice("compute_model", &TrainingOptions::compute_model, choices_of(ComputeModel::gemm, ComputeModel::flat),
+                "GEMM model (needs the GPU's sm_count and architecture) or the flat roofline")
+        .value("profile", &TrainingOptions::profile, "EfficiencyProfile (the GEMM model's parameters)")
+        .choice("compute_dtype", &TrainingOptions::compute_dtype, dtype_choices, "the GEMMs' precision")
+        .value("overlap_tp", &TrainingOptions::overlap_tp, "TP collectives under the GEMMs (--tp-comm-overlap)")
+        .value("overlap_param_gather", &TrainingOptions::overlap_param_gather,
+               "parameter all-gather under the first forward (--overlap-param-gather)")
+        .value("fsdp_prefetch", &TrainingOptions::fsdp_prefetch, "ZeRO-3 all-gathers under the neighbouring layer")
+        .value("memory_allowances", &TrainingOptions::memory_allowances, "MemoryAllowances")
         .quantity("collective_base_latency", &TrainingOptions::collective_base_latency, Kind::seconds,
                   "paid once per collective call")
         .value("causal", &TrainingOptions::causal, "count the attention core at half")
@@ -171,10 +200,16 @@ void bind_training(py::module_& m) {
         .quantity("gradients", &TrainingMemory::gradients, Kind::bytes, "gradients")
         .quantity("optimizer", &TrainingMemory::optimizer, Kind::bytes, "master weights and Adam's moments")
         .quantity("activations", &TrainingMemory::activations, Kind::bytes, "activations at the peak")
+        .quantity("cuda_context", &TrainingMemory::cuda_context, Kind::bytes, "CUDA context and libraries")
+        .quantity("nccl_buffers", &TrainingMemory::nccl_buffers, Kind::bytes, "NCCL's buffers")
+        .quantity("fragmentation", &TrainingMemory::fragmentation, Kind::bytes, "allocator fragmentation")
+        .quantity("loss_logits", &TrainingMemory::loss_logits, Kind::bytes, "the loss's fp32 logits")
+        .computed("allowances", [](const TrainingMemory& x) { return x.allowances().value(); }, Kind::bytes,
+                  "cuda_context + nccl_buffers + fragmentation + loss_logits")
         .computed("states", [](const TrainingMemory& x) { return x.states().value(); }, Kind::bytes,
                   "weights + gradients + optimizer")
         .computed("total", [](const TrainingMemory& x) { return x.total().value(); }, Kind::bytes,
-                  "states + activations")
+                  "states + activations + allowances")
         .finish();
     Struct<StepBreakdown>(m, "StepBreakdown", "Where a training step's time goes (seconds).")
         .quantity("compute", &StepBreakdown::compute, Kind::seconds, "forward and backward of every micro-batch")

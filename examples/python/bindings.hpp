@@ -254,6 +254,7 @@ void bind_collectives(py::module_& m);
 void bind_inference(py::module_& m);
 void bind_pipeline(py::module_& m);
 void bind_training(py::module_& m);
+void bind_serving(py::module_& m);
 void bind_io(py::module_& m);
 
 }  // namespace napkin::python

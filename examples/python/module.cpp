@@ -79,6 +79,12 @@ void bind_shapes(py::module_& m) {
         .value("usable_fraction", &Gpu::usable_fraction, "share of the memory a process may claim, in (0, 1]")
         .quantity("memory_bandwidth", &Gpu::memory_bandwidth, Kind::bytes_per_second, "reading its own memory")
         .quantity("peak_flops", &Gpu::peak_flops, Kind::flops_per_second, "dense 16-bit tensor throughput")
+        .value("sm_count", &Gpu::sm_count, "streaming multiprocessors (AMD: compute units); 0: not known")
+        .quantity("fp8_flops", &Gpu::fp8_flops, Kind::flops_per_second, "dense FP8 tensor throughput (0: none)")
+        .choice("architecture", &Gpu::architecture,
+                choices_of(Architecture::unknown, Architecture::ampere, Architecture::hopper, Architecture::blackwell,
+                           Architecture::cdna2, Architecture::cdna3),
+                "what the GEMM model needs with sm_count; unknown: training uses the flat model")
         .computed("usable_memory", [](const Gpu& g) { return usable_memory(g).value(); }, Kind::bytes,
                   "memory · usable_fraction, rounded down to whole bytes")
         .finish([](const Gpu& g) { (void)validated(g); });
@@ -133,6 +139,21 @@ void bind_shapes(py::module_& m) {
             .value("experts", &TransformerShape::experts, "experts per MoE layer (0: dense)")
             .value("experts_per_token", &TransformerShape::experts_per_token, "active experts per token")
             .value("expert_ffn", &TransformerShape::expert_ffn, "width of one expert")
+            .value("shared_experts", &TransformerShape::shared_experts, "shared experts every token goes through")
+            .value("shared_expert_ffn", &TransformerShape::shared_expert_ffn, "width of one shared expert")
+            .value("dense_layers", &TransformerShape::dense_layers,
+                   "dense layers before the first MoE layer (first_k_dense_replace)")
+            .value("shared_expert_gate", &TransformerShape::shared_expert_gate,
+                   "Qwen2-MoE: a sigmoid gate on the shared expert")
+            .value("q_lora_rank", &TransformerShape::q_lora_rank, "MLA: query latent rank (0: full projection)")
+            .value("kv_lora_rank", &TransformerShape::kv_lora_rank, "MLA: key/value latent rank (0: no MLA)")
+            .value("qk_nope_head_dim", &TransformerShape::qk_nope_head_dim, "MLA: Q·K width without RoPE")
+            .value("qk_rope_head_dim", &TransformerShape::qk_rope_head_dim, "MLA: Q·K width with RoPE")
+            .value("v_head_dim", &TransformerShape::v_head_dim, "MLA: value head width")
+            .value("qkv_bias", &TransformerShape::qkv_bias, "Qwen2: biases on Q, K and V only")
+            .value("qk_norm", &TransformerShape::qk_norm, "Qwen3: RMSNorm on Q and K")
+            .value("max_position_embeddings", &TransformerShape::max_position_embeddings,
+                   "longest trained sequence (0: not known)")
             .computed("parameters", [](const TransformerShape& s) { return parameter_count(s); }, Kind::plain,
                       "every weight (parameter_count)")
             .finish([](const TransformerShape& s) { (void)validated(s); });
@@ -215,5 +236,6 @@ PYBIND11_MODULE(napkin, m) {
     bind_inference(m);
     bind_pipeline(m);
     bind_training(m);
+    bind_serving(m);
     bind_io(m);
 }

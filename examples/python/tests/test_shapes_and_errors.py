@@ -16,7 +16,8 @@ def test_catalog():
     a100 = catalog.gpu("a100-80gb-sxm")
     assert a100.memory == 80 * napkin.GiB and a100.peak_flops == 312e12 and a100.memory_bandwidth == 2039e9
     assert repr(a100) == ("Gpu(name='a100-80gb-sxm', memory=80.00 GiB, usable_fraction=0.92, "
-                          "memory_bandwidth=2.04 TB/s, peak_flops=312 TFLOP/s, usable_memory=73.60 GiB)")
+                          "memory_bandwidth=2.04 TB/s, peak_flops=312 TFLOP/s, sm_count=108, fp8_flops=0 FLOP/s, "
+                          "architecture='ampere', usable_memory=73.60 GiB)")
     assert repr(catalog.link("nvlink-a100")) == "Link(name='nvlink-a100', bandwidth=600 GB/s, step_latency=600.00 ns)"
     with pytest.raises(ValueError, match=r'^gpu = "h1000": not in the catalog'):
         catalog.gpu("h1000")
@@ -156,10 +157,11 @@ def test_no_crash_on_odd_values():
 
 
 def test_the_planner_refuses_what_would_hang_it():
-    deep = napkin.TransformerShape(name="deep", layers=10**9, hidden=64, ffn=256, heads=1, kv_heads=1,
+    # 10^6 layers: a valid shape (TransformerShape.layers is at most 2^24, checked.hpp), past the planner's 100,000.
+    deep = napkin.TransformerShape(name="deep", layers=10**6, hidden=64, ffn=256, heads=1, kv_heads=1,
                                    vocabulary=100)
     cluster = napkin.Cluster(node=catalog.node("dgx-a100"), nodes=1)
-    with pytest.raises(ValueError, match="TransformerShape.layers = 1000000000: must be at most 100,000"):
+    with pytest.raises(ValueError, match="TransformerShape.layers = 1000000: must be at most 100,000"):
         napkin.plan_training(deep, cluster, 8)
     with pytest.raises(ValueError, match="global_batch"):
         napkin.plan_training(catalog.model("gpt2-small"), cluster, 10**12)

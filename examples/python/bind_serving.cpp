@@ -1,0 +1,227 @@
+// Serving (napkin/serving.hpp) and pipeline layer maps (napkin/layer_map.hpp)
+// from Python. The collective is the library's default, a ring with NCCL's
+// base latency (inference.hpp: lesson_collective), as `napkin serve` uses;
+// `base_latency` (seconds) replaces it, like the CLI's --base-latency-us.
+#include "bindings.hpp"
+
+#include <napkin/layer_map.hpp>
+#include <napkin/serving.hpp>
+
+#include <optional>
+#include <vector>
+
+namespace napkin::python {
+
+namespace {
+
+Ring ring_of(const std::optional<double>& base_latency) {
+    if (!base_latency) return lesson_collective;
+    require_non_negative("base_latency", *base_latency);
+    return Ring{Seconds::from_value(*base_latency)};
+}
+
+// A per-second field (requests/s, arrivals/s) as a float.
+template <class T>
+auto per_second_field(PerSecond T::*member) {
+    return std::make_pair([member](const T& t) { return (t.*member).value(); },
+                          [member](T& t, double v) { t.*member = PerSecond::from_value(v); });
+}
+
+}  // namespace
+
+void bind_serving(py::module_& m) {
+    Struct<ServingLayout>(m, "ServingLayout", "GPUs of one serving instance: tp × pp × ep.")
+        .value("tp", &ServingLayout::tp, "GPUs splitting each layer by head")
+        .value("pp", &ServingLayout::pp, "pipeline stages")
+        .value("ep", &ServingLayout::ep, "expert-parallel groups (MoE)")
+        .computed("gpus", [](const ServingLayout& l) { return l.gpus(); }, Kind::plain, "tp · pp · ep")
+        .finish([](const ServingLayout& l) {
+            require_at_least_one("ServingLayout.tp", l.tp);
+            require_at_least_one("ServingLayout.pp", l.pp);
+            require_at_least_one("ServingLayout.ep", l.ep);
+        });
+    Struct<ServingSetup>(m, "ServingSetup", "Number formats, paging, working memory and chunked prefill.")
+        .choice("weights", &ServingSetup::weights,
+                choices_of(WeightDType::bf16, WeightDType::fp16, WeightDType::fp8, WeightDType::int8, WeightDType::int4),
+                "weight format (int8/int4 group-quantized, 128)")
+        .choice("kv", &ServingSetup::kv, choices_of(KvDType::bf16, KvDType::fp8), "KV cache format")
+        .value("bytes_per_activation", &ServingSetup::bytes_per_activation, "hidden vectors on the wire")
+        .value("all_reduces_per_layer", &ServingSetup::all_reduces_per_layer, "tensor split: all-reduces a layer")
+        .value("kv_block_tokens", &ServingSetup::kv_block_tokens, "PagedAttention block (tokens)")
+        .quantity("working_tokens", &ServingSetup::working_tokens, Kind::tokens, "tokens of working memory")
+        .quantity("working_allowance", &ServingSetup::working_allowance, Kind::bytes, "fixed working allowance")
+        .value("prefill_chunk", &ServingSetup::prefill_chunk, "chunked prefill: tokens per chunk (0: whole prompt)")
+        .finish([](const ServingSetup& s) { detail::check_serving_setup(s); });
+    const auto arrival = per_second_field(&ServingWorkload::arrival_rate);
+    Struct<ServingWorkload>(m, "ServingWorkload", "Requests: prompt and output tokens, sequences in flight.")
+        .value("input_tokens", &ServingWorkload::input_tokens, "prompt tokens I")
+        .value("output_tokens", &ServingWorkload::output_tokens, "generated tokens O")
+        .value("concurrency", &ServingWorkload::concurrency, "sequences in flight (continuous) or in the batch (static)")
+        .choice("batching", &ServingWorkload::batching,
+                Choices<Batching>{{{Batching::continuous, "continuous"}, {Batching::static_batch, "static"}}},
+                "continuous (Orca) or static batching")
+        .custom("arrival_rate", arrival.first, arrival.second, "Poisson arrivals for the M/D/1 queue (0: none) [1/s]")
+        .finish();
+    Struct<ServingMemory>(m, "ServingMemory", "Memory on one serving GPU (bytes).")
+        .quantity("weights", &ServingMemory::weights, Kind::bytes, "the GPU's share of the weights")
+        .quantity("kv_cache", &ServingMemory::kv_cache, Kind::bytes, "its share of the sequences' KV cache")
+        .quantity("activations", &ServingMemory::activations, Kind::bytes, "working memory and workspace")
+        .quantity("usable", &ServingMemory::usable, Kind::bytes, "the GPU's usable memory")
+        .computed("total", [](const ServingMemory& x) { return x.total().value(); }, Kind::bytes,
+                  "weights + kv_cache + activations")
+        .computed("fits", &ServingMemory::fits, Kind::plain, "total ≤ usable")
+        .finish();
+    Struct<DecodeBatch>(m, "DecodeBatch", "Sequences per expert-parallel group and their mean context (tokens).")
+        .value("sequences", &DecodeBatch::sequences, "sequences B")
+        .quantity("context", &DecodeBatch::context, Kind::tokens, "mean tokens in each sequence's cache")
+        .finish();
+    Struct<DecodeStep>(m, "DecodeStep", "One decode step (seconds).")
+        .value("stages", &DecodeStep::stages, "pipeline stages")
+        .quantity("weights_read", &DecodeStep::weights_read, Kind::seconds, "reading the weights (MoE: experts hit)")
+        .quantity("kv_read", &DecodeStep::kv_read, Kind::seconds, "reading the KV cache")
+        .quantity("compute", &DecodeStep::compute, Kind::seconds, "the FLOPs at peak")
+        .quantity("tp", &DecodeStep::tp, Kind::seconds, "tensor-parallel all-reduces")
+        .quantity("pp", &DecodeStep::pp, Kind::seconds, "hand-offs between stages")
+        .quantity("ep", &DecodeStep::ep, Kind::seconds, "expert-parallel all-to-alls")
+        .computed("busy", [](const DecodeStep& s) { return s.busy().value(); }, Kind::seconds,
+                  "max(weights_read + kv_read, compute)")
+        .computed("communication", [](const DecodeStep& s) { return s.communication().value(); }, Kind::seconds,
+                  "tp + pp + ep")
+        .computed("total", [](const DecodeStep& s) { return s.total().value(); }, Kind::seconds, "busy + communication")
+        .computed("memory_bound", &DecodeStep::memory_bound, Kind::plain, "reading outlasts computing")
+        .finish();
+    Struct<PrefillTime>(m, "PrefillTime", "The prompt's forward pass (seconds).")
+        .value("passes", &PrefillTime::passes, "chunks")
+        .quantity("compute", &PrefillTime::compute, Kind::seconds, "the passes' rooflines, stages in turn")
+        .quantity("comm", &PrefillTime::comm, Kind::seconds, "their collectives and hand-offs")
+        .computed("total", [](const PrefillTime& p) { return p.total().value(); }, Kind::seconds, "compute + comm")
+        .finish();
+    const auto requests = per_second_field(&ServingEstimate::requests_per_s);
+    Struct<ServingEstimate>(m, "ServingEstimate", "evaluate_serving's answer (seconds, tokens/s).")
+        .value("layout", &ServingEstimate::layout, "ServingLayout")
+        .value("workload", &ServingEstimate::workload, "ServingWorkload")
+        .value("memory", &ServingEstimate::memory, "ServingMemory (bytes)")
+        .value("max_concurrency", &ServingEstimate::max_concurrency, "most sequences whose memory fits")
+        .value("step", &ServingEstimate::step, "DecodeStep at the mean context")
+        .value("prefill", &ServingEstimate::prefill, "PrefillTime: one prompt (continuous) or the batch (static)")
+        .quantity("queue", &ServingEstimate::queue, Kind::seconds, "waiting for a slot (M/D/1)")
+        .quantity("ttft", &ServingEstimate::ttft, Kind::seconds, "time to first token")
+        .quantity("tpot", &ServingEstimate::tpot, Kind::seconds, "time per output token")
+        .quantity("e2e", &ServingEstimate::e2e, Kind::seconds, "first request byte to last token")
+        .quantity("output_tokens_per_s", &ServingEstimate::output_tokens_per_s, Kind::tokens_per_second, "all GPUs")
+        .quantity("output_tokens_per_s_per_gpu", &ServingEstimate::output_tokens_per_s_per_gpu,
+                  Kind::tokens_per_second, "per GPU of the layout")
+        .quantity("output_tokens_per_s_per_user", &ServingEstimate::output_tokens_per_s_per_user,
+                  Kind::tokens_per_second, "1 token ÷ tpot")
+        .custom("requests_per_s", requests.first, requests.second, "requests served per second [1/s]")
+        .finish();
+
+    m.attr("default_serving_setup") = default_serving_setup;
+    m.def(
+        "evaluate_serving",
+        [](const TransformerShape& model, const Gpu& gpu, const Link& link, const ServingLayout& layout,
+           const ServingWorkload& workload, const ServingSetup& setup, const std::optional<double>& base_latency) {
+            return evaluate_serving(model, gpu, link, layout, workload, setup, ring_of(base_latency));
+        },
+        py::arg("model"), py::arg("gpu"), py::arg("link"), py::arg("layout"), py::arg("workload"),
+        py::arg("setup") = default_serving_setup, py::arg("base_latency") = py::none(),
+        "Memory, decode step, prefill, TTFT, TPOT, throughput of one serving layout (ServingEstimate), as "
+        "`napkin serve`. base_latency: NCCL's per-call latency in seconds (None: 6.6 µs). ValueError names the "
+        "first bad argument.");
+    m.def(
+        "serving_sweep",
+        [](const TransformerShape& model, const Gpu& gpu, const Link& link, const ServingLayout& layout,
+           const ServingWorkload& workload, const std::vector<long long>& concurrencies, const ServingSetup& setup,
+           const std::optional<double>& base_latency) {
+            return serving_sweep(model, gpu, link, layout, workload, concurrencies, setup, ring_of(base_latency));
+        },
+        py::arg("model"), py::arg("gpu"), py::arg("link"), py::arg("layout"), py::arg("workload"),
+        py::arg("concurrencies"), py::arg("setup") = default_serving_setup, py::arg("base_latency") = py::none(),
+        "One ServingEstimate per concurrency: the throughput-latency frontier.");
+    m.def(
+        "decode_step",
+        [](const TransformerShape& model, const Gpu& gpu, const Link& link, const ServingLayout& layout,
+           const DecodeBatch& batch, const ServingSetup& setup, const std::optional<double>& base_latency) {
+            (void)validated(model);
+            (void)validated(gpu);
+            (void)validated(link);
+            detail::check_layout(model, layout);
+            detail::check_serving_setup(setup);
+            require_at_least_one("sequences", batch.sequences);
+            require_non_negative("context (tokens)", batch.context.value());
+            return decode_step(model, gpu, link, layout, batch, setup, ring_of(base_latency));
+        },
+        py::arg("model"), py::arg("gpu"), py::arg("link"), py::arg("layout"), py::arg("batch"),
+        py::arg("setup") = default_serving_setup, py::arg("base_latency") = py::none(),
+        "One step giving each of batch.sequences its next token (DecodeStep, seconds).");
+    m.def(
+        "prefill",
+        [](const TransformerShape& model, const Gpu& gpu, const Link& link, const ServingLayout& layout,
+           long long prompts, long long input_tokens, const ServingSetup& setup,
+           const std::optional<double>& base_latency) {
+            (void)validated(model);
+            (void)validated(gpu);
+            (void)validated(link);
+            detail::check_layout(model, layout);
+            detail::check_serving_setup(setup);
+            return prefill_time(model, gpu, link, layout, prompts, input_tokens, setup, ring_of(base_latency));
+        },
+        py::arg("model"), py::arg("gpu"), py::arg("link"), py::arg("layout"), py::arg("prompts"),
+        py::arg("input_tokens"), py::arg("setup") = default_serving_setup, py::arg("base_latency") = py::none(),
+        "The forward pass over `prompts` prompts of `input_tokens` tokens (PrefillTime, seconds).");
+    m.def(
+        "max_concurrency",
+        [](const TransformerShape& model, const Gpu& gpu, const ServingLayout& layout, long long length,
+           const ServingSetup& setup) {
+            (void)validated(model);
+            (void)validated(gpu);
+            detail::check_layout(model, layout);
+            detail::check_serving_setup(setup);
+            return max_concurrency(model, gpu, layout, length, setup);
+        },
+        py::arg("model"), py::arg("gpu"), py::arg("layout"), py::arg("length"),
+        py::arg("setup") = default_serving_setup,
+        "The most sequences of `length` tokens whose memory fits on the layout (0: not one).");
+    m.def(
+        "expected_distinct_experts",
+        [](long long experts, long long per_token, double tokens_routed) {
+            require_at_least_one("experts", experts);
+            require(per_token >= 1 && per_token <= experts, "per_token", count(per_token),
+                    "must lie in 1 … experts");
+            require_non_negative("tokens_routed", tokens_routed);
+            return expected_distinct_experts(experts, per_token, tokens_routed);
+        },
+        py::arg("experts"), py::arg("per_token"), py::arg("tokens_routed"),
+        "Experts of E hit at least once when `tokens_routed` tokens each pick `per_token` (uniform routing).");
+
+    // --- layer maps ------------------------------------------------------------
+    Struct<LayerRange>(m, "LayerRange", "Layers first … last, counted from 1, both included.")
+        .value("first", &LayerRange::first, "first layer")
+        .value("last", &LayerRange::last, "last layer")
+        .computed("size", &LayerRange::size, Kind::plain, "last − first + 1")
+        .finish();
+    Struct<LayerMap>(m, "LayerMap", "Which layers each pipeline stage (and chunk) holds.")
+        .value("stages", &LayerMap::stages, "pipeline stages")
+        .value("chunks", &LayerMap::chunks, "chunks per stage")
+        .value("ranges", &LayerMap::ranges, "LayerRange per stage·chunks + chunk")
+        .computed("layers_per_chunk", &LayerMap::layers_per_chunk, Kind::plain, "layers of each range")
+        .computed("fullest_stage", &LayerMap::fullest_stage, Kind::plain, "the stage with the most layers, from 0")
+        .finish()
+        .def("stage_layers", [](const LayerMap& map, long long stage) {
+                 require(stage >= 0 && stage < map.stages, "stage", count(stage), "must lie in 0 … stages − 1");
+                 return map.stage_layers(stage);
+             }, py::arg("stage"), "Layers on one stage (from 0).");
+    m.def("parse_layer_map", &parse_layer_map, py::arg("text"), py::arg("layers"), py::arg("stages"),
+          py::arg("name") = "--layer-map",
+          "Parses '1-6,25-29/7-12,30-35/…' (stages split by '/') for a model of `layers` layers (LayerMap); "
+          "ValueError names `name`.");
+    m.def("even_layer_map", &even_layer_map, py::arg("layers"), py::arg("stages"), py::arg("chunks") = 1,
+          "p·v equal chunks (LayerMap).");
+    m.def("stage_parameter_count",
+          [](const TransformerShape& model, const LayerMap& map, long long stage) {
+              return stage_parameter_count(validated(model), map, stage);
+          },
+          py::arg("model"), py::arg("map"), py::arg("stage"), "Weights a stage holds under the layer map.");
+}
+
+}  // namespace napkin::python

@@ -1,0 +1,216 @@
+# Serving (evaluate_serving, the sweep, the decode step and prefill), the MoE
+# and MLA shape fields, layer maps, and the training options that landed after
+# the first module: through Python they give the C++ numbers, compared with
+# `napkin serve --json` and `napkin train --json` (the same C++ functions) to 1e-12.
+import math
+import os
+
+import napkin
+import pytest
+from napkin import catalog
+
+
+def close(a, b, rel=1e-12):
+    return a == b or math.isclose(a, b, rel_tol=rel, abs_tol=0.0)
+
+
+def assert_estimate_equals_json(e, j):
+    """Every number of `napkin serve --json` (serve.cpp: estimate_json) against the ServingEstimate."""
+    assert e.workload.concurrency == j["concurrency"]
+    for key in ("ttft", "tpot", "e2e", "queue"):
+        assert close(getattr(e, key), j[key + "_s"]), key
+    for key in ("output_tokens_per_s", "output_tokens_per_s_per_gpu", "output_tokens_per_s_per_user",
+                "requests_per_s"):
+        assert close(getattr(e, key), j[key]), key
+    assert e.max_concurrency == j["max_concurrency"]
+    for key in ("weights", "kv_cache", "activations", "total", "usable"):
+        assert close(getattr(e.memory, key), j["memory"][key]), key
+    assert e.memory.fits == j["memory"]["fits"]
+    for key in ("weights_read", "kv_read", "compute", "tp", "pp", "ep", "total"):
+        assert close(getattr(e.step, key), j["decode_step"][key + "_s"]), key
+    assert e.step.memory_bound == j["decode_step"]["memory_bound"]
+    assert close(e.prefill.compute, j["prefill"]["compute_s"])
+    assert close(e.prefill.comm, j["prefill"]["comm_s"])
+    assert e.prefill.passes == j["prefill"]["passes"]
+
+
+def test_evaluate_serving_equals_napkin_serve_json(napkin_cli):
+    # serve.cpp's default link for an H100 is the catalog's nvlink4, its collective a
+    # ring with NCCL's 6.6 µs base latency (the module's default too).
+    j = napkin_cli("serve", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--tp", 4, "--input-tokens", 1024,
+                   "--output-tokens", 256, "--concurrency", 16, "--kv-dtype", "fp8")
+    e = napkin.evaluate_serving(catalog.model("llama3.1-70b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
+                                napkin.ServingLayout(tp=4),
+                                napkin.ServingWorkload(input_tokens=1024, output_tokens=256, concurrency=16),
+                                napkin.ServingSetup(kv="fp8"))
+    assert_estimate_equals_json(e, j)
+
+
+def test_static_chunked_sweep_equals_napkin_serve_json(napkin_cli):
+    j = napkin_cli("serve", "--model", "llama3.1-8b", "--gpu", "a100-80gb-sxm", "--tp", 2, "--pp", 2,
+                   "--weight-dtype", "int4", "--input-tokens", 2000, "--output-tokens", 100, "--batch", 8,
+                   "--prefill-chunk", 512, "--sweep", "1,4")
+    model, gpu, link = catalog.model("llama3.1-8b"), catalog.gpu("a100-80gb-sxm"), catalog.link("nvlink3")
+    layout = napkin.ServingLayout(tp=2, pp=2)
+    workload = napkin.ServingWorkload(input_tokens=2000, output_tokens=100, concurrency=8, batching="static")
+    setup = napkin.ServingSetup(weights="int4", prefill_chunk=512)
+    assert_estimate_equals_json(napkin.evaluate_serving(model, gpu, link, layout, workload, setup), j)
+    rows = napkin.serving_sweep(model, gpu, link, layout, workload, [1, 4], setup)
+    assert len(rows) == len(j["rows"]) == 2
+    for e, row in zip(rows, j["rows"]):
+        assert_estimate_equals_json(e, row)
+    # 2000 tokens in chunks of 512: four passes (512, 512, 512, 464).
+    assert rows[0].prefill.passes == 4
+
+
+def test_moe_serving_from_hf_config_equals_napkin_serve_json(napkin_cli, data_dir):
+    path = os.path.join(data_dir, "mixtral_8x7b_config.json")
+    j = napkin_cli("serve", "--model", path, "--gpu", "h100-sxm", "--tp", 2, "--ep", 2, "--input-tokens", 512,
+                   "--output-tokens", 128, "--concurrency", 32)
+    model = napkin.TransformerShape.from_hf_config(path)
+    assert model.experts == 8 and model.experts_per_token == 2
+    e = napkin.evaluate_serving(model, catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
+                                napkin.ServingLayout(tp=2, ep=2),
+                                napkin.ServingWorkload(input_tokens=512, output_tokens=128, concurrency=32))
+    assert_estimate_equals_json(e, j)
+    assert e.step.ep > 0
+
+
+def test_decode_step_and_prefill_are_the_estimates_parts():
+    model, gpu, link = catalog.model("llama3.1-70b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4")
+    layout = napkin.ServingLayout(tp=4)
+    e = napkin.evaluate_serving(model, gpu, link, layout,
+                                napkin.ServingWorkload(input_tokens=1024, output_tokens=256, concurrency=16))
+    # evaluate_serving's step is decode_step at the mean context I + O/2 = 1152 tokens, B = 16.
+    step = napkin.decode_step(model, gpu, link, layout, napkin.DecodeBatch(sequences=16, context=1152.0))
+    assert step.to_dict() == e.step.to_dict()
+    # Continuous batching prefills one prompt at a time.
+    assert napkin.prefill(model, gpu, link, layout, 1, 1024).to_dict() == e.prefill.to_dict()
+    assert napkin.max_concurrency(model, gpu, layout, 1024 + 256) == e.max_concurrency
+    # The roofline: busy = max(read, compute), total = busy + communication.
+    assert close(step.busy, max(step.weights_read + step.kv_read, step.compute))
+    assert close(step.total, step.busy + step.tp + step.pp + step.ep)
+
+
+def test_expected_distinct_experts_by_hand():
+    # E·(1 − (1 − k/E)^n): one token hits k experts; E = 8, k = 2, n = 2: 8·(1 − (3/4)²) = 3.5.
+    assert napkin.expected_distinct_experts(8, 2, 1) == pytest.approx(2.0, rel=1e-15)
+    assert napkin.expected_distinct_experts(8, 2, 2) == pytest.approx(3.5, rel=1e-15)
+    with pytest.raises(ValueError, match="per_token"):
+        napkin.expected_distinct_experts(8, 9, 1)
+
+
+def test_bad_serving_input_raises_value_error_naming_it():
+    model, gpu, link = catalog.model("llama3.1-70b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4")
+    work = napkin.ServingWorkload(input_tokens=1024, output_tokens=256, concurrency=16)
+    # 64 heads: tp = 3 does not divide them.
+    with pytest.raises(ValueError, match=r"tp.*3.*must divide the attention heads"):
+        napkin.evaluate_serving(model, gpu, link, napkin.ServingLayout(tp=3), work)
+    with pytest.raises(ValueError, match="ServingLayout.pp"):
+        napkin.ServingLayout(pp=0)
+    with pytest.raises(ValueError, match="concurrency"):
+        napkin.evaluate_serving(model, gpu, link, napkin.ServingLayout(tp=4),
+                                napkin.ServingWorkload(input_tokens=1, output_tokens=1, concurrency=0))
+    with pytest.raises(ValueError, match=r"ServingSetup\.kv.*int4"):
+        napkin.ServingSetup(kv="int4")
+    with pytest.raises(ValueError, match="base_latency"):
+        napkin.evaluate_serving(model, gpu, link, napkin.ServingLayout(tp=4), work, base_latency=-1.0)
+    with pytest.raises(TypeError):
+        napkin.ServingWorkload(concurrency="many")
+
+
+def test_moe_and_mla_fields_round_trip(data_dir):
+    v3 = napkin.TransformerShape.from_hf_config(os.path.join(data_dir, "deepseek_v3_config.json"))
+    # DeepSeek-V3's config.json: 256 routed experts, 8 per token, 1 shared, the first 3 layers dense,
+    # MLA with kv_lora_rank 512, q_lora_rank 1536, 128 + 64 Q·K widths, 128 V width.
+    assert (v3.experts, v3.experts_per_token, v3.shared_experts, v3.dense_layers) == (256, 8, 1, 3)
+    assert (v3.kv_lora_rank, v3.q_lora_rank, v3.qk_nope_head_dim, v3.qk_rope_head_dim, v3.v_head_dim) == \
+        (512, 1536, 128, 64, 128)
+    assert v3.max_position_embeddings == 163840
+    d = v3.to_dict()
+    again = napkin.TransformerShape(**{k: v for k, v in d.items() if k != "parameters"})
+    assert again.to_dict() == d
+
+
+def test_layer_maps():
+    # Two stages of two chunks: stage 0 holds 6 + 5 = 11 layers, stage 1 9 + 9 = 18.
+    m = napkin.parse_layer_map("1-6,25-29/7-15,16-24", 29, 2)
+    assert (m.stages, m.chunks) == (2, 2)
+    assert [(r.first, r.last) for r in m.ranges] == [(1, 6), (25, 29), (7, 15), (16, 24)]
+    assert m.stage_layers(0) == 11 and m.stage_layers(1) == 18
+    assert m.fullest_stage == 1
+    even = napkin.even_layer_map(96, 8)
+    assert even.layers_per_chunk == [12] * 8
+    with pytest.raises(ValueError, match="--layer-map"):
+        napkin.parse_layer_map("1-6/8-29", 29, 2)
+    with pytest.raises(ValueError, match="stage"):
+        m.stage_layers(2)
+
+
+# --- the training options and memory parts that landed after the first module ---
+
+def h100_cluster(gpus):
+    node = catalog.node("dgx-h100")
+    return napkin.Cluster(node=node, nodes=gpus // node.gpus)
+
+
+def test_gpu_gemm_fields():
+    h100 = catalog.gpu("h100-sxm")
+    # NVIDIA Hopper whitepaper: 132 SMs on the SXM5 part; FP8 at twice the 16-bit dense peak.
+    assert h100.sm_count == 132 and h100.architecture == "hopper"
+    assert h100.fp8_flops == pytest.approx(2 * h100.peak_flops, rel=1e-3)
+    g = napkin.Gpu(name="x", memory=80e9, usable_fraction=0.9, memory_bandwidth=2e12, peak_flops=1e15,
+                   sm_count=100, fp8_flops=2e15, architecture="blackwell")
+    assert (g.sm_count, g.fp8_flops, g.architecture) == (100, 2e15, "blackwell")
+    with pytest.raises(ValueError, match="Gpu.architecture"):
+        g.architecture = "volta"
+
+
+def test_training_options_round_trip():
+    o = napkin.TrainingOptions(compute_model="flat", compute_dtype="fp8", overlap_tp=True, overlap_param_gather=True,
+                               fsdp_prefetch=False,
+                               profile=napkin.EfficiencyProfile(ampere_share=0.5, hopper_share=0.4, memory_passes=1.0),
+                               memory_allowances=napkin.MemoryAllowances(fragmentation=0.1, loss_logits=False))
+    d = o.to_dict()
+    assert (d["compute_model"], d["compute_dtype"], d["overlap_tp"], d["overlap_param_gather"],
+            d["fsdp_prefetch"]) == ("flat", "fp8", True, True, False)
+    assert d["profile"] == {"ampere_share": 0.5, "hopper_share": 0.4, "memory_passes": 1.0}
+    assert d["memory_allowances"]["fragmentation"] == 0.1 and d["memory_allowances"]["loss_logits"] is False
+    # The defaults are the library's: the GEMM model with the fitted profile, 544 MiB of context.
+    default = napkin.TrainingOptions()
+    assert default.compute_model == "gemm" and default.fsdp_prefetch is True
+    assert default.profile.to_dict() == napkin.default_profile.to_dict()
+    assert default.memory_allowances.cuda_context == (512 + 32) * 2**20
+    with pytest.raises(ValueError, match="TrainingOptions.compute_model"):
+        napkin.TrainingOptions(compute_model="exact")
+
+
+def test_training_options_change_the_result():
+    model = catalog.model("llama3.1-70b")
+    par = napkin.Parallelism(tp=8, pp=1, dp=4, micro_batch=1, global_batch=64, sequence=4096,
+                             sequence_parallel=True, flash_attention=True, recompute="full", sharding="distributed")
+    cluster = h100_cluster(32)
+    base = napkin.evaluate_training(model, cluster, par)
+    # --tp-comm-overlap hides the TP collectives behind the linear layers' GEMMs: never more, here less.
+    tp = napkin.evaluate_training(model, cluster, par, napkin.TrainingOptions(overlap_tp=True))
+    assert tp.breakdown.tp < base.breakdown.tp
+    # The FP8 peak is twice the 16-bit one: the compute falls.
+    fp8 = napkin.evaluate_training(model, cluster, par, napkin.TrainingOptions(compute_dtype="fp8"))
+    assert fp8.breakdown.compute < base.breakdown.compute
+    # The flat roofline is another compute model: another compute time, the same memory.
+    flat = napkin.evaluate_training(model, cluster, par, napkin.TrainingOptions(compute_model="flat"))
+    assert flat.breakdown.compute != base.breakdown.compute
+    assert flat.memory.total == base.memory.total
+    # memory.hpp: fragmentation = share × activations; p = 1 holds the fp32 logits b·s·V/t·4 bytes.
+    frag = napkin.evaluate_training(
+        model, cluster, par, napkin.TrainingOptions(memory_allowances=napkin.MemoryAllowances(fragmentation=0.25)))
+    assert close(frag.memory.fragmentation, 0.25 * frag.memory.activations)
+    assert close(base.memory.loss_logits, 1 * 4096 * model.vocabulary / 8 * 4.0)
+    assert close(base.memory.total, base.memory.states + base.memory.activations + base.memory.allowances)
+    # The NCCL buffers: one communicator each for TP and DP (pp = 1), the same channels each.
+    assert base.memory.nccl_buffers > 0
+    none = napkin.evaluate_training(model, cluster, par,
+                                    napkin.TrainingOptions(memory_allowances=napkin.no_memory_allowances))
+    assert none.memory.allowances == 0.0
+    assert close(base.memory.total - none.memory.total, base.memory.allowances)
+
