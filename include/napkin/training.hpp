@@ -429,11 +429,15 @@ struct GradientSync {
 // Newton–Schulz iterations of every weight matrix (napkin/optimizer.hpp's
 // muon_step_flops) spread evenly over all GPUs (Megatron's distributed Muon
 // hands each rank whole matrices; balanced, that is 1/N of the FLOPs).
+[[nodiscard]] constexpr Seconds newton_schulz_time(const TransformerShape& m, const Parallelism& par, const Gpu& gpu,
+                                                  const TrainingOptions& o) {
+    if (o.optimizer == Optimizer::adam) return Seconds{};
+    return muon_step_time(m, count(gpus(par)), gpu.peak_flops * matrix_share(gpu, o));
+}
+
 [[nodiscard]] constexpr Seconds optimizer_step_time(const TransformerShape& m, const StageParameters& params,
                                                    const Parallelism& par, const Gpu& gpu, const TrainingOptions& o) {
-    const Seconds update = optimizer_time(params, par, gpu, optimizer_moments(m, o.optimizer));
-    if (o.optimizer == Optimizer::adam) return update;
-    return update + muon_step_time(m, count(gpus(par)), gpu.peak_flops * matrix_share(gpu, o));
+    return optimizer_time(params, par, gpu, optimizer_moments(m, o.optimizer)) + newton_schulz_time(m, par, gpu, o);
 }
 
 // ---------------------------------------------------------------------------
@@ -646,8 +650,11 @@ template <class F>
 constexpr void for_each_stage(const TransformerShape& m, const Cluster& c, const Parallelism& par,
                               const TrainingOptions& o, const LayerMap& map, F&& f) {
     const Gpu& gpu = c.node.gpu;
-    const MicrobatchTime dense = layer_microbatch_time(one_layer_shape(m, par, true), par, c, o);
-    const MicrobatchTime moe = m.experts == 0 ? dense : layer_microbatch_time(one_layer_shape(m, par, false), par, c, o);
+    const bool has_dense = m.experts == 0 || m.dense_layers > 0;
+    const MicrobatchTime moe = layer_microbatch_time(one_layer_shape(m, par, false), par, c, o);
+    const MicrobatchTime dense =
+        m.experts == 0 ? moe : has_dense ? layer_microbatch_time(one_layer_shape(m, par, true), par, c, o)
+                                         : MicrobatchTime{};
     const Seconds logits = logits_time_per_microbatch(m, par, gpu, o);
     const Seconds send = pp_time_per_microbatch(m, par, c, o);
     const double multiplier =
@@ -655,6 +662,7 @@ constexpr void for_each_stage(const TransformerShape& m, const Cluster& c, const
     const Bytes dense_activations = activation_bytes_per_layer(one_layer_shape(m, par, true), par);
     const Bytes moe_activations = activation_bytes_per_layer(one_layer_shape(m, par, false), par);
     const double moments = optimizer_moments(m, o.optimizer);
+    const Seconds newton_schulz = newton_schulz_time(m, par, gpu, o);
     const double kept = optimizer_bytes_per_parameter(par);
     for (long long s = 0; s < map.stages; ++s) {
         StageEstimate e;
@@ -676,7 +684,7 @@ constexpr void for_each_stage(const TransformerShape& m, const Cluster& c, const
                                  forward, backward, o) +
                exposed_sync_time(gradient_sync_parts(e.parameters.expert, expert_data_group(par, c), par, c, o), par,
                                  layers, forward, backward, o);
-        e.optimizer = optimizer_step_time(m, e.parameters, par, gpu, o);
+        e.optimizer = optimizer_time(e.parameters, par, gpu, moments) + newton_schulz;
         f(s, e);
     }
 }
