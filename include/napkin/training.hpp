@@ -496,7 +496,9 @@ struct MatrixWork {
     const double q = count(m.heads * head_dim(m)) / t;
     const double qkv = count((m.heads + 2 * m.kv_heads) * head_dim(m)) / t;
     const double up = m.feed_forward == FeedForward::gated ? 2.0 : 1.0;
-    const double f = (m.experts == 0 ? count(m.ffn) : count(m.experts_per_token * m.expert_ffn)) / t;
+    const double f = (m.experts == 0 ? count(m.ffn)
+                                     : count(m.experts_per_token * m.expert_ffn + m.shared_experts * m.shared_expert_ffn)) /
+                     t;
     const double forward_inputs = h + q + h + f;
     const double backward_outputs = qkv + h + up * f + h;
     return read_time(bytes(3.0 * tokens * (forward_inputs + backward_outputs)), gpu);
@@ -759,6 +761,8 @@ inline void check_layer_map(const LayerMap& map, const Parallelism& par, const T
         });
         return estimate(memory, slowest, dp, optimizer);
     }
+    // Without a map every stage holds L/p layers; a model with dense layers
+    // has them priced as MoE ones here (an upper bound for the stage).
     const MatrixWork work = matrix_work(m, par, gpu, o);
 
     // One micro-batch on the slowest stage; with TP overlap only the part of
