@@ -14,6 +14,7 @@
 //   build-*/bench/bench_training --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/catalog/models.hpp>
+#include <napkin/layer_map.hpp>
 #include <napkin/training.hpp>
 
 #include <benchmark/benchmark.h>
@@ -483,5 +484,28 @@ void evaluate_with_doubles(benchmark::State& state) {
     }
 }
 BENCHMARK(evaluate_with_doubles);
+
+// Issue 15's MoE layout (tests/data/moe-training-step-1024-gpus.json): 45
+// layers on 4 stages × 2 chunks from an uneven layer map, EP 4 on GH200 quad
+// nodes, DP 256, Muon, the GEMM model. Goal: under 1 µs per evaluation.
+void evaluate_moe_layout(benchmark::State& state) {
+    constexpr TransformerShape moe{.name = "reference-moe", .layers = 45, .hidden = 2048, .ffn = 768, .heads = 16,
+                                   .kv_heads = 16, .vocabulary = 131072, .experts = 128, .experts_per_token = 7,
+                                   .expert_ffn = 768, .shared_experts = 1, .shared_expert_ffn = 768};
+    const Parallelism par{.tp = 1, .pp = 4, .dp = 256, .ep = 4, .virtual_stages = 2, .micro_batch = 2,
+                          .global_batch = 4096, .sequence = 4096, .sharding = Sharding::distributed,
+                          .flash_attention = true, .gradients = DType::fp32};
+    const Cluster cluster = cluster_of(catalog::gh200_quad, 256);
+    const LayerMap map = parse_layer_map("1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45", 45, 4);
+    TrainingOptions options;
+    options.optimizer = Optimizer::muon;
+    options.layer_map = &map;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(options);
+        const TrainingEstimate e = evaluate_training(moe, cluster, par, options);
+        benchmark::DoNotOptimize(e);
+    }
+}
+BENCHMARK(evaluate_moe_layout);
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <napkin/training.hpp>
 
 #include <cstdio>
+#include <optional>
 
 namespace napkin::cli {
 namespace {
@@ -15,6 +16,73 @@ template <class T, class Parse>
 T parse_choice(const std::string& flag, const std::string& text, Parse parse, const char* choices) {
     if (auto value = parse(text)) return *value;
     throw napkin::invalid_argument(flag + " \"" + text + "\": must be one of " + choices);
+}
+
+nlohmann::json stages_json(const TransformerShape& m, const Cluster& c, const Parallelism& par,
+                           const TrainingOptions& o) {
+    nlohmann::json out = nlohmann::json::array();
+    if (o.layer_map == nullptr) return out;
+    for_each_stage(m, c, par, o, *o.layer_map, [&](long long s, const StageEstimate& e) {
+        out.push_back({{"stage", s + 1},
+                       {"layers", e.layers.total()},
+                       {"dense_layers", e.layers.dense},
+                       {"moe_layers", e.layers.moe},
+                       {"microbatch_s", e.microbatch.total().value()},
+                       {"forward_s", stage_times(e.microbatch, par).forward.value()},
+                       {"backward_s", stage_times(e.microbatch, par).backward.value()},
+                       {"parameters_per_gpu", e.parameters.total()},
+                       {"memory_bytes", e.memory.total().value()},
+                       {"dp_s", e.dp.value()},
+                       {"optimizer_s", e.optimizer.value()}});
+    });
+    return out;
+}
+
+nlohmann::json ops_json(const TransformerShape& m, const Cluster& c, const Parallelism& par,
+                        const TrainingOptions& o) {
+    nlohmann::json out = nlohmann::json::array();
+    const auto add = [&](std::string_view layer, const LayerOps& ops) {
+        for (std::size_t i = 0; i < ops.size; ++i)
+            out.push_back({{"layer", layer},
+                           {"op", ops.ops[i].op},
+                           {"forward_s", ops.ops[i].forward.value()},
+                           {"backward_s", ops.ops[i].backward.value()},
+                           {"bytes", ops.ops[i].sent.value()}});
+    };
+    if (m.experts > 0) add("moe", layer_ops(m, c, par, o));
+    if (m.experts == 0 || m.dense_layers > 0) add("dense", layer_ops(m, c, par, o, true));
+    return out;
+}
+
+nlohmann::json collectives_json(const TransformerShape& m, const Cluster& c, const Parallelism& par,
+                                const TrainingOptions& o) {
+    StageParameters params = parameters_per_gpu(m, par);
+    double layers = count(m.layers / par.pp), moe = m.experts > 0 ? layers : 0.0;
+    if (o.layer_map != nullptr) {
+        params = {};
+        layers = moe = 0.0;
+        for_each_stage(m, c, par, o, *o.layer_map, [&](long long, const StageEstimate& e) {
+            // The stage with the most weights syncs the most; the one with
+            // the most layers makes the most per-layer calls.
+            if (e.parameters.total() > params.total()) params = e.parameters;
+            layers = std::max(layers, count(e.layers.total()));
+            moe = std::max(moe, count(e.layers.moe));
+        });
+    }
+    const StepCollectives list = step_collectives(m, c, par, o, params, layers, moe);
+    nlohmann::json out = nlohmann::json::array();
+    for (std::size_t i = 0; i < list.size; ++i) {
+        const StepCollective& x = list.list[i];
+        out.push_back({{"name", x.name},
+                       {"algorithm", x.algorithm},
+                       {"bytes", x.bytes.value()},
+                       {"group", x.group},
+                       {"nodes", x.nodes},
+                       {"link", x.link},
+                       {"calls_per_step", x.calls},
+                       {"time_s", x.time.value()}});
+    }
+    return out;
 }
 
 }  // namespace
@@ -36,6 +104,8 @@ NAPKIN_COMMAND(app) {
         double fragmentation = 0.0;
         bool no_memory_allowances = false;
         bool json = false;
+        std::string layer_map, optimizer = "adam";
+        long long first_stage_layers = 0, last_stage_layers = 0;
     };
     auto o = std::make_shared<Options>();
     o->gpu.name = "a100-80gb-sxm";
@@ -92,6 +162,15 @@ NAPKIN_COMMAND(app) {
                     "allocated - 1 of your runs)");
     sub->add_flag("--no-memory-allowances", o->no_memory_allowances,
                   "memory of the papers' model only: no CUDA context, NCCL buffers or fp32 logits");
+    sub->add_option("--layer-map", o->layer_map,
+                    "uneven pipeline: layers per stage and chunk, e.g. 1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45 "
+                    "(stages split by /, a stage's chunks by ,)");
+    sub->add_option("--first-stage-layers", o->first_stage_layers,
+                    "uneven pipeline: layers of the first virtual stage (Megatron's "
+                    "--decoder-first-pipeline-num-layers)");
+    sub->add_option("--last-stage-layers", o->last_stage_layers,
+                    "uneven pipeline: layers of the last virtual stage (--decoder-last-pipeline-num-layers)");
+    sub->add_option("--optimizer", o->optimizer, "adam or muon (adam)");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o, sub] {
         const TransformerShape model = resolve_model(o->model);
@@ -130,6 +209,20 @@ NAPKIN_COMMAND(app) {
         require_non_negative("--fragmentation", o->fragmentation);
         MemoryAllowances allowances = o->no_memory_allowances ? no_memory_allowances : default_memory_allowances;
         allowances.fragmentation = o->fragmentation;
+        std::optional<LayerMap> map;
+        if (!o->layer_map.empty()) {
+            if (sub->count("--first-stage-layers") + sub->count("--last-stage-layers") > 0)
+                throw napkin::invalid_argument("--layer-map \"" + o->layer_map +
+                                               "\": give it or --first-stage-layers/--last-stage-layers, not both");
+            map = parse_layer_map(o->layer_map, model.layers, par.pp, "--layer-map");
+            if (map->chunks != par.virtual_stages)
+                throw napkin::invalid_argument("--layer-map \"" + o->layer_map + "\": has " +
+                                               std::to_string(map->chunks) + " chunks per stage; --vp is " +
+                                               std::to_string(par.virtual_stages));
+        } else if (sub->count("--first-stage-layers") + sub->count("--last-stage-layers") > 0) {
+            map = first_last_layer_map(model.layers, par.pp, par.virtual_stages, o->first_stage_layers,
+                                       o->last_stage_layers);
+        }
         const TrainingOptions options{
             .efficiency = o->efficiency,
             .compute_model = flat_flags || o->compute_model == "flat" ? ComputeModel::flat : ComputeModel::gemm,
@@ -143,7 +236,9 @@ NAPKIN_COMMAND(app) {
             .overlap_dp = o->overlap_dp,
             .tp_communication = parse_choice<TpCommunication>("--tp-comm", o->tp_comm, parse_tp_communication,
                                                               "auto, all-reduce, rs-ag"),
-            .memory_allowances = allowances};
+            .memory_allowances = allowances,
+            .optimizer = optimizer_from_name(o->optimizer),
+            .layer_map = map ? &*map : nullptr};
         const TrainingEstimate e = evaluate_training(model, cluster, par, options);
         const StepBreakdown& b = e.breakdown;
         if (o->json) {
@@ -175,7 +270,12 @@ NAPKIN_COMMAND(app) {
                         {"microbatches", microbatches(par)},
                         {"tokens_per_s", e.tokens_per_second.value()},
                         {"mfu", e.mfu},
-                        {"hfu", e.hfu}});
+                        {"hfu", e.hfu},
+                        {"optimizer", to_string(options.optimizer)},
+                        {"expert_dp", expert_data_parallel(par)},
+                        {"stages", stages_json(model, cluster, par, options)},
+                        {"ops", ops_json(model, cluster, par, options)},
+                        {"collectives", collectives_json(model, cluster, par, options)}});
             return;
         }
         // In 80 columns: a head line, then each part on its own indented lines.
@@ -201,6 +301,17 @@ NAPKIN_COMMAND(app) {
                                       ", cp " + to_string(b.cp) + ", optimizer " + to_string(b.optimizer)).c_str());
         std::printf("%s tokens/s, MFU %.1f%%, HFU %.1f%%\n", grouped(e.tokens_per_second.value()).c_str(), 100 * e.mfu,
                     100 * e.hfu);
+        if (model.experts > 0)
+            printf_wrapped("experts: ep %lld, expert data-parallel %lld (dense gradients over dp x cp = %lld)\n", par.ep,
+                           expert_data_parallel(par), par.dp * par.cp);
+        if (options.optimizer != Optimizer::adam)
+            std::printf("optimizer: %s\n", std::string(to_string(options.optimizer)).c_str());
+        if (map)
+            for_each_stage(model, cluster, par, options, *map, [](long long s, const StageEstimate& x) {
+                printf_wrapped("stage %lld: %lld layers (%lld dense, %lld MoE), micro-batch %s, memory %s\n", s + 1,
+                            x.layers.total(), x.layers.dense, x.layers.moe, to_string(x.microbatch.total()).c_str(),
+                            to_string(x.memory.total()).c_str());
+            });
         if (e.compute_model == ComputeModel::flat && options.compute_model == ComputeModel::gemm)
             std::printf("%s\n", wrap_line("flat compute model: " + std::string(node.gpu.name) +
                                           " lacks the SM count or architecture the GEMM model needs").c_str());

@@ -22,30 +22,57 @@ namespace napkin {
 
 // Forward FLOPs of one layer for one sequence of s tokens: the weight
 // matrices (Q, K, V, O with GQA's narrower K and V; two GELU or three SwiGLU
-// matrices, the k active experts and the router for MoE), plus the attention
-// core QKᵀ and scores·V, 2·2·s²·(a·d); causal masking skips half of the
-// scores when the kernel exploits it (Narayanan et al. count the full square).
+// matrices, the k active experts, the shared experts and the router for MoE),
+// plus the attention core QKᵀ and scores·V, 2·2·s²·(a·d); causal masking
+// skips half of the scores when the kernel exploits it (Narayanan et al.
+// count the full square). Latent attention (DeepSeek-V2 Sec. 2.1): its
+// projections at 2 FLOPs per weight (model.hpp's latent_attention_weights),
+// its core with Q·K over nope + rope dimensions and V over v_head_dim
+// (model.hpp's attention_score_flops_per_token).
 [[nodiscard]] constexpr Flops layer_forward_flops(const TransformerShape& m, long long sequence,
                                                  bool causal = false) {
     const double s = count(sequence);
     const double h = count(m.hidden);
     const double q_width = count(m.heads * head_dim(m));
     const double kv_width = count(m.kv_heads * head_dim(m));
-    const double attention_matrices = 2.0 * h * q_width + 2.0 * h * kv_width;
+    const double attention_matrices =
+        latent_attention(m) ? count(latent_attention_weights(m)) : 2.0 * h * q_width + 2.0 * h * kv_width;
     const double matrices_per_ffn = m.feed_forward == FeedForward::gated ? 3.0 : 2.0;
     const double ffn_matrices = m.experts == 0 ? matrices_per_ffn * h * count(m.ffn)
                                                : count(m.experts_per_token) * matrices_per_ffn * h *
                                                          count(m.expert_ffn) +
+                                                     count(m.shared_experts) * matrices_per_ffn * h *
+                                                         count(m.shared_expert_ffn) +
                                                      h * count(m.experts);
-    const double core = 2.0 * 2.0 * s * s * q_width * (causal ? 0.5 : 1.0);
+    const double core = s * attention_score_flops_per_token(m, s) * (causal ? 0.5 : 1.0);
     return flops(2.0 * s * (attention_matrices + ffn_matrices) + core);
+}
+
+// A model's dense layers (DeepSeek's first_k_dense_replace) as a shape of its
+// own: the same attention, a feed-forward block of width ffn, no experts.
+[[nodiscard]] constexpr TransformerShape dense_layer_shape(const TransformerShape& m) {
+    TransformerShape dense = m;
+    dense.experts = dense.experts_per_token = dense.expert_ffn = 0;
+    dense.shared_experts = dense.shared_expert_ffn = 0;
+    dense.dense_layers = 0;
+    return dense;
+}
+
+// Forward FLOPs of every layer for one sequence: the dense layers at their
+// own FLOPs, the MoE layers at theirs.
+[[nodiscard]] constexpr Flops layers_forward_flops(const TransformerShape& m, long long sequence,
+                                                  bool causal = false) {
+    const double moe = count(moe_layers(m));
+    const double dense = count(m.layers) - moe;
+    return moe * layer_forward_flops(m, sequence, causal) +
+           dense * layer_forward_flops(m.experts == 0 ? m : dense_layer_shape(m), sequence, causal);
 }
 
 // The attention core alone (what selective recomputation replays).
 [[nodiscard]] constexpr Flops attention_core_flops(const TransformerShape& m, long long sequence,
                                                   bool causal = false) {
     const double s = count(sequence);
-    return flops(2.0 * 2.0 * s * s * count(m.heads * head_dim(m)) * (causal ? 0.5 : 1.0));
+    return flops(s * attention_score_flops_per_token(m, s) * (causal ? 0.5 : 1.0));
 }
 
 // The output layer (logits) for one sequence: 2·s·h·V.
@@ -57,8 +84,7 @@ namespace napkin {
 // every layer and the logits, for all B sequences of the global batch.
 [[nodiscard]] constexpr Flops model_flops_per_iteration(const TransformerShape& m, const Parallelism& par,
                                                        bool causal = false) {
-    const Flops forward = count(m.layers) * layer_forward_flops(m, par.sequence, causal) +
-                          logits_forward_flops(m, par.sequence);
+    const Flops forward = layers_forward_flops(m, par.sequence, causal) + logits_forward_flops(m, par.sequence);
     return 3.0 * count(par.global_batch) * forward;
 }
 
@@ -70,7 +96,7 @@ namespace napkin {
     switch (par.recompute) {
         case Recompute::none: return Flops{};
         case Recompute::selective: return count(m.layers) * attention_core_flops(m, par.sequence, causal);
-        case Recompute::full: return count(m.layers) * layer_forward_flops(m, par.sequence, causal);
+        case Recompute::full: return layers_forward_flops(m, par.sequence, causal);
     }
     return Flops{};
 }

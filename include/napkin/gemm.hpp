@@ -117,7 +117,10 @@ struct PassTimes {
     const double heads = count(par.micro_batch) * count(m.heads) / count(par.tp);
     const double q = count(par.sequence / par.cp);
     const double keys = count(par.sequence);
-    const double d = count(head_dim(m));
+    // Latent attention: Q·K over nope + rope dimensions, scores·V over
+    // v_head_dim (DeepSeek-V2 Sec. 2.1.3); the kernel as one of their mean width.
+    const double d = latent_attention(m) ? count(m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) / 2.0
+                                         : count(head_dim(m));
     const double masked = causal ? 0.5 : 1.0;
     if (par.flash_attention) {
         // As an (s/c × d) output per head with 2 products of depth s (×½ causal).
@@ -142,8 +145,26 @@ struct PassTimes {
 // MLP matrix by columns, the output projection and the second by rows).
 //   QKV (T, (a + 2·a_kv)·d/t, h), output (T, h, a·d/t),
 //   MLP up (T, f/t, h) — gated: (T, 2f/t, h), the gate and up matrices in one — down (T, h, f/t);
+//   latent attention (DeepSeek-V2 Sec. 2.1; Megatron-Core's MLA keeps the
+//   down projections whole on every TP rank and splits the up ones by
+//   heads): Q down (T, q_lora, h), Q up (T, a·(nope + rope)/t, q_lora) —
+//   (T, a·(nope + rope)/t, h) without a query latent —, KV down
+//   (T, kv_lora + rope, h), KV up (T, a·(nope + v)/t, kv_lora), output (T, h, a·v/t);
 //   MoE: the router (T, E, h), then E/ep local experts, each receiving
-//   T·ep·k/E tokens (a balanced router), as batched GEMMs of that many rows.
+//   T·ep·k/E tokens (a balanced router), as one grouped GEMM of that many
+//   rows per expert (Megatron's GroupedMLP), and the shared experts, every
+//   token through each (T, 2·f_s·n_s/t, h) and (T, h, f_s·n_s/t).
+// A layer with experts = 0 has the dense MLP (a model's dense layers:
+// compute.hpp's dense_layer_shape).
+struct LayerGemmParts {
+    PassTimes projections{};  // the attention's linear layers
+    PassTimes core{};         // the attention core
+    PassTimes router{};       // MoE: the router GEMM
+    PassTimes routed{};       // MoE: the routed experts' grouped GEMMs
+    PassTimes shared{};       // MoE: the shared experts
+    PassTimes mlp{};          // dense layers: the feed-forward block
+};
+
 struct LayerGemmTimes {
     PassTimes weights;    // the linear layers
     PassTimes attention;  // the attention core
@@ -155,29 +176,63 @@ struct LayerGemmTimes {
     return {a.forward + b.forward, a.backward + b.backward};
 }
 
-[[nodiscard]] constexpr LayerGemmTimes layer_gemm_times(const TransformerShape& m, const Parallelism& par,
+[[nodiscard]] constexpr PassTimes attention_projection_times(const TransformerShape& m, const Parallelism& par,
+                                                             const Gpu& gpu, const GemmSettings& s) {
+    const double tokens = count(par.micro_batch) * count(par.sequence / par.cp);
+    const double t = count(par.tp);
+    const double h = count(m.hidden);
+    const double a = count(m.heads);
+    if (latent_attention(m)) {
+        const double qk = count(m.qk_nope_head_dim + m.qk_rope_head_dim);
+        const double q_lora = count(m.q_lora_rank);
+        const double kv_lora = count(m.kv_lora_rank);
+        const PassTimes query = m.q_lora_rank > 0
+                                    ? linear_times({.m = tokens, .n = q_lora, .k = h}, gpu, s) +
+                                          linear_times({.m = tokens, .n = a * qk / t, .k = q_lora}, gpu, s)
+                                    : linear_times({.m = tokens, .n = a * qk / t, .k = h}, gpu, s);
+        return query + linear_times({.m = tokens, .n = kv_lora + count(m.qk_rope_head_dim), .k = h}, gpu, s) +
+               linear_times({.m = tokens, .n = a * count(m.qk_nope_head_dim + m.v_head_dim) / t, .k = kv_lora}, gpu,
+                            s) +
+               linear_times({.m = tokens, .n = h, .k = a * count(m.v_head_dim) / t}, gpu, s);
+    }
+    const double d = count(head_dim(m));
+    const double qkv = count(m.heads + 2 * m.kv_heads) * d / t;
+    return linear_times({.m = tokens, .n = qkv, .k = h}, gpu, s) +
+           linear_times({.m = tokens, .n = h, .k = a * d / t}, gpu, s);
+}
+
+[[nodiscard]] constexpr LayerGemmParts layer_gemm_parts(const TransformerShape& m, const Parallelism& par,
                                                         const Gpu& gpu, const GemmSettings& s, bool causal) {
     const double tokens = count(par.micro_batch) * count(par.sequence / par.cp);
     const double t = count(par.tp);
     const double h = count(m.hidden);
-    const double d = count(head_dim(m));
-    const double qkv = count(m.heads + 2 * m.kv_heads) * d / t;
-    PassTimes w = linear_times({.m = tokens, .n = qkv, .k = h}, gpu, s) +
-                  linear_times({.m = tokens, .n = h, .k = count(m.heads) * d / t}, gpu, s);
     const double up = m.feed_forward == FeedForward::gated ? 2.0 : 1.0;
+    LayerGemmParts parts{.projections = attention_projection_times(m, par, gpu, s),
+                         .core = attention_core_times(m, par, gpu, s, causal)};
     if (m.experts == 0) {
         const double f = count(m.ffn) / t;
-        w = w + linear_times({.m = tokens, .n = up * f, .k = h}, gpu, s) +
-            linear_times({.m = tokens, .n = h, .k = f}, gpu, s);
-    } else {
-        const double local = count(m.experts) / count(par.ep);
-        const double rows = tokens * count(par.ep) * count(m.experts_per_token) / count(m.experts);
-        const double f = count(m.expert_ffn) / t;
-        w = w + linear_times({.m = tokens, .n = count(m.experts), .k = h}, gpu, s) +
-            linear_times({.m = rows, .n = up * f, .k = h, .batch = local}, gpu, s) +
-            linear_times({.m = rows, .n = h, .k = f, .batch = local}, gpu, s);
+        parts.mlp = linear_times({.m = tokens, .n = up * f, .k = h}, gpu, s) +
+                    linear_times({.m = tokens, .n = h, .k = f}, gpu, s);
+        return parts;
     }
-    return {w, attention_core_times(m, par, gpu, s, causal)};
+    const double local = count(m.experts) / count(par.ep);
+    const double rows = tokens * count(par.ep) * count(m.experts_per_token) / count(m.experts);
+    const double f = count(m.expert_ffn) / t;
+    parts.router = linear_times({.m = tokens, .n = count(m.experts), .k = h}, gpu, s);
+    parts.routed = linear_times({.m = rows, .n = up * f, .k = h, .batch = local}, gpu, s) +
+                   linear_times({.m = rows, .n = h, .k = f, .batch = local}, gpu, s);
+    if (m.shared_experts > 0) {
+        const double fs = count(m.shared_experts * m.shared_expert_ffn) / t;
+        parts.shared = linear_times({.m = tokens, .n = up * fs, .k = h}, gpu, s) +
+                       linear_times({.m = tokens, .n = h, .k = fs}, gpu, s);
+    }
+    return parts;
+}
+
+[[nodiscard]] constexpr LayerGemmTimes layer_gemm_times(const TransformerShape& m, const Parallelism& par,
+                                                        const Gpu& gpu, const GemmSettings& s, bool causal) {
+    const LayerGemmParts p = layer_gemm_parts(m, par, gpu, s, causal);
+    return {p.projections + p.router + p.routed + p.shared + p.mlp, p.core};
 }
 
 // The output layer: logits (T, V/t, h) (vocabulary-parallel, Shoeybi et al. 2019, Sec. 3).

@@ -270,15 +270,20 @@ struct TrainingMemory {
     return training_memory(m, par, parameters_per_gpu(m, par));
 }
 
-// The same with the memory a real run holds besides (MemoryAllowances).
-[[nodiscard]] constexpr TrainingMemory training_memory(const TransformerShape& m, const Parallelism& par,
-                                                       const StageParameters& params, const MemoryAllowances& a) {
-    TrainingMemory memory = training_memory(m, par, params);
+// `memory` with the allowances a real run holds besides (MemoryAllowances).
+[[nodiscard]] constexpr TrainingMemory with_allowances(TrainingMemory memory, const TransformerShape& m,
+                                                       const Parallelism& par, const MemoryAllowances& a) {
     memory.cuda_context = validated(a).cuda_context;
     memory.nccl_buffers = nccl_buffer_memory(par, a);
     memory.fragmentation = a.fragmentation * memory.activations;
     memory.loss_logits = loss_logits_memory(m, par, a);
     return memory;
+}
+
+// The same with the memory a real run holds besides (MemoryAllowances).
+[[nodiscard]] constexpr TrainingMemory training_memory(const TransformerShape& m, const Parallelism& par,
+                                                       const StageParameters& params, const MemoryAllowances& a) {
+    return with_allowances(training_memory(m, par, params), m, par, a);
 }
 
 [[nodiscard]] constexpr bool fits(const TrainingMemory& memory, const Gpu& gpu) {

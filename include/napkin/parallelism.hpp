@@ -333,19 +333,24 @@ constexpr void check_schedule(const Parallelism& par) {
     return par;
 }
 
-// Checks the layout against a model: heads split by tp, layers by pp × v,
-// experts by ep.
-[[nodiscard]] constexpr const Parallelism& validated(const Parallelism& par, const TransformerShape& model) {
+// Checks the layout against a model: heads split by tp, layers by pp × v
+// (unless `layer_map`: an uneven layer map, napkin/layer_map.hpp, places
+// them), experts by ep.
+[[nodiscard]] constexpr const Parallelism& validated(const Parallelism& par, const TransformerShape& model,
+                                                     bool layer_map = false) {
     (void)validated(par);
     (void)validated(model);
     if (model.heads % par.tp != 0)
         reject("Parallelism.tp", count(par.tp),
                        "must divide the model's attention heads (" + detail::whole(model.heads) + ")");
-    if (model.layers % checked_mul(par.pp, par.virtual_stages, "pp × virtual_stages") != 0)
+    if (!layer_map && model.layers % checked_mul(par.pp, par.virtual_stages, "pp × virtual_stages") != 0)
         reject("Parallelism.pp × virtual_stages", count(par.pp * par.virtual_stages),
-                       "must divide the model's layers (" + detail::whole(model.layers) + ")");
+                       "must divide the model's layers (" + detail::whole(model.layers) +
+                           ") unless a layer map places them (--layer-map, or --first-stage-layers and "
+                           "--last-stage-layers)");
     // DualPipeV cuts the model into 2p stages, two per rank (DualPipe repository).
-    if (resolved_schedule(par) == ScheduleKind::dualpipev && model.layers % checked_mul(2, par.pp, "2 × pp") != 0)
+    if (!layer_map && resolved_schedule(par) == ScheduleKind::dualpipev &&
+        model.layers % checked_mul(2, par.pp, "2 × pp") != 0)
         reject("Parallelism.pp", count(par.pp),
                        "times 2 must divide the model's layers (" + detail::whole(model.layers) +
                            ") for the dualpipev schedule");
@@ -359,8 +364,8 @@ constexpr void check_schedule(const Parallelism& par) {
 
 // Checks the layout against a model and a cluster: t·c·p·d = the cluster's GPUs.
 [[nodiscard]] constexpr const Parallelism& validated(const Parallelism& par, const TransformerShape& model,
-                                                     const Cluster& cluster) {
-    (void)validated(par, model);
+                                                     const Cluster& cluster, bool layer_map = false) {
+    (void)validated(par, model, layer_map);
     (void)validated(cluster);
     if (gpus(par) != gpus(cluster))
         reject("tp × cp × pp × dp", count(gpus(par)),

@@ -24,14 +24,18 @@
 #include <napkin/error.hpp>
 #include <napkin/gemm.hpp>
 #include <napkin/hardware.hpp>
+#include <napkin/layer_map.hpp>
 #include <napkin/memory.hpp>
 #include <napkin/model.hpp>
 #include <napkin/names.hpp>
+#include <napkin/optimizer.hpp>
 #include <napkin/parallelism.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/units.hpp>
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -97,6 +101,13 @@ struct TrainingOptions {
     TpCommunication tp_communication = TpCommunication::automatic;
     // What a real run holds besides model states and activations (memory.hpp).
     MemoryAllowances memory_allowances = default_memory_allowances;
+    // The optimizer (napkin/optimizer.hpp): Adam's two moments, or Muon's one
+    // momentum buffer on the weight matrices and its Newton–Schulz iterations.
+    Optimizer optimizer = Optimizer::adam;
+    // An uneven pipeline (napkin/layer_map.hpp): the layers each stage and
+    // chunk holds; null: L/(p·v) layers in every chunk. Not owned: it must
+    // outlive the call.
+    const LayerMap* layer_map = nullptr;
 };
 
 inline constexpr TrainingOptions default_training_options{};
@@ -145,10 +156,10 @@ struct TrainingEstimate {
 // stage's embedding look-up costs no multiplications). The GPU's share is
 // 1/(t·c) of the work.
 [[nodiscard]] constexpr Flops stage_flops_per_microbatch(const TransformerShape& m, const Parallelism& par,
-                                                        bool causal = false) {
+                                                        bool causal = false, bool logits = true) {
     const double layers = count(m.layers / par.pp);
     const Flops forward = layers * layer_forward_flops(m, par.sequence, causal) +
-                          logits_forward_flops(m, par.sequence);
+                          (logits ? logits_forward_flops(m, par.sequence) : Flops{});
     return 3.0 * count(par.micro_batch) * forward / count(par.tp * par.cp);
 }
 
@@ -388,15 +399,47 @@ struct GradientSync {
 // Adam's update is element-wise and memory-bound (Kingma & Ba 2015, Alg. 1):
 // per parameter it reads the gradient, the master weight and both moments,
 // writes them back and writes the 16-bit weight, at the GPU's memory
-// bandwidth, over the shard this GPU owns.
+// bandwidth, over the shard this GPU owns. `moments`: the moments kept per
+// parameter (2 for Adam; fewer for Muon, optimizer_moments below).
 [[nodiscard]] constexpr Seconds optimizer_time(const StageParameters& params, const Parallelism& par,
-                                              const Gpu& gpu) {
+                                              const Gpu& gpu, double moments = 2.0) {
     const bool sharded = par.sharding != Sharding::none;
     const double dense = params.dense / (sharded ? count(par.dp * par.cp) : 1.0);
     const double expert = params.expert / (sharded ? count(par.dp * par.cp / par.ep) : 1.0);
     const double per_parameter =
-        bytes_of(par.gradients) + 2.0 * optimizer_bytes_per_parameter(par) + bytes_of(par.weights);
+        bytes_of(par.gradients) + 2.0 * (bytes_of(par.master) + moments * bytes_of(par.moments)) +
+        bytes_of(par.weights);
     return read_time(bytes((dense + expert) * per_parameter), gpu);
+}
+
+// Moments kept per parameter, on average over the model: Adam's 2; Muon's 1
+// momentum on its matrices and AdamW's 2 on the rest (Liu et al. 2025, the
+// Moonlight paper, Sec. 2; napkin/optimizer.hpp's muon_parameter_count).
+[[nodiscard]] constexpr double optimizer_moments(const TransformerShape& m, Optimizer opt) {
+    if (opt == Optimizer::adam) return 2.0;
+    return 2.0 - count(muon_parameter_count(m)) / count(parameter_count(m));
+}
+
+// The share of the tensor-core peak the optimizer's Newton–Schulz GEMMs run at:
+// the GEMM model's fitted share of the generation, or the flat model's r.
+[[nodiscard]] constexpr double matrix_share(const Gpu& gpu, const TrainingOptions& o) {
+    return o.compute_model == ComputeModel::gemm && has_gemm_facts(gpu) ? tensor_share(o.profile, gpu.architecture)
+                                                                        : o.efficiency.peak_share;
+}
+
+// The optimizer step on one GPU: the element-wise update and, for Muon, the
+// Newton–Schulz iterations of every weight matrix (napkin/optimizer.hpp's
+// muon_step_flops) spread evenly over all GPUs (Megatron's distributed Muon
+// hands each rank whole matrices; balanced, that is 1/N of the FLOPs).
+[[nodiscard]] constexpr Seconds newton_schulz_time(const TransformerShape& m, const Parallelism& par, const Gpu& gpu,
+                                                  const TrainingOptions& o) {
+    if (o.optimizer == Optimizer::adam) return Seconds{};
+    return muon_step_time(m, count(gpus(par)), gpu.peak_flops * matrix_share(gpu, o));
+}
+
+[[nodiscard]] constexpr Seconds optimizer_step_time(const TransformerShape& m, const StageParameters& params,
+                                                   const Parallelism& par, const Gpu& gpu, const TrainingOptions& o) {
+    return optimizer_time(params, par, gpu, optimizer_moments(m, o.optimizer)) + newton_schulz_time(m, par, gpu, o);
 }
 
 // ---------------------------------------------------------------------------
@@ -430,10 +473,11 @@ struct MatrixWork {
 
 // The flat model (compute.hpp): every GEMM at one share of peak.
 [[nodiscard]] constexpr MatrixWork flat_matrix_work(const TransformerShape& m, const Parallelism& par,
-                                                    const Gpu& gpu, const TrainingOptions& o) {
+                                                    const Gpu& gpu, const TrainingOptions& o, bool logits = true) {
     const double efficiency = achievable_efficiency(o.efficiency, matmul_width(m, par));
     const ElementwiseTime elementwise = elementwise_time_per_microbatch(m, par, gpu, o.efficiency);
-    const Seconds matrix = achievable_compute_time(stage_flops_per_microbatch(m, par, o.causal), gpu, efficiency);
+    const Seconds matrix =
+        achievable_compute_time(stage_flops_per_microbatch(m, par, o.causal, logits), gpu, efficiency);
     const Seconds core = achievable_compute_time(
         count(par.micro_batch) * attention_core_flops(m, par.sequence, o.causal) / count(par.tp * par.cp), gpu,
         efficiency);
@@ -454,7 +498,9 @@ struct MatrixWork {
     const double q = count(m.heads * head_dim(m)) / t;
     const double qkv = count((m.heads + 2 * m.kv_heads) * head_dim(m)) / t;
     const double up = m.feed_forward == FeedForward::gated ? 2.0 : 1.0;
-    const double f = (m.experts == 0 ? count(m.ffn) : count(m.experts_per_token * m.expert_ffn)) / t;
+    const double f = (m.experts == 0 ? count(m.ffn)
+                                     : count(m.experts_per_token * m.expert_ffn + m.shared_experts * m.shared_expert_ffn)) /
+                     t;
     const double forward_inputs = h + q + h + f;
     const double backward_outputs = qkv + h + up * f + h;
     return read_time(bytes(3.0 * tokens * (forward_inputs + backward_outputs)), gpu);
@@ -466,13 +512,13 @@ struct MatrixWork {
 // for FP8, the casts. The logits stay in 16 bits (Transformer Engine keeps
 // the output layer out of FP8).
 [[nodiscard]] constexpr MatrixWork gemm_matrix_work(const TransformerShape& m, const Parallelism& par,
-                                                    const Gpu& gpu, const TrainingOptions& o) {
+                                                    const Gpu& gpu, const TrainingOptions& o, bool with_logits = true) {
     const GemmSettings settings = gemm_settings(gpu, o);
     GemmSettings sixteen = settings;
     sixteen.peak = gpu.peak_flops;
     sixteen.element_bytes = 2.0;
     const LayerGemmTimes layer = layer_gemm_times(m, par, gpu, settings, o.causal);
-    const PassTimes logits = logits_gemm_times(m, par, gpu, sixteen);
+    const PassTimes logits = with_logits ? logits_gemm_times(m, par, gpu, sixteen) : PassTimes{};
     const double layers = count(m.layers / par.pp);
     const ElementwiseTime elementwise =
         elementwise_time_per_microbatch(m, par, gpu, EfficiencyModel{.memory_passes = o.profile.memory_passes});
@@ -492,25 +538,236 @@ struct MatrixWork {
 }
 
 [[nodiscard]] constexpr MatrixWork matrix_work(const TransformerShape& m, const Parallelism& par, const Gpu& gpu,
-                                               const TrainingOptions& o) {
-    return resolved_compute_model(gpu, o) == ComputeModel::gemm ? gemm_matrix_work(m, par, gpu, o)
-                                                                 : flat_matrix_work(m, par, gpu, o);
+                                               const TrainingOptions& o, bool logits = true) {
+    return resolved_compute_model(gpu, o) == ComputeModel::gemm ? gemm_matrix_work(m, par, gpu, o, logits)
+                                                                 : flat_matrix_work(m, par, gpu, o, logits);
+}
+
+// ---------------------------------------------------------------------------
+// Uneven pipelines: a layer map (napkin/layer_map.hpp)
+//
+// Each stage's micro-batch is the sum of its layers' — a model's dense layers
+// (DeepSeek's first_k_dense_replace) at their own cost, the MoE layers at
+// theirs —, the logits on the last stage, the pipeline sends on every one.
+// The embedding look-up has no multiplications; its table is memory of the
+// first stage.
+
+[[nodiscard]] constexpr MicrobatchTime operator+(const MicrobatchTime& a, const MicrobatchTime& b) {
+    return {a.compute + b.compute, a.recompute + b.recompute, a.tp + b.tp, a.pp + b.pp, a.ep + b.ep,
+            {a.cp.forward + b.cp.forward, a.cp.backward + b.cp.backward}};
+}
+[[nodiscard]] constexpr MicrobatchTime operator*(double n, const MicrobatchTime& t) {
+    return {n * t.compute, n * t.recompute, n * t.tp, n * t.pp, n * t.ep, {n * t.cp.forward, n * t.cp.backward}};
+}
+
+// The shape seen as one layer per stage (m.layers / par.pp = 1), so the
+// per-stage functions above price one layer: a dense one or an MoE one.
+[[nodiscard]] constexpr TransformerShape one_layer_shape(const TransformerShape& m, const Parallelism& par,
+                                                         bool dense) {
+    TransformerShape one = dense && m.experts > 0 ? dense_layer_shape(m) : m;
+    one.layers = par.pp;
+    one.dense_layers = 0;
+    return one;
+}
+
+// One layer through one micro-batch: matrix and element-wise work, TP, EP and
+// CP collectives (no logits, no pipeline send).
+[[nodiscard]] constexpr MicrobatchTime layer_microbatch_time(const TransformerShape& layer, const Parallelism& par,
+                                                             const Cluster& c, const TrainingOptions& o) {
+    const MatrixWork work = matrix_work(layer, par, c.node.gpu, o, false);
+    const Seconds tp_full = tp_time_per_microbatch(layer, par, c, o);
+    return {.compute = work.compute,
+            .recompute = work.recompute,
+            .tp = o.overlap_tp ? std::max(Seconds{}, tp_full - work.linear) : tp_full,
+            .pp = Seconds{},
+            .ep = ep_time_per_microbatch(layer, par, c, o),
+            .cp = cp_time_per_microbatch(layer, par, c, o, work.attention_forward)};
+}
+
+// The logits' forward and backward for one micro-batch on the last stage
+// (16-bit in the GEMM model, as gemm_matrix_work prices them).
+[[nodiscard]] constexpr Seconds logits_time_per_microbatch(const TransformerShape& m, const Parallelism& par,
+                                                           const Gpu& gpu, const TrainingOptions& o) {
+    if (resolved_compute_model(gpu, o) == ComputeModel::gemm) {
+        GemmSettings sixteen = gemm_settings(gpu, o);
+        sixteen.peak = gpu.peak_flops;
+        sixteen.element_bytes = 2.0;
+        const PassTimes logits = logits_gemm_times(m, par, gpu, sixteen);
+        return logits.forward + logits.backward;
+    }
+    return achievable_compute_time(3.0 * count(par.micro_batch) * logits_forward_flops(m, par.sequence) /
+                                       count(par.tp * par.cp),
+                                   gpu, achievable_efficiency(o.efficiency, matmul_width(m, par)));
+}
+
+// A stage's layers by kind.
+struct StageLayers {
+    long long dense = 0, moe = 0;
+    [[nodiscard]] constexpr long long total() const { return dense + moe; }
+};
+
+[[nodiscard]] inline StageLayers stage_layers(const TransformerShape& m, const LayerMap& map, long long stage) {
+    StageLayers n;
+    for (long long chunk = 0; chunk < map.chunks; ++chunk) {
+        const LayerRange& r = map.at(stage, chunk);
+        const long long dense =
+            m.experts == 0 ? r.size() : std::max(0LL, std::min(r.last, m.dense_layers) - r.first + 1);
+        n.dense += dense;
+        n.moe += r.size() - dense;
+    }
+    return n;
+}
+
+// Weights one GPU of a stage keeps (parameters_per_gpu's split, per stage):
+// its layers cut t ways, experts over t·ep, the vocabulary-parallel table on
+// the first stage, the output layer and final norm on the last (a tied table
+// kept as a second copy there when p > 1).
+[[nodiscard]] constexpr StageParameters stage_parameters_per_gpu(const TransformerShape& m, const Parallelism& par,
+                                                                 const StageLayers& n, bool first, bool last) {
+    const double t = count(par.tp);
+    const double expert = detail::layer_expert_weights(m);
+    const double moe_dense = m.experts == 0 ? 0.0 : count(layer_weights(m)) - expert;
+    const double dense_layer = count(dense_layer_weights(m));
+    const double table = count(m.vocabulary * m.hidden) / t;
+    const double output = (!m.tied_embeddings || par.pp > 1) ? table : 0.0;
+    const double body = (count(n.dense) * dense_layer + count(n.moe) * moe_dense) / t;
+    return {body + (first ? table + count(m.learned_positions * m.hidden) : 0.0) +
+                (last ? output + count(norm_weights(m)) : 0.0),
+            count(n.moe) * expert / (t * count(par.ep))};
+}
+
+// What evaluate_training reports per stage of a layer map.
+struct StageEstimate {
+    StageLayers layers;
+    MicrobatchTime microbatch;  // one micro-batch through the stage
+    StageParameters parameters;
+    TrainingMemory memory;
+    Seconds dp, optimizer;
+};
+
+// The stages of a layer map, each with its micro-batch time, weights,
+// memory, exposed gradient synchronisation and optimizer step. The
+// activation peak of each stage is counted with the first stage's schedule
+// multiplier (napkin/pipeline.hpp's peak_activations) over the stage's own
+// layers: an upper bound for the later stages, which hold fewer micro-batches.
+template <class F>
+constexpr void for_each_stage(const TransformerShape& m, const Cluster& c, const Parallelism& par,
+                              const TrainingOptions& o, const LayerMap& map, F&& f) {
+    const Gpu& gpu = c.node.gpu;
+    const bool has_dense = m.experts == 0 || m.dense_layers > 0;
+    const MicrobatchTime moe = layer_microbatch_time(one_layer_shape(m, par, false), par, c, o);
+    const MicrobatchTime dense =
+        m.experts == 0 ? moe : has_dense ? layer_microbatch_time(one_layer_shape(m, par, true), par, c, o)
+                                         : MicrobatchTime{};
+    const Seconds logits = logits_time_per_microbatch(m, par, gpu, o);
+    const Seconds send = pp_time_per_microbatch(m, par, c, o);
+    const double multiplier =
+        with_schedule(par, [&](const auto& s) { return s.peak_activations(pipeline_shape(par)); });
+    const Bytes dense_activations = activation_bytes_per_layer(one_layer_shape(m, par, true), par);
+    const Bytes moe_activations = activation_bytes_per_layer(one_layer_shape(m, par, false), par);
+    const double moments = optimizer_moments(m, o.optimizer);
+    const Seconds newton_schulz = newton_schulz_time(m, par, gpu, o);
+    const double kept = optimizer_bytes_per_parameter(par);
+    for (long long s = 0; s < map.stages; ++s) {
+        StageEstimate e;
+        e.layers = stage_layers(m, map, s);
+        const bool first = s == 0, last = s == map.stages - 1;
+        e.microbatch = count(e.layers.dense) * dense + count(e.layers.moe) * moe;
+        if (last) e.microbatch.compute += logits;
+        e.microbatch.pp = send;
+        e.parameters = stage_parameters_per_gpu(m, par, e.layers, first, last);
+        const ModelStates d = model_states(e.parameters.dense, par.dp * par.cp, par);
+        const ModelStates x = model_states(e.parameters.expert, par.dp * par.cp / par.ep, par);
+        const double scale = kept > 0.0 ? (bytes_of(par.master) + moments * bytes_of(par.moments)) / kept : 1.0;
+        e.memory = with_allowances(
+            {d.weights + x.weights, d.gradients + x.gradients, scale * (d.optimizer + x.optimizer),
+             multiplier * (count(e.layers.dense) * dense_activations + count(e.layers.moe) * moe_activations)},
+            m, par, o.memory_allowances);
+        const Seconds forward = e.microbatch.compute / 3.0;
+        const Seconds backward = (2.0 / 3.0) * e.microbatch.compute + e.microbatch.recompute;
+        const double layers = count(std::max(1LL, e.layers.total()));
+        e.dp = exposed_sync_time(gradient_sync_parts(e.parameters.dense, data_group(par, c), par, c, o), par, layers,
+                                 forward, backward, o) +
+               exposed_sync_time(gradient_sync_parts(e.parameters.expert, expert_data_group(par, c), par, c, o), par,
+                                 layers, forward, backward, o);
+        e.optimizer = optimizer_time(e.parameters, par, gpu, moments) + newton_schulz;
+        f(s, e);
+    }
 }
 
 // ---------------------------------------------------------------------------
 // The iteration
+
+// The layer map's shape against the layout: p stages of v chunks.
+inline void check_layer_map(const LayerMap& map, const Parallelism& par, const TransformerShape& m) {
+    if (map.stages != par.pp)
+        reject("--layer-map", count(map.stages), "has this many stages; --pp is " + std::to_string(par.pp));
+    if (map.chunks != par.virtual_stages)
+        reject("--layer-map", count(map.chunks),
+               "has this many chunks per stage; --vp is " + std::to_string(par.virtual_stages));
+    long long layers = 0;
+    for (const LayerRange& r : map.ranges) layers += r.size();
+    if (layers != m.layers)
+        reject("--layer-map", count(layers), "places this many layers; the model has " + std::to_string(m.layers));
+}
+
 
 // Memory, step time, throughput and utilisation of one layout. Rejects a
 // layout that does not match the model or the cluster.
 [[nodiscard]] constexpr TrainingEstimate evaluate_training(const TransformerShape& m, const Cluster& c,
                                                            const Parallelism& par,
                                                            const TrainingOptions& o = default_training_options) {
-    (void)validated(par, m, c);
+    (void)validated(par, m, c, o.layer_map != nullptr);
+    if (o.layer_map != nullptr) check_layer_map(*o.layer_map, par, m);
     if (par.sequence_parallel && o.tp_communication == TpCommunication::all_reduce)
         reject("TrainingOptions.tp_communication", to_string(o.tp_communication),
                        "sequence parallelism needs reduce-scatter + all-gather (rs-ag or auto)");
     const Gpu& gpu = c.node.gpu;
     const double mb = count(microbatches(par));
+    const Flops model_flops = model_flops_per_iteration(m, par, o.causal);
+    const Flops hardware_flops = hardware_flops_per_iteration(model_flops, m, par, o.causal);
+    const auto estimate = [&](const TrainingMemory& memory, const MicrobatchTime& one, Seconds dp, Seconds optimizer) {
+        const StepBreakdown breakdown{.compute = mb * one.compute,
+                                      .recompute = mb * one.recompute,
+                                      .tp = mb * one.tp,
+                                      .pp = mb * one.pp,
+                                      .bubble = pipeline_bubble(par, stage_times(one, par)),
+                                      .dp = dp,
+                                      .ep = mb * one.ep,
+                                      .cp = mb * one.cp.total(),
+                                      .optimizer = optimizer};
+        const Seconds step = breakdown.total();
+        require_finite("training step (s)", step.value());  // finite inputs in range keep it finite; asserted
+        return TrainingEstimate{.memory = memory,
+                                .fits = fits(memory, gpu),
+                                .breakdown = breakdown,
+                                .step = step,
+                                .tokens_per_second = tokens(count(par.global_batch * par.sequence)) / step,
+                                .mfu = model_flops_utilisation(model_flops, step, gpus(par), gpu),
+                                .hfu = hardware_flops_utilisation(hardware_flops, step, gpus(par), gpu),
+                                .model_flops = model_flops,
+                                .hardware_flops = hardware_flops,
+                                .compute_model = resolved_compute_model(gpu, o)};
+    };
+    if (o.layer_map != nullptr) {
+        // The slowest stage sets the pace: its micro-batches, and the bubble
+        // of the schedule's closed form (napkin/pipeline.hpp's bubble_time)
+        // with its forward and backward; the step ends when the stage with
+        // the longest synchronisation and optimizer step is done; memory is
+        // the fullest stage's.
+        MicrobatchTime slowest{};
+        TrainingMemory memory{};
+        Seconds dp{}, optimizer{};
+        for_each_stage(m, c, par, o, *o.layer_map, [&](long long, const StageEstimate& e) {
+            if (e.microbatch.total() > slowest.total()) slowest = e.microbatch;
+            if (e.memory.total() > memory.total()) memory = e.memory;
+            dp = std::max(dp, e.dp);
+            optimizer = std::max(optimizer, e.optimizer);
+        });
+        return estimate(memory, slowest, dp, optimizer);
+    }
+    // Without a map every stage holds L/p layers; a model with dense layers
+    // has them priced as MoE ones here (an upper bound for the stage).
     const MatrixWork work = matrix_work(m, par, gpu, o);
 
     // One micro-batch on the slowest stage; with TP overlap only the part of
@@ -535,30 +792,172 @@ struct MatrixWork {
         exposed_sync_time(gradient_sync_parts(params.expert, expert_data_group(par, c), par, c, o), par, layers,
                           forward, backward, o);
 
-    const TrainingMemory memory = training_memory(m, par, params, o.memory_allowances);
-    const StepBreakdown breakdown{.compute = mb * one.compute,
-                                  .recompute = mb * one.recompute,
-                                  .tp = mb * one.tp,
-                                  .pp = mb * one.pp,
-                                  .bubble = pipeline_bubble(par, stage_times(one, par)),
-                                  .dp = dp,
-                                  .ep = mb * one.ep,
-                                  .cp = mb * one.cp.total(),
-                                  .optimizer = optimizer_time(params, par, gpu)};
-    const Seconds step = breakdown.total();
-    require_finite("training step (s)", step.value());  // finite inputs in range keep it finite; asserted
-    const Flops model_flops = model_flops_per_iteration(m, par, o.causal);
-    const Flops hardware_flops = hardware_flops_per_iteration(model_flops, m, par, o.causal);
-    return TrainingEstimate{.memory = memory,
-                            .fits = fits(memory, gpu),
-                            .breakdown = breakdown,
-                            .step = step,
-                            .tokens_per_second = tokens(count(par.global_batch * par.sequence)) / step,
-                            .mfu = model_flops_utilisation(model_flops, step, gpus(par), gpu),
-                            .hfu = hardware_flops_utilisation(hardware_flops, step, gpus(par), gpu),
-                            .model_flops = model_flops,
-                            .hardware_flops = hardware_flops,
-                            .compute_model = resolved_compute_model(gpu, o)};
+    TrainingMemory memory = training_memory(m, par, params, o.memory_allowances);
+    const double kept = optimizer_bytes_per_parameter(par);
+    if (o.optimizer != Optimizer::adam && kept > 0.0)
+        memory.optimizer = memory.optimizer * ((bytes_of(par.master) + optimizer_moments(m, o.optimizer) *
+                                                                          bytes_of(par.moments)) / kept);
+    return estimate(memory, one, dp, optimizer_step_time(m, params, par, gpu, o));
 }
+
+// ---------------------------------------------------------------------------
+// Per-op times and the step's collectives (what `napkin train --json` lists
+// as `ops` and `collectives`), from the same functions evaluate_training
+// uses.
+
+// One op of one layer for one micro-batch on one GPU: its forward and
+// backward time, and the bytes it sends over a link (collectives; 0 for compute).
+struct TrainingOp {
+    std::string_view op;
+    Seconds forward, backward;
+    Bytes sent;
+};
+
+// At most 9 ops a layer.
+struct LayerOps {
+    std::array<TrainingOp, 9> ops{};
+    std::size_t size = 0;
+    constexpr void add(std::string_view name, Seconds f, Seconds b, Bytes sent = Bytes{}) {
+        ops[size++] = TrainingOp{name, f, b, sent};
+    }
+    [[nodiscard]] constexpr Seconds forward() const {
+        Seconds t{};
+        for (std::size_t i = 0; i < size; ++i) t += ops[i].forward;
+        return t;
+    }
+    [[nodiscard]] constexpr Seconds backward() const {
+        Seconds t{};
+        for (std::size_t i = 0; i < size; ++i) t += ops[i].backward;
+        return t;
+    }
+};
+
+// The ops of one layer of the model (a dense layer of a model with experts:
+// pass dense = true), in the order they run forward: attention (its
+// projections and core), for MoE the router, the dispatch all-to-all, the
+// routed experts' grouped GEMMs, the shared experts, the combine all-to-all;
+// for a dense layer the MLP; then the element-wise work (norms, activation
+// functions, permutes, at the memory bandwidth) and the tensor-parallel
+// collectives. The GEMM model only (the flat model has no per-op shapes):
+// the ops then sum to layer_microbatch_time's compute + tp + ep without
+// recomputation.
+[[nodiscard]] constexpr LayerOps layer_ops(const TransformerShape& m, const Cluster& c, const Parallelism& par,
+                                           const TrainingOptions& o, bool dense = false) {
+    const Gpu& gpu = c.node.gpu;
+    const TransformerShape layer = one_layer_shape(m, par, dense);
+    LayerOps out;
+    if (resolved_compute_model(gpu, o) != ComputeModel::gemm) return out;
+    const LayerGemmParts g = layer_gemm_parts(layer, par, gpu, gemm_settings(gpu, o), o.causal);
+    out.add("attention", g.projections.forward + g.core.forward, g.projections.backward + g.core.backward);
+    if (layer.experts > 0) {
+        const Link link = link_for(expert_group(par, c), c);
+        const Bytes per_rank = hidden_states_bytes(layer, par) * count(layer.experts_per_token);
+        const Seconds a2a = par.ep == 1 ? Seconds{} : all_to_all(per_rank, par.ep, link, o.collective_base_latency).total();
+        const Bytes sent = par.ep == 1 ? Bytes{} : per_rank * (count(par.ep - 1) / count(par.ep));
+        out.add("router", g.router.forward, g.router.backward);
+        out.add("dispatch all-to-all", a2a, a2a, sent);
+        out.add("routed experts", g.routed.forward, g.routed.backward);
+        out.add("shared experts", g.shared.forward, g.shared.backward);
+        out.add("combine all-to-all", a2a, a2a, sent);
+    } else {
+        out.add("mlp", g.mlp.forward, g.mlp.backward);
+    }
+    Parallelism none = par;
+    none.recompute = Recompute::none;
+    const ElementwiseTime e =
+        elementwise_time_per_microbatch(layer, none, gpu, EfficiencyModel{.memory_passes = o.profile.memory_passes});
+    const Seconds casts = o.compute_dtype == DType::fp8 ? fp8_cast_time(layer, par, gpu) : Seconds{};
+    out.add("element-wise", (e.compute + casts) / 3.0, 2.0 * (e.compute + casts) / 3.0);
+    if (par.tp > 1) {
+        const Seconds tp = tp_time_per_microbatch(layer, none, c, o);
+        out.add("tensor-parallel collectives", tp / 2.0, tp / 2.0, 4.0 * hidden_states_bytes(layer, par));
+    }
+    return out;
+}
+
+// One collective of the step: what it moves, over which group and link, by
+// which algorithm, how often per step and how long one call takes.
+struct StepCollective {
+    std::string_view name;
+    std::string_view algorithm;
+    Bytes bytes;        // the buffer of one call
+    long long group = 1;
+    long long nodes = 1;  // nodes the group spans (1: inside one node)
+    std::string_view link;
+    double calls = 0.0;  // per step on one GPU
+    Seconds time;        // one call
+};
+
+struct StepCollectives {
+    std::array<StepCollective, 8> list{};
+    std::size_t size = 0;
+    constexpr void add(const StepCollective& x) { list[size++] = x; }
+};
+
+// The collectives of one GPU's step, for the layout's largest stage
+// (`params`): TP per layer, the pipeline send, the expert all-to-all, and the
+// gradient synchronisation of the dense weights over all d·c data-parallel
+// copies and of the expert weights over the d·c/ep that hold the same
+// experts (expert data parallelism), each over the links its group crosses.
+[[nodiscard]] constexpr StepCollectives step_collectives(const TransformerShape& m, const Cluster& c,
+                                                         const Parallelism& par, const TrainingOptions& o,
+                                                         const StageParameters& params, double stage_layers,
+                                                         double moe_stage_layers) {
+    StepCollectives out;
+    const double mb = count(microbatches(par));
+    const Seconds base = o.collective_base_latency;
+    const auto link_name = [&](const GroupPlacement& g) {
+        return g.crosses_nodes() ? c.node.inter.name : c.node.intra.name;
+    };
+    const double passes = par.recompute == Recompute::full ? 6.0 : 4.0;
+    if (par.tp > 1) {
+        const GroupPlacement g = tensor_group(par, c);
+        const bool split = resolved_tp_communication(par, o) == TpCommunication::reduce_scatter_all_gather;
+        const Bytes message = hidden_states_bytes(m, par);
+        const Link link = link_for(g, c);
+        const Seconds t = split ? reduce_scatter(message, par.tp, link, base).total() +
+                                      all_gather(message, par.tp, link, base).total()
+                                : ring_allreduce(message, par.tp, link, base).total();
+        out.add({"tensor-parallel", split ? "reduce-scatter + all-gather" : "ring all-reduce", message, par.tp,
+                 g.nodes, link_name(g), mb * passes * stage_layers, t});
+    }
+    if (par.pp > 1) {
+        const GroupPlacement g = pipeline_group(par, c);
+        const Bytes message = hidden_states_bytes(m, par) / (o.pipeline_scatter_gather ? count(par.tp) : 1.0);
+        out.add({"pipeline send", "point-to-point", message, 2, g.crosses_nodes() ? 2 : 1, link_name(g),
+                 mb * 2.0 * count(par.virtual_stages), point_to_point(message, link_for(g, c), base).total()});
+    }
+    if (par.ep > 1 && m.experts > 0) {
+        const GroupPlacement g = expert_group(par, c);
+        const Bytes per_rank = hidden_states_bytes(m, par) * count(m.experts_per_token);
+        out.add({"expert all-to-all", "all-to-all", per_rank, par.ep, g.nodes, link_name(g),
+                 mb * passes * moe_stage_layers, all_to_all(per_rank, par.ep, link_for(g, c), base).total()});
+    }
+    const auto sync = [&](std::string_view reduce_name, std::string_view gather_name, double parameters,
+                          const GroupPlacement& g) {
+        if (g.size == 1 || parameters == 0.0) return;
+        const GradientSync parts = gradient_sync_parts(parameters, g, par, c, o);
+        const bool across = g.crosses_nodes();
+        const bool all_reduce = par.sharding == Sharding::none;
+        out.add({reduce_name,
+                 all_reduce ? (across ? "hierarchical all-reduce" : "ring all-reduce")
+                            : (across ? "hierarchical reduce-scatter" : "ring reduce-scatter"),
+                 bytes(parameters * bytes_of(par.gradients)), g.size, g.nodes, link_name(g), 1.0, parts.reduce});
+        if (!all_reduce)
+            out.add({gather_name, across ? "hierarchical all-gather" : "ring all-gather",
+                     bytes(parameters * bytes_of(par.weights)), g.size, g.nodes, link_name(g),
+                     par.sharding == Sharding::zero3 ? 2.0 * mb : 1.0,
+                     par.sharding == Sharding::zero3 ? parts.layer_gather : parts.gather});
+    };
+    sync("dense gradient sync", "dense parameter all-gather", params.dense, data_group(par, c));
+    sync("expert gradient sync", "expert parameter all-gather", params.expert, expert_data_group(par, c));
+    return out;
+}
+
+// Expert data parallelism: the GPUs that hold the same experts and
+// synchronise their gradients, d·c/ep (napkin splits the experts t ways like
+// the dense weights, Megatron's expert tensor parallel = tp; with
+// expert tensor parallel 1 it would be d·c·t/ep).
+[[nodiscard]] constexpr long long expert_data_parallel(const Parallelism& par) { return par.dp * par.cp / par.ep; }
 
 }  // namespace napkin

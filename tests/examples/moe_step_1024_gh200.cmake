@@ -5,7 +5,9 @@
 # - the dispatch all-to-all: 7 copies of 8,192 × 2048 × 2 B = 234,881,024 B, a quarter to each GPU of the node,
 #   58,720,256 B per pair at 150 GB/s = 0.3915 ms + 7.2 µs = 0.399 ms against 0.714 (−44 %: the note);
 # - the experts: 2 · 8,192 · 8 · 3 · 2048 · 768 = 618,475,290,624 FLOP at 0.677 × 989 TFLOP/s = 0.924 ms;
-# - part 3 gives back the reference's step 1.797498 s and idle 0.265493 from its own times.
+# - part 3 gives back the reference's step 1.797498 s and idle 0.265493 from its own times;
+# - part 4 states the layout to evaluate_training: expert data parallelism dp / ep = 256 / 4 = 64; the dispatch
+#   all-to-all by collectives.hpp: 3/4 of 234,881,024 B at 150 GB/s = 1.1744 ms + NCCL's 6.6 µs base + 3 steps of 0.6 µs = 1.183 ms.
 napkin_check_output(example.moe_step_1024_gh200
   COMMAND $<TARGET_FILE:moe_step_1024_gh200> ${CMAKE_CURRENT_SOURCE_DIR}/data/moe-training-step-1024-gpus.json
   EXPECT "28.70 B weights, 3.00 B active per token"
@@ -19,4 +21,8 @@ napkin_check_output(example.moe_step_1024_gh200
          "optimizer step (Muon)"
          "tokens per second: napkin"
          "step 1.797498 s (reference 1.797498 s), idle 0.265493 (reference 0.265493)"
+         "Part 4: the layout through evaluate_training (GEMM model, expert DP 64)"
+         "dispatch all-to-all                     1.183      0.714     +66%"
+         "step parts (ms): compute"
+         "memory per GPU (fullest stage, Muon)"
   REJECT "      -> napkin's Slingshot-11 runs at its 200 Gb/s line rate")

@@ -144,3 +144,31 @@ napkin_check_output(cli.train.no_memory_allowances
 napkin_check_output(cli.train.error.fragmentation
   COMMAND $<TARGET_FILE:napkin-cli> train --model megatron-22b --tp 8 --global-batch 8 --fragmentation -0.1
   EXPECT "napkin: error: --fragmentation = -0.1: must not be negative" EXIT_CODE 2)
+# Uneven pipelines (issue 15): GPT-2 XL's 48 layers on 5 stages need a layer map, and the error names the flags.
+napkin_check_output(cli.train.error.layer_map_needed
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-xl --pp 5 --global-batch 5
+  EXPECT "must divide the model's layers (48) unless a layer map places them (--layer-map, or --first-stage-layers"
+  EXIT_CODE 2)
+# 1-30/31-48: stage 1 holds 30 layers, stage 2 the other 18 (and the LM head).
+napkin_check_output(cli.train.layer_map
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-xl --pp 2 --global-batch 8 --layer-map 1-30/31-48
+  EXPECT "stage 1: 30 layers (30 dense, 0 MoE)" "stage 2: 18 layers (18 dense, 0 MoE)")
+napkin_check_output(cli.train.error.layer_map_repeat
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-xl --pp 2 --global-batch 8 --layer-map 1-30/30-48
+  EXPECT "--layer-map stage 2 chunk 1 = \"30-48\": repeats layer 30" EXIT_CODE 2)
+# Megatron's shorthand on 5 stages: 12 first, 12 last, (48 − 24) / 3 = 8 on each of the others.
+napkin_check_output(cli.train.first_last_stage_layers
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-xl --pp 5 --global-batch 5 --first-stage-layers 12
+          --last-stage-layers 12
+  EXPECT "stage 1: 12 layers" "stage 2: 8 layers" "stage 5: 12 layers")
+# DeepSeek-V3 (61 layers: 3 dense, 58 MoE) on 4 stages of 16/15/15/15, EP 8 inside the node, DP 32: expert
+# data parallelism 32 / 8 = 4; Muon; the JSON lists the shared experts' op and the expert gradient sync.
+napkin_check_output(cli.train.deepseek_v3_uneven_muon
+  COMMAND $<TARGET_FILE:napkin-cli> train --model ${CMAKE_CURRENT_SOURCE_DIR}/data/deepseek_v3_config.json
+          --pp 4 --dp 32 --ep 8 --global-batch 128 --seq-len 4096 --first-stage-layers 16 --last-stage-layers 15
+          --optimizer muon --zero distributed --json
+  EXPECT "\"optimizer\": \"muon\"" "\"expert_dp\": 4" "\"dense_layers\": 3" "\"op\": \"shared experts\""
+         "\"name\": \"expert gradient sync\"" "\"name\": \"expert all-to-all\"")
+napkin_check_output(cli.train.error.optimizer
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --optimizer sgd
+  EXPECT "--optimizer = \"sgd\": must be adam or muon" EXIT_CODE 2)
