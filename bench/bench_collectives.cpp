@@ -119,16 +119,16 @@ void raw_case(benchmark::State& state, F formula, L library, const char* disagre
     }
 }
 
-const auto ring = [](Bytes m, long long n, const Link& l, Seconds b) { return ring_allreduce(m, n, l, b); };
-const auto tree = [](Bytes m, long long n, const Link& l, Seconds b) { return tree_allreduce(m, n, l, b); };
+const auto ring = [](Bytes m, long long n, const Link& l, Seconds b) { return ring_all_reduce(m, n, l, b); };
+const auto tree = [](Bytes m, long long n, const Link& l, Seconds b) { return tree_all_reduce(m, n, l, b); };
 const auto rs = [](Bytes m, long long n, const Link& l, Seconds b) { return reduce_scatter(m, n, l, b); };
 void ring_units(benchmark::State& s) { units_case(s, ring); }
 void ring_raw_double(benchmark::State& s) {
-    raw_case(s, raw_ring, ring, "the raw-double twin does not reproduce ring_allreduce");
+    raw_case(s, raw_ring, ring, "the raw-double twin does not reproduce ring_all_reduce");
 }
 void tree_units(benchmark::State& s) { units_case(s, tree); }
 void tree_raw_double(benchmark::State& s) {
-    raw_case(s, raw_tree, tree, "the raw-double twin does not reproduce tree_allreduce");
+    raw_case(s, raw_tree, tree, "the raw-double twin does not reproduce tree_all_reduce");
 }
 void reduce_scatter_units(benchmark::State& s) { units_case(s, rs); }
 void reduce_scatter_raw_double(benchmark::State& s) {
@@ -147,7 +147,7 @@ void hierarchical_units(benchmark::State& state) {
     for (auto _ : state) {
         benchmark::DoNotOptimize(m);
         benchmark::DoNotOptimize(t);
-        const CollectiveTime r = hierarchical_allreduce(m, t);
+        const CollectiveTime r = hierarchical_all_reduce(m, t);
         benchmark::DoNotOptimize(r);
     }
 }
@@ -157,8 +157,8 @@ void hierarchical_raw_double(benchmark::State& state) {
     RawLink intra = raw_nvlink, inter = raw_ib;
     double r = 2.0;
     const HierarchicalTopology topology{8, 8, nvlink, ib_ndr, Nic::per_gpu, 2.0};  // hierarchical_units' inputs
-    if (!same(raw_hierarchical(m, nodes, g, intra, inter, r, 0), hierarchical_allreduce(gigabytes(140), topology))) {
-        state.SkipWithError("the raw-double twin does not reproduce hierarchical_allreduce");
+    if (!same(raw_hierarchical(m, nodes, g, intra, inter, r, 0), hierarchical_all_reduce(gigabytes(140), topology))) {
+        state.SkipWithError("the raw-double twin does not reproduce hierarchical_all_reduce");
         return;
     }
     for (auto _ : state) {
@@ -247,7 +247,7 @@ void sweep_units(benchmark::State& state) {
         benchmark::DoNotOptimize(n);
         Seconds sum{};
         for (const Bytes& m : sizes)
-            sum += ring_allreduce(m, n, link).total() + tree_allreduce(m, n, link).total();
+            sum += ring_all_reduce(m, n, link).total() + tree_all_reduce(m, n, link).total();
         benchmark::DoNotOptimize(sum);
     }
     state.SetItemsProcessed(state.iterations() * 200);
@@ -258,8 +258,8 @@ void sweep_raw_double(benchmark::State& state) {
     RawLink link = raw_ib;
     long long n = 256;
     for (const double m : sizes) {  // every point of the sweep, both formulas
-        if (!same(raw_ring(m, n, link, 0), ring_allreduce(bytes(m), n, ib_ndr)) ||
-            !same(raw_tree(m, n, link, 0), tree_allreduce(bytes(m), n, ib_ndr))) {
+        if (!same(raw_ring(m, n, link, 0), ring_all_reduce(bytes(m), n, ib_ndr)) ||
+            !same(raw_tree(m, n, link, 0), tree_all_reduce(bytes(m), n, ib_ndr))) {
             state.SkipWithError("the raw-double twin does not reproduce the ring/tree sweep");
             return;
         }

@@ -152,9 +152,9 @@ RawCollective raw_p2p(double m, double bw, double step, double base) {
     BENCHMARK(name##_units);                                                           \
     BENCHMARK(name##_raw);
 
-NAPKIN_COLLECTIVE_PAIR(ring_allreduce, ring_allreduce(message, inputs.ranks, link, base),
+NAPKIN_COLLECTIVE_PAIR(ring_all_reduce, ring_all_reduce(message, inputs.ranks, link, base),
                        raw_ring(inputs.message, inputs.ranks, inputs.bandwidth, inputs.step, inputs.base))
-NAPKIN_COLLECTIVE_PAIR(tree_allreduce, tree_allreduce(message, inputs.ranks, link, base),
+NAPKIN_COLLECTIVE_PAIR(tree_all_reduce, tree_all_reduce(message, inputs.ranks, link, base),
                        raw_tree(inputs.message, inputs.ranks, inputs.bandwidth, inputs.step, inputs.base))
 NAPKIN_COLLECTIVE_PAIR(reduce_scatter, reduce_scatter(message, inputs.ranks, link, base),
                        raw_one_pass(inputs.message, inputs.ranks, inputs.bandwidth, inputs.step, inputs.base))

@@ -41,7 +41,7 @@ constexpr long long parameters = 70'000'000'000LL;  // "70B"
 void part_a() {
     std::printf("A. The network time budget: 70B FP32 gradients, 64 GPUs, %s\n", std::string(ib_ndr.name).c_str());
     const Bytes m = gradient_bytes(parameters, DType::fp32);
-    const CollectiveTime t = ring_allreduce(m, 64, ib_ndr);
+    const CollectiveTime t = ring_all_reduce(m, 64, ib_ndr);
     std::printf("   message      %s\n", format(m, units::GB, 0).c_str());
     std::printf("   bandwidth    2(n-1)/n x M/B = %s\n", format(t.bandwidth, units::s, 3).c_str());
     std::printf("   latency      2(n-1) x alpha = %s\n", format(t.latency, units::ms, 2).c_str());
@@ -52,8 +52,8 @@ void part_a() {
 void part_b(const std::string& out) {
     std::printf("B. Ring or tree\n");
     const Bytes one_mb = mebibytes(1);  // the lab's "1 MB": 1,024 KB
-    const CollectiveTime ring = ring_allreduce(one_mb, 256, ib_ndr);
-    const CollectiveTime tree = tree_allreduce(one_mb, 256, ib_ndr);
+    const CollectiveTime ring = ring_all_reduce(one_mb, 256, ib_ndr);
+    const CollectiveTime tree = tree_all_reduce(one_mb, 256, ib_ndr);
     std::printf("   1 MB on 256 GPUs: ring %s (510 steps), tree %s (16 levels): %s wins\n",
                 to_string(ring.total()).c_str(), to_string(tree.total()).c_str(),
                 tree.total() < ring.total() ? "the tree" : "the ring");
@@ -71,8 +71,8 @@ void part_b(const std::string& out) {
     const int points = 200;
     for (int i = 0; i < points; ++i) {
         const Bytes m = bytes(std::pow(10.0, 3.0 + 7.0 * i / (points - 1)));
-        const double r = in(ring_allreduce(m, 256, ib_ndr).total(), units::s);
-        const double t = in(tree_allreduce(m, 256, ib_ndr).total(), units::s);
+        const double r = in(ring_all_reduce(m, 256, ib_ndr).total(), units::s);
+        const double t = in(tree_all_reduce(m, 256, ib_ndr).total(), units::s);
         csv << m.value() << "," << r << "," << t << "\n";
         ring_points.emplace_back(std::log10(m.value()), std::log10(r));
         tree_points.emplace_back(std::log10(m.value()), std::log10(t));
@@ -120,21 +120,21 @@ void part_c() {
     std::printf("C. Topology and hierarchy: 70B FP16 gradients, 8 nodes x 8 GPUs, %s inside, %s across\n",
                 std::string(nvlink.name).c_str(), std::string(ib_ndr.name).c_str());
     const Bytes m = gradient_bytes(parameters, DType::fp16);
-    const CollectiveTime flat = ring_allreduce(m, 64, ib_ndr);
+    const CollectiveTime flat = ring_all_reduce(m, 64, ib_ndr);
     std::printf("   flat ring over 64 GPUs           %s\n", format(flat.total(), units::s, 3).c_str());
     for (double r : {1.0, 2.0, 4.0}) {
-        const CollectiveTime h = hierarchical_allreduce(m, {8, 8, nvlink, ib_ndr, Nic::per_gpu, r});
+        const CollectiveTime h = hierarchical_all_reduce(m, {8, 8, nvlink, ib_ndr, Nic::per_gpu, r});
         std::printf("   hierarchical, NIC per GPU, %.0f:1   %s  speed-up %.2fx\n", r,
                     format(h.total(), units::s, 3).c_str(), ratio(flat.total(), h.total()));
     }
-    const CollectiveTime shared = hierarchical_allreduce(m, {8, 8, nvlink, ib_ndr, Nic::per_node, 1.0});
+    const CollectiveTime shared = hierarchical_all_reduce(m, {8, 8, nvlink, ib_ndr, Nic::per_node, 1.0});
     std::printf("   hierarchical, one NIC per node   %s  speed-up %.2fx\n", format(shared.total(), units::s, 3).c_str(),
                 ratio(flat.total(), shared.total()));
     const HierarchicalTopology topology{8, 8, nvlink, ib_ndr, Nic::per_gpu, 1.0};
     const Seconds missing = all_gather(m, 8, nvlink).total();
     std::printf("   the lab's formula (all-reduce inside, then M/g across) gives %s: the same cost, but it still\n"
                 "   needs an all-gather inside to finish, %s more\n\n",
-                format(lab_hierarchical_allreduce(m, topology).total(), units::s, 3).c_str(),
+                format(lab_hierarchical_all_reduce(m, topology).total(), units::s, 3).c_str(),
                 format(missing, units::s, 3).c_str());
 }
 

@@ -187,14 +187,14 @@ NAPKIN_COMMAND(app) {
         const long long gpus = resolve_gpus(o->net);
         const Seconds base = resolve_base(o->net);
         if (o->algorithm == "ring")
-            return report("ring all-reduce", message, gpus, ring_allreduce(message, gpus, resolve_flat_link(o->net), base),
+            return report("ring all-reduce", message, gpus, ring_all_reduce(message, gpus, resolve_flat_link(o->net), base),
                           o->net.json, {{"algorithm", "ring"}});
         if (o->algorithm == "tree")
-            return report("tree all-reduce", message, gpus, tree_allreduce(message, gpus, resolve_flat_link(o->net), base),
+            return report("tree all-reduce", message, gpus, tree_all_reduce(message, gpus, resolve_flat_link(o->net), base),
                           o->net.json, {{"algorithm", "tree"}});
         if (o->algorithm == "hierarchical") {
             const HierarchicalTopology t = resolve_topology(o->net);
-            return report("hierarchical all-reduce", message, gpus, hierarchical_allreduce(message, t, base), o->net.json,
+            return report("hierarchical all-reduce", message, gpus, hierarchical_all_reduce(message, t, base), o->net.json,
                           {{"algorithm", "hierarchical"}, {"nodes", t.nodes}, {"gpus_per_node", t.gpus_per_node},
                            {"nic", to_string(t.nic)}, {"oversubscription", t.oversubscription}});
         }
@@ -242,7 +242,7 @@ NAPKIN_COMMAND(app) {
                 return report("hierarchical all-gather", message, gpus, hierarchical_all_gather(message, t, base),
                               o->net.json, extra);
             if (o->op == "all-reduce")
-                return report("hierarchical all-reduce", message, gpus, hierarchical_allreduce(message, t, base),
+                return report("hierarchical all-reduce", message, gpus, hierarchical_all_reduce(message, t, base),
                               o->net.json, extra);
             throw napkin::invalid_argument("--op \"" + o->op +
                                            "\": the hierarchical algorithm has reduce-scatter, all-gather, all-reduce");

@@ -7,6 +7,7 @@
 #include <napkin/inference.hpp>
 #include <napkin/parallelism.hpp>
 
+#include <string>
 #include <variant>
 
 namespace napkin::python {
@@ -46,11 +47,11 @@ void bind_collectives(py::module_& m) {
 
     // The free functions, with C++'s names and arguments.
     m.def("ring_allreduce", [](double message, long long ranks, const Link& link, double base) {
-              return ring_allreduce(bytes(message), ranks, link, seconds(base));
+              return ring_all_reduce(bytes(message), ranks, link, seconds(base));
           }, py::arg("message"), py::arg("ranks"), py::arg("link"), py::arg("base_latency") = 0.0,
           (std::string("Ring all-reduce: 2(n−1) steps, 2(n−1)/n · M/B. ") + message_doc).c_str());
     m.def("tree_allreduce", [](double message, long long ranks, const Link& link, double base) {
-              return tree_allreduce(bytes(message), ranks, link, seconds(base));
+              return tree_all_reduce(bytes(message), ranks, link, seconds(base));
           }, py::arg("message"), py::arg("ranks"), py::arg("link"), py::arg("base_latency") = 0.0,
           (std::string("Tree all-reduce: 2⌈log₂ n⌉ levels, each α + M/B. ") + message_doc).c_str());
     m.def("reduce_scatter", [](double message, long long ranks, const Link& link, double base) {
@@ -110,12 +111,12 @@ void bind_collectives(py::module_& m) {
     m.def("inter_node_link", &inter_node_link, py::arg("topology"),
           "The link one GPU's traffic sees across nodes: NIC bandwidth ÷ sharers ÷ oversubscription.");
     m.def("hierarchical_allreduce", [](double message, const HierarchicalTopology& t, double base) {
-              return hierarchical_allreduce(bytes(message), t, seconds(base));
+              return hierarchical_all_reduce(bytes(message), t, seconds(base));
           }, py::arg("message"), py::arg("topology"), py::arg("base_latency") = 0.0,
           "Reduce-scatter inside each node, ring all-reduce of 1/g across nodes, all-gather inside. "
           "message: bytes; base_latency: seconds. Returns CollectiveTime.");
     m.def("lab_hierarchical_allreduce", [](double message, const HierarchicalTopology& t) {
-              return lab_hierarchical_allreduce(bytes(message), t);
+              return lab_hierarchical_all_reduce(bytes(message), t);
           }, py::arg("message"), py::arg("topology"),
           "The communication lab's formula: ring all-reduce inside, then across of M/g (no closing all-gather).");
     m.def("hierarchical_reduce_scatter", [](double message, const HierarchicalTopology& t, double base) {
@@ -181,7 +182,7 @@ void bind_collectives(py::module_& m) {
     const auto protocol_choices = choices_of(NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple);
     m.def("nccl_allreduce", [=](double message, long long ranks, const Link& link, const py::object& transport,
                                 const py::object& algorithm, const py::object& protocol) {
-              return nccl_allreduce(bytes(message), ranks, link, transport_choices.parse(transport, "transport"),
+              return nccl_all_reduce(bytes(message), ranks, link, transport_choices.parse(transport, "transport"),
                                     algorithm_choices.parse(algorithm, "algorithm"),
                                     protocol_choices.parse(protocol, "protocol"));
           }, py::arg("message"), py::arg("ranks"), py::arg("link"), py::arg("transport"), py::arg("algorithm"),
@@ -190,7 +191,7 @@ void bind_collectives(py::module_& m) {
           "transport nvlink, pcie or network. message: bytes. Returns CollectiveTime.");
     m.def("nccl_allreduce", [=](double message, const HierarchicalTopology& t, const py::object& transport,
                                 const py::object& algorithm, const py::object& protocol) {
-              return nccl_allreduce(bytes(message), t, transport_choices.parse(transport, "intra_transport"),
+              return nccl_all_reduce(bytes(message), t, transport_choices.parse(transport, "intra_transport"),
                                     algorithm_choices.parse(algorithm, "algorithm"),
                                     protocol_choices.parse(protocol, "protocol"));
           }, py::arg("message"), py::arg("topology"), py::arg("intra_transport"), py::arg("algorithm"),
@@ -241,7 +242,7 @@ void bind_collectives(py::module_& m) {
     m.def("split_allreduce", [](double gradients, long long calls, long long ranks, const Link& link,
                                 const Policy& policy) {
               return with_policy(policy, [&](const auto& p) {
-                  return split_allreduce(bytes(gradients), calls, ranks, link, p);
+                  return split_all_reduce(bytes(gradients), calls, ranks, link, p);
               });
           }, py::arg("gradients"), py::arg("calls"), py::arg("ranks"), py::arg("link"), py::arg("policy") = Ring{},
           "`calls` all-reduces of gradients/calls bytes each with a policy (Ring, Tree, Hierarchical, NcclModel).");
@@ -421,6 +422,11 @@ void bind_inference(py::module_& m) {
           py::arg("divide_heads") = false, py::arg("split") = "tensor", py::arg("tokens_in_flight") = 1,
           py::arg("setup") = lesson_setup, py::arg("collective") = lesson_collective,
           "The GPU count (up to max_gpus, fitting in memory) with the lowest time per token (BestCount), or None.");
+
+    // C++ 0.2 spells all_reduce as all_gather and reduce_scatter; Python keeps
+    // both spellings (the 0.1 ones are the names the first module shipped).
+    for (const char* name : {"ring", "tree", "hierarchical", "lab_hierarchical", "nccl", "split"})
+        m.attr((std::string(name) + "_all_reduce").c_str()) = m.attr((std::string(name) + "_allreduce").c_str());
 }
 
 }  // namespace napkin::python

@@ -205,12 +205,12 @@ EMSCRIPTEN_KEEPALIVE const char* napkin_web_allreduce(const char* options) {
         json extra{{"algorithm", algorithm}};
         napkin::CollectiveTime t;
         if (algorithm == "ring") {
-            t = napkin::ring_allreduce(message, gpus, link_from(o, "bandwidth_gbps", "latency_us"), base);
+            t = napkin::ring_all_reduce(message, gpus, link_from(o, "bandwidth_gbps", "latency_us"), base);
         } else if (algorithm == "tree") {
-            t = napkin::tree_allreduce(message, gpus, link_from(o, "bandwidth_gbps", "latency_us"), base);
+            t = napkin::tree_all_reduce(message, gpus, link_from(o, "bandwidth_gbps", "latency_us"), base);
         } else if (algorithm == "hierarchical") {
             const napkin::HierarchicalTopology topology = topology_from(o, gpus);
-            t = napkin::hierarchical_allreduce(message, topology, base);
+            t = napkin::hierarchical_all_reduce(message, topology, base);
             extra.update({{"nodes", topology.nodes},
                           {"gpus_per_node", topology.gpus_per_node},
                           {"nic", napkin::to_string(topology.nic)},

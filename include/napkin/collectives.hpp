@@ -81,7 +81,7 @@ constexpr void check_collective(Bytes message, long long ranks, const Link& link
 // Ring all-reduce (Patarasuk & Yuan 2009; NCCL tests doc/PERFORMANCE.md):
 // 2(n−1) steps, each rank sends 2(n−1)/n · M. Zero on one rank.
 //   T = base + 2(n−1)·α + 2(n−1)/n · M/B
-[[nodiscard]] constexpr CollectiveTime ring_allreduce(Bytes message, long long ranks, const Link& link,
+[[nodiscard]] constexpr CollectiveTime ring_all_reduce(Bytes message, long long ranks, const Link& link,
                                                       Seconds base_latency = Seconds{}) {
     detail::check_collective(message, ranks, link, base_latency);
     if (ranks == 1) return {};
@@ -93,7 +93,7 @@ constexpr void check_collective(Bytes message, long long ranks, const Link& link
 // then broadcast down it, each of the 2⌈log₂ n⌉ levels sending the whole
 // message (no pipelining).
 //   T = base + 2⌈log₂ n⌉ · (α + M/B)
-[[nodiscard]] constexpr CollectiveTime tree_allreduce(Bytes message, long long ranks, const Link& link,
+[[nodiscard]] constexpr CollectiveTime tree_all_reduce(Bytes message, long long ranks, const Link& link,
                                                       Seconds base_latency = Seconds{}) {
     detail::check_collective(message, ranks, link, base_latency);
     if (ranks == 1) return {};
@@ -229,7 +229,7 @@ struct HierarchicalTopology {
 //   T = base + 2(g−1)·α_i + 2(g−1)/g · M/B_i + 2(N−1)·α_e + 2(N−1)/N · (M/g)/B_e'
 // with B_e' = B_e / r per GPU NIC, B_e / (g·r) with one NIC per node.
 // On one node it is the ring inside the node; with g = 1 it is the ring across nodes.
-[[nodiscard]] constexpr CollectiveTime hierarchical_allreduce(Bytes message, const HierarchicalTopology& topology,
+[[nodiscard]] constexpr CollectiveTime hierarchical_all_reduce(Bytes message, const HierarchicalTopology& topology,
                                                               Seconds base_latency = Seconds{}) {
     (void)validated(topology);
     require_non_negative("message (bytes)", message.value());
@@ -238,7 +238,7 @@ struct HierarchicalTopology {
     const long long g = topology.gpus_per_node;
     if (ranks(topology) == 1) return {};
     return CollectiveTime{base_latency, {}} + reduce_scatter(message, g, topology.intra) +
-           ring_allreduce(message / count(g), topology.nodes, inter_node_link(topology)) +
+           ring_all_reduce(message / count(g), topology.nodes, inter_node_link(topology)) +
            all_gather(message, g, topology.intra);
 }
 
@@ -257,15 +257,15 @@ struct HierarchicalTopology {
 //    8 GPUs at 900 GB/s: 0.136 s on top of the lab's 0.885 s).
 //  - The lab never shares a NIC: with one NIC per node its inter-node term is g
 //    times too small.
-[[nodiscard]] constexpr CollectiveTime lab_hierarchical_allreduce(Bytes message,
+[[nodiscard]] constexpr CollectiveTime lab_hierarchical_all_reduce(Bytes message,
                                                                   const HierarchicalTopology& topology) {
     (void)validated(topology);
     require_non_negative("message (bytes)", message.value());
     require(message.value() <= limits::message_bytes, "message (bytes)", message.value(), "must be at most 1e18 bytes");
     const Link inter{topology.inter.name, topology.inter.bandwidth / topology.oversubscription,
                      topology.inter.step_latency};
-    return ring_allreduce(message, topology.gpus_per_node, topology.intra) +
-           ring_allreduce(message / count(topology.gpus_per_node), topology.nodes, inter);
+    return ring_all_reduce(message, topology.gpus_per_node, topology.intra) +
+           ring_all_reduce(message / count(topology.gpus_per_node), topology.nodes, inter);
 }
 
 // Hierarchical reduce-scatter and all-gather (the halves of the algorithm above,
@@ -308,7 +308,7 @@ inline constexpr std::array collective_names{Named{Collective::all_reduce, "all-
 [[nodiscard]] constexpr CollectiveTime collective_time(Collective op, Bytes message, long long ranks,
                                                        const Link& link, Seconds base_latency = Seconds{}) {
     switch (op) {
-        case Collective::all_reduce: return ring_allreduce(message, ranks, link, base_latency);
+        case Collective::all_reduce: return ring_all_reduce(message, ranks, link, base_latency);
         case Collective::reduce_scatter: return reduce_scatter(message, ranks, link, base_latency);
         case Collective::all_gather: return all_gather(message, ranks, link, base_latency);
         case Collective::all_to_all: return all_to_all(message, ranks, link, base_latency);
@@ -377,7 +377,7 @@ concept ShardingCollectivePolicy =
 struct Ring {
     Seconds base_latency{};
     [[nodiscard]] constexpr CollectiveTime all_reduce(Bytes message, long long ranks, const Link& link) const {
-        return ring_allreduce(message, ranks, link, base_latency);
+        return ring_all_reduce(message, ranks, link, base_latency);
     }
     [[nodiscard]] constexpr CollectiveTime reduce_scatter(Bytes buffer, long long ranks, const Link& link) const {
         return napkin::reduce_scatter(buffer, ranks, link, base_latency);
@@ -396,7 +396,7 @@ static_assert(ShardingCollectivePolicy<Ring>);
 // the ring's.
 struct Tree : Ring {
     [[nodiscard]] constexpr CollectiveTime all_reduce(Bytes message, long long ranks, const Link& link) const {
-        return tree_allreduce(message, ranks, link, base_latency);
+        return tree_all_reduce(message, ranks, link, base_latency);
     }
 };
 static_assert(ShardingCollectivePolicy<Tree>);
@@ -421,7 +421,7 @@ struct Hierarchical {
         return {ranks / gpus_per_node, gpus_per_node, intra, inter, nic, oversubscription};
     }
     [[nodiscard]] constexpr CollectiveTime all_reduce(Bytes message, long long ranks, const Link& intra) const {
-        return hierarchical_allreduce(message, topology(ranks, intra), base_latency);
+        return hierarchical_all_reduce(message, topology(ranks, intra), base_latency);
     }
     [[nodiscard]] constexpr CollectiveTime reduce_scatter(Bytes buffer, long long ranks, const Link& intra) const {
         return hierarchical_reduce_scatter(buffer, topology(ranks, intra), base_latency);
@@ -503,7 +503,7 @@ struct NcclChoice {
 };
 
 // The all-reduce time of one algorithm and protocol in the NCCL-style model.
-[[nodiscard]] constexpr CollectiveTime nccl_allreduce(Bytes message, long long ranks, const Link& link,
+[[nodiscard]] constexpr CollectiveTime nccl_all_reduce(Bytes message, long long ranks, const Link& link,
                                                       Transport transport, NcclAlgorithm algorithm,
                                                       NcclProtocol protocol) {
     detail::check_collective(message, ranks, link, Seconds{});
@@ -531,7 +531,7 @@ struct NcclChoice {
 // With one GPU a node it is the single-link model on the network. On one
 // node the ring is the single-link ring; the tree is NCCL's chain through the
 // node's g GPUs (2(g − 1) hops), not the single-link model's binary tree.
-[[nodiscard]] constexpr CollectiveTime nccl_allreduce(Bytes message, const HierarchicalTopology& topology,
+[[nodiscard]] constexpr CollectiveTime nccl_all_reduce(Bytes message, const HierarchicalTopology& topology,
                                                       Transport intra_transport, NcclAlgorithm algorithm,
                                                       NcclProtocol protocol) {
     (void)validated(topology);
@@ -571,13 +571,13 @@ struct NcclModel {
     // in ring, tree × LL, LL128, Simple order).
     [[nodiscard]] constexpr NcclChoice choose(Bytes message, long long ranks, const Link& link) const {
         return fastest([&](NcclAlgorithm a, NcclProtocol p) {
-            return nccl_allreduce(message, ranks, link, transport, a, p);
+            return nccl_all_reduce(message, ranks, link, transport, a, p);
         });
     }
     // The same across nodes, `transport` being the one inside a node.
     [[nodiscard]] constexpr NcclChoice choose(Bytes message, const HierarchicalTopology& topology) const {
         return fastest([&](NcclAlgorithm a, NcclProtocol p) {
-            return nccl_allreduce(message, topology, transport, a, p);
+            return nccl_all_reduce(message, topology, transport, a, p);
         });
     }
     [[nodiscard]] constexpr CollectiveTime all_reduce(Bytes message, long long ranks, const Link& link) const {
@@ -625,5 +625,36 @@ private:
     }
 };
 static_assert(ShardingCollectivePolicy<NcclModel>);
+
+// ---------------------------------------------------------------------------
+// deprecated-aliases:begin — the 0.1 spellings, kept for one version (CHANGELOG
+// 0.2.0): the API spells all_reduce as it spells all_gather and reduce_scatter.
+[[deprecated("use ring_all_reduce")]] [[nodiscard]] constexpr CollectiveTime ring_allreduce(
+    Bytes message, long long ranks, const Link& link, Seconds base_latency = Seconds{}) {
+    return ring_all_reduce(message, ranks, link, base_latency);
+}
+[[deprecated("use tree_all_reduce")]] [[nodiscard]] constexpr CollectiveTime tree_allreduce(
+    Bytes message, long long ranks, const Link& link, Seconds base_latency = Seconds{}) {
+    return tree_all_reduce(message, ranks, link, base_latency);
+}
+[[deprecated("use hierarchical_all_reduce")]] [[nodiscard]] constexpr CollectiveTime hierarchical_allreduce(
+    Bytes message, const HierarchicalTopology& topology, Seconds base_latency = Seconds{}) {
+    return hierarchical_all_reduce(message, topology, base_latency);
+}
+[[deprecated("use lab_hierarchical_all_reduce")]] [[nodiscard]] constexpr CollectiveTime lab_hierarchical_allreduce(
+    Bytes message, const HierarchicalTopology& topology) {
+    return lab_hierarchical_all_reduce(message, topology);
+}
+[[deprecated("use nccl_all_reduce")]] [[nodiscard]] constexpr CollectiveTime nccl_allreduce(
+    Bytes message, long long ranks, const Link& link, Transport transport, NcclAlgorithm algorithm,
+    NcclProtocol protocol) {
+    return nccl_all_reduce(message, ranks, link, transport, algorithm, protocol);
+}
+[[deprecated("use nccl_all_reduce")]] [[nodiscard]] constexpr CollectiveTime nccl_allreduce(
+    Bytes message, const HierarchicalTopology& topology, Transport intra_transport, NcclAlgorithm algorithm,
+    NcclProtocol protocol) {
+    return nccl_all_reduce(message, topology, intra_transport, algorithm, protocol);
+}
+// deprecated-aliases:end
 
 }  // namespace napkin

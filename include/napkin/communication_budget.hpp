@@ -52,7 +52,7 @@ namespace napkin {
 // `calls` all-reduces of G/calls bytes each: the bandwidth term is that of one
 // all-reduce of G, the latency term is paid `calls` times.
 template <CollectivePolicy Policy>
-[[nodiscard]] constexpr CollectiveTime split_allreduce(Bytes gradients, long long calls, long long ranks,
+[[nodiscard]] constexpr CollectiveTime split_all_reduce(Bytes gradients, long long calls, long long ranks,
                                                        const Link& link, const Policy& policy) {
     require_at_least_one("calls", calls);
     return count(calls) * policy.all_reduce(gradients / count(calls), ranks, link);
@@ -198,10 +198,10 @@ struct CommunicationPlan {
         optimizations & optimization::bucket_fusion ? fused_calls(gradients, plan.tensors, plan.bucket) : plan.tensors;
     const CollectiveTime communication =
         optimizations & optimization::hierarchical
-            ? split_allreduce(gradients, calls, ranks(plan.topology), plan.topology.intra,
+            ? split_all_reduce(gradients, calls, ranks(plan.topology), plan.topology.intra,
                               Hierarchical{plan.topology.gpus_per_node, plan.topology.inter, plan.topology.nic,
                                            plan.topology.oversubscription, plan.base_latency})
-            : split_allreduce(gradients, calls, ranks(plan.topology), plan.topology.inter, Ring{plan.base_latency});
+            : split_all_reduce(gradients, calls, ranks(plan.topology), plan.topology.inter, Ring{plan.base_latency});
     return step_time(plan.compute, communication.total(), plan.backward,
                      optimizations & optimization::overlap ? plan.overlap_efficiency : 0.0);
 }
@@ -233,5 +233,13 @@ struct OptimizationStack {
         if (s.step.communication_share() < target) return s;
     return std::nullopt;
 }
+
+// deprecated-aliases:begin — the 0.1 spelling, kept for one version (CHANGELOG 0.2.0).
+template <CollectivePolicy Policy>
+[[deprecated("use split_all_reduce")]] [[nodiscard]] constexpr CollectiveTime split_allreduce(
+    Bytes gradients, long long calls, long long ranks, const Link& link, const Policy& policy) {
+    return split_all_reduce(gradients, calls, ranks, link, policy);
+}
+// deprecated-aliases:end
 
 }  // namespace napkin

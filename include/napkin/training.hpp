@@ -114,6 +114,15 @@ inline constexpr TrainingOptions default_training_options{};
 
 // The collectives the layout's TP really uses: `automatic` resolves to the
 // pair with sequence parallelism and to the all-reduce without.
+// Full recomputation replays every layer's forward pass inside the backward
+// (Korthikanti et al. 2022, Sec. 5), so its collectives run once more too.
+[[nodiscard]] constexpr bool full_recompute_replays(const Parallelism& par) { return par.recompute == Recompute::full; }
+// A layer's forward passes per micro-batch: 2 with full recomputation, else 1.
+[[nodiscard]] constexpr double forward_passes(const Parallelism& par) { return full_recompute_replays(par) ? 2.0 : 1.0; }
+// Tensor- (or expert-) parallel collectives per layer per micro-batch: two in
+// each forward pass and two in the backward (Megatron's f and g): 4, or 6.
+[[nodiscard]] constexpr double collectives_per_layer(const Parallelism& par) { return 2.0 * forward_passes(par) + 2.0; }
+
 [[nodiscard]] constexpr TpCommunication resolved_tp_communication(const Parallelism& par, const TrainingOptions& o) {
     if (o.tp_communication != TpCommunication::automatic) return o.tp_communication;
     return par.sequence_parallel ? TpCommunication::reduce_scatter_all_gather : TpCommunication::all_reduce;
@@ -192,7 +201,7 @@ struct ElementwiseTime {
     const Bytes scores = per_pass - activation_bytes_per_layer(m, stored);
     const double layers = count(m.layers / par.pp);
     const Seconds pass = e.memory_passes * layers * read_time(per_pass, gpu);
-    const Seconds replayed = par.recompute == Recompute::full        ? pass
+    const Seconds replayed = full_recompute_replays(par)             ? pass
                              : par.recompute == Recompute::selective ? e.memory_passes * layers * read_time(scores, gpu)
                                                                      : Seconds{};
     return {3.0 * pass, replayed};
@@ -221,8 +230,8 @@ struct ElementwiseTime {
     const CollectiveTime one = split
                                    ? reduce_scatter(message, par.tp, link, o.collective_base_latency) +
                                          all_gather(message, par.tp, link, o.collective_base_latency)
-                                   : ring_allreduce(message, par.tp, link, o.collective_base_latency);
-    const double per_layer = par.recompute == Recompute::full ? 6.0 : 4.0;
+                                   : ring_all_reduce(message, par.tp, link, o.collective_base_latency);
+    const double per_layer = collectives_per_layer(par);
     return count(m.layers / par.pp) * per_layer * one.total();
 }
 
@@ -247,7 +256,7 @@ struct ElementwiseTime {
     if (par.ep == 1 || m.experts == 0) return Seconds{};
     const Link link = link_for(expert_group(par, c), c);
     const Bytes per_rank = hidden_states_bytes(m, par) * count(m.experts_per_token);
-    const double per_layer = par.recompute == Recompute::full ? 6.0 : 4.0;
+    const double per_layer = collectives_per_layer(par);
     return count(m.layers / par.pp) * per_layer * all_to_all(per_rank, par.ep, link, o.collective_base_latency).total();
 }
 
@@ -279,7 +288,7 @@ struct ContextExchange {
     const Seconds forward = std::max(Seconds{}, steps * send_forward - core);
     const Seconds backward = std::max(Seconds{}, steps * send_backward - 2.0 * core);
     const double layers = count(m.layers / par.pp);
-    const double forwards = par.recompute == Recompute::full ? 2.0 : 1.0;
+    const double forwards = forward_passes(par);
     return {layers * forward, layers * (backward + (forwards - 1.0) * forward)};
 }
 
@@ -305,7 +314,7 @@ struct MicrobatchTime {
 // the context-parallel exchange is split as cp_time_per_microbatch splits it.
 [[nodiscard]] constexpr StageTimes stage_times(const MicrobatchTime& t, const Parallelism& par) {
     const Seconds forward_compute = t.compute / 3.0;
-    const double forward_collectives = par.recompute == Recompute::full ? 2.0 / 6.0 : 2.0 / 4.0;
+    const double forward_collectives = 2.0 / collectives_per_layer(par);
     const Seconds forward = forward_compute + forward_collectives * (t.tp + t.ep) + 0.5 * t.pp + t.cp.forward;
     return StageTimes{.forward = forward, .backward = t.total() - forward, .weight_grad = forward_compute};
 }
@@ -346,7 +355,7 @@ struct GradientSync {
     const bool across = group.crosses_nodes();
     const Link link = c.node.intra;
     const auto all_reduce = [&](Bytes b) {
-        return across ? hierarchical_allreduce(b, topology, base) : ring_allreduce(b, group.size, link, base);
+        return across ? hierarchical_all_reduce(b, topology, base) : ring_all_reduce(b, group.size, link, base);
     };
     const auto scatter = [&](Bytes b) {
         return across ? hierarchical_reduce_scatter(b, topology, base) : reduce_scatter(b, group.size, link, base);
@@ -523,7 +532,7 @@ struct MatrixWork {
     const ElementwiseTime elementwise =
         elementwise_time_per_microbatch(m, par, gpu, EfficiencyModel{.memory_passes = o.profile.memory_passes});
     const Seconds casts = o.compute_dtype == DType::fp8 ? layers * fp8_cast_time(m, par, gpu) : Seconds{};
-    const Seconds replayed = par.recompute == Recompute::full        ? layers * layer.forward()
+    const Seconds replayed = full_recompute_replays(par)             ? layers * layer.forward()
                              : par.recompute == Recompute::selective ? layers * layer.attention.forward
                                                                      : Seconds{};
     return {layers * (layer.forward() + layer.backward()) + logits.forward + logits.backward + elementwise.compute +
@@ -909,7 +918,7 @@ struct StepCollectives {
     const auto link_name = [&](const GroupPlacement& g) {
         return g.crosses_nodes() ? c.node.inter.name : c.node.intra.name;
     };
-    const double passes = par.recompute == Recompute::full ? 6.0 : 4.0;
+    const double passes = collectives_per_layer(par);
     if (par.tp > 1) {
         const GroupPlacement g = tensor_group(par, c);
         const bool split = resolved_tp_communication(par, o) == TpCommunication::reduce_scatter_all_gather;
@@ -917,7 +926,7 @@ struct StepCollectives {
         const Link link = link_for(g, c);
         const Seconds t = split ? reduce_scatter(message, par.tp, link, base).total() +
                                       all_gather(message, par.tp, link, base).total()
-                                : ring_allreduce(message, par.tp, link, base).total();
+                                : ring_all_reduce(message, par.tp, link, base).total();
         out.add({"tensor-parallel", split ? "reduce-scatter + all-gather" : "ring all-reduce", message, par.tp,
                  g.nodes, link_name(g), mb * passes * stage_layers, t});
     }

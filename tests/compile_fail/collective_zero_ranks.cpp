@@ -9,7 +9,7 @@ constexpr long long ranks = 0;
 #else
 constexpr long long ranks = 64;
 #endif
-constexpr napkin::CollectiveTime t = napkin::ring_allreduce(napkin::gigabytes(280), ranks, ib);
+constexpr napkin::CollectiveTime t = napkin::ring_all_reduce(napkin::gigabytes(280), ranks, ib);
 }  // namespace
 
 int main() { return t.total() > napkin::Seconds{} ? 0 : 1; }

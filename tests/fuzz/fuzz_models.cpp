@@ -93,12 +93,12 @@ void collectives(FuzzedDataProvider& in) {
         check_time(t.latency);
         check_time(t.bandwidth);
     }
-    check_time(tree_allreduce(m, n, link).total());
+    check_time(tree_all_reduce(m, n, link).total());
     if (const auto x = ring_tree_crossover(n, link)) check_bytes(*x);
     const HierarchicalTopology h{.nodes = any_count(in, 64), .gpus_per_node = any_count(in, 16), .intra = link,
                                  .inter = any_link(in), .nic = in.ConsumeBool() ? Nic::per_gpu : Nic::per_node,
                                  .oversubscription = any_real(in, 1.0, 8.0)};
-    check_time(hierarchical_allreduce(m, h).total());
+    check_time(hierarchical_all_reduce(m, h).total());
 }
 
 void pipelines(FuzzedDataProvider& in) {

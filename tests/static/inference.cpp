@@ -25,9 +25,9 @@ static_assert(fewest_gpus(catalog::llama3_1_405b, catalog::a100_80gb_sxm) == 11)
 
 // A ring all-reduce over 4 GPUs takes 2(n − 1) = 6 steps: 6.6 + 6 × 0.6 µs of start-up,
 // exactly 10.2 µs up to the last bit of a double.
-static_assert(ring_allreduce(bytes(16384), 4, catalog::nvlink_a100, catalog::nccl_ring_ll_base_latency).latency ==
+static_assert(ring_all_reduce(bytes(16384), 4, catalog::nvlink_a100, catalog::nccl_ring_ll_base_latency).latency ==
               microseconds(6.6) + 6.0 * microseconds(0.6));
-static_assert(ring_allreduce(bytes(16384), 1, catalog::nvlink_a100).total() == Seconds{});
+static_assert(ring_all_reduce(bytes(16384), 1, catalog::nvlink_a100).total() == Seconds{});
 
 // The best count that divides the heads: 16 for the 70B model (64 heads).
 static_assert(best_gpu_count(m70b, catalog::a100_80gb_sxm, catalog::nvlink_a100, {.divide_heads = true})->gpus == 16);

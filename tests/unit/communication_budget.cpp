@@ -39,7 +39,7 @@ TEST_SUITE("communication_budget") {
         CHECK(gradient_bytes(70'000'000'000LL, DType::fp16) == gigabytes(140));
         CHECK(gradient_bytes(70'000'000'000LL, DType::fp8) == gigabytes(70));
         // FP16 gradients halve the all-reduce's bandwidth term through the bytes: 11.025 s → 5.5125 s.
-        CHECK(in(ring_allreduce(gradient_bytes(70'000'000'000LL, DType::fp16), 64, ib_ndr).bandwidth, units::s) ==
+        CHECK(in(ring_all_reduce(gradient_bytes(70'000'000'000LL, DType::fp16), 64, ib_ndr).bandwidth, units::s) ==
               doctest::Approx(5.5125).epsilon(1e-12));
     }
 
@@ -51,11 +51,11 @@ TEST_SUITE("communication_budget") {
         CHECK(fused_calls(gigabytes(280), 723, megabytes(25)) == 723);
         // 40 calls of 25 MB over 64 GPUs: latency 40 × 126 × 5 µs = 25.2 ms, bandwidth that of one
         // 1 GB all-reduce, 1.96875 × 20 ms = 39.375 ms.
-        const CollectiveTime fused = split_allreduce(gigabytes(1), 40, 64, ib_ndr, Ring{});
+        const CollectiveTime fused = split_all_reduce(gigabytes(1), 40, 64, ib_ndr, Ring{});
         CHECK(in(fused.latency, units::ms) == doctest::Approx(25.2).epsilon(1e-12));
         CHECK(in(fused.bandwidth, units::ms) == doctest::Approx(39.375).epsilon(1e-12));
         // Unfused, the same gradients pay 1,000 × 0.63 ms = 630 ms of latency; the gain is 604.8 ms.
-        const CollectiveTime unfused = split_allreduce(gigabytes(1), 1000, 64, ib_ndr, Ring{});
+        const CollectiveTime unfused = split_all_reduce(gigabytes(1), 1000, 64, ib_ndr, Ring{});
         CHECK(in(unfused.total() - fused.total(), units::ms) == doctest::Approx(604.8).epsilon(1e-9));
     }
 

@@ -75,10 +75,10 @@ TEST_SUITE("hardening") {
         // The red-team's cases through the models: an infinite latency, a denormal bandwidth.
         Link link = catalog::nvlink_a100;
         link.step_latency = seconds(inf);
-        CHECK(error_of([&] { return ring_allreduce(gigabytes(1), 8, link); }) == "Link.step_latency (s) = inf: must be finite");
+        CHECK(error_of([&] { return ring_all_reduce(gigabytes(1), 8, link); }) == "Link.step_latency (s) = inf: must be finite");
         link = catalog::nvlink_a100;
         link.bandwidth = bytes_per_second(1e-320);
-        CHECK(contains(error_of([&] { return ring_allreduce(gigabytes(1), 8, link); }), "Link.bandwidth (bytes/s) = 9.99989e-321"));
+        CHECK(contains(error_of([&] { return ring_all_reduce(gigabytes(1), 8, link); }), "Link.bandwidth (bytes/s) = 9.99989e-321"));
         CHECK(error_of([] { return simulate(OneFOneB{}, {2, 4}, StageTimes{seconds(inf), seconds(1)}); }) ==
               "StageTimes.forward (s) = inf: must be finite");
     }
@@ -173,11 +173,11 @@ TEST_SUITE("hardening") {
         // 2(n − 1) α + 2(n − 1)/n · M/B, and the tree's ⌈log₂ 10^6⌉ = 20 levels.
         const Link& link = catalog::nvlink_a100;
         const double n = 1e6;
-        const CollectiveTime ring = ring_allreduce(gigabytes(1), 1'000'000, link);
+        const CollectiveTime ring = ring_all_reduce(gigabytes(1), 1'000'000, link);
         CHECK(ring.total().value() == doctest::Approx(2 * (n - 1) * link.step_latency.value() +
                                                       2 * (n - 1) / n * 1e9 / link.bandwidth.value()));
         CHECK(detail::ceil_log2(1'000'000) == 20);
-        CHECK(tree_allreduce(gigabytes(1), 1'000'000, link).total().value() ==
+        CHECK(tree_all_reduce(gigabytes(1), 1'000'000, link).total().value() ==
               doctest::Approx(40 * (link.step_latency.value() + 1e9 / link.bandwidth.value())));
         // Training it on 125,000 DGX A100 nodes (10^6 GPUs): t = 8, p = 50, c = 5, d = 500,
         // B = 1,000 sequences of 10^7 tokens (10^10 tokens a step).
@@ -363,14 +363,14 @@ TEST_SUITE("hardening") {
         Link link = catalog::nvlink_a100;
         link.bandwidth = bytes_per_second(0.5);
         CHECK(error_of([&] { return validated(link); }) == "Link.bandwidth (bytes/s) = 0.5: must be at least 1 per second");
-        CHECK(error_of([] { return tree_allreduce(bytes(1e308), 8, catalog::nvlink_a100); }) ==
+        CHECK(error_of([] { return tree_all_reduce(bytes(1e308), 8, catalog::nvlink_a100); }) ==
               "message (bytes) = 1e+308: must be at most 1e18 bytes");
         CHECK(error_of([] { return step_time(OneFOneB{}, {4, 8}, StageTimes{seconds(1e308), seconds(1e308)}); }) ==
               "StageTimes.forward (s) = 1e+308: must be at most 1e9 s");
         // At the edges every result is finite: 1e18 B at 1 B/s over 2^40 ranks, 2^40 stages of 1e9 s.
         const Link slow{"slow", bytes_per_second(1.0), seconds(3600)};
-        CHECK(std::isfinite(tree_allreduce(bytes(1e18), 1LL << 40, slow).total().value()));
-        CHECK(std::isfinite(ring_allreduce(bytes(1e18), 1LL << 40, slow).total().value()));
+        CHECK(std::isfinite(tree_all_reduce(bytes(1e18), 1LL << 40, slow).total().value()));
+        CHECK(std::isfinite(ring_all_reduce(bytes(1e18), 1LL << 40, slow).total().value()));
         CHECK(std::isfinite(step_time(OneFOneB{}, {1LL << 40, 1LL << 40}, StageTimes{seconds(1e9), seconds(1e9)}).value()));
     }
 

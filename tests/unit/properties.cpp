@@ -93,8 +93,8 @@ TEST_SUITE("properties") {
                 CHECK(collective_time(op, m, n, faster).total() <= t);
                 CHECK(collective_time(op, m, n, slower_steps).total() >= t);
             }
-            CHECK(tree_allreduce(m, n, faster).total() <= tree_allreduce(m, n, link).total());
-            CHECK(tree_allreduce(m, n, slower_steps).total() >= tree_allreduce(m, n, link).total());
+            CHECK(tree_all_reduce(m, n, faster).total() <= tree_all_reduce(m, n, link).total());
+            CHECK(tree_all_reduce(m, n, slower_steps).total() >= tree_all_reduce(m, n, link).total());
         }
     }
 
@@ -108,7 +108,7 @@ TEST_SUITE("properties") {
             const HierarchicalTopology one_node{.nodes = 1, .gpus_per_node = gpn, .intra = intra, .inter = inter,
                                                 .nic = g.integer(0, 1) == 1 ? Nic::per_gpu : Nic::per_node,
                                                 .oversubscription = g.uniform(1.0, 8.0)};
-            const CollectiveTime h = hierarchical_allreduce(m, one_node), r = ring_allreduce(m, gpn, intra);
+            const CollectiveTime h = hierarchical_all_reduce(m, one_node), r = ring_all_reduce(m, gpn, intra);
             CHECK(h.total().value() == doctest::Approx(r.total().value()).epsilon(1e-12));
         }
     }

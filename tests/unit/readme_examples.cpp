@@ -28,9 +28,9 @@ TEST_SUITE("README") {
     TEST_CASE("collectives: 11.03 s, the 8,816,509-byte crossover, 0.885 s hierarchical") {
         constexpr Link ib_ndr{"ib-ndr", gigabytes_per_second(50), microseconds(5)};
         constexpr Link nvlink{"nvlink", gigabytes_per_second(900), microseconds(0.5)};
-        constexpr auto flat = ring_allreduce(gigabytes(280), 64, ib_ndr);
+        constexpr auto flat = ring_all_reduce(gigabytes(280), 64, ib_ndr);
         constexpr auto cross = ring_tree_crossover(256, ib_ndr);
-        constexpr auto hier = hierarchical_allreduce(gigabytes(140), {8, 8, nvlink, ib_ndr});
+        constexpr auto hier = hierarchical_all_reduce(gigabytes(140), {8, 8, nvlink, ib_ndr});
         CHECK(std::round(in(flat.total(), units::s) * 100) / 100 == 11.03);
         CHECK(std::round(cross->value()) == 8'816'509);  // printed as "8816509 B"
         CHECK(std::round(in(hier.total(), units::ms)) == 885);
