@@ -58,12 +58,12 @@ void bind_pipeline(py::module_& m) {
         .value("stages", &PipelineShape::stages, "pipeline stages p")
         .value("microbatches", &PipelineShape::microbatches, "micro-batches per step m")
         .value("chunks", &PipelineShape::chunks, "model chunks per rank v (interleaved)")
-        .finish([](const PipelineShape& s) { detail::check_shape(s); });
+        .finish([](const PipelineShape& s) { (void)validated(s); });
     Struct<StageTimes>(m, "StageTimes", "One micro-batch through one whole stage (seconds).")
         .quantity("forward", &StageTimes::forward, Kind::seconds, "F")
         .quantity("backward", &StageTimes::backward, Kind::seconds, "B: input and weight gradient")
         .quantity("weight_grad", &StageTimes::weight_grad, Kind::seconds, "W, the weight-gradient part of B")
-        .finish([](const StageTimes& t) { detail::check_times(t); });
+        .finish([](const StageTimes& t) { (void)validated(t); });
 
     using Fb = std::optional<double>;
     const auto visit = [](const std::string& name, long long extra, Fb fb, auto&& f) {
@@ -183,7 +183,7 @@ void bind_pipeline(py::module_& m) {
     const auto simulate_schedule = [visit](const std::string& s, const PipelineShape& shape, const py::object& times,
                                            double send, const std::optional<std::vector<double>>& factors,
                                            long long e, Fb fb) {
-        detail::check_shape(shape);
+        (void)validated(shape);
         require(count(shape.stages) * count(shape.microbatches) * count(shape.chunks) <= 1e7,
                 "stages × microbatches × chunks", count(shape.stages) * count(shape.microbatches) * count(shape.chunks),
                 "must be at most 10,000,000 passes for the simulator");

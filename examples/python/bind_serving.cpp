@@ -51,7 +51,7 @@ void bind_serving(py::module_& m) {
         .quantity("working_tokens", &ServingSetup::working_tokens, Kind::tokens, "tokens of working memory")
         .quantity("working_allowance", &ServingSetup::working_allowance, Kind::bytes, "fixed working allowance")
         .value("prefill_chunk", &ServingSetup::prefill_chunk, "chunked prefill: tokens per chunk (0: whole prompt)")
-        .finish([](const ServingSetup& s) { detail::check_serving_setup(s); });
+        .finish([](const ServingSetup& s) { (void)validated(s); });
     const auto arrival = per_second_field(&ServingWorkload::arrival_rate);
     Struct<ServingWorkload>(m, "ServingWorkload", "Requests: prompt and output tokens, sequences in flight.")
         .value("input_tokens", &ServingWorkload::input_tokens, "prompt tokens I")
@@ -145,8 +145,8 @@ void bind_serving(py::module_& m) {
             (void)validated(model);
             (void)validated(gpu);
             (void)validated(link);
-            detail::check_layout(model, layout);
-            detail::check_serving_setup(setup);
+            (void)validated(layout, model);
+            (void)validated(setup);
             require_at_least_one("sequences", batch.sequences);
             require_non_negative("context (tokens)", batch.context.value());
             return decode_step(model, gpu, link, layout, batch, setup, ring_of(base_latency));
@@ -162,8 +162,8 @@ void bind_serving(py::module_& m) {
             (void)validated(model);
             (void)validated(gpu);
             (void)validated(link);
-            detail::check_layout(model, layout);
-            detail::check_serving_setup(setup);
+            (void)validated(layout, model);
+            (void)validated(setup);
             return prefill_time(model, gpu, link, layout, prompts, input_tokens, setup, ring_of(base_latency));
         },
         py::arg("model"), py::arg("gpu"), py::arg("link"), py::arg("layout"), py::arg("prompts"),
@@ -175,8 +175,8 @@ void bind_serving(py::module_& m) {
            const ServingSetup& setup) {
             (void)validated(model);
             (void)validated(gpu);
-            detail::check_layout(model, layout);
-            detail::check_serving_setup(setup);
+            (void)validated(layout, model);
+            (void)validated(setup);
             return max_concurrency(model, gpu, layout, length, setup);
         },
         py::arg("model"), py::arg("gpu"), py::arg("layout"), py::arg("length"),

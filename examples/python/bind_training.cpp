@@ -274,7 +274,7 @@ void bind_training(py::module_& m) {
             .value("top_k", &TrainingPlanQuery::top_k, "how many of the fastest layouts to keep")
             .value("threads", &TrainingPlanQuery::threads, "worker threads (0: every core)")
             .value("prune", &TrainingPlanQuery::prune, "skip what bounds and dominance settle")
-            .finish([](const TrainingPlanQuery& q) { detail::check_query(q); });
+            .finish([](const TrainingPlanQuery& q) { (void)validated(q); });
     (void)query_cls;
 
     Struct<TrainingCandidate>(m, "TrainingCandidate", "One layout of a plan and its estimate.")

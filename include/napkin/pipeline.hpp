@@ -78,6 +78,17 @@ constexpr void check_rank(const PipelineShape& s, long long rank) {
 }
 }  // namespace detail
 
+// Checks a pipeline's shape (p, m, v at least 1) and its stage times (finite,
+// non-negative, W within B), naming the field.
+[[nodiscard]] constexpr const PipelineShape& validated(const PipelineShape& s) {
+    detail::check_shape(s);
+    return s;
+}
+[[nodiscard]] constexpr const StageTimes& validated(const StageTimes& t) {
+    detail::check_times(t);
+    return t;
+}
+
 // ---------------------------------------------------------------------------
 // The schedules. Each knows its closed-form bubble, the micro-batches a rank
 // holds activations for, and how much parameter memory it needs relative to

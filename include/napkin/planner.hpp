@@ -542,6 +542,12 @@ inline void check_query(const TrainingPlanQuery& q) {
 }
 }  // namespace detail
 
+// Checks a query, naming the field (plan_training does so first).
+[[nodiscard]] inline const TrainingPlanQuery& validated(const TrainingPlanQuery& q) {
+    detail::check_query(q);
+    return q;
+}
+
 // Search the whole space. `progress(done_points, total_points)` is called as
 // rows finish, from the worker threads (it must be thread-safe).
 template <class Progress>

@@ -189,6 +189,16 @@ constexpr void check_serving_setup(const ServingSetup& s) {
 }
 }  // namespace detail
 
+// Checks a serving setup, naming the field; a layout against its model.
+[[nodiscard]] constexpr const ServingSetup& validated(const ServingSetup& s) {
+    detail::check_serving_setup(s);
+    return s;
+}
+[[nodiscard]] constexpr const ServingLayout& validated(const ServingLayout& layout, const TransformerShape& m) {
+    detail::check_layout(m, layout);
+    return layout;
+}
+
 // A model's weights in a format the GPU can compute in; names the format.
 constexpr void require_computable(const Gpu& gpu, WeightDType d) {
     if (d == WeightDType::fp8 && !has_fp8(gpu))
