@@ -3,8 +3,9 @@
 # lint.clang-tidy: clang-tidy over napkin's own translation units, in parallel
 # (one job per core), skipping every unit whose preprocessed source, compile
 # flags, .clang-tidy and clang-tidy version are those of a clean earlier run
-# (a stamp per unit in the cache folder). A header change re-checks exactly
-# the units that include it; an unchanged tree re-checks nothing.
+# (a stamp per unit in the cache folder, keyed without the checkout's path, so
+# a fresh clone on the same machine reuses them). A header change re-checks
+# exactly the units that include it; an unchanged tree re-checks nothing.
 #
 #   clang_tidy_cached.py BUILD_DIR SOURCE_DIR REGEX CACHE_DIR [CLANG_TIDY]
 import hashlib, json, os, re, shlex, subprocess, sys
@@ -31,7 +32,13 @@ def key(unit):
         elif a != "-c":
             pre.append(a)
     out = subprocess.run(pre + ["-E", "-P"], cwd=unit["directory"], capture_output=True)
-    h = hashlib.sha256(config + version + " ".join(args).encode() + out.stdout)
+    # The checkout's and build tree's paths (in the flags and in __FILE__) do
+    # not change a finding: a clone elsewhere hits the same stamps.
+    def neutral(text):
+        for path, name in ((os.path.abspath(build), b"<build>"), (os.path.abspath(source), b"<source>")):
+            text = text.replace(path.encode(), name)
+        return text
+    h = hashlib.sha256(config + version + neutral(" ".join(args).encode()) + neutral(out.stdout))
     return h.hexdigest() if out.returncode == 0 else None
 
 
