@@ -68,8 +68,9 @@ TEST_SUITE("catalog/models") {
         // Inactive: 32 layers × 6 experts × 3 × 4,096 × 14,336 = 33,822,867,456.
         CHECK(active_parameter_count(catalog::mixtral_8x7b) == 46'702'792'704 - 33'822'867'456);
     }
-    TEST_CASE("Mixtral 8x22B: 56 × (88,080,384 attention + 8 × 301,989,888 experts + 49,152 router + 12,288) "
-              "+ 2 × 32,000 × 6,144 + 6,144 = 140,620,634,112; hub 141B") {
+    TEST_CASE(
+        "Mixtral 8x22B: 56 × (88,080,384 attention + 8 × 301,989,888 experts + 49,152 router + 12,288) "
+        "+ 2 × 32,000 × 6,144 + 6,144 = 140,620,634,112; hub 141B") {
         check_config("mixtral_8x22b_config.json", catalog::mixtral_8x22b);
         CHECK(parameter_count(catalog::mixtral_8x22b) == 140'620'634'112);
         CHECK(agrees(parameter_count(catalog::mixtral_8x22b), 141, 1));
