@@ -29,11 +29,16 @@ struct PipelineOptions {
     std::optional<double> weight_grad_ms, overlapped_ms;
     // The same with their units (--weight-grad 0.5ms), read into the numbers above.
     std::optional<std::string> weight_grad, overlapped;
+    // The flags as typed, for the messages.
+    std::string weight_grad_flag = "--weight-grad-ms", overlapped_flag = "--overlapped-ms",
+                backward_flag = "--backward-ms";
     bool json = false;
 };
 
 // The unit-taking spellings of the shared options, folded into the ms ones.
 void read_pipeline_units(PipelineOptions& o) {
+    if (o.weight_grad) o.weight_grad_flag = "--weight-grad";
+    if (o.overlapped) o.overlapped_flag = "--overlapped";
     o.weight_grad_ms = time_in_ms(o.weight_grad_ms, o.weight_grad, "--weight-grad", "--weight-grad-ms");
     o.overlapped_ms = time_in_ms(o.overlapped_ms, o.overlapped, "--overlapped", "--overlapped-ms");
     o.weight_grad = o.overlapped = std::nullopt;
@@ -67,12 +72,12 @@ AnySchedule resolve_schedule(const PipelineOptions& o) {
         throw napkin::invalid_argument("--extra-warmup " + std::to_string(o.extra_warmup) +
                                        ": only the interleaved schedule takes it");
     if (o.overlapped_ms) {
-        require_non_negative("--overlapped-ms", *o.overlapped_ms);
+        require_non_negative(o.overlapped_flag, *o.overlapped_ms);
         if (auto* dual = std::get_if<DualPipe>(&s)) dual->overlapped_forward_backward = milliseconds(*o.overlapped_ms);
         else if (auto* dual_v = std::get_if<DualPipeV>(&s))
             dual_v->overlapped_forward_backward = milliseconds(*o.overlapped_ms);
         else
-            reject("--overlapped-ms", *o.overlapped_ms, "only dualpipe and dualpipev take it");
+            reject(o.overlapped_flag, *o.overlapped_ms, "only dualpipe and dualpipev take it");
     }
     return s;
 }
@@ -81,8 +86,8 @@ StageTimes resolve_times(const PipelineOptions& o, double forward_ms, double bac
     require_non_negative("--forward-ms", forward_ms);
     require_non_negative("--backward-ms", backward_ms);
     const double w = o.weight_grad_ms.value_or(backward_ms / 2);
-    require_non_negative("--weight-grad-ms", w);
-    require(w <= backward_ms, "--weight-grad-ms", w, "must not exceed --backward-ms, of which it is a part");
+    require_non_negative(o.weight_grad_flag, w);
+    require(w <= backward_ms, o.weight_grad_flag, w, "must not exceed " + o.backward_flag + ", of which it is a part");
     return {milliseconds(forward_ms), milliseconds(backward_ms), milliseconds(w)};
 }
 
@@ -110,6 +115,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--backward-ms", o->backward_ms, "the same in ms");
     sub->callback([o] {
         read_pipeline_units(o->pipeline);
+        if (o->backward) o->pipeline.backward_flag = "--backward";
         const double forward_ms = time_in_ms(o->forward_ms, o->forward, "--forward", "--forward-ms").value_or(1.0);
         const double backward_ms = time_in_ms(o->backward_ms, o->backward, "--backward", "--backward-ms").value_or(2.0);
         const PipelineShape shape{o->pipeline.stages, o->pipeline.microbatches, o->pipeline.chunks};
@@ -264,6 +270,7 @@ NAPKIN_COMMAND(app) {
                   "forward run together with a backward");
     sub->callback([o] {
         read_pipeline_units(o->pipeline);
+        if (o->backward) o->pipeline.backward_flag = "--backward";
         o->forward_ms = time_in_ms(o->forward_ms, o->forward, "--forward", "--forward-ms");
         o->backward_ms = time_in_ms(o->backward_ms, o->backward, "--backward", "--backward-ms");
         const double send_ms = time_in_ms(o->send_ms, o->send, "--send", "--send-ms").value_or(0.0);

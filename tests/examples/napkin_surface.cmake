@@ -129,3 +129,8 @@ napkin_same_output(cli.plan_inference.tpot_same_json
   VERSUS $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --link nvlink4 --max-gpus 8
          --tpot-ms 50 --ttft-ms 2000 --json
   IGNORE "\"(seconds|points_per_second)\":")
+# A check names the flags as typed: W of 3 ms cannot exceed B of 2 ms.
+napkin_check_output(cli.bubble.flag_as_typed
+  COMMAND $<TARGET_FILE:napkin-cli> bubble --schedule zb-h1 --stages 4 --microbatches 8 --backward 2ms
+          --weight-grad 3ms
+  EXPECT "--weight-grad = 3: must not exceed --backward, of which it is a part" EXIT_CODE 2)
