@@ -53,6 +53,14 @@ inline std::optional<double> time_in_us(const std::optional<double>& us, const s
     return in(io::parse_time(new_flag, *text), units::us);
 }
 
+// The same for the times in milliseconds (--forward 1.5ms beside --forward-ms 1.5).
+inline std::optional<double> time_in_ms(const std::optional<double>& ms, const std::optional<std::string>& text,
+                                        const std::string& new_flag, const std::string& old_flag) {
+    if (!text) return ms;
+    if (ms) reject(new_flag, *text, "give " + new_flag + " or " + old_flag + ", not both");
+    return in(io::parse_time(new_flag, *text), units::ms);
+}
+
 // --- catalog names ----------------------------------------------------------------
 template <class Entries>
 std::vector<std::string> names_of(const Entries& entries) {

@@ -27,8 +27,22 @@ struct PipelineOptions {
     std::string schedule;
     long long stages = 0, microbatches = 0, chunks = 1, extra_warmup = 0;
     std::optional<double> weight_grad_ms, overlapped_ms;
+    // The same with their units (--weight-grad 0.5ms), read into the numbers above.
+    std::optional<std::string> weight_grad, overlapped;
+    // The flags as typed, for the messages.
+    std::string weight_grad_flag = "--weight-grad-ms", overlapped_flag = "--overlapped-ms",
+                backward_flag = "--backward-ms";
     bool json = false;
 };
+
+// The unit-taking spellings of the shared options, folded into the ms ones.
+void read_pipeline_units(PipelineOptions& o) {
+    if (o.weight_grad) o.weight_grad_flag = "--weight-grad";
+    if (o.overlapped) o.overlapped_flag = "--overlapped";
+    o.weight_grad_ms = time_in_ms(o.weight_grad_ms, o.weight_grad, "--weight-grad", "--weight-grad-ms");
+    o.overlapped_ms = time_in_ms(o.overlapped_ms, o.overlapped, "--overlapped", "--overlapped-ms");
+    o.weight_grad = o.overlapped = std::nullopt;
+}
 
 const char* const schedule_help = "gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipe or dualpipev";
 
@@ -40,11 +54,14 @@ void add_pipeline_options(CLI::App* sub, PipelineOptions& o, bool required = tru
     sub->add_option("--chunks", o.chunks, "chunks (virtual stages) per rank v, for interleaved (1)");
     sub->add_option("--extra-warmup", o.extra_warmup,
                     "interleaved: forwards beyond Megatron's warm-up (1 with --overlap-moe-expert-parallel-comm)");
-    sub->add_option("--weight-grad-ms", o.weight_grad_ms,
-                    "weight-gradient part W of the backward, for zero-bubble and DualPipe (default: half of it)");
-    sub->add_option("--overlapped-ms", o.overlapped_ms,
-                    "dualpipe, dualpipev: F&B, an overlapped forward + backward pair through a stage, ms "
-                    "(default: F + B, no overlap)");
+    sub->add_option("--weight-grad", o.weight_grad,
+                    "weight-gradient part W of the backward with its unit, 0.5ms, for zero-bubble and DualPipe "
+                    "(default: half of it)");
+    sub->add_option("--weight-grad-ms", o.weight_grad_ms, "the same in ms");
+    sub->add_option("--overlapped", o.overlapped,
+                    "dualpipe, dualpipev: F&B, an overlapped forward + backward pair through a stage, with its "
+                    "unit (default: F + B, no overlap)");
+    sub->add_option("--overlapped-ms", o.overlapped_ms, "the same in ms");
     sub->add_flag("--json", o.json, "machine-readable output in seconds");
 }
 
@@ -55,12 +72,12 @@ AnySchedule resolve_schedule(const PipelineOptions& o) {
         throw napkin::invalid_argument("--extra-warmup " + std::to_string(o.extra_warmup) +
                                        ": only the interleaved schedule takes it");
     if (o.overlapped_ms) {
-        require_non_negative("--overlapped-ms", *o.overlapped_ms);
+        require_non_negative(o.overlapped_flag, *o.overlapped_ms);
         if (auto* dual = std::get_if<DualPipe>(&s)) dual->overlapped_forward_backward = milliseconds(*o.overlapped_ms);
         else if (auto* dual_v = std::get_if<DualPipeV>(&s))
             dual_v->overlapped_forward_backward = milliseconds(*o.overlapped_ms);
         else
-            reject("--overlapped-ms", *o.overlapped_ms, "only dualpipe and dualpipev take it");
+            reject(o.overlapped_flag, *o.overlapped_ms, "only dualpipe and dualpipev take it");
     }
     return s;
 }
@@ -69,8 +86,8 @@ StageTimes resolve_times(const PipelineOptions& o, double forward_ms, double bac
     require_non_negative("--forward-ms", forward_ms);
     require_non_negative("--backward-ms", backward_ms);
     const double w = o.weight_grad_ms.value_or(backward_ms / 2);
-    require_non_negative("--weight-grad-ms", w);
-    require(w <= backward_ms, "--weight-grad-ms", w, "must not exceed --backward-ms, of which it is a part");
+    require_non_negative(o.weight_grad_flag, w);
+    require(w <= backward_ms, o.weight_grad_flag, w, "must not exceed " + o.backward_flag + ", of which it is a part");
     return {milliseconds(forward_ms), milliseconds(backward_ms), milliseconds(w)};
 }
 
@@ -86,16 +103,23 @@ nlohmann::json shape_json(std::string_view name, const PipelineShape& shape) {
 NAPKIN_COMMAND(app) {
     struct Options {
         PipelineOptions pipeline;
-        double forward_ms = 1.0, backward_ms = 2.0;
+        std::optional<double> forward_ms, backward_ms;
+        std::optional<std::string> forward, backward;
     };
     auto o = std::make_shared<Options>();
     auto* sub = app.add_subcommand("bubble", "the pipeline bubble of a schedule, in closed form");
     add_pipeline_options(sub, o->pipeline);
-    sub->add_option("--forward-ms", o->forward_ms, "one micro-batch's forward through a stage, ms (1)");
-    sub->add_option("--backward-ms", o->backward_ms, "its full backward, ms (2)");
+    sub->add_option("--forward", o->forward, "one micro-batch's forward through a stage with its unit: 1.5ms (1ms)");
+    sub->add_option("--forward-ms", o->forward_ms, "the same in ms");
+    sub->add_option("--backward", o->backward, "its full backward with its unit (2ms)");
+    sub->add_option("--backward-ms", o->backward_ms, "the same in ms");
     sub->callback([o] {
+        read_pipeline_units(o->pipeline);
+        if (o->backward) o->pipeline.backward_flag = "--backward";
+        const double forward_ms = time_in_ms(o->forward_ms, o->forward, "--forward", "--forward-ms").value_or(1.0);
+        const double backward_ms = time_in_ms(o->backward_ms, o->backward, "--backward", "--backward-ms").value_or(2.0);
         const PipelineShape shape{o->pipeline.stages, o->pipeline.microbatches, o->pipeline.chunks};
-        const StageTimes times = resolve_times(o->pipeline, o->forward_ms, o->backward_ms);
+        const StageTimes times = resolve_times(o->pipeline, forward_ms, backward_ms);
         std::visit(
             [&](const auto& schedule) {
                 const Seconds bubble = bubble_time(schedule, shape, times);
@@ -192,8 +216,8 @@ void print_schedule_json(std::string_view name, const ScheduleRun& run, const Ti
 NAPKIN_COMMAND(app) {
     struct Options {
         PipelineOptions pipeline;
-        std::optional<double> forward_ms, backward_ms;
-        double send_ms = 0;
+        std::optional<double> forward_ms, backward_ms, send_ms;
+        std::optional<std::string> forward, backward, send;
         std::string svg, times, reference, write_times, layer_map;
         bool overlap_moe = false;
         long long layers = 0, first_stage_layers = 0, last_stage_layers = 0;
@@ -205,11 +229,15 @@ NAPKIN_COMMAND(app) {
     auto* sub = app.add_subcommand(
         "schedule", "simulate one step pass by pass; JSON counts micro-batches, chunks and stages from 1");
     add_pipeline_options(sub, o->pipeline, false);
-    sub->add_option("--forward-ms", o->forward_ms,
-                    "one micro-batch's forward through a stage (all its chunks), ms (required without --times "
-                    "or --reference)");
-    sub->add_option("--backward-ms", o->backward_ms, "its full backward, ms (required without --times or --reference)");
-    sub->add_option("--send-ms", o->send_ms, "time for a hand-off between two ranks to arrive, ms (0)");
+    sub->add_option("--forward", o->forward,
+                    "one micro-batch's forward through a stage (all its chunks) with its unit, 1.5ms (required "
+                    "without --times or --reference)");
+    sub->add_option("--forward-ms", o->forward_ms, "the same in ms");
+    sub->add_option("--backward", o->backward,
+                    "its full backward with its unit (required without --times or --reference)");
+    sub->add_option("--backward-ms", o->backward_ms, "the same in ms");
+    sub->add_option("--send", o->send, "time for a hand-off between two ranks to arrive, with its unit (0)");
+    sub->add_option("--send-ms", o->send_ms, "the same in ms");
     sub->add_option("--svg", o->svg, "write the timeline to this SVG file");
     sub->add_option("--times", o->times,
                     "per-stage, per-chunk times in napkin's JSON format (README: napkin schedule --times); "
@@ -241,6 +269,12 @@ NAPKIN_COMMAND(app) {
                   "interleaved: Megatron's paired blocks, one more warm-up forward and each steady-state "
                   "forward run together with a backward");
     sub->callback([o] {
+        read_pipeline_units(o->pipeline);
+        if (o->backward) o->pipeline.backward_flag = "--backward";
+        o->forward_ms = time_in_ms(o->forward_ms, o->forward, "--forward", "--forward-ms");
+        o->backward_ms = time_in_ms(o->backward_ms, o->backward, "--backward", "--backward-ms");
+        const double send_ms = time_in_ms(o->send_ms, o->send, "--send", "--send-ms").value_or(0.0);
+        o->forward = o->backward = o->send = std::nullopt;
         const bool from_file = !o->times.empty() || !o->reference.empty();
         if (!o->times.empty() && !o->reference.empty())
             reject("--reference", o->reference, "cannot be given with --times");
@@ -299,14 +333,14 @@ NAPKIN_COMMAND(app) {
                                               std::pair{"--head-forward-ms", o->head_forward_ms},
                                               std::pair{"--head-backward-ms", o->head_backward_ms}})
                 require(std::isfinite(value) && value >= 0.0, flag, value, "must be finite and not negative");
-            require_non_negative("--send-ms", o->send_ms);
+            require_non_negative("--send-ms", send_ms);
             run.shape = {o->pipeline.stages, o->pipeline.microbatches, o->pipeline.chunks};
             run.schedule = resolve_schedule(o->pipeline);
             const std::vector<long long> layers = map.layers_per_chunk();
             run.times = ScheduleTimes::per_layer(run.shape, layers,
                                                  {milliseconds(*o->layer_forward_ms), milliseconds(*o->layer_backward_ms)},
                                                  {}, {milliseconds(o->head_forward_ms), milliseconds(o->head_backward_ms)},
-                                                 milliseconds(o->send_ms));
+                                                 milliseconds(send_ms));
             for (const auto& [flag, value] : {std::pair{"--forward-all-to-all-share", o->forward_all_to_all_share},
                                               std::pair{"--backward-all-to-all-share", o->backward_all_to_all_share},
                                               std::pair{"--pair-hidden", o->pair_hidden}})
@@ -324,9 +358,9 @@ NAPKIN_COMMAND(app) {
             if (!o->backward_ms) throw napkin::invalid_argument("--backward-ms is required (or give --times)");
             run.shape = {o->pipeline.stages, o->pipeline.microbatches, o->pipeline.chunks};
             run.uniform = resolve_times(o->pipeline, *o->forward_ms, *o->backward_ms);
-            require_non_negative("--send-ms", o->send_ms);
+            require_non_negative("--send-ms", send_ms);
             run.schedule = resolve_schedule(o->pipeline);
-            run.times = ScheduleTimes::uniform(run.shape, *run.uniform, milliseconds(o->send_ms));
+            run.times = ScheduleTimes::uniform(run.shape, *run.uniform, milliseconds(send_ms));
         }
         if (o->overlap_moe) {
             auto* interleaved = std::get_if<Interleaved>(&run.schedule);

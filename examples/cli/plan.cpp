@@ -458,6 +458,8 @@ NAPKIN_COMMAND(app) {
         std::optional<double> latency_ms;
         std::string objective;
         std::optional<double> tpot_ms, ttft_ms;
+        // The same with their units (--latency 20ms), read into the numbers above.
+        std::optional<std::string> latency, tpot, ttft;
         long long input_tokens = 1024, output_tokens = 256;
         std::string weight_dtype = "bf16", kv_dtype = "bf16";
         bool json = false;
@@ -472,20 +474,27 @@ NAPKIN_COMMAND(app) {
     add_setup_options(sub, o->setup);
     sub->add_option("--max-gpus", o->max_gpus, "largest tp x pp to try (64)");
     sub->add_option("--max-tokens", o->max_tokens, "most tokens in flight (chats served together) to try (1024)");
-    sub->add_option("--latency-ms", o->latency_ms,
-                    "longest time per token a user may wait, in ms; the plan then maximises tokens/s");
+    sub->add_option("--latency", o->latency,
+                    "longest time per token a user may wait, with its unit (20ms); the plan then maximises tokens/s");
+    sub->add_option("--latency-ms", o->latency_ms, "the same in ms");
     sub->add_option("--objective", o->objective,
                     "latency or throughput (default: latency, throughput when --latency-ms is given)");
-    sub->add_option("--tpot-ms", o->tpot_ms,
-                    "serving engine: longest time per output token in ms; plans the layout and concurrency with the "
-                    "most output tokens/s per GPU");
-    sub->add_option("--ttft-ms", o->ttft_ms, "serving engine: longest time to first token in ms");
+    sub->add_option("--tpot", o->tpot,
+                    "serving engine: longest time per output token with its unit (50ms); plans the layout and "
+                    "concurrency with the most output tokens/s per GPU");
+    sub->add_option("--tpot-ms", o->tpot_ms, "the same in ms");
+    sub->add_option("--ttft", o->ttft, "serving engine: longest time to first token with its unit (2s)");
+    sub->add_option("--ttft-ms", o->ttft_ms, "the same in ms");
     sub->add_option("--input-tokens", o->input_tokens, "serving engine: prompt tokens per request (1024)");
     sub->add_option("--output-tokens", o->output_tokens, "serving engine: generated tokens per request (256)");
     sub->add_option("--weight-dtype", o->weight_dtype, "serving engine: bf16, fp16, fp8, int8 or int4 (bf16)");
     sub->add_option("--kv-dtype", o->kv_dtype, "serving engine: bf16 or fp8 (bf16)");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o] {
+        o->latency_ms = time_in_ms(o->latency_ms, o->latency, "--latency", "--latency-ms");
+        o->tpot_ms = time_in_ms(o->tpot_ms, o->tpot, "--tpot", "--tpot-ms");
+        o->ttft_ms = time_in_ms(o->ttft_ms, o->ttft, "--ttft", "--ttft-ms");
+        o->latency = o->tpot = o->ttft = std::nullopt;
         const TransformerShape model = resolve_model(o->model);
         const Gpu gpu = resolve_gpu(o->gpu);
         // No link given: the one inside the GPU's usual server (catalog::default_links).

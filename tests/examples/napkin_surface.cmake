@@ -69,3 +69,68 @@ napkin_check_output(cli.train.inline_links
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --tp 2 --dp 4 --micro-batch 4 --global-batch 16 --seq-len 1024
           --intra-bandwidth 900GB/s --intra-latency 0.6us --json
   EXPECT "\"bandwidth_bytes_per_s\": 900000000000.0" "\"schema\": \"napkin.train/1\"" "\"layout\"")
+# Times with their units beside the bare milliseconds: both spellings give the
+# same JSON (napkin_same_output runs both and compares what they print, less the
+# lines matching IGNORE, such as the planner's own timing).
+function(napkin_same_output name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "IGNORE" "COMMAND;VERSUS")
+  set(spec "")
+  foreach(item IN LISTS arg_COMMAND)
+    string(APPEND spec "a\t${item}\n")
+  endforeach()
+  foreach(item IN LISTS arg_VERSUS)
+    string(APPEND spec "b\t${item}\n")
+  endforeach()
+  if(DEFINED arg_IGNORE)
+    string(APPEND spec "ignore\t${arg_IGNORE}\n")
+  endif()
+  set(spec_file "${PROJECT_BINARY_DIR}/output_checks/${name}.txt")
+  file(GENERATE OUTPUT "${spec_file}" CONTENT "${spec}")
+  add_test(NAME ${name} COMMAND "${CMAKE_COMMAND}" -DSPEC=${spec_file} -P "${PROJECT_SOURCE_DIR}/cmake/same_output.cmake")
+endfunction()
+# 1F1B, p = 4, m = 8, F = 1.5 ms, B = 3 ms: bubble (p − 1)(F + B) = 13.5 ms,
+# step m(F + B) + bubble = 36 + 13.5 = 49.5 ms.
+napkin_check_output(cli.bubble.times_with_units
+  COMMAND $<TARGET_FILE:napkin-cli> bubble --schedule 1f1b --stages 4 --microbatches 8 --forward 1.5ms
+          --backward 3ms --json
+  EXPECT "\"forward_s\": 0.0015" "\"backward_s\": 0.003" "\"bubble_s\": 0.0135" "\"step_s\": 0.0495")
+napkin_same_output(cli.bubble.units_same_json
+  COMMAND $<TARGET_FILE:napkin-cli> bubble --schedule zb-h2 --stages 4 --microbatches 8 --forward 2ms
+          --backward 3000us --weight-grad 1ms --json
+  VERSUS $<TARGET_FILE:napkin-cli> bubble --schedule zb-h2 --stages 4 --microbatches 8 --forward-ms 2
+         --backward-ms 3 --weight-grad-ms 1 --json)
+# cli.schedule.1f1b_sends with its times in units: the same 10 ms step.
+napkin_same_output(cli.schedule.units_same_json
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 2 --microbatches 2 --forward 1ms
+          --backward 2ms --send 0.5ms --json
+  VERSUS $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 2 --microbatches 2 --forward-ms 1
+         --backward-ms 2 --send-ms 0.5 --json)
+napkin_check_output(cli.schedule.times_with_units
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 2 --microbatches 2 --forward 1ms
+          --backward 2ms --send 500us
+  EXPECT "step 10.00 ms (closed form 9.00 ms), idle 40.00%")
+napkin_check_output(cli.schedule.both_spellings
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 2 --microbatches 2 --forward 1ms
+          --forward-ms 1 --backward 2ms
+  EXPECT "--forward = \"1ms\": give --forward or --forward-ms, not both" EXIT_CODE 2)
+napkin_check_output(cli.schedule.time_without_unit
+  COMMAND $<TARGET_FILE:napkin-cli> bubble --schedule 1f1b --stages 4 --microbatches 8 --forward 1.5
+  EXPECT "--forward = \"1.5\": not a time" EXIT_CODE 2)
+# plan-inference's latency bound: cli.plan_inference.json with --latency 30ms.
+napkin_same_output(cli.plan_inference.latency_same_json
+  COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-405b --gpu a100-80gb-sxm --link nvlink-a100
+          --latency 30ms --json
+  VERSUS $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-405b --gpu a100-80gb-sxm --link nvlink-a100
+         --latency-ms 30 --json
+  IGNORE "\"(seconds|points_per_second)\":")
+napkin_same_output(cli.plan_inference.tpot_same_json
+  COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --link nvlink4 --max-gpus 8
+          --tpot 50ms --ttft 2s --json
+  VERSUS $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --link nvlink4 --max-gpus 8
+         --tpot-ms 50 --ttft-ms 2000 --json
+  IGNORE "\"(seconds|points_per_second)\":")
+# A check names the flags as typed: W of 3 ms cannot exceed B of 2 ms.
+napkin_check_output(cli.bubble.flag_as_typed
+  COMMAND $<TARGET_FILE:napkin-cli> bubble --schedule zb-h1 --stages 4 --microbatches 8 --backward 2ms
+          --weight-grad 3ms
+  EXPECT "--weight-grad = 3: must not exceed --backward, of which it is a part" EXIT_CODE 2)

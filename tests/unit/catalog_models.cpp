@@ -68,24 +68,62 @@ TEST_SUITE("catalog/models") {
         // Inactive: 32 layers × 6 experts × 3 × 4,096 × 14,336 = 33,822,867,456.
         CHECK(active_parameter_count(catalog::mixtral_8x7b) == 46'702'792'704 - 33'822'867'456);
     }
-    TEST_CASE("Mixtral 8x22B: 56 × (88,080,384 attention + 8 × 301,989,888 experts + 49,152 router + 12,288) "
-              "+ 2 × 32,000 × 6,144 + 6,144 = 140,620,634,112; hub 141B") {
+    TEST_CASE(
+        "Mixtral 8x22B: 56 × (88,080,384 attention + 8 × 301,989,888 experts + 49,152 router + 12,288) "
+        "+ 2 × 32,000 × 6,144 + 6,144 = 140,620,634,112; hub 141B") {
         check_config("mixtral_8x22b_config.json", catalog::mixtral_8x22b);
         CHECK(parameter_count(catalog::mixtral_8x22b) == 140'620'634'112);
         CHECK(agrees(parameter_count(catalog::mixtral_8x22b), 141, 1));
     }
-    TEST_CASE("Qwen3 8B: 8,190,726,144 (card 8.2B), 6,946,062,336 without embeddings (card 6.95B)") {
+    // Qwen2.5 (model_type qwen2): attention 2·h·H·d + 2·h·KV·d plus the Q, K and V biases H·d + 2·KV·d.
+    // 0.5B: 2·896·(896 + 128) + 1,152 = 1,836,160; layer + 3·896·4,864 + 2·896 = 14,912,384;
+    // 24 layers 357,897,216 (+ final norm 896: the card's 0.36B without embeddings); + 151,936 × 896 (tied).
+    TEST_CASE("Qwen2.5 0.5B: 24 × 14,912,384 + 151,936 × 896 (tied) + 896 = 494,032,768; card 0.49B") {
+        check_config("qwen2_5_0_5b_config.json", catalog::qwen2_5_0_5b);
+        const long long all = parameter_count(catalog::qwen2_5_0_5b);
+        CHECK(all == 494'032'768);
+        CHECK(agrees(all, 0.49, 0.01));
+        CHECK(agrees(all - embedding_weights(catalog::qwen2_5_0_5b), 0.36, 0.01));
+    }
+    // 7B: 2·3,584·(3,584 + 512) + 4,608 = 29,364,736; + 3·3,584·18,944 + 7,168 = 233,057,792 a layer.
+    TEST_CASE("Qwen2.5 7B: 28 × 233,057,792 + 2 × 152,064 × 3,584 + 3,584 = 7,615,616,512; card 7.61B (6.53B)") {
+        check_config("qwen2_5_7b_config.json", catalog::qwen2_5_7b);
+        const long long all = parameter_count(catalog::qwen2_5_7b);
+        CHECK(all == 7'615'616'512);
+        CHECK(agrees(all, 7.61, 0.01));
+        CHECK(agrees(all - embedding_weights(catalog::qwen2_5_7b), 6.53, 0.01));
+        // Without the biases the count falls by 28 × 4,608 = 129,024: the flag is what the test sees.
+        TransformerShape no_bias = catalog::qwen2_5_7b;
+        no_bias.qkv_bias = false;
+        CHECK(all - parameter_count(no_bias) == 129'024);
+    }
+    // 72B: 2·8,192·(8,192 + 1,024) + 10,240 = 151,005,184; + 3·8,192·29,568 + 16,384 = 877,684,736 a layer.
+    TEST_CASE("Qwen2.5 72B: 80 × 877,684,736 + 2 × 152,064 × 8,192 + 8,192 = 72,706,203,648; card 72.7B") {
+        check_config("qwen2_5_72b_config.json", catalog::qwen2_5_72b);
+        const long long all = parameter_count(catalog::qwen2_5_72b);
+        CHECK(all == 72'706'203'648);
+        CHECK(agrees(all, 72.7, 0.1));
+    }
+    // Qwen3 (model_type qwen3): no biases; the Q and K RMSNorms add 2 × 128 weights a layer:
+    // 8B 36 × 256 = 9,216 more than 8,190,726,144 without them; 32B 64 × 256 = 16,384 more than 32,762,106,880.
+    // "Without embeddings" keeps the final norm: 36 × 192,946,432 + 4,096 and 64 × 487,598,336 + 5,120.
+    TEST_CASE("Qwen3 8B: 8,190,735,360 (card 8.2B), 6,946,075,648 without embeddings (card 6.95B)") {
         check_config("qwen3_8b_config.json", catalog::qwen3_8b);
         const long long all = parameter_count(catalog::qwen3_8b);
-        CHECK(all == 8'190'726'144);
+        CHECK(all == 8'190'735'360);
         CHECK(agrees(all, 8.2, 0.1));
+        CHECK(all - embedding_weights(catalog::qwen3_8b) == 6'946'075'648);
         CHECK(agrees(all - embedding_weights(catalog::qwen3_8b), 6.95, 0.01));
+        TransformerShape no_norm = catalog::qwen3_8b;
+        no_norm.qk_norm = false;
+        CHECK(all - parameter_count(no_norm) == 9'216);
     }
-    TEST_CASE("Qwen3 32B: 32,762,106,880 (card 32.8B), 31,206,277,120 without embeddings (card 31.2B)") {
+    TEST_CASE("Qwen3 32B: 32,762,123,264 (card 32.8B), 31,206,298,624 without embeddings (card 31.2B)") {
         check_config("qwen3_32b_config.json", catalog::qwen3_32b);
         const long long all = parameter_count(catalog::qwen3_32b);
-        CHECK(all == 32'762'106'880);
+        CHECK(all == 32'762'123'264);
         CHECK(agrees(all, 32.8, 0.1));
+        CHECK(all - embedding_weights(catalog::qwen3_32b) == 31'206'298'624);
         CHECK(agrees(all - embedding_weights(catalog::qwen3_32b), 31.2, 0.1));
     }
     TEST_CASE("Phi-3-mini: 32 × 113,252,352 + 2 × 32,064 × 3,072 + 3,072 = 3,821,079,552; hub 3.82B") {

@@ -106,15 +106,40 @@ inline constexpr TransformerShape mixtral_8x22b = validated(TransformerShape{
     .name = "mixtral-8x22b", .layers = 56, .hidden = 6144, .ffn = 16384, .heads = 48, .kv_heads = 8,
     .vocabulary = 32000, .tied_embeddings = false, .experts = 8, .experts_per_token = 2, .expert_ffn = 16384});
 
-// Qwen3 8B and 32B (Qwen/Qwen3-8B, -32B): the cards print 8.2B (6.95B without
-// embeddings) and 32.8B (31.2B). napkin does not count the per-head RMSNorm of
-// queries and keys (2 × 128 weights a layer: 9,216 and 16,384 in all).
+// Qwen2.5 0.5B, 7B and 72B (Qwen/Qwen2.5-0.5B, -7B, -72B): biases on Q, K and V
+// (model_type qwen2; Qwen2 technical report, arXiv 2407.10671, Sec. 2.1); the
+// 0.5B ties its embeddings. The cards print 0.49B (0.36B without embeddings),
+// 7.61B (6.53B) and 72.7B.
+inline constexpr TransformerShape qwen2_5_0_5b = validated(TransformerShape{
+    .name = "qwen2.5-0.5b", .layers = 24, .hidden = 896, .ffn = 4864, .heads = 14, .kv_heads = 2,
+    .vocabulary = 151936, .tied_embeddings = true, .qkv_bias = true, .max_position_embeddings = 32768});
+inline constexpr TransformerShape qwen2_5_7b = validated(TransformerShape{
+    .name = "qwen2.5-7b", .layers = 28, .hidden = 3584, .ffn = 18944, .heads = 28, .kv_heads = 4,
+    .vocabulary = 152064, .tied_embeddings = false, .qkv_bias = true, .max_position_embeddings = 131072});
+inline constexpr TransformerShape qwen2_5_72b = validated(TransformerShape{
+    .name = "qwen2.5-72b", .layers = 80, .hidden = 8192, .ffn = 29568, .heads = 64, .kv_heads = 8,
+    .vocabulary = 152064, .tied_embeddings = false, .qkv_bias = true, .max_position_embeddings = 131072});
+
+// Qwen3 8B and 32B (Qwen/Qwen3-8B, -32B): no biases, an RMSNorm over each
+// head's 128 values of Q and of K (model_type qwen3; Qwen3 technical report,
+// arXiv 2505.09388, Sec. 2): 2 × 128 weights a layer. The cards print 8.2B
+// (6.95B without embeddings) and 32.8B (31.2B).
 inline constexpr TransformerShape qwen3_8b = validated(TransformerShape{
     .name = "qwen3-8b", .layers = 36, .hidden = 4096, .ffn = 12288, .heads = 32, .kv_heads = 8,
-    .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false});
+    .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false, .qk_norm = true,
+    .max_position_embeddings = 40960});
 inline constexpr TransformerShape qwen3_32b = validated(TransformerShape{
     .name = "qwen3-32b", .layers = 64, .hidden = 5120, .ffn = 25600, .heads = 64, .kv_heads = 8,
-    .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false});
+    .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false, .qk_norm = true,
+    .max_position_embeddings = 40960});
+
+// Not in the catalog: Gemma 2 and Gemma 3 (google/gemma-2-*, gemma-3-*). Their
+// layers carry four RMSNorms (before and after attention and the feed-forward
+// block) where TransformerShape counts two, so no entry here would give their
+// published weight counts exactly; the 4B and larger Gemma 3 also carry a
+// vision encoder. Their head_dim of 256, tied embeddings, GeGLU (three
+// matrices, as SwiGLU) and Gemma 3's Q/K norms are representable; the logit
+// soft-capping changes no weight.
 
 // Phi-3-mini (microsoft/Phi-3-mini-4k-instruct; fused qkv, the same weights)
 // and Phi-4 (microsoft/phi-4): the hub prints 3.82B and 14.7B.
@@ -129,7 +154,8 @@ inline constexpr std::array models{&llama3_1_8b, &llama3_1_70b, &llama3_1_405b,
                                    &megatron_22b, &gpt3_175b, &turing_nlg_530b, &megatron_1t,
                                    &gpt2_small, &gpt2_medium, &gpt2_large, &gpt2_xl,
                                    &llama3_2_1b, &llama3_2_3b, &llama3_3_70b, &mistral_7b, &mixtral_8x7b,
-                                   &mixtral_8x22b, &qwen3_8b, &qwen3_32b, &phi3_mini, &phi4};
+                                   &mixtral_8x22b, &qwen2_5_0_5b, &qwen2_5_7b, &qwen2_5_72b, &qwen3_8b, &qwen3_32b,
+                                   &phi3_mini, &phi4};
 
 [[nodiscard]] constexpr std::optional<TransformerShape> find_model(std::string_view name) {
     for (const TransformerShape* model : models)
