@@ -259,8 +259,9 @@ template <CollectivePolicy Collective = Ring>
     (void)validated(model);
     require_at_least_one("max_gpus", query.max_gpus);
     require_at_least_one("max_concurrency", query.max_concurrency);
-    require_positive("tpot bound (s)", query.tpot_bound.value());
-    require_positive("ttft bound (s)", query.ttft_bound.value());
+    // Infinity is "no bound"; nan and non-positive bounds are rejected.
+    require(query.tpot_bound.value() > 0.0, "tpot bound (s)", query.tpot_bound.value(), "must be positive");
+    require(query.ttft_bound.value() > 0.0, "ttft bound (s)", query.ttft_bound.value(), "must be positive");
     require_at_least_one("input tokens", query.input_tokens);
     require_at_least_one("output tokens", query.output_tokens);
     require_within_context(model, query.input_tokens + query.output_tokens);
