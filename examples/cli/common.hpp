@@ -197,6 +197,8 @@ struct NodeOptions {
     long long gpus_per_node = 8;
     std::string intra, inter;  // catalog names; empty: the GPU's default
     std::optional<std::string> intra_bandwidth, intra_latency, inter_bandwidth, inter_latency;
+    // The same, spelled --intra-link-bandwidth … (issue 15's names).
+    std::optional<std::string> intra_link_bandwidth, intra_link_latency, inter_link_bandwidth, inter_link_latency;
 };
 
 inline void add_node_options(CLI::App* sub, NodeOptions& o, const std::string& inter_help) {
@@ -209,6 +211,22 @@ inline void add_node_options(CLI::App* sub, NodeOptions& o, const std::string& i
     sub->add_option("--inter-bandwidth", o.inter_bandwidth,
                     "inline link between nodes: bandwidth per GPU's NIC, 400Gb/s (with --inter-latency)");
     sub->add_option("--inter-latency", o.inter_latency, "inline link between nodes: latency of one step, 2.7us");
+    sub->add_option("--intra-link-bandwidth", o.intra_link_bandwidth, "--intra-bandwidth, spelled as --intra-link");
+    sub->add_option("--intra-link-latency", o.intra_link_latency, "--intra-latency, spelled as --intra-link");
+    sub->add_option("--inter-link-bandwidth", o.inter_link_bandwidth, "--inter-bandwidth, spelled as --inter-link");
+    sub->add_option("--inter-link-latency", o.inter_link_latency, "--inter-latency, spelled as --inter-link");
+}
+
+// A value given under either of two spellings, with the flag the user typed.
+struct Spelled {
+    std::optional<std::string> value;
+    std::string flag;
+};
+
+inline Spelled either_spelling(const std::string& flag, const std::optional<std::string>& value,
+                               const std::string& alias, const std::optional<std::string>& alias_value) {
+    if (value && alias_value) reject(alias, *alias_value, "give " + flag + " or " + alias + ", not both");
+    return alias_value ? Spelled{alias_value, alias} : Spelled{value, flag};
 }
 
 inline Link resolve_catalog_link(const std::string& flag, const std::string& name) {
@@ -218,10 +236,19 @@ inline Link resolve_catalog_link(const std::string& flag, const std::string& nam
 }
 
 // One level's link: inline (both flags), from the catalog, or the default.
-inline Link resolve_level(const std::string& level, const std::string& name, const std::optional<std::string>& bw,
-                          const std::optional<std::string>& lat, const Link& fallback) {
-    const std::string bw_flag = "--" + level + "-bandwidth", lat_flag = "--" + level + "-latency",
-                      link_flag = "--" + level + "-link";
+// The bandwidth and latency come under either spelling (--intra-bandwidth or
+// --intra-link-bandwidth); errors name the one typed.
+inline Link resolve_level(const std::string& level, const std::string& name, const std::optional<std::string>& bw_short,
+                          const std::optional<std::string>& lat_short, const std::optional<std::string>& bw_long,
+                          const std::optional<std::string>& lat_long, const Link& fallback) {
+    const std::string link_flag = "--" + level + "-link";
+    const Spelled bw_given = either_spelling("--" + level + "-bandwidth", bw_short, link_flag + "-bandwidth", bw_long);
+    const Spelled lat_given = either_spelling("--" + level + "-latency", lat_short, link_flag + "-latency", lat_long);
+    const std::optional<std::string>&bw = bw_given.value, &lat = lat_given.value;
+    // A missing one is named in the spelling of the one given.
+    const bool long_spelling = bw_long || lat_long;
+    const std::string bw_flag = bw ? bw_given.flag : long_spelling ? link_flag + "-bandwidth" : bw_given.flag;
+    const std::string lat_flag = lat ? lat_given.flag : long_spelling ? link_flag + "-latency" : lat_given.flag;
     if (bw || lat) {
         if (!name.empty()) reject(link_flag, name, "give " + link_flag + " or " + bw_flag + " and " + lat_flag + ", not both");
         if (!bw) throw napkin::invalid_argument(lat_flag + " needs " + bw_flag);
@@ -241,14 +268,17 @@ inline Node resolve_node(const GpuOptions& gpu, const NodeOptions& o, long long 
     const Gpu g = resolve_gpu(gpu);
     const auto defaults = catalog::default_links(gpu.name.empty() ? "inline" : gpu.name);
     return Node{.name = "node", .gpu = g, .gpus = gpus,
-                .intra = resolve_level("intra", o.intra, o.intra_bandwidth, o.intra_latency, *defaults.intra),
-                .inter = resolve_level("inter", o.inter, o.inter_bandwidth, o.inter_latency, *defaults.inter),
+                .intra = resolve_level("intra", o.intra, o.intra_bandwidth, o.intra_latency, o.intra_link_bandwidth,
+                                       o.intra_link_latency, *defaults.intra),
+                .inter = resolve_level("inter", o.inter, o.inter_bandwidth, o.inter_latency, o.inter_link_bandwidth,
+                                       o.inter_link_latency, *defaults.inter),
                 .nic = nic};
 }
 
 // "links: nvlink4 inside a node, ib-ndr between (the DGX H100/H200 defaults for h100-sxm)".
 inline std::string links_line(const GpuOptions& gpu, const NodeOptions& o, const Node& node) {
-    const bool defaulted = o.intra.empty() && !o.intra_bandwidth && o.inter.empty() && !o.inter_bandwidth;
+    const bool defaulted = o.intra.empty() && !o.intra_bandwidth && !o.intra_link_bandwidth && o.inter.empty() &&
+                           !o.inter_bandwidth && !o.inter_link_bandwidth;
     std::string line = "links: " + std::string(node.intra.name) + " inside a node, " + std::string(node.inter.name) +
                        " between";
     if (defaulted)

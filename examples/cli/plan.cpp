@@ -8,9 +8,11 @@
 #include <napkin/io/progress.hpp>
 #include <napkin/planner.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -175,12 +177,14 @@ NAPKIN_COMMAND(app) {
     struct Options {
         ModelOptions model;
         GpuOptions gpu;
-        long long gpus = 0;
+        long long gpus = 0, pp = 0;
         NodeOptions node;
         long long global_batch = 0;
         long long sequence = 2048;
         long long top = 10;
-        long long max_tp = 0, max_cp = 1, max_ep = 0;
+        long long max_tp = 0, max_cp = 1, max_ep = 0, max_pp = 0;
+        std::string layer_map;
+        long long first_stage_layers = 0, last_stage_layers = 0, vp = 1;
         std::string schedules = "1f1b,interleaved,zb-h1,zb-h2,dualpipe,dualpipev,gpipe";
         bool include_non_fitting = false;
         bool no_flash_attention = false;
@@ -207,6 +211,16 @@ NAPKIN_COMMAND(app) {
                     "largest context-parallel size to consider: sizes dividing --seq-len (1: no context parallelism)");
     sub->add_option("--max-ep", o->max_ep,
                     "largest expert-parallel size to consider for a mixture of experts (no limit; 1: none)");
+    sub->add_option("--max-pp", o->max_pp, "most pipeline stages to consider (no limit)");
+    sub->add_option("--layer-map", o->layer_map,
+                    "uneven pipeline: layers per stage and chunk, e.g. 1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45 "
+                    "(fixes pp to its stages and the virtual stages to its chunks)");
+    sub->add_option("--first-stage-layers", o->first_stage_layers,
+                    "uneven pipeline: layers of the first virtual stage (with --pp, --vp)");
+    sub->add_option("--last-stage-layers", o->last_stage_layers,
+                    "uneven pipeline: layers of the last virtual stage (with --pp, --vp)");
+    sub->add_option("--pp", o->pp, "with --first-stage-layers/--last-stage-layers: the pipeline stages");
+    sub->add_option("--vp", o->vp, "with --first-stage-layers/--last-stage-layers: chunks per stage (1)");
     sub->add_option("--schedules", o->schedules, "pipeline schedules to consider: 1f1b,interleaved,zb-h1,zb-h2,dualpipe,dualpipev,gpipe (all)");
     sub->add_flag("--include-non-fitting", o->include_non_fitting, "rank layouts that do not fit in memory too");
     sub->add_flag("--no-flash-attention", o->no_flash_attention,
@@ -224,7 +238,7 @@ NAPKIN_COMMAND(app) {
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->add_flag("--wide", o->wide, "one line per layout with every column and the step's parts");
     sub->add_flag("--csv", o->csv, "the layouts as CSV (seconds, bytes), the Pareto front after with --pareto");
-    sub->callback([o] {
+    sub->callback([o, sub] {
         const TransformerShape model = resolve_model(o->model);
         require_at_least_one("--gpus", o->gpus);
         require_at_least_one("--gpus-per-node", o->node.gpus_per_node);
@@ -255,6 +269,27 @@ NAPKIN_COMMAND(app) {
         query.options.fsdp_prefetch = o->fsdp_prefetch;
         if (!o->profile.empty()) query.options.profile = read_efficiency_profile(o->profile);
         query.gradient_dtypes = parse_gradient_dtypes(o->grads);
+        require_non_negative("--max-pp", count(o->max_pp));
+        query.max_pp = o->max_pp;
+        // An uneven pipeline fixes pp and the chunks (the map outlives the plan below).
+        std::optional<LayerMap> map;
+        const bool shorthand = sub->count("--first-stage-layers") + sub->count("--last-stage-layers") > 0;
+        if (!o->layer_map.empty()) {
+            if (shorthand)
+                throw napkin::invalid_argument("--layer-map \"" + o->layer_map +
+                                               "\": give it or --first-stage-layers/--last-stage-layers, not both");
+            const auto stages = 1 + static_cast<long long>(std::count(o->layer_map.begin(), o->layer_map.end(), '/'));
+            map = parse_layer_map(o->layer_map, model.layers, stages, "--layer-map");
+        } else if (shorthand) {
+            if (sub->count("--pp") == 0)
+                throw napkin::invalid_argument("--first-stage-layers/--last-stage-layers need --pp");
+            require_at_least_one("--pp", o->pp);
+            require_at_least_one("--vp", o->vp);
+            map = first_last_layer_map(model.layers, o->pp, o->vp, o->first_stage_layers, o->last_stage_layers);
+        } else if (sub->count("--pp") + sub->count("--vp") > 0) {
+            throw napkin::invalid_argument("--pp and --vp go with --first-stage-layers/--last-stage-layers");
+        }
+        if (map) query.layer_map = &*map;
 
         const auto start = std::chrono::steady_clock::now();
         TrainingPlan plan;

@@ -81,26 +81,35 @@ struct GemmSettings {
     double element_bytes = 2.0;
 };
 
+// The bytes one GEMM reads and writes: its operands and result, m·k + k·n + m·n elements.
+[[nodiscard]] constexpr Bytes gemm_bytes(const GemmShape& g, const GemmSettings& s) {
+    return bytes(g.batch * (g.m * g.k + g.k * g.n + g.m * g.n) * s.element_bytes);
+}
+
 // The roofline of one GEMM: the slower of its tensor-core time (at the
 // achievable share, after quantization) and its memory time.
 [[nodiscard]] constexpr Seconds gemm_time(const GemmShape& g, const Gpu& gpu, const GemmSettings& s,
                                           const Tile& tile = cublas_tile) {
     const Seconds math = gemm_flops(g) / (s.peak * (s.share * quantization_efficiency(g, gpu.sm_count, tile)));
-    const Bytes moved = bytes(g.batch * (g.m * g.k + g.k * g.n + g.m * g.n) * s.element_bytes);
-    return std::max(math, read_time(moved, gpu));
+    return std::max(math, read_time(gemm_bytes(g, s), gpu));
 }
 
 // Forward and backward of a linear layer Y[m × n] = X[m × k] · W[k × n]: the
 // backward is the input gradient dX = dY · Wᵀ, an (m, k, n) GEMM, and the
 // weight gradient dW = Xᵀ · dY, a (k, n, m) GEMM (Qi et al. 2023, Sec. 2).
+// `moved`: the bytes the forward pass reads and writes, each GEMM's operands
+// and result (m·k + k·n + m·n elements), flash attention's Q, K, V and O.
 struct PassTimes {
     Seconds forward, backward;
+    Bytes moved{};
 };
+
 
 [[nodiscard]] constexpr PassTimes linear_times(const GemmShape& g, const Gpu& gpu, const GemmSettings& s) {
     const GemmShape input_gradient{.m = g.m, .n = g.k, .k = g.n, .batch = g.batch};
     const GemmShape weight_gradient{.m = g.k, .n = g.n, .k = g.m, .batch = g.batch};
-    return {gemm_time(g, gpu, s), gemm_time(input_gradient, gpu, s) + gemm_time(weight_gradient, gpu, s)};
+    return {gemm_time(g, gpu, s), gemm_time(input_gradient, gpu, s) + gemm_time(weight_gradient, gpu, s),
+            gemm_bytes(g, s)};
 }
 
 // The attention core of one layer on one GPU: b·(heads/t) heads, s/c queries
@@ -131,12 +140,12 @@ struct PassTimes {
         const double kv_share = count(m.kv_heads) / count(m.heads);
         const Bytes moved = bytes(heads * q * d * (2.0 + 2.0 * kv_share) * s.element_bytes);
         const Seconds forward = std::max(math, read_time(moved, gpu));
-        return {forward, std::max(2.5 * math, read_time(2.0 * moved, gpu))};
+        return {forward, std::max(2.5 * math, read_time(2.0 * moved, gpu)), moved};
     }
     const GemmShape scores{.m = q, .n = keys * masked, .k = d, .batch = heads};
     const GemmShape values{.m = q, .n = d, .k = keys * masked, .batch = heads};
     return {gemm_time(scores, gpu, s) + gemm_time(values, gpu, s),
-            gemm_time(scores, gpu, s) + 3.0 * gemm_time(values, gpu, s)};
+            gemm_time(scores, gpu, s) + 3.0 * gemm_time(values, gpu, s), gemm_bytes(scores, s) + gemm_bytes(values, s)};
 }
 
 // Every GEMM of one layer on one GPU for one micro-batch, from the layout:
@@ -173,7 +182,7 @@ struct LayerGemmTimes {
 };
 
 [[nodiscard]] constexpr PassTimes operator+(const PassTimes& a, const PassTimes& b) {
-    return {a.forward + b.forward, a.backward + b.backward};
+    return {a.forward + b.forward, a.backward + b.backward, a.moved + b.moved};
 }
 
 [[nodiscard]] constexpr PassTimes attention_projection_times(const TransformerShape& m, const Parallelism& par,
@@ -232,7 +241,7 @@ struct LayerGemmTimes {
 [[nodiscard]] constexpr LayerGemmTimes layer_gemm_times(const TransformerShape& m, const Parallelism& par,
                                                         const Gpu& gpu, const GemmSettings& s, bool causal) {
     const LayerGemmParts p = layer_gemm_parts(m, par, gpu, s, causal);
-    return {p.projections + p.router + p.routed + p.shared + p.mlp, p.core};
+    return {.weights = p.projections + p.router + p.routed + p.shared + p.mlp, .attention = p.core};
 }
 
 // The output layer: logits (T, V/t, h) (vocabulary-parallel, Shoeybi et al. 2019, Sec. 3).

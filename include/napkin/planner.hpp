@@ -54,6 +54,7 @@
 
 #include <napkin/checked.hpp>
 #include <napkin/error.hpp>
+#include <napkin/layer_map.hpp>
 #include <napkin/memory.hpp>
 #include <napkin/model.hpp>
 #include <napkin/parallelism.hpp>
@@ -65,6 +66,7 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <tuple>
@@ -96,6 +98,11 @@ struct TrainingPlanQuery {
     long long max_tp = 0;        // 0: no limit
     long long max_cp = 1;        // context-parallel sizes to search: those dividing s up to it (1: none)
     long long max_ep = 0;        // expert-parallel sizes (mixture of experts only); 0: no limit
+    long long max_pp = 0;        // pipeline stages; 0: no limit
+    // An uneven pipeline (napkin/layer_map.hpp): when given, pp is the map's
+    // stages and v its chunks, every point priced with it. The caller keeps
+    // it alive while the plan's candidates (their options point at it) are read.
+    const LayerMap* layer_map = nullptr;
     bool must_fit = true;        // false: rank layouts that do not fit as well
     unsigned schedules = schedules_all;  // ScheduleKind bits (automatic excluded)
     unsigned gradient_dtypes = dtype_bit(DType::bf16) | dtype_bit(DType::fp32);  // DType bits to search
@@ -246,7 +253,7 @@ constexpr bool allowed(const TrainingPlanQuery& q, ScheduleKind k) { return (q.s
 // stage and layer multiples of its row.
 constexpr bool runs_row(const TrainingPlanQuery& q, const PlanRow& row, const ScheduleTraits& t) {
     return t.interleaved == (row.v > 1) && row.pp % t.stages_multiple == 0 &&
-           q.model.layers % (t.layers_multiple * row.pp) == 0;
+           (q.layer_map != nullptr || q.model.layers % (t.layers_multiple * row.pp) == 0);
 }
 
 // The canonical schedules of a row: every allowed registry schedule that can
@@ -377,9 +384,12 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
     const auto schedules = row_schedules(q, row);
     const std::vector<long long> sizes = micro_batch_sizes(q.global_batch / row.dp);
     const long long sp_choices = row.tp > 1 ? 2 : 1;
-    const bool bound_memory = q.must_fit && q.prune;
+    // The memory bounds price even stages (training_memory); a layer map's
+    // fullest stage is priced only by evaluation.
+    const bool bound_memory = q.must_fit && q.prune && q.layer_map == nullptr;
 
     TrainingPoint canonical{q.base, q.options};
+    if (q.layer_map != nullptr) canonical.options.layer_map = q.layer_map;
     Parallelism& par = canonical.parallelism;
     par.tp = row.tp;
     par.pp = row.pp;
@@ -482,7 +492,11 @@ using detail::ranks_before;
     const std::vector<long long> cps = divisors(q.sequence);
     for (long long tp : divisors(m.heads)) {
         if (m.hidden % tp != 0) continue;
-        for (long long pp : divisors(m.layers)) {
+        // With a layer map: its stages only (they need not divide the layers).
+        const std::vector<long long> pps =
+            q.layer_map != nullptr ? std::vector<long long>{q.layer_map->stages} : divisors(m.layers);
+        for (long long pp : pps) {
+            if (q.max_pp > 0 && pp > q.max_pp) continue;
             for (long long cp : cps) {
                 if (cp > q.max_cp) break;
                 if (n % tp != 0 || (n / tp) % pp != 0 || (n / tp / pp) % cp != 0) {
@@ -503,7 +517,9 @@ using detail::ranks_before;
                 for (long long ep : divisors(m.experts == 0 ? 1 : m.experts)) {
                     if (ep > ep_limit) break;
                     if ((dp * cp) % ep != 0) continue;
-                    for (long long v : divisors(m.layers / pp)) {
+                    const std::vector<long long> vs =
+                        q.layer_map != nullptr ? std::vector<long long>{q.layer_map->chunks} : divisors(m.layers / pp);
+                    for (long long v : vs) {
                         if (v > 1 && pp == 1) continue;
                         for (Sharding sharding : detail::sharding_choices)
                             rows.push_back({tp, pp, dp, v, sharding, cp, ep});
@@ -527,6 +543,20 @@ inline void check_query(const TrainingPlanQuery& q) {
     require_non_negative("max_tp", count(q.max_tp));
     require_at_least_one("max_cp", q.max_cp);
     require_non_negative("max_ep", count(q.max_ep));
+    require_non_negative("max_pp", count(q.max_pp));
+    if (q.layer_map != nullptr) {
+        const LayerMap& map = *q.layer_map;
+        if (q.max_pp > 0 && map.stages > q.max_pp)
+            reject("--layer-map", count(map.stages), "has this many stages; --max-pp is " + std::to_string(q.max_pp));
+        if (gpus(q.cluster) % map.stages != 0)
+            reject("--layer-map", count(map.stages),
+                   "has this many stages, which do not divide the " + std::to_string(gpus(q.cluster)) + " GPUs");
+        long long layers = 0;
+        for (const LayerRange& r : map.ranges) layers += r.size();
+        if (layers != q.model.layers)
+            reject("--layer-map", count(layers),
+                   "places this many layers; the model has " + std::to_string(q.model.layers));
+    }
     require_non_negative("top_k", count(q.top_k));
     // The best top_k are kept in memory: a million is more than any report reads.
     require(q.top_k <= 1'000'000, "top_k", count(q.top_k), "must be at most 1000000");

@@ -775,8 +775,18 @@ inline void check_layer_map(const LayerMap& map, const Parallelism& par, const T
         });
         return estimate(memory, slowest, dp, optimizer);
     }
-    // Without a map every stage holds L/p layers; a model with dense layers
-    // has them priced as MoE ones here (an upper bound for the stage).
+    // Without a map every stage holds L/p layers. A model with dense layers
+    // before its MoE ones (DeepSeek's first_k_dense_replace) is priced through
+    // the even map (layer_map.hpp's even_layer_map, p·v equal chunks in
+    // Megatron's order): the first stage's first layers are the dense ones,
+    // each stage at its own cost. (When p·v does not divide the layers, the
+    // dense layers are priced as MoE ones: an upper bound for the stage.)
+    if (m.experts > 0 && m.dense_layers > 0 && m.layers % (par.pp * par.virtual_stages) == 0) {
+        const LayerMap even = even_layer_map(m.layers, par.pp, par.virtual_stages);
+        TrainingOptions mapped = o;
+        mapped.layer_map = &even;
+        return evaluate_training(m, c, par, mapped);
+    }
     const MatrixWork work = matrix_work(m, par, gpu, o);
 
     // One micro-batch on the slowest stage; with TP overlap only the part of
@@ -815,7 +825,9 @@ inline void check_layer_map(const LayerMap& map, const Parallelism& par, const T
 // uses.
 
 // One op of one layer for one micro-batch on one GPU: its forward and
-// backward time, and the bytes it sends over a link (collectives; 0 for compute).
+// backward time, and the bytes it moves: a collective the bytes it sends over
+// a link, a compute op the bytes its forward pass reads and writes in memory
+// (gemm.hpp's PassTimes::moved; the element-wise work k activation passes).
 struct TrainingOp {
     std::string_view op;
     Seconds forward, backward;
@@ -857,26 +869,31 @@ struct LayerOps {
     LayerOps out;
     if (resolved_compute_model(gpu, o) != ComputeModel::gemm) return out;
     const LayerGemmParts g = layer_gemm_parts(layer, par, gpu, gemm_settings(gpu, o), o.causal);
-    out.add("attention", g.projections.forward + g.core.forward, g.projections.backward + g.core.backward);
+    out.add("attention", g.projections.forward + g.core.forward, g.projections.backward + g.core.backward,
+            g.projections.moved + g.core.moved);
     if (layer.experts > 0) {
         const Link link = link_for(expert_group(par, c), c);
         const Bytes per_rank = hidden_states_bytes(layer, par) * count(layer.experts_per_token);
         const Seconds a2a = par.ep == 1 ? Seconds{} : all_to_all(per_rank, par.ep, link, o.collective_base_latency).total();
         const Bytes sent = par.ep == 1 ? Bytes{} : per_rank * (count(par.ep - 1) / count(par.ep));
-        out.add("router", g.router.forward, g.router.backward);
+        out.add("router", g.router.forward, g.router.backward, g.router.moved);
         out.add("dispatch all-to-all", a2a, a2a, sent);
-        out.add("routed experts", g.routed.forward, g.routed.backward);
-        out.add("shared experts", g.shared.forward, g.shared.backward);
+        out.add("routed experts", g.routed.forward, g.routed.backward, g.routed.moved);
+        out.add("shared experts", g.shared.forward, g.shared.backward, g.shared.moved);
         out.add("combine all-to-all", a2a, a2a, sent);
     } else {
-        out.add("mlp", g.mlp.forward, g.mlp.backward);
+        out.add("mlp", g.mlp.forward, g.mlp.backward, g.mlp.moved);
     }
     Parallelism none = par;
     none.recompute = Recompute::none;
     const ElementwiseTime e =
         elementwise_time_per_microbatch(layer, none, gpu, EfficiencyModel{.memory_passes = o.profile.memory_passes});
     const Seconds casts = o.compute_dtype == DType::fp8 ? fp8_cast_time(layer, par, gpu) : Seconds{};
-    out.add("element-wise", (e.compute + casts) / 3.0, 2.0 * (e.compute + casts) / 3.0);
+    // Forward: k passes over the layer's activation bytes (elementwise_time_per_microbatch), and
+    // the fp8 casts' forward third at the memory bandwidth.
+    const Bytes passes = o.profile.memory_passes * activation_bytes_per_layer(layer, none);
+    out.add("element-wise", (e.compute + casts) / 3.0, 2.0 * (e.compute + casts) / 3.0,
+            passes + (casts / 3.0) * gpu.memory_bandwidth);
     if (par.tp > 1) {
         const Seconds tp = tp_time_per_microbatch(layer, none, c, o);
         out.add("tensor-parallel collectives", tp / 2.0, tp / 2.0, 4.0 * hidden_states_bytes(layer, par));

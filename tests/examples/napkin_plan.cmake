@@ -54,3 +54,26 @@ napkin_check_output(cli.plan.mixture_of_experts_max_ep
   COMMAND $<TARGET_FILE:napkin-cli> plan --model ${CMAKE_CURRENT_SOURCE_DIR}/data/mixtral_8x7b_config.json
           --gpus 16 --global-batch 64 --seq-len 4096 --schedules 1f1b --top 3 --max-ep 1 --json
   EXPECT "\"ep\": 1" REJECT "\"ep\": 2," "\"ep\": 4," "\"ep\": 8,")
+# napkin plan with the reference's layer map (45 layers: no even pp = 4 split exists): every layout has the
+# map's 4 stages of 2 chunks, dp = 1,024 / 4 = 256; the node given inline with issue 15's flag names.
+napkin_check_output(cli.plan.layer_map
+  COMMAND $<TARGET_FILE:napkin-cli> plan --model ${CMAKE_CURRENT_SOURCE_DIR}/data/reference_moe_config.json
+          --gpu gh200 --gpus 1024 --gpus-per-node 4 --intra-link-bandwidth 150GB/s --intra-link-latency 0.6us
+          --inter-link-bandwidth 200Gb/s --inter-link-latency 2.7us --global-batch 4096 --seq-len 4096
+          --max-tp 1 --max-ep 4 --layer-map 1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45 --top 1 --threads 1
+  EXPECT "t1  p4   d256  c1" "v2" "interleaved")
+napkin_check_output(cli.plan.layer_map_shorthand
+  COMMAND $<TARGET_FILE:napkin-cli> plan --model ${CMAKE_CURRENT_SOURCE_DIR}/data/reference_moe_config.json
+          --gpu gh200 --gpus 1024 --gpus-per-node 4 --global-batch 4096 --seq-len 4096 --max-tp 1 --max-ep 4
+          --pp 4 --vp 2 --first-stage-layers 6 --last-stage-layers 3 --top 1 --threads 1 --json
+  EXPECT "\"pp\": 4" "\"vp\": 2" "\"dp\": 256")
+napkin_check_output(cli.plan.error.layer_map_max_pp
+  COMMAND $<TARGET_FILE:napkin-cli> plan --model ${CMAKE_CURRENT_SOURCE_DIR}/data/reference_moe_config.json
+          --gpu gh200 --gpus 1024 --gpus-per-node 4 --global-batch 4096 --seq-len 4096 --max-pp 2
+          --layer-map 1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45
+  EXPECT "napkin: error: --layer-map = 4: has this many stages; --max-pp is 2" EXIT_CODE 2)
+napkin_check_output(cli.plan.error.layer_map_gpus
+  COMMAND $<TARGET_FILE:napkin-cli> plan --model ${CMAKE_CURRENT_SOURCE_DIR}/data/reference_moe_config.json
+          --gpu gh200 --gpus 6 --gpus-per-node 6 --global-batch 4096 --seq-len 4096
+          --layer-map 1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45
+  EXPECT "napkin: error: --layer-map = 4: has this many stages, which do not divide the 6 GPUs" EXIT_CODE 2)

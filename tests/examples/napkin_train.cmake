@@ -172,3 +172,31 @@ napkin_check_output(cli.train.deepseek_v3_uneven_muon
 napkin_check_output(cli.train.error.optimizer
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --optimizer sgd
   EXPECT "--optimizer = \"sgd\": must be adam or muon" EXIT_CODE 2)
+# The reference's node stated inline (issue 15's flag names): GH200s, 4 a node, 150 GB/s NVLink pairs at
+# 0.6 µs a step and one Slingshot-11 NIC per GPU, 200 Gb/s at 2.7 µs, are the catalog's nvlink4-gh200-pair
+# and slingshot-11 (catalog/hardware.hpp): the three spellings print the same step (napkin's 2.0398 s for
+# this layout; the equality is the check). By hand: the pipeline send is b·s·h·2 B = 2·4096·2048·2 =
+# 33,554,432 B; the router GEMM (T, E, h) moves (8192·2048 + 2048·128 + 8192·128)·2 B = 36,175,872 B.
+set(reference_train train --model ${CMAKE_CURRENT_SOURCE_DIR}/data/reference_moe_config.json --gpu gh200
+    --gpus-per-node 4 --tp 1 --pp 4 --vp 2 --dp 256 --ep 4 --micro-batch 2 --global-batch 4096 --seq-len 4096
+    --flash-attention --zero distributed --grad-dtype fp32 --optimizer muon --json
+    --layer-map 1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45)
+napkin_check_output(cli.train.reference_node_catalog
+  COMMAND $<TARGET_FILE:napkin-cli> ${reference_train} --intra-link nvlink4-gh200-pair --inter-link slingshot-11
+  EXPECT "\"step_s\": 2.039788946" "\"gpus_per_node\": 4" "\"bytes\": 33554432" "\"bytes\": 36175872")
+napkin_check_output(cli.train.reference_node_inline
+  COMMAND $<TARGET_FILE:napkin-cli> ${reference_train} --intra-link-bandwidth 150GB/s --intra-link-latency 0.6us
+          --inter-link-bandwidth 200Gb/s --inter-link-latency 2.7us
+  EXPECT "\"step_s\": 2.039788946" "\"gpus_per_node\": 4" "inline 25 GB/s, 2.70 µs" "inline 150 GB/s, 600.00 ns")
+napkin_check_output(cli.train.reference_node_inline_short
+  COMMAND $<TARGET_FILE:napkin-cli> ${reference_train} --intra-bandwidth 150GB/s --intra-latency 0.6us
+          --inter-bandwidth 200Gb/s --inter-latency 2.7us
+  EXPECT "\"step_s\": 2.039788946")
+napkin_check_output(cli.train.error.link_both_spellings
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --intra-bandwidth 150GB/s --intra-link-bandwidth 150GB/s
+          --intra-link-latency 1us
+  EXPECT "napkin: error: --intra-link-bandwidth = \"150GB/s\": give --intra-bandwidth or --intra-link-bandwidth, not both"
+  EXIT_CODE 2)
+napkin_check_output(cli.train.error.link_latency_missing
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --inter-link-bandwidth 200Gb/s
+  EXPECT "napkin: error: --inter-link-bandwidth needs --inter-link-latency" EXIT_CODE 2)

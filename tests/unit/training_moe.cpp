@@ -5,6 +5,7 @@
 #include <napkin/catalog/models.hpp>
 #include <napkin/io/hf_config.hpp>
 #include <napkin/layer_map.hpp>
+#include <napkin/planner.hpp>
 #include <napkin/training.hpp>
 
 #include <doctest/doctest.h>
@@ -216,5 +217,92 @@ TEST_SUITE("training moe") {
         //   25,235,030,016; core 32 · 2 · 32 · 256 = 524,288: 25,235,554,304.
         const io::LoadedModel mixtral = io::read_hf_config(data + "/mixtral_8x7b_config.json");
         CHECK(layers_forward_flops(mixtral.shape, 1).value() == 25'235'554'304.0);
+    }
+}
+
+TEST_SUITE("training moe") {
+    TEST_CASE("op bytes by hand: the reference layout's attention, router and routed experts (bf16, 2 B)") {
+        // T = b·s = 2 · 4096 = 8,192 tokens a micro-batch, h 2,048, tp 1.
+        const Cluster c = cluster_of(catalog::gh200_quad, 256);
+        const LayerMap map = parse_layer_map("1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45", 45, 4);
+        TrainingOptions o;
+        o.layer_map = &map;
+        const LayerOps ops = layer_ops(reference_moe, c, reference_layout, o);
+        REQUIRE(ops.size == 7);
+        // Attention: QKV (T, 3h, h): 8192·2048 + 2048·6144 + 8192·6144 = 79,691,776 elements; output (T, h, h):
+        // 8192·2048 + 2048·2048 + 8192·2048 = 37,748,736; flash attention's Q, K, V, O: 4 · b·a · s · d =
+        // 4 · 32 · 4096 · 128 = 67,108,864. (79,691,776 + 37,748,736 + 67,108,864) · 2 B = 369,098,752 B.
+        CHECK(ops.ops[0].op == "attention");
+        CHECK(ops.ops[0].sent.value() == 369'098'752.0);
+        // Router (T, E, h): 8192·2048 + 2048·128 + 8192·128 = 18,087,936 elements, 36,175,872 B.
+        CHECK(ops.ops[1].op == "router");
+        CHECK(ops.ops[1].sent.value() == 36'175'872.0);
+        // Routed experts: 32 local experts, each T·ep·k/E = 8192·4·7/128 = 1,792 rows; up (1792, 1536, 2048):
+        // 3,670,016 + 3,145,728 + 2,752,512 = 9,568,256; down (1792, 2048, 768): 1,376,256 + 1,572,864 +
+        // 3,670,016 = 6,619,136; 32 · 16,187,392 · 2 B = 1,035,993,088 B.
+        CHECK(ops.ops[3].op == "routed experts");
+        CHECK(ops.ops[3].sent.value() == 1'035'993'088.0);
+        // Element-wise: memory_passes (2.18) passes over the layer's activation bytes, more than nothing.
+        CHECK(ops.ops[6].op == "element-wise");
+        CHECK(ops.ops[6].sent.value() > 0.0);
+    }
+
+    TEST_CASE("dense layers without a layer map: priced as dense layers through the even map") {
+        // h 1024, 4 layers, the first dense (gated FFN of 4096: 3·1024·4096 = 12,582,912 weights a token),
+        // the others 8 experts, top-2, width 1024 (2·3·1024·1024 = 6,291,456) plus the router (1024·8 = 8,192).
+        // pp 1: the one stage holds 1 dense + 3 MoE layers. The dense layer does 12,582,912 − 6,299,648 =
+        // 6,283,264 more weights' work a token: 2 FLOPs forward, 3× with the backward, 1,024 tokens a
+        // micro-batch, 4 micro-batches, at 0.5 · 312 TFLOP/s (flat_half).
+        constexpr TransformerShape moe{.name = "moe", .layers = 4, .hidden = 1024, .ffn = 4096, .heads = 16,
+                                       .kv_heads = 16, .vocabulary = 8192, .experts = 8, .experts_per_token = 2,
+                                       .expert_ffn = 1024};
+        TransformerShape dense_first = moe;
+        dense_first.dense_layers = 1;
+        const Parallelism par{.pp = 1, .dp = 8, .micro_batch = 1, .global_batch = 32, .sequence = 1024};
+        const Cluster c = cluster_of(catalog::dgx_a100, 1);
+        const TrainingEstimate all_moe = evaluate_training(moe, c, par, flat_half);
+        const TrainingEstimate apportioned = evaluate_training(dense_first, c, par, flat_half);
+        const double extra = 4.0 * 3.0 * 2.0 * 1024.0 * 6'283'264.0 / (0.5 * 312e12);
+        CHECK(apportioned.breakdown.compute.value() - all_moe.breakdown.compute.value() ==
+              doctest::Approx(extra).epsilon(1e-9));
+        // The same as the even map stated explicitly.
+        const LayerMap even = even_layer_map(4, 1, 1);
+        TrainingOptions mapped = flat_half;
+        mapped.layer_map = &even;
+        CHECK(evaluate_training(dense_first, c, par, mapped).step.value() ==
+              doctest::Approx(apportioned.step.value()).epsilon(1e-12));
+    }
+}
+
+TEST_SUITE("training moe") {
+    TEST_CASE("the planner with the reference's layer map: pp 4 and v 2 fixed, 45 layers placed; bad maps named") {
+        // 45 layers do not divide over 4 stages: without the map no pp = 4 layout exists; with it every
+        // layout the planner finds has the map's 4 stages of 2 chunks.
+        const LayerMap map = parse_layer_map("1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45", 45, 4);
+        TrainingPlanQuery q{.model = reference_moe, .cluster = cluster_of(catalog::gh200_quad, 256),
+                            .global_batch = 4096, .sequence = 4096, .max_tp = 1, .max_ep = 4,
+                            .must_fit = false, .top_k = 3, .threads = 1};
+        q.layer_map = &map;
+        q.gradient_dtypes = dtype_bit(DType::fp32);
+        q.flash_attention = true;
+        const TrainingPlan plan = plan_training(q);
+        REQUIRE(!plan.top.empty());
+        for (const TrainingCandidate& cand : plan.top) {
+            CHECK(cand.point.parallelism.pp == 4);
+            CHECK(cand.point.parallelism.virtual_stages == 2);
+            CHECK(cand.point.options.layer_map == &map);
+            // dp = 1024 / (tp 1 · pp 4 · cp 1) = 256.
+            CHECK(cand.point.parallelism.dp == 256);
+        }
+        // A 4-stage map with --max-pp 2, or on 6 GPUs, is named.
+        q.max_pp = 2;
+        CHECK_THROWS_WITH_AS((void)plan_training(q), doctest::Contains("--layer-map = 4: has this many stages; --max-pp is 2"),
+                             napkin::invalid_argument);
+        q.max_pp = 0;
+        Node six = catalog::dgx_a100;
+        six.gpus = 6;
+        q.cluster = cluster_of(six, 1);
+        CHECK_THROWS_WITH_AS((void)plan_training(q), doctest::Contains("which do not divide the 6 GPUs"),
+                             napkin::invalid_argument);
     }
 }
