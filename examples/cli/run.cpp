@@ -188,7 +188,7 @@ std::vector<std::string> flags_of(const std::string& field) {
         {"Gpu.peak_flops", {"--gpu-tflops"}},
         {"Gpu.usable_fraction", {"--gpu-usable"}},
         {"Link.bandwidth", {"--bandwidth-gbps", "--bandwidth", "--link-bandwidth-gbps"}},
-        {"Link.step_latency", {"--latency-us", "--latency", "--latency-ms", "--link-latency-us"}},
+        {"Link.step_latency", {"--latency-us", "--latency", "--link-step-us", "--latency-ms"}},
         {"HierarchicalTopology.intra.bandwidth", {"--intra-bandwidth-gbps", "--intra-bandwidth"}},
         {"HierarchicalTopology.intra.step_latency", {"--intra-latency-us", "--intra-latency"}},
         {"HierarchicalTopology.inter.bandwidth", {"--inter-bandwidth-gbps", "--inter-bandwidth"}},
@@ -205,6 +205,13 @@ std::vector<std::string> flags_of(const std::string& field) {
         {"max_tokens_in_flight", {"--max-tokens"}},
         {"TensorPipelineSplit.tokens_in_flight", {"--tokens", "--context-tokens"}},
         {"CalibrationOptions.base_latency", {"--base-latency-us", "--base-latency"}},
+        {"top_k", {"--top"}},
+        {"instances", {"--disaggregate"}},
+        {"ttft bound", {"--ttft-ms", "--tpot-ms"}},
+        {"tpot bound", {"--tpot-ms", "--ttft-ms"}},
+        {"message", {"--bytes", "--concurrency", "--batch"}},
+        {"sequence length", {"--input-tokens", "--output-tokens", "--seq-len"}},
+        {"passes to simulate", {"--stages", "--microbatches", "--chunks"}},
     };
     if (const auto found = table.find(field); found != table.end()) return found->second;
     // Only a "Struct.field" (capitalised) or a plain lower-case name, not a file name.
@@ -222,9 +229,12 @@ std::vector<std::string> flags_of(const std::string& field) {
 // The flags that set `field` in this run: those typed, else the subcommand's own.
 std::vector<std::string> flags_for(const std::string& field, const CLI::App& sub, const std::vector<std::string>& args) {
     const auto flags = flags_of(field);
+    std::vector<std::string> typed;
     for (const auto& flag : flags)
         for (const auto& a : args)
-            if (a == flag || a.starts_with(flag + "=")) return {flag};
+            if ((a == flag || a.starts_with(flag + "=")) && std::find(typed.begin(), typed.end(), flag) == typed.end())
+                typed.push_back(flag);
+    if (!typed.empty()) return typed;
     for (const auto& flag : flags)
         if (option_named(&sub, flag) != nullptr) return {flag};
     return {};
@@ -237,16 +247,21 @@ std::string with_flag(const std::string& message, CLI::App& app, const std::vect
     std::string name = message.substr(0, std::min(message.find(" = "), message.find(':')));
     if (const std::size_t unit = name.find(" ("); unit != std::string::npos) name.resize(unit);
     if (name.empty() || name.size() > 80) return message;
-    std::vector<std::string> typed;
+    std::vector<std::string> typed, fallback;
     std::size_t from = 0;
     const std::string times = " × ";
     while (from <= name.size()) {
         std::size_t to = name.find(times, from);
         if (to == std::string::npos) to = name.size();
-        for (const auto& flag : flags_for(name.substr(from, to - from), *sub, args))
-            if (std::find(typed.begin(), typed.end(), flag) == typed.end()) typed.push_back(flag);
+        for (const auto& flag : flags_for(name.substr(from, to - from), *sub, args)) {
+            const bool was_typed = std::any_of(args.begin(), args.end(),
+                                               [&](const std::string& a) { return a == flag || a.starts_with(flag + "="); });
+            auto& into = was_typed ? typed : fallback;
+            if (std::find(into.begin(), into.end(), flag) == into.end()) into.push_back(flag);
+        }
         from = to + times.size();
     }
+    if (typed.empty()) typed = fallback;  // a product names its typed factors, else the subcommand's flags
     if (typed.empty()) return message;
     std::string set_by;
     for (const auto& flag : typed) set_by += (set_by.empty() ? "" : ", ") + flag;
