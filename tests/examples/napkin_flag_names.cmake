@@ -1,7 +1,7 @@
 # Errors from a library check name the flag that set the field (issue: hardening).
-# An empty number is an error naming the flag, not 0.
+# An empty number is an error naming the flag, not 0 (cmake drops a "" argument: the = form).
 napkin_check_output(cli.flags.empty_number
-  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 4 --microbatches 8 --forward-ms "" --backward-ms 2
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 4 --microbatches 8 --forward-ms= --backward-ms 2
   EXPECT "napkin: error: --forward-ms = \"\": not a number" EXIT_CODE 2)
 napkin_check_output(cli.flags.empty_whole_number
   COMMAND $<TARGET_FILE:napkin-cli> train --model llama3.1-8b --tp=
