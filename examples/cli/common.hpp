@@ -317,6 +317,11 @@ inline InferenceSetup resolve_setup(SetupOptions o) {
     if (o.overhead) o.overhead_gib = in(io::parse_bytes("--overhead", *o.overhead), units::GiB);
     require_non_negative("--context-tokens", o.context_tokens);
     require_non_negative("--working-tokens", o.working_tokens);
+    // The bounds of checked.hpp's limits: a sequence, and the tokens of a step.
+    require_in_range("--context-tokens", o.context_tokens, 0.0, static_cast<double>(limits::sequence),
+                     "must be at most 2^40 = " + std::to_string(limits::sequence) + " tokens");
+    require_in_range("--working-tokens", o.working_tokens, 0.0, static_cast<double>(limits::tokens),
+                     "must be at most 2^53 = " + std::to_string(limits::tokens) + " tokens");
     require_non_negative("--overhead-gib", o.overhead_gib);
     InferenceSetup setup = o.setup;
     setup.context = tokens(o.context_tokens);

@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <algorithm>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -160,46 +161,111 @@ std::string parse_error_line(const CLI::ParseError& e, CLI::App& app, const std:
 
 // A library check names the field it guards ("Parallelism.tp = 2: ..."); the
 // line then also names the flag that set it, when the subcommand has one.
-std::string with_flag(const std::string& message, CLI::App& app, const std::vector<std::string>& args) {
-    static const std::vector<std::pair<std::string, std::vector<std::string>>> fields{
-        {"Parallelism.tp", {"--tp"}},
-        {"Parallelism.pp", {"--pp"}},
-        {"Parallelism.dp", {"--dp"}},
-        {"Parallelism.cp", {"--cp"}},
-        {"Parallelism.ep", {"--ep"}},
-        {"Parallelism.virtual_stages", {"--vp"}},
+// Irregular names are in the table; any other "Struct.field" or "field" maps
+// to --field with '_' and ' ' as '-', when the subcommand has that flag; a
+// product ("tp × cp × pp × dp") names the flags of its factors.
+std::vector<std::string> flags_of(const std::string& field) {
+    static const std::map<std::string, std::vector<std::string>> table{
+        {"Parallelism.virtual_stages", {"--vp", "--chunks"}},
+        {"virtual_stages", {"--vp", "--chunks"}},
         {"Parallelism.micro_batch", {"--micro-batch"}},
-        {"Parallelism.global_batch", {"--global-batch"}},
         {"Parallelism.sequence", {"--seq-len"}},
-        {"PipelineShape.stages", {"--stages"}},
+        {"sequence", {"--seq-len"}},
+        {"PipelineShape.stages", {"--stages", "--pp"}},
+        {"stages", {"--stages", "--pp"}},
         {"PipelineShape.microbatches", {"--microbatches"}},
-        {"PipelineShape.chunks", {"--chunks"}},
-        {"StageTimes.forward", {"--forward-ms"}},
-        {"StageTimes.backward", {"--backward-ms"}},
+        {"PipelineShape.chunks", {"--chunks", "--vp"}},
+        {"chunks", {"--chunks", "--vp"}},
+        {"StageTimes.forward", {"--forward-ms", "--layer-forward-ms"}},
+        {"StageTimes.backward", {"--backward-ms", "--layer-backward-ms"}},
         {"StageTimes.weight_grad", {"--weight-grad-ms"}},
-        {"EfficiencyModel.peak_share", {"--peak-share"}},
-        {"EfficiencyModel.half_width", {"--half-width"}},
-        {"EfficiencyModel.memory_passes", {"--memory-passes"}},
+        {"ScheduleTimes.send", {"--send-ms"}},
+        {"DualPipe.overlapped_forward_backward", {"--overlapped-ms"}},
+        {"DualPipeV.overlapped_forward_backward", {"--overlapped-ms"}},
+        {"Interleaved.extra_warmup", {"--extra-warmup"}},
         {"Gpu.memory", {"--gpu-memory", "--gpu-memory-gib"}},
         {"Gpu.memory_bandwidth", {"--gpu-bandwidth", "--gpu-bandwidth-gbps"}},
         {"Gpu.peak_flops", {"--gpu-tflops"}},
         {"Gpu.usable_fraction", {"--gpu-usable"}},
+        {"Link.bandwidth", {"--bandwidth-gbps", "--bandwidth", "--link-bandwidth-gbps"}},
+        {"Link.step_latency", {"--latency-us", "--latency", "--link-step-us", "--latency-ms"}},
+        {"HierarchicalTopology.intra.bandwidth", {"--intra-bandwidth-gbps", "--intra-bandwidth"}},
+        {"HierarchicalTopology.intra.step_latency", {"--intra-latency-us", "--intra-latency"}},
+        {"HierarchicalTopology.inter.bandwidth", {"--inter-bandwidth-gbps", "--inter-bandwidth"}},
+        {"HierarchicalTopology.inter.step_latency", {"--inter-latency-us", "--inter-latency"}},
+        {"HierarchicalTopology.nodes", {"--gpus"}},
+        {"Node.gpus", {"--gpus-per-node"}},
+        {"Cluster.nodes", {"--gpus"}},
+        {"ranks", {"--gpus", "--ranks"}},
+        {"MegatronRun.gpus", {"--gpus"}},
         {"InferenceSetup.context", {"--context-tokens"}},
-        {"InferenceSetup.working_tokens", {"--working-tokens"}},
         {"InferenceSetup.working_allowance", {"--overhead", "--overhead-gib"}},
+        {"ServingSetup.working_allowance", {"--overhead", "--overhead-gib"}},
+        {"tokens_in_flight", {"--tokens", "--context-tokens"}},
+        {"max_tokens_in_flight", {"--max-tokens"}},
+        {"TensorPipelineSplit.tokens_in_flight", {"--tokens", "--context-tokens"}},
+        {"CalibrationOptions.base_latency", {"--base-latency-us", "--base-latency"}},
+        {"top_k", {"--top"}},
+        {"instances", {"--disaggregate"}},
+        {"ttft bound", {"--ttft-ms", "--tpot-ms"}},
+        {"tpot bound", {"--tpot-ms", "--ttft-ms"}},
+        {"message", {"--bytes", "--concurrency", "--batch"}},
+        {"sequence length", {"--input-tokens", "--output-tokens", "--seq-len"}},
+        {"passes to simulate", {"--stages", "--microbatches", "--chunks"}},
     };
+    if (const auto found = table.find(field); found != table.end()) return found->second;
+    // Only a "Struct.field" (capitalised) or a plain lower-case name, not a file name.
+    const std::size_t dot = field.find('.');
+    if (dot != std::string::npos && (field.front() < 'A' || field.front() > 'Z' || field.find('.', dot + 1) != std::string::npos))
+        return {};
+    std::string name = field.substr(dot == std::string::npos ? 0 : dot + 1);
+    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_' || c == ' '; }))
+        return {};
+    std::replace(name.begin(), name.end(), '_', '-');
+    std::replace(name.begin(), name.end(), ' ', '-');
+    return {"--" + name};
+}
+
+// The flags that set `field` in this run: those typed, else the subcommand's own.
+std::vector<std::string> flags_for(const std::string& field, const CLI::App& sub, const std::vector<std::string>& args) {
+    const auto flags = flags_of(field);
+    std::vector<std::string> typed;
+    for (const auto& flag : flags)
+        for (const auto& a : args)
+            if ((a == flag || a.starts_with(flag + "=")) && std::find(typed.begin(), typed.end(), flag) == typed.end())
+                typed.push_back(flag);
+    if (!typed.empty()) return typed;
+    for (const auto& flag : flags)
+        if (option_named(&sub, flag) != nullptr) return {flag};
+    return {};
+}
+
+std::string with_flag(const std::string& message, CLI::App& app, const std::vector<std::string>& args) {
     const CLI::App* sub = chosen_subcommand(app, args);
-    if (sub == nullptr) return message;
-    for (const auto& [field, flags] : fields) {
-        if (!message.starts_with(field + " ") && !message.starts_with(field + ".")) continue;
-        // The flag as typed, if it was; else the subcommand's own.
-        for (const auto& flag : flags)
-            for (const auto& a : args)
-                if (a == flag || a.starts_with(flag + "=")) return message + " (set by " + flag + ")";
-        for (const auto& flag : flags)
-            if (option_named(sub, flag) != nullptr) return message + " (set by " + flag + ")";
+    if (sub == nullptr || message.starts_with("-")) return message;
+    // The argument's name: what comes before " = " or ":", less a unit in parentheses.
+    std::string name = message.substr(0, std::min(message.find(" = "), message.find(':')));
+    if (const std::size_t unit = name.find(" ("); unit != std::string::npos) name.resize(unit);
+    if (name.empty() || name.size() > 80) return message;
+    std::vector<std::string> typed, fallback;
+    std::size_t from = 0;
+    const std::string times = " × ";
+    while (from <= name.size()) {
+        std::size_t to = name.find(times, from);
+        if (to == std::string::npos) to = name.size();
+        for (const auto& flag : flags_for(name.substr(from, to - from), *sub, args)) {
+            const bool was_typed = std::any_of(args.begin(), args.end(),
+                                               [&](const std::string& a) { return a == flag || a.starts_with(flag + "="); });
+            auto& into = was_typed ? typed : fallback;
+            if (std::find(into.begin(), into.end(), flag) == into.end()) into.push_back(flag);
+        }
+        from = to + times.size();
     }
-    return message;
+    if (typed.empty()) typed = fallback;  // a product names its typed factors, else the subcommand's flags
+    if (typed.empty()) return message;
+    std::string set_by;
+    for (const auto& flag : typed) set_by += (set_by.empty() ? "" : ", ") + flag;
+    return message + " (set by " + set_by + ")";
 }
 
 int dispatch(const std::vector<std::string>& args) {
@@ -235,6 +301,18 @@ int dispatch(const std::vector<std::string>& args) {
             if (std::find(known.begin(), known.end(), flag) != known.end()) continue;
             std::cerr << "napkin: error: " << sub->get_name() << ": unknown flag \"" << flag << "\""
                       << did_you_mean(flag, known) << " (napkin " << sub->get_name() << " --help lists them)\n";
+            return exit_invalid_input;
+        }
+        // An empty number ("--forward-ms ''", "--tp=") is an error naming the flag, not 0.
+        for (std::size_t i = 1; i < args.size(); ++i) {
+            if (args[i] == "--") break;
+            if (!args[i].starts_with("-")) continue;
+            const std::size_t eq = args[i].find('=');
+            const std::string flag = args[i].substr(0, eq);
+            const bool empty = eq != std::string::npos ? eq + 1 == args[i].size() : i + 1 < args.size() && args[i + 1].empty();
+            const CLI::Option* opt = option_named(sub, flag);
+            if (!empty || opt == nullptr || opt->get_type_size() == 0 || kind_of(opt) == "a value") continue;
+            std::cerr << "napkin: error: " << flag << " = \"\": not " << kind_of(opt) << "\n";
             return exit_invalid_input;
         }
     }

@@ -167,9 +167,9 @@ NAPKIN_COMMAND(app) {
         if (*weights == WeightDType::fp8 && !has_fp8(gpu))
             reject("--weight-dtype", o->weight_dtype,
                    std::string(gpu.name) + " has no FP8 tensor cores (Hopper or Blackwell only); use bf16, int8 or int4");
-        require_at_least_one("--input-tokens", *o->input);
-        require_at_least_one("--output-tokens", *o->output);
-        const long long length = *o->input + *o->output;
+        require_count("--input-tokens", *o->input, limits::sequence);
+        require_count("--output-tokens", *o->output, limits::sequence);
+        const long long length = *o->input + *o->output;  // at most 2^41: no overflow
         if (model.max_position_embeddings > 0 && length > model.max_position_embeddings)
             reject("--input-tokens + --output-tokens", count(length),
                    "exceeds the model's max_position_embeddings = " + std::to_string(model.max_position_embeddings));

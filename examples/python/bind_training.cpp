@@ -85,7 +85,12 @@ py::dict candidate_row(const TrainingCandidate& c, const Gpu& gpu) {
 py::list rows_of(const Plan& p, const std::string& which) {
     if (which != "top" && which != "pareto") reject("which", which, "must be top or pareto");
     py::list out;
-    for (const TrainingCandidate& c : which == "top" ? p.plan.top : p.plan.pareto) out.append(candidate_row(c, p.gpu));
+    long long rank = 0;
+    for (const TrainingCandidate& c : which == "top" ? p.plan.top : p.plan.pareto) {
+        py::dict row = candidate_row(c, p.gpu);
+        row["rank"] = ++rank;  // as `napkin plan --json` ranks its rows (1 = first)
+        out.append(row);
+    }
     return out;
 }
 

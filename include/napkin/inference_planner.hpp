@@ -259,9 +259,11 @@ template <CollectivePolicy Collective = Ring>
     (void)validated(model);
     require_at_least_one("max_gpus", query.max_gpus);
     require_at_least_one("max_concurrency", query.max_concurrency);
-    // Infinity is "no bound"; nan and non-positive bounds are rejected.
-    require(query.tpot_bound.value() > 0.0, "tpot bound (s)", query.tpot_bound.value(), "must be positive");
-    require(query.ttft_bound.value() > 0.0, "ttft bound (s)", query.ttft_bound.value(), "must be positive");
+    // +inf, the default, is no bound; any other value must be a finite positive time.
+    if (query.tpot_bound.value() != std::numeric_limits<double>::infinity())
+        require_positive("tpot bound (s)", query.tpot_bound.value());
+    if (query.ttft_bound.value() != std::numeric_limits<double>::infinity())
+        require_positive("ttft bound (s)", query.ttft_bound.value());
     require_at_least_one("input tokens", query.input_tokens);
     require_at_least_one("output tokens", query.output_tokens);
     require_within_context(model, query.input_tokens + query.output_tokens);

@@ -20,6 +20,10 @@ struct Named {
     E value;
     std::string_view name;
 };
+// Spelled out for compilers without class template argument deduction for
+// aggregates (P1816; clang before 17), which the fuzz build uses.
+template <class E>
+Named(E, std::string_view) -> Named<E>;
 
 // The name of `value` in `table` ("?" for a value the table does not list).
 template <class E, std::size_t N>

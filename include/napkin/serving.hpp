@@ -319,6 +319,7 @@ struct ServingMemory {
 [[nodiscard]] constexpr long long max_concurrency(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
                                                   long long length, const ServingSetup& s = default_serving_setup) {
     require_at_least_one("sequence length (tokens)", length);
+    (void)validated(gpu);  // memory ≤ 10^18 B keeps the guess below within a long long
     const ServingMemory empty = serving_memory(m, gpu, l, 0, length, s);
     if (empty.total() >= empty.usable) return 0;
     const Bytes one = serving_memory(m, gpu, l, 1, length, s).kv_cache;
@@ -657,6 +658,9 @@ best_disaggregation(const TransformerShape& m, const Gpu& gpu, const Link& link,
     detail::check_layout(m, l);
     detail::check_serving_setup(s);
     require(q.instances >= 2, "instances", count(q.instances), "must be at least 2 (one prefill, one decode)");
+    // The split is searched one prefill count at a time: a cap, not the user's number.
+    require(q.instances <= limits::tokens_in_flight, "instances", count(q.instances),
+            "must be at most 2^20 = 1048576 (the split is searched one by one)");
     detail::check_workload(m, {.input_tokens = q.input_tokens, .output_tokens = q.output_tokens});
     require_at_least_one("max_concurrency", q.max_concurrency);
     require_computable(gpu, s.weights);
