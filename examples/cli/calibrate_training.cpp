@@ -240,7 +240,7 @@ NAPKIN_COMMAND(app) {
             std::printf("%-32.32s %9.3fs %9.3fs %+7.1f%%\n", std::string(runs[i].label).c_str(),
                         in(runs[i].measured_step, units::s), in(predicted_step(runs[i], fit.profile), units::s),
                         100.0 * fit.relative_residuals[i]);
-        std::printf("ampere share %.4f%s, hopper share %.4f%s, memory passes %.3f\n", fit.profile.ampere_share,
+        printf_wrapped("ampere share %.4f%s, hopper share %.4f%s, memory passes %.3f\n", fit.profile.ampere_share,
                     fit.fitted[0] ? "" : " (not fitted: no Ampere run)", fit.profile.hopper_share,
                     fit.fitted[1] ? "" : " (not fitted: no run on a later GPU)", fit.profile.memory_passes);
         std::printf("RMS %.2f %%, mean |error| %.2f %%, max %.2f %% over %zu runs\n",

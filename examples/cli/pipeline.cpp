@@ -400,12 +400,18 @@ NAPKIN_COMMAND(app) {
                     std::printf("  stage %lld: busy %s, idle %s\n", r + 1, to_string(t.busy_time(r)).c_str(),
                                 to_string(t.idle_time(r)).c_str());
                 if (!t.loss_times().empty() && !run.uniform) {
-                    std::printf("loss times:");
-                    for (Seconds l : t.loss_times()) std::printf(" %.6f", l.value());
-                    std::printf(" s\n");
+                    // Six to a line, so that the line stays within 80 columns.
+                    std::string line = "loss times:";
+                    std::size_t on_line = 0;
+                    for (Seconds l : t.loss_times()) {
+                        if (on_line == 6) line += "\n           ", on_line = 0;
+                        line += " " + format_fixed(l.value(), 6);
+                        ++on_line;
+                    }
+                    std::printf("%s s\n", line.c_str());
                 }
                 if (run.reference)
-                    std::printf("reference: step %.6f s, idle %.4f%% (pair hides %.4f of its all-to-all, fitted)\n",
+                    printf_wrapped("reference: step %.6f s, idle %.4f%% (pair hides %.4f of its all-to-all, fitted)\n",
                                 run.reference->step.value(), 100 * run.reference->idle_fraction,
                                 run.times.pair_hidden);
                 if (!o->svg.empty()) std::printf("timeline: %s\n", o->svg.c_str());

@@ -468,12 +468,12 @@ nlohmann::json serving_plan_json(const ServingPlan& plan, const Options& o) {
 
 void print_serving_plan(const ServingPlan& plan) {
     if (!plan.best) {
-        std::printf("serving: no layout and concurrency meets the bounds (%lld points evaluated)\n",
+        printf_wrapped("serving: no layout and concurrency meets the bounds (%lld points evaluated)\n",
                     plan.points_evaluated);
         return;
     }
     const ServingEstimate& e = *plan.best;
-    std::printf("serving: t%lld x p%lld x e%lld = %lld GPUs at concurrency %lld: %.1f output tokens/s per GPU "
+    printf_wrapped("serving: t%lld x p%lld x e%lld = %lld GPUs at concurrency %lld: %.1f output tokens/s per GPU "
                 "(%.1f in all), TPOT %s, TTFT %s (%lld points evaluated, %lld pruned)\n",
                 e.layout.tp, e.layout.pp, e.layout.ep, e.layout.gpus(), e.workload.concurrency,
                 e.output_tokens_per_s_per_gpu.value(), e.output_tokens_per_s.value(), to_string(e.tpot).c_str(),

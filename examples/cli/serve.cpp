@@ -82,18 +82,18 @@ nlohmann::json estimate_json(const ServingEstimate& e) {
 void print_estimate(const ServingEstimate& e) {
     const DecodeStep& s = e.step;
     const ServingMemory& m = e.memory;
-    std::printf("memory per GPU: weights %s + KV cache %s + activations %s = %s of %s usable: %s\n",
+    printf_wrapped("memory per GPU: weights %s + KV cache %s + activations %s = %s of %s usable: %s\n",
                 to_string(m.weights).c_str(), to_string(m.kv_cache).c_str(), to_string(m.activations).c_str(),
                 to_string(m.total()).c_str(), to_string(m.usable).c_str(), m.fits() ? "fits" : "does not fit");
-    std::printf("decode step: %s = max(weights %s + KV cache %s, compute %s) + tp %s + pp %s + ep %s (%s)\n",
+    printf_wrapped("decode step: %s = max(weights %s + KV cache %s, compute %s) + tp %s + pp %s + ep %s (%s)\n",
                 to_string(s.total()).c_str(), to_string(s.weights_read).c_str(), to_string(s.kv_read).c_str(),
                 to_string(s.compute).c_str(), to_string(s.tp).c_str(), to_string(s.pp).c_str(),
                 to_string(s.ep).c_str(), s.memory_bound() ? "memory-bound" : "compute-bound");
-    std::printf("prefill: %s in %lld pass(es) = compute %s + communication %s\n", to_string(e.prefill.total()).c_str(),
+    printf_wrapped("prefill: %s in %lld pass(es) = compute %s + communication %s\n", to_string(e.prefill.total()).c_str(),
                 e.prefill.passes, to_string(e.prefill.compute).c_str(), to_string(e.prefill.comm).c_str());
-    std::printf("TTFT %s, TPOT %s, end to end %s\n", to_string(e.ttft).c_str(), to_string(e.tpot).c_str(),
+    printf_wrapped("TTFT %s, TPOT %s, end to end %s\n", to_string(e.ttft).c_str(), to_string(e.tpot).c_str(),
                 to_string(e.e2e).c_str());
-    std::printf("output: %.1f tokens/s (%.1f per GPU, %.1f per user), %.3f requests/s\n",
+    printf_wrapped("output: %.1f tokens/s (%.1f per GPU, %.1f per user), %.3f requests/s\n",
                 e.output_tokens_per_s.value(), e.output_tokens_per_s_per_gpu.value(),
                 e.output_tokens_per_s_per_user.value(), e.requests_per_s.value());
 }
@@ -297,27 +297,27 @@ NAPKIN_COMMAND(app) {
             }
             return print_json(j);
         }
-        std::printf("%s on %lld x %s (tp %lld, pp %lld, ep %lld) over %s; %s weights, %s KV cache\n",
+        printf_wrapped("%s on %lld x %s (tp %lld, pp %lld, ep %lld) over %s; %s weights, %s KV cache\n",
                     std::string(model.name).c_str(), layout.gpus(), std::string(gpu.name).c_str(), layout.tp,
                     layout.pp, layout.ep, std::string(link.name).c_str(), std::string(to_string(setup.weights)).c_str(),
                     std::string(to_string(setup.kv)).c_str());
-        std::printf("%s batching: %lld requests of %lld + %lld tokens (at most %lld fit)\n",
+        printf_wrapped("%s batching: %lld requests of %lld + %lld tokens (at most %lld fit)\n",
                     continuous ? "continuous" : "static", n, workload.input_tokens, workload.output_tokens, most);
         print_estimate(e);
         if (!sweep.empty()) {
-            std::printf("\n%8s %-5s %12s %12s %14s %12s %12s\n", continuous ? "N" : "B", "fits", "TTFT", "TPOT",
+            printf_wrapped("\n%8s %-5s %12s %12s %14s %12s %12s\n", continuous ? "N" : "B", "fits", "TTFT", "TPOT",
                         "tokens/s", "per GPU", "per user");
             for (const ServingEstimate& r : rows)
-                std::printf("%8lld %-5s %12s %12s %14.1f %12.1f %12.1f\n", r.workload.concurrency,
+                printf_wrapped("%8lld %-5s %12s %12s %14.1f %12.1f %12.1f\n", r.workload.concurrency,
                             r.memory.fits() ? "yes" : "no", to_string(r.ttft).c_str(), to_string(r.tpot).c_str(),
                             r.output_tokens_per_s.value(), r.output_tokens_per_s_per_gpu.value(),
                             r.output_tokens_per_s_per_user.value());
         }
         if (o->disaggregate != 0) {
             if (!split)
-                std::printf("\ndisaggregated: no split of %lld instances meets the bounds\n", o->disaggregate);
+                printf_wrapped("\ndisaggregated: no split of %lld instances meets the bounds\n", o->disaggregate);
             else
-                std::printf("\ndisaggregated over %lld instances: %lld prefill + %lld decode (N = %lld each): TTFT %s, "
+                printf_wrapped("\ndisaggregated over %lld instances: %lld prefill + %lld decode (N = %lld each): TTFT %s, "
                             "TPOT %s, KV transfer %s, %.3f requests/s (%.1f output tokens/s per GPU)\n",
                             o->disaggregate, split->prefill_instances, split->decode_instances,
                             split->decode_concurrency, to_string(split->ttft).c_str(), to_string(split->tpot).c_str(),
@@ -325,7 +325,7 @@ NAPKIN_COMMAND(app) {
                             split->goodput().value() * count(workload.output_tokens) /
                                 count(o->disaggregate * layout.gpus()));
         }
-        if (!o->svg.empty()) std::printf("frontier written to %s\n", o->svg.c_str());
+        if (!o->svg.empty()) printf_wrapped("frontier written to %s\n", o->svg.c_str());
     });
 }
 

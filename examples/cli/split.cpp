@@ -210,7 +210,7 @@ NAPKIN_COMMAND(app) {
                         to_string(l->step_latency).c_str());
         std::printf("nodes:\n");
         for (const auto* n : catalog::nodes)
-            std::printf("  %-20s %lld x %s, %s inside, %s between\n", std::string(n->name).c_str(), n->gpus,
+            printf_wrapped("  %-20s %lld x %s, %s inside, %s between\n", std::string(n->name).c_str(), n->gpus,
                         std::string(n->gpu.name).c_str(), std::string(n->intra.name).c_str(),
                         std::string(n->inter.name).c_str());
     });

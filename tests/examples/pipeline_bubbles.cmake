@@ -88,7 +88,7 @@ napkin_check_output(cli.schedule.overlapped_not_dualpipe
 napkin_check_output(cli.schedule.reference
   COMMAND $<TARGET_FILE:napkin-cli> schedule --reference ${CMAKE_CURRENT_SOURCE_DIR}/data/moe-training-step-1024-gpus.json
   EXPECT "interleaved, p = 4, m = 8, v = 2: 128 passes" "step 1.80 s, idle 26.55% of p x step"
-         "loss times: 0.269988 0.349450 0.426513 0.511188 0.927749 1.010034 1.091640 1.176315 s"
+         "loss times: 0.269988 0.349450 0.426513 0.511188 0.927749 1.010034" "1.091640 1.176315 s"
          "reference: step 1.797498 s, idle 26.5493%")
 napkin_check_output(cli.schedule.reference_json
   COMMAND $<TARGET_FILE:napkin-cli> schedule --reference ${CMAKE_CURRENT_SOURCE_DIR}/data/moe-training-step-1024-gpus.json --json
