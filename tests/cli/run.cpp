@@ -157,6 +157,7 @@ TEST_SUITE("cli/run") {
             text = std::regex_replace(text, std::regex("\\[[^\\]]*\\]"), "");
             text = std::regex_replace(text, std::regex("all_reduce_perf\\.txt"), data + "/nccl_tests/all_reduce_perf_16_ranks.txt");
             text = std::regex_replace(text, std::regex("path/to/config\\.json"), data + "/llama31_70b_config.json");
+            text = std::regex_replace(text, std::regex("(^| )tests/data/"), "$1" + data + "/");  // any working directory
             text = std::regex_replace(text, std::regex("--svg \\S+"), "");
             std::istringstream words(text);
             std::vector<std::string> args;
