@@ -73,7 +73,7 @@ constexpr void require_count(std::string_view argument, long long value, long lo
 // The divisors of n ≥ 1, ascending: O(√n) trial divisions (2^20 for the
 // largest count, 2^40), so a search over "every size dividing n" never loops
 // n times.
-[[nodiscard]] constexpr std::vector<long long> divisors(long long n) {
+[[nodiscard]] inline std::vector<long long> divisors(long long n) {
     require_at_least_one("n (to divide)", n);
     std::vector<long long> low, high;
     for (long long d = 1; d <= n / d; ++d) {

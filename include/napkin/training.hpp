@@ -721,6 +721,22 @@ inline void check_layer_map(const LayerMap& map, const Parallelism& par, const T
 }
 
 
+[[nodiscard]] constexpr TrainingEstimate evaluate_training(const TransformerShape& m, const Cluster& c,
+                                                           const Parallelism& par, const TrainingOptions& o);
+
+namespace detail {
+// evaluate_training through the even layer map (layer_map.hpp): not constexpr,
+// since a LayerMap holds a std::vector, which not every standard library can
+// build at compile time (libc++ 14 under emscripten cannot).
+[[nodiscard]] inline TrainingEstimate evaluate_on_even_map(const TransformerShape& m, const Cluster& c,
+                                                           const Parallelism& par, const TrainingOptions& o) {
+    const LayerMap even = even_layer_map(m.layers, par.pp, par.virtual_stages);
+    TrainingOptions mapped = o;
+    mapped.layer_map = &even;
+    return evaluate_training(m, c, par, mapped);
+}
+}  // namespace detail
+
 // Memory, step time, throughput and utilisation of one layout. Rejects a
 // layout that does not match the model or the cluster.
 [[nodiscard]] constexpr TrainingEstimate evaluate_training(const TransformerShape& m, const Cluster& c,
@@ -782,10 +798,7 @@ inline void check_layer_map(const LayerMap& map, const Parallelism& par, const T
     // each stage at its own cost. (When p·v does not divide the layers, the
     // dense layers are priced as MoE ones: an upper bound for the stage.)
     if (m.experts > 0 && m.dense_layers > 0 && m.layers % (par.pp * par.virtual_stages) == 0) {
-        const LayerMap even = even_layer_map(m.layers, par.pp, par.virtual_stages);
-        TrainingOptions mapped = o;
-        mapped.layer_map = &even;
-        return evaluate_training(m, c, par, mapped);
+        return detail::evaluate_on_even_map(m, c, par, o);
     }
     const MatrixWork work = matrix_work(m, par, gpu, o);
 
