@@ -172,7 +172,7 @@ void print_schedule_json(std::string_view name, const ScheduleRun& run, const Ti
         j["closed_form_step_s"] =
             std::visit([&](const auto& s) { return step_time(s, shape, *run.uniform).value(); }, run.schedule);
     nlohmann::json loss = nlohmann::json::array();
-    for (Seconds l : t.loss_times()) loss.push_back(l.value());
+    for (const Seconds& l : t.loss_times()) loss.push_back(l.value());
     j["loss_times_s"] = std::move(loss);
     nlohmann::json stages = nlohmann::json::array();
     for (long long r = 0; r < shape.stages; ++r) {
@@ -201,7 +201,7 @@ void print_schedule_json(std::string_view name, const ScheduleRun& run, const Ti
                                   std::abs((ops[i].end - blocks[i].end).value())});
         }
         nlohmann::json loss_ref = nlohmann::json::array();
-        for (Seconds l : ref.loss_times) loss_ref.push_back(l.value());
+        for (const Seconds& l : ref.loss_times) loss_ref.push_back(l.value());
         j["reference"] = {{"step_s", ref.step.value()},
                           {"idle_fraction", ref.idle_fraction},
                           {"loss_times_s", std::move(loss_ref)},
@@ -403,7 +403,7 @@ NAPKIN_COMMAND(app) {
                     // Six to a line, so that the line stays within 80 columns.
                     std::string line = "loss times:";
                     std::size_t on_line = 0;
-                    for (Seconds l : t.loss_times()) {
+                    for (const Seconds& l : t.loss_times()) {
                         if (on_line == 6) line += "\n           ", on_line = 0;
                         line += " " + format_fixed(l.value(), 6);
                         ++on_line;

@@ -498,9 +498,9 @@ inline void check_schedule_times(const ScheduleTimes& t, const PipelineShape& sh
     require(e.grad_reduce_scatter.empty() || count(e.grad_reduce_scatter.size()) == count(chunks),
             "StepEnds.grad_reduce_scatter.size()", count(e.grad_reduce_scatter.size()),
             "must be 0 or PipelineShape.stages × PipelineShape.chunks");
-    for (Seconds x : e.param_all_gather) require_non_negative("StepEnds.param_all_gather (s)", x.value());
-    for (Seconds x : e.first_pass_after) require_non_negative("StepEnds.first_pass_after (s)", x.value());
-    for (Seconds x : e.grad_reduce_scatter) require_non_negative("StepEnds.grad_reduce_scatter (s)", x.value());
+    for (const Seconds& x : e.param_all_gather) require_non_negative("StepEnds.param_all_gather (s)", x.value());
+    for (const Seconds& x : e.first_pass_after) require_non_negative("StepEnds.first_pass_after (s)", x.value());
+    for (const Seconds& x : e.grad_reduce_scatter) require_non_negative("StepEnds.grad_reduce_scatter (s)", x.value());
     require_non_negative("StepEnds.before_optimizer (s)", e.before_optimizer.value());
     require_non_negative("StepEnds.optimizer (s)", e.optimizer.value());
 }
