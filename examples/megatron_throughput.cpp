@@ -71,6 +71,10 @@ int main(int argc, char** argv) {
     print_group(fitting, "a100-80gb-sxm", "llm-foundry (FSDP)", fit_tally);
     print_group(fitting, "a100-40gb-sxm", "llm-foundry (FSDP)", fit_tally);
     print_group(fitting, "h100-sxm", "llm-foundry (FSDP)", fit_tally);
+    std::printf("  settings: Megatron-LM (2021) all-reduces fp16 gradients (--fp16 without\n"
+                "  --accumulate-allreduce-grads-in-fp32); llm-foundry's non-reentrant\n"
+                "  checkpointing skips each layer's down projection when it recomputes\n"
+                "  (PyTorch 2.1 and later assumed: the version is not printed).\n");
     std::printf("\nfitting rows: %d, mean |error| %.1f %%, max %.1f %% (goal: mean 5 %%, max 10 %%)\n",
                 fit_tally.rows, 100.0 * fit_tally.sum / fit_tally.rows, 100.0 * fit_tally.worst);
 
@@ -87,8 +91,8 @@ int main(int argc, char** argv) {
     const catalog::MegatronRun& one_t = *std::find_if(
         catalog::megatron_runs.begin(), catalog::megatron_runs.end(),
         [](const catalog::MegatronRun& run) { return run.label.starts_with("1T"); });
-    const TrainingEstimate e = evaluate_training(catalog::shape_of(one_t), catalog::cluster_of(one_t),
-                                                 catalog::layout_of(one_t));
+    const MeasuredRun row = catalog::measured_run_of(one_t);
+    const TrainingEstimate e = evaluate_training(row.model, row.cluster, row.layout, row.options);
     const StepBreakdown& b = e.breakdown;
     const auto share = [&](Seconds part) { return 100.0 * ratio(part, e.step); };
     std::printf("\n%s: one iteration %s\n", std::string(one_t.label).c_str(), to_string(e.step).c_str());

@@ -9,8 +9,9 @@
 //   intra_link (nvlink3), inter_link (ib-hdr), tp, pp, dp, cp, ep, micro_batch,
 //   global_batch, sequence, recompute (none|selective|full), zero (0|1|2|3|distributed),
 //   sequence_parallel, flash_attention, causal, overlap_tp, overlap_dp,
-//   overlap_param_gather, fsdp_prefetch (true|false), compute_dtype (bf16|fp16|fp8),
-//   grad_dtype (bf16|fp32), weight (1: the run's weight in the least squares),
+//   overlap_param_gather, fsdp_prefetch, recompute_early_stop (true|false),
+//   compute_dtype (bf16|fp16|fp8), grad_dtype (bf16|fp32), grad_reduce_dtype
+//   (bf16|fp16|fp32; grad_dtype's by default), weight (1: the run's weight in the least squares),
 //   and one measurement: step_s or tokens_per_s_per_gpu.
 #include "command.hpp"
 #include "common.hpp"
@@ -38,8 +39,8 @@ const std::vector<std::string>& known_fields() {
     static const std::vector<std::string> fields{
         "label", "model", "gpu", "gpus_per_node", "intra_link", "inter_link", "tp", "pp", "dp", "cp", "ep",
         "micro_batch", "global_batch", "sequence", "recompute", "zero", "sequence_parallel", "flash_attention",
-        "causal", "overlap_tp", "overlap_dp", "overlap_param_gather", "fsdp_prefetch", "compute_dtype",
-        "grad_dtype", "weight", "step_s", "tokens_per_s_per_gpu"};
+        "causal", "overlap_tp", "overlap_dp", "overlap_param_gather", "fsdp_prefetch", "recompute_early_stop",
+        "compute_dtype", "grad_dtype", "grad_reduce_dtype", "weight", "step_s", "tokens_per_s_per_gpu"};
     return fields;
 }
 
@@ -163,8 +164,10 @@ MeasuredRun measured_run_of(const Row& row, std::size_t index, std::deque<std::s
                             .overlap_tp = flag("overlap_tp", false),
                             .overlap_param_gather = flag("overlap_param_gather", false),
                             .fsdp_prefetch = flag("fsdp_prefetch", true),
+                            .recompute_early_stop = flag("recompute_early_stop", false),
                             .causal = flag("causal", false),
-                            .overlap_dp = flag("overlap_dp", false)};
+                            .overlap_dp = flag("overlap_dp", false),
+                            .gradient_reduce_dtype = choice.operator()<DType>("grad_reduce_dtype", "none", parse_dtype)};
     const long long per_node = std::min(gpus(par), whole("gpus_per_node", "8"));
     if (gpus(par) % per_node != 0)
         throw napkin::invalid_argument(where + ": tp · pp · dp · cp = " + std::to_string(gpus(par)) +

@@ -194,6 +194,8 @@ NAPKIN_COMMAND(app) {
         bool json = false, wide = false, csv = false;
         std::string compute_dtype = "bf16", profile;
         bool overlap_tp = false, overlap_param_gather = false, fsdp_prefetch = true;
+        bool recompute_early_stop = false;
+        std::string grad_reduce_dtype;
     };
     auto o = std::make_shared<Options>();
     o->gpu.name = "a100-80gb-sxm";
@@ -234,6 +236,12 @@ NAPKIN_COMMAND(app) {
                   "distributed optimizer: parameter all-gather under the first forward");
     sub->add_flag("--fsdp-prefetch,!--no-fsdp-prefetch", o->fsdp_prefetch,
                   "ZeRO-3: prefetch each layer's weights under the previous layer (on by default)");
+    sub->add_flag("--recompute-early-stop", o->recompute_early_stop,
+                  "full recomputation stops before each layer's MLP down projection (PyTorch's non-reentrant "
+                  "checkpoint, 2.1 and later)");
+    sub->add_option("--grad-reduce-dtype", o->grad_reduce_dtype,
+                    "format of the gradients in the data-parallel collectives: bf16, fp16 or fp32 (that of "
+                    "--grad-dtype)");
     sub->add_option("--profile", o->profile, "efficiency profile JSON (napkin calibrate-training)");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->add_flag("--wide", o->wide, "one line per layout with every column and the step's parts");
@@ -267,6 +275,8 @@ NAPKIN_COMMAND(app) {
         query.options.overlap_tp = o->overlap_tp;
         query.options.overlap_param_gather = o->overlap_param_gather;
         query.options.fsdp_prefetch = o->fsdp_prefetch;
+        query.options.recompute_early_stop = o->recompute_early_stop;
+        query.options.gradient_reduce_dtype = parse_gradient_reduce_dtype(o->grad_reduce_dtype);
         if (!o->profile.empty()) query.options.profile = read_efficiency_profile(o->profile);
         query.gradient_dtypes = parse_gradient_dtypes(o->grads);
         require_non_negative("--max-pp", count(o->max_pp));

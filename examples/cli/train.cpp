@@ -101,6 +101,8 @@ NAPKIN_COMMAND(app) {
         EfficiencyModel efficiency = default_efficiency;
         std::string compute_dtype = "bf16", compute_model = "gemm", profile;
         bool overlap_tp = false, overlap_param_gather = false, fsdp_prefetch = true;
+        bool recompute_early_stop = false;
+        std::string grad_reduce_dtype;
         double fragmentation = 0.0;
         bool no_memory_allowances = false;
         bool json = false;
@@ -156,6 +158,12 @@ NAPKIN_COMMAND(app) {
                   "distributed optimizer: parameter all-gather under the first forward");
     sub->add_flag("--fsdp-prefetch,!--no-fsdp-prefetch", o->fsdp_prefetch,
                   "ZeRO-3: prefetch each layer's weights under the previous layer (on by default)");
+    sub->add_flag("--recompute-early-stop", o->recompute_early_stop,
+                  "full recomputation stops before each layer's MLP down projection (PyTorch's non-reentrant "
+                  "checkpoint, 2.1 and later)");
+    sub->add_option("--grad-reduce-dtype", o->grad_reduce_dtype,
+                    "format of the gradients in the data-parallel collectives: bf16, fp16 or fp32 (that of "
+                    "--grad-dtype)");
     sub->add_option("--profile", o->profile, "efficiency profile JSON (napkin calibrate-training)");
     sub->add_option("--fragmentation", o->fragmentation,
                     "caching-allocator fragmentation as a share of the activations (0; max reserved / max "
@@ -231,11 +239,13 @@ NAPKIN_COMMAND(app) {
             .overlap_tp = o->overlap_tp,
             .overlap_param_gather = o->overlap_param_gather,
             .fsdp_prefetch = o->fsdp_prefetch,
+            .recompute_early_stop = o->recompute_early_stop,
             .causal = o->causal,
             .pipeline_scatter_gather = !o->no_scatter_gather,
             .overlap_dp = o->overlap_dp,
             .tp_communication = parse_choice<TpCommunication>("--tp-comm", o->tp_comm, parse_tp_communication,
                                                               "auto, all-reduce, rs-ag"),
+            .gradient_reduce_dtype = parse_gradient_reduce_dtype(o->grad_reduce_dtype),
             .memory_allowances = allowances,
             .optimizer = optimizer_from_name(o->optimizer),
             .layer_map = map ? &*map : nullptr};
@@ -258,7 +268,16 @@ NAPKIN_COMMAND(app) {
                                      {"tp_communication", to_string(options.tp_communication)},
                                      {"peak_share", options.efficiency.peak_share},
                                      {"half_width", options.efficiency.half_width},
-                                     {"memory_passes", options.efficiency.memory_passes}}},
+                                     {"memory_passes", options.efficiency.memory_passes},
+                                     {"compute_dtype", to_string(options.compute_dtype)},
+                                     {"overlap_tp", options.overlap_tp},
+                                     {"overlap_param_gather", options.overlap_param_gather},
+                                     {"fsdp_prefetch", options.fsdp_prefetch},
+                                     {"recompute_early_stop", options.recompute_early_stop},
+                                     {"gradient_reduce_dtype",
+                                      to_string(options.gradient_reduce_dtype == DType::none
+                                                    ? par.gradients
+                                                    : options.gradient_reduce_dtype)}}},
                         {"schedule", to_string(resolved_schedule(par))},
                         {"tp_communication", to_string(resolved_tp_communication(par, options))},
                         {"compute_model", to_string(e.compute_model)},

@@ -188,6 +188,8 @@ void bind_training(py::module_& m) {
         .value("overlap_param_gather", &TrainingOptions::overlap_param_gather,
                "parameter all-gather under the first forward (--overlap-param-gather)")
         .value("fsdp_prefetch", &TrainingOptions::fsdp_prefetch, "ZeRO-3 all-gathers under the neighbouring layer")
+        .value("recompute_early_stop", &TrainingOptions::recompute_early_stop,
+               "full recomputation skips each dense layer's MLP down projection (PyTorch's non-reentrant checkpoint)")
         .value("memory_allowances", &TrainingOptions::memory_allowances, "MemoryAllowances")
         .quantity("collective_base_latency", &TrainingOptions::collective_base_latency, Kind::seconds,
                   "paid once per collective call")
@@ -198,6 +200,8 @@ void bind_training(py::module_& m) {
                 choices_of(TpCommunication::automatic, TpCommunication::all_reduce,
                            TpCommunication::reduce_scatter_all_gather),
                 "tensor-parallel collectives")
+        .choice("gradient_reduce_dtype", &TrainingOptions::gradient_reduce_dtype, dtype_choices,
+                "format of the gradients in the data-parallel collectives (none: the gradients' own)")
         .finish();
 
     Struct<TrainingMemory>(m, "TrainingMemory", "Memory on the most loaded GPU (bytes).")

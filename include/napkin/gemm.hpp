@@ -210,6 +210,13 @@ struct LayerGemmTimes {
            linear_times({.m = tokens, .n = h, .k = a * d / t}, gpu, s);
 }
 
+// A dense layer's MLP down projection (T, h, f/t): its last GEMM.
+[[nodiscard]] constexpr PassTimes down_projection_times(const TransformerShape& m, const Parallelism& par,
+                                                        const Gpu& gpu, const GemmSettings& s) {
+    const double tokens = count(par.micro_batch) * count(par.sequence / par.cp);
+    return linear_times({.m = tokens, .n = count(m.hidden), .k = count(m.ffn) / count(par.tp)}, gpu, s);
+}
+
 [[nodiscard]] constexpr LayerGemmParts layer_gemm_parts(const TransformerShape& m, const Parallelism& par,
                                                         const Gpu& gpu, const GemmSettings& s, bool causal) {
     const double tokens = count(par.micro_batch) * count(par.sequence / par.cp);
@@ -220,8 +227,7 @@ struct LayerGemmTimes {
                          .core = attention_core_times(m, par, gpu, s, causal)};
     if (m.experts == 0) {
         const double f = count(m.ffn) / t;
-        parts.mlp = linear_times({.m = tokens, .n = up * f, .k = h}, gpu, s) +
-                    linear_times({.m = tokens, .n = h, .k = f}, gpu, s);
+        parts.mlp = linear_times({.m = tokens, .n = up * f, .k = h}, gpu, s) + down_projection_times(m, par, gpu, s);
         return parts;
     }
     const double local = count(m.experts) / count(par.ep);
@@ -274,7 +280,7 @@ struct EfficiencyProfile {
     double memory_passes = 0.0;
 };
 
-inline constexpr EfficiencyProfile default_profile{.ampere_share = 0.6774, .hopper_share = 0.4846, .memory_passes = 1.018};
+inline constexpr EfficiencyProfile default_profile{.ampere_share = 0.6520, .hopper_share = 0.4818, .memory_passes = 0.8872};
 
 [[nodiscard]] constexpr double tensor_share(const EfficiencyProfile& p, Architecture a) {
     const double share = a == Architecture::ampere ? p.ampere_share : p.hopper_share;

@@ -87,6 +87,16 @@ struct TrainingOptions {
     // all-gather and gradient reduce-scatter run under the neighbouring
     // layer's compute; only what exceeds it shows.
     bool fsdp_prefetch = true;
+    // PyTorch's non-reentrant activation checkpointing (torch.utils.checkpoint
+    // with use_reentrant=False; FSDP's apply_activation_checkpointing) stops
+    // the replay as soon as every tensor the backward needs is recomputed
+    // (set_checkpoint_early_stop, on by default since PyTorch 2.1). The last
+    // saved tensor of a dense layer is the input of its MLP down projection,
+    // saved before that GEMM runs: under full recomputation the down
+    // projection is not replayed. (MoE layers replay in full: the combine
+    // after the experts keeps their outputs.) Megatron's own recomputation
+    // replays the whole layer (false).
+    bool recompute_early_stop = false;
     // NCCL's per-call base latency (src/graph/tuning.cc, ring LL: 6.6 µs).
     Seconds collective_base_latency = nccl::ring_ll_base_latency;
     // Count FLOPs of the attention core for a causal kernel that skips masked
@@ -99,6 +109,11 @@ struct TrainingOptions {
     // micro-batch's backward pass (Megatron's --overlap-grad-reduce).
     bool overlap_dp = false;
     TpCommunication tp_communication = TpCommunication::automatic;
+    // The format the gradients travel in through the data-parallel
+    // collectives; none: the gradients' own (Parallelism::gradients).
+    // Megatron-LM with --fp16 and without --accumulate-allreduce-grads-in-fp32
+    // all-reduces the 16-bit gradients (megatron/arguments.py).
+    DType gradient_reduce_dtype = DType::none;
     // What a real run holds besides model states and activations (memory.hpp).
     MemoryAllowances memory_allowances = default_memory_allowances;
     // The optimizer (napkin/optimizer.hpp): Adam's two moments, or Muon's one
@@ -122,6 +137,30 @@ inline constexpr TrainingOptions default_training_options{};
 // Tensor- (or expert-) parallel collectives per layer per micro-batch: two in
 // each forward pass and two in the backward (Megatron's f and g): 4, or 6.
 [[nodiscard]] constexpr double collectives_per_layer(const Parallelism& par) { return 2.0 * forward_passes(par) + 2.0; }
+
+// Bytes per gradient in the data-parallel collectives.
+[[nodiscard]] constexpr double gradient_reduce_bytes(const Parallelism& par, const TrainingOptions& o) {
+    const DType d = o.gradient_reduce_dtype;
+    require(d == DType::none || d == DType::bf16 || d == DType::fp16 || d == DType::fp32,
+            "TrainingOptions.gradient_reduce_dtype", static_cast<double>(d), "must be bf16, fp16 or fp32");
+    return bytes_of(d == DType::none ? par.gradients : d);
+}
+
+// Whether full recomputation skips the layer's MLP down projection
+// (TrainingOptions::recompute_early_stop): dense layers only.
+[[nodiscard]] constexpr bool skips_down_projection(const TransformerShape& layer, const Parallelism& par,
+                                                   const TrainingOptions& o) {
+    return o.recompute_early_stop && full_recompute_replays(par) && layer.experts == 0;
+}
+
+// The FLOPs that early stop leaves out of one sequence's replay: the down
+// projection's forward, 2·s·h·f, in every dense layer.
+[[nodiscard]] constexpr Flops skipped_recompute_flops_per_sequence(const TransformerShape& m, const Parallelism& par,
+                                                                   const TrainingOptions& o) {
+    if (!o.recompute_early_stop || !full_recompute_replays(par)) return Flops{};
+    const long long dense = m.experts == 0 ? m.layers : m.dense_layers;
+    return flops(2.0 * count(dense) * count(par.sequence) * count(m.hidden) * count(m.ffn));
+}
 
 [[nodiscard]] constexpr TpCommunication resolved_tp_communication(const Parallelism& par, const TrainingOptions& o) {
     if (o.tp_communication != TpCommunication::automatic) return o.tp_communication;
@@ -348,7 +387,7 @@ struct GradientSync {
                                                         const Parallelism& par, const Cluster& c,
                                                         const TrainingOptions& o) {
     if (group.size == 1 || parameters == 0.0) return {};
-    const Bytes gradients = bytes(parameters * bytes_of(par.gradients));
+    const Bytes gradients = bytes(parameters * gradient_reduce_bytes(par, o));
     const Bytes weights = bytes(parameters * bytes_of(par.weights));
     const Seconds base = o.collective_base_latency;
     const HierarchicalTopology topology = topology_of(group, c);
@@ -490,9 +529,10 @@ struct MatrixWork {
     const Seconds core = achievable_compute_time(
         count(par.micro_batch) * attention_core_flops(m, par.sequence, o.causal) / count(par.tp * par.cp), gpu,
         efficiency);
-    return {matrix + elementwise.compute,
-            achievable_compute_time(stage_recompute_flops_per_microbatch(m, par, o.causal), gpu, efficiency) +
-                elementwise.recompute,
+    const Flops replayed = stage_recompute_flops_per_microbatch(m, par, o.causal) -
+                           count(par.micro_batch) * skipped_recompute_flops_per_sequence(m, par, o) /
+                               count(par.pp * par.tp * par.cp);
+    return {matrix + elementwise.compute, achievable_compute_time(replayed, gpu, efficiency) + elementwise.recompute,
             matrix, core};
 }
 
@@ -532,7 +572,9 @@ struct MatrixWork {
     const ElementwiseTime elementwise =
         elementwise_time_per_microbatch(m, par, gpu, EfficiencyModel{.memory_passes = o.profile.memory_passes});
     const Seconds casts = o.compute_dtype == DType::fp8 ? layers * fp8_cast_time(m, par, gpu) : Seconds{};
-    const Seconds replayed = full_recompute_replays(par)             ? layers * layer.forward()
+    const Seconds skipped = skips_down_projection(m, par, o) ? down_projection_times(m, par, gpu, settings).forward
+                                                             : Seconds{};
+    const Seconds replayed = full_recompute_replays(par)             ? layers * (layer.forward() - skipped)
                              : par.recompute == Recompute::selective ? layers * layer.attention.forward
                                                                      : Seconds{};
     return {layers * (layer.forward() + layer.backward()) + logits.forward + logits.backward + elementwise.compute +
@@ -752,7 +794,8 @@ namespace detail {
     const Gpu& gpu = c.node.gpu;
     const double mb = count(microbatches(par));
     const Flops model_flops = model_flops_per_iteration(m, par, o.causal);
-    const Flops hardware_flops = hardware_flops_per_iteration(model_flops, m, par, o.causal);
+    const Flops hardware_flops = hardware_flops_per_iteration(model_flops, m, par, o.causal) -
+                                 count(par.global_batch) * skipped_recompute_flops_per_sequence(m, par, o);
     const auto estimate = [&](const TrainingMemory& memory, const MicrobatchTime& one, Seconds dp, Seconds optimizer) {
         const StepBreakdown breakdown{.compute = mb * one.compute,
                                       .recompute = mb * one.recompute,
@@ -983,7 +1026,7 @@ struct StepCollectives {
         out.add({reduce_name,
                  all_reduce ? (across ? "hierarchical all-reduce" : "ring all-reduce")
                             : (across ? "hierarchical reduce-scatter" : "ring reduce-scatter"),
-                 bytes(parameters * bytes_of(par.gradients)), g.size, g.nodes, link_name(g), 1.0, parts.reduce});
+                 bytes(parameters * gradient_reduce_bytes(par, o)), g.size, g.nodes, link_name(g), 1.0, parts.reduce});
         if (!all_reduce)
             out.add({gather_name, across ? "hierarchical all-gather" : "ring all-gather",
                      bytes(parameters * bytes_of(par.weights)), g.size, g.nodes, link_name(g),

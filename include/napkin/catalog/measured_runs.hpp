@@ -40,8 +40,11 @@ namespace napkin::catalog {
 }
 
 // Composer's FSDP prefetches the weight all-gathers and overlaps the
-// reduce-scatters; its flash attention is causal and skips masked blocks.
-inline constexpr TrainingOptions fsdp_options{.fsdp_prefetch = true, .causal = true};
+// reduce-scatters; its flash attention is causal and skips masked blocks;
+// llm-foundry's FSDP configurations checkpoint activations non-reentrantly
+// (activation_checkpointing_reentrant: false), which stops the replay early
+// (assumed: the PyTorch version, 2.1 or later, is not printed).
+inline constexpr TrainingOptions fsdp_options{.fsdp_prefetch = true, .recompute_early_stop = true, .causal = true};
 
 // The Megatron-LM README's GPT models: 4h GELU MLP with biases, untied
 // embeddings (from the printed parameter counts), vocabulary 131,072.

@@ -112,7 +112,12 @@ inline constexpr std::array<MegatronRun, 17> megatron_runs{{
 // The run as a MeasuredRun (napkin/measured_run.hpp): the iteration time its
 // TFLOP/s per GPU means under the paper's FLOP count, 96·B·s·l·h²(1 + s/6h + V/16lh).
 // Narayanan et al. 2021 ran Megatron-LM before flash attention: the attention
-// core is two batched GEMMs over the full square of scores.
+// core is two batched GEMMs over the full square of scores. Mixed precision
+// in fp16 (the repository's GPT scripts of the time pass --fp16; the paper
+// says "mixed precision"): Megatron-LM all-reduces the 16-bit gradients
+// unless --accumulate-allreduce-grads-in-fp32 (megatron/arguments.py).
+inline constexpr TrainingOptions megatron_2021_options{.gradient_reduce_dtype = DType::fp16};
+
 [[nodiscard]] constexpr MeasuredRun measured_run_of(const MegatronRun& run) {
     const Flops counted = narayanan_flops_with_recomputation(run.global_batch, 2048, run.layers, run.hidden, 51200);
     return MeasuredRun{.label = run.label,
@@ -121,7 +126,7 @@ inline constexpr std::array<MegatronRun, 17> megatron_runs{{
                        .model = shape_of(run),
                        .cluster = cluster_of(run),
                        .layout = layout_of(run),
-                       .options = default_training_options,
+                       .options = megatron_2021_options,
                        .measured_step = step_from_flops_per_gpu(counted, run.tflops_per_gpu, run.gpus),
                        .complete = true};
 }
