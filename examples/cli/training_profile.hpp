@@ -1,7 +1,7 @@
 // The training efficiency profile as a JSON file (napkin calibrate-training
 // writes it; napkin train and plan read it with --profile FILE):
-//   {"schema": "napkin.efficiency-profile/1", "ampere_share": 0.6774,
-//    "hopper_share": 0.4846, "memory_passes": 1.018}
+//   {"schema": "napkin.efficiency-profile/1", "ampere_share": 0.652,
+//    "hopper_share": 0.4818, "memory_passes": 0.8872}
 // Every field is optional (the default profile fills the rest); an unknown
 // field is rejected by name.
 #pragma once
