@@ -60,15 +60,15 @@ struct TransformerShape {
     long long max_position_embeddings = 0;
     // RMSNorms (or LayerNorms) in a layer: 2 before attention and the
     // feed-forward block (Llama, GPT); Gemma 2 and 3 add one after each, 4
-    // (Gemma Team 2024, arXiv 2408.00118, Sec. 2.2, "Post-norm and pre-norm").
+    // (Gemma Team 2024, arXiv 2408.00118, Sec. 2, "Post-norm and pre-norm with RMSNorm").
     long long norms_per_layer = 2;
     // Sliding-window attention (Beltagy et al. 2020, Longformer, Sec. 3.1):
     // a local layer attends to the last `sliding_window` positions only and
     // caches only those (0: no window, every layer global). Every
     // `global_every`-th layer (layers global_every, 2·global_every, ...)
     // attends to the whole context: config.json's sliding_window_pattern,
-    // Gemma 2 alternates (2; arXiv 2408.00118 Sec. 2.2), Gemma 3 has 5 local
-    // to 1 global (6; arXiv 2503.19786 Sec. 2.2). 0 with a window: all local.
+    // Gemma 2 alternates (2; arXiv 2408.00118 Sec. 2), Gemma 3 has 5 local
+    // to 1 global (6; arXiv 2503.19786 Sec. 2). 0 with a window: all local.
     long long sliding_window = 0;
     long long global_every = 0;
     // Weights outside the language model: a vision encoder and its
@@ -311,7 +311,7 @@ struct VisionEncoder {
 
 // The KV cache of one sequence of `context` tokens: kv_cache_per_token ×
 // context, but a local layer keeps only the last sliding_window tokens (Gemma
-// 2/3's "hybrid" cache; Gemma Team 2025, arXiv 2503.19786, Sec. 2.2 and Fig. 5).
+// 2/3's "hybrid" cache; Gemma Team 2025, arXiv 2503.19786, Sec. 2, the 5:1 local/global interleaving).
 [[nodiscard]] constexpr Bytes kv_cache_bytes(const TransformerShape& m, double bytes_per_value, Tokens context) {
     if (local_attention_layers(m) == 0) return kv_cache_per_token(m, bytes_per_value) * context;
     const double c = in(context, units::token);

@@ -85,3 +85,12 @@ napkin_check_output(cli.train.b200_links
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --gpu b200 --tp 2 --dp 4 --micro-batch 4 --global-batch 16
           --seq-len 1024
   EXPECT "links: nvlink5 inside a node, ib-ndr between (the DGX B200/GB200 NVL72 default:" "ConnectX-7")
+# Serving Gemma 3 27B on one H100 at 32,000 + 768 = 32,768 tokens (whole 16-token blocks): the 52 local layers
+# cache 1,024 tokens, the 10 global ones all: 8,192 B × (10 · 32,768 + 52 · 1,024) = 3,120,562,176 B a
+# sequence (62 · 32,768 · 8,192 = 16,642,998,272 without the window); the weights, the SigLIP tower's
+# included, 2 × 27,432,406,640 = 54,864,813,280 B; (79,027,398,246 usable − the weights − 1,426,063,360 of
+# activations) / 3,120,562,176 = 7.29: 7 sequences fit.
+napkin_check_output(cli.serve.gemma3_window
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model gemma3-27b --gpu h100-sxm --input-tokens 32000 --output-tokens 768
+          --concurrency 1 --json
+  EXPECT "\"kv_cache\": 3120562176" "\"weights\": 54864813280" "\"max_concurrency\": 7")

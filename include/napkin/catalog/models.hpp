@@ -163,7 +163,7 @@ inline constexpr TransformerShape deepseek_v3 = validated(TransformerShape{
 // feed-forward block (4 a layer), GeGLU (three matrices, as SwiGLU), tied
 // embeddings over a 256,000 vocabulary, head_dim 256 (27B: 128) whatever
 // hidden / heads is, local layers of a 4,096 window alternating with global
-// ones (Sec. 2.2), 8,192 positions. The hub prints 2.61B, 9.24B and 27.2B.
+// ones (Sec. 2), 8,192 positions. The hub prints 2.61B, 9.24B and 27.2B.
 inline constexpr TransformerShape gemma2_2b = validated(TransformerShape{
     .name = "gemma2-2b", .layers = 26, .hidden = 2304, .ffn = 9216, .heads = 8, .kv_heads = 4, .head_dim = 256,
     .vocabulary = 256000, .tied_embeddings = true, .max_position_embeddings = 8192, .norms_per_layer = 4,
