@@ -101,7 +101,7 @@ inline TransformerShape resolve_model(const ModelOptions& o) {
 struct GpuOptions {
     std::string name;
     std::optional<double> memory_gib, usable, bandwidth_gbps, tflops;
-    std::optional<std::string> memory, bandwidth;  // with their units: 80GiB, 2039GB/s
+    std::optional<std::string> memory, bandwidth, peak;  // with their units: 80GiB, 2039GB/s, 989TFLOP/s
 };
 
 inline void add_gpu_options(CLI::App* sub, GpuOptions& o) {
@@ -112,7 +112,8 @@ inline void add_gpu_options(CLI::App* sub, GpuOptions& o) {
     sub->add_option("--gpu-memory-gib", o.memory_gib, "--gpu-memory in GiB");
     sub->add_option("--gpu-usable", o.usable, "usable share of the memory, in (0, 1] (default 0.92)");
     sub->add_option("--gpu-bandwidth-gbps", o.bandwidth_gbps, "--gpu-bandwidth in GB/s (gigabytes)");
-    sub->add_option("--gpu-tflops", o.tflops, "peak dense 16-bit TFLOP/s");
+    sub->add_option("--gpu-peak", o.peak, "peak dense 16-bit compute with its unit, 989TFLOP/s");
+    sub->add_option("--gpu-tflops", o.tflops, "--gpu-peak in TFLOP/s");
 }
 
 inline Gpu resolve_gpu(GpuOptions o) {
@@ -121,6 +122,10 @@ inline Gpu resolve_gpu(GpuOptions o) {
         o.memory_gib = in(io::parse_bytes("--gpu-memory", *o.memory), units::GiB);
     }
     o.bandwidth_gbps = rate_in_gbps(o.bandwidth_gbps, o.bandwidth, "--gpu-bandwidth", "--gpu-bandwidth-gbps");
+    if (o.peak) {
+        if (o.tflops) reject("--gpu-peak", *o.peak, "give --gpu-peak or --gpu-tflops, not both");
+        o.tflops = in(io::parse_flop_rate("--gpu-peak", *o.peak), units::TFLOPps);
+    }
     Gpu gpu{.name = "inline", .memory = {}, .usable_fraction = catalog::default_usable_fraction,
             .memory_bandwidth = {}, .peak_flops = {}};
     if (!o.name.empty()) {
@@ -140,7 +145,7 @@ inline Gpu resolve_gpu(GpuOptions o) {
     require(gpu.usable_fraction > 0 && gpu.usable_fraction <= 1, "--gpu-usable", gpu.usable_fraction,
                     "must be in (0, 1]");
     require_positive("--gpu-bandwidth-gbps", in(gpu.memory_bandwidth, units::GBps));
-    require_positive("--gpu-tflops", in(gpu.peak_flops, units::TFLOPps));
+    require_positive(o.peak ? "--gpu-peak" : "--gpu-tflops", in(gpu.peak_flops, units::TFLOPps));
     return gpu;
 }
 
@@ -192,7 +197,8 @@ inline Ring resolve_ring(const LinkOptions& o) {
 // --- the nodes of a training cluster (train, plan) ----------------------------------
 // The links inside and between nodes: catalog names, or inline with units; by
 // default the GPU's usual pair (catalog::default_links: A100 → nvlink3 + ib-hdr,
-// H100/H200/GH200 → nvlink4 + ib-ndr, B200/GB200 → nvlink5 + ib-ndr).
+// H100/H200/GH200 → nvlink4 + ib-ndr, B200/GB200 → nvlink5 + ib-ndr: the DGX
+// B200 and GB200 NVL72 data sheets list ConnectX-7 at 400 Gb/s).
 struct NodeOptions {
     long long gpus_per_node = 8;
     std::string intra, inter;  // catalog names; empty: the GPU's default
@@ -281,9 +287,11 @@ inline std::string links_line(const GpuOptions& gpu, const NodeOptions& o, const
                            !o.inter_bandwidth && !o.inter_link_bandwidth;
     std::string line = "links: " + std::string(node.intra.name) + " inside a node, " + std::string(node.inter.name) +
                        " between";
-    if (defaulted)
-        line += " (the " + std::string(catalog::default_links(gpu.name.empty() ? "inline" : gpu.name).server) +
-                " default)";
+    if (defaulted) {
+        const auto defaults = catalog::default_links(gpu.name.empty() ? "inline" : gpu.name);
+        line += " (the " + std::string(defaults.server) + " default" +
+                (defaults.why.empty() ? "" : ": " + std::string(defaults.why)) + ")";
+    }
     return line;
 }
 

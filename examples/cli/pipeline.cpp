@@ -221,9 +221,9 @@ NAPKIN_COMMAND(app) {
         std::string svg, times, reference, write_times, layer_map;
         bool overlap_moe = false;
         long long layers = 0, first_stage_layers = 0, last_stage_layers = 0;
-        std::optional<double> layer_forward_ms, layer_backward_ms;
-        double head_forward_ms = 0, head_backward_ms = 0, forward_all_to_all_share = 0, backward_all_to_all_share = 0,
-               pair_hidden = 0;
+        std::optional<double> layer_forward_ms, layer_backward_ms, head_forward_ms, head_backward_ms;
+        std::optional<std::string> layer_forward, layer_backward, head_forward, head_backward;
+        double forward_all_to_all_share = 0, backward_all_to_all_share = 0, pair_hidden = 0;
     };
     auto o = std::make_shared<Options>();
     auto* sub = app.add_subcommand(
@@ -254,11 +254,15 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--first-stage-layers", o->first_stage_layers,
                     "Megatron's shorthand: layers of the first (virtual) stage; the rest shared equally");
     sub->add_option("--last-stage-layers", o->last_stage_layers, "layers of the last (virtual) stage");
-    sub->add_option("--layer-forward-ms", o->layer_forward_ms, "uneven stages: one layer's forward, ms");
-    sub->add_option("--layer-backward-ms", o->layer_backward_ms, "uneven stages: one layer's backward, ms");
-    sub->add_option("--head-forward-ms", o->head_forward_ms,
-                    "uneven stages: the LM head and loss on the last stage, forward, ms (0)");
-    sub->add_option("--head-backward-ms", o->head_backward_ms, "the LM head and loss, backward, ms (0)");
+    sub->add_option("--layer-forward", o->layer_forward, "uneven stages: one layer's forward with its unit, 5.2ms");
+    sub->add_option("--layer-forward-ms", o->layer_forward_ms, "the same in ms");
+    sub->add_option("--layer-backward", o->layer_backward, "uneven stages: one layer's backward with its unit");
+    sub->add_option("--layer-backward-ms", o->layer_backward_ms, "the same in ms");
+    sub->add_option("--head-forward", o->head_forward,
+                    "uneven stages: the LM head and loss on the last stage, forward, with its unit (0)");
+    sub->add_option("--head-forward-ms", o->head_forward_ms, "the same in ms");
+    sub->add_option("--head-backward", o->head_backward, "the LM head and loss, backward, with its unit (0)");
+    sub->add_option("--head-backward-ms", o->head_backward_ms, "the same in ms");
     sub->add_option("--forward-all-to-all-share", o->forward_all_to_all_share,
                     "uneven stages: the share of a forward spent in the expert all-to-all (0)");
     sub->add_option("--backward-all-to-all-share", o->backward_all_to_all_share,
@@ -275,6 +279,18 @@ NAPKIN_COMMAND(app) {
         o->backward_ms = time_in_ms(o->backward_ms, o->backward, "--backward", "--backward-ms");
         const double send_ms = time_in_ms(o->send_ms, o->send, "--send", "--send-ms").value_or(0.0);
         o->forward = o->backward = o->send = std::nullopt;
+        // The per-layer times under either spelling; a message names the one typed.
+        const std::string layer_forward_flag = o->layer_forward ? "--layer-forward" : "--layer-forward-ms";
+        const std::string layer_backward_flag = o->layer_backward ? "--layer-backward" : "--layer-backward-ms";
+        const std::string head_forward_flag = o->head_forward ? "--head-forward" : "--head-forward-ms";
+        const std::string head_backward_flag = o->head_backward ? "--head-backward" : "--head-backward-ms";
+        o->layer_forward_ms = time_in_ms(o->layer_forward_ms, o->layer_forward, "--layer-forward", "--layer-forward-ms");
+        o->layer_backward_ms =
+            time_in_ms(o->layer_backward_ms, o->layer_backward, "--layer-backward", "--layer-backward-ms");
+        const double head_forward_ms =
+            time_in_ms(o->head_forward_ms, o->head_forward, "--head-forward", "--head-forward-ms").value_or(0.0);
+        const double head_backward_ms =
+            time_in_ms(o->head_backward_ms, o->head_backward, "--head-backward", "--head-backward-ms").value_or(0.0);
         const bool from_file = !o->times.empty() || !o->reference.empty();
         if (!o->times.empty() && !o->reference.empty())
             reject("--reference", o->reference, "cannot be given with --times");
@@ -313,8 +329,10 @@ NAPKIN_COMMAND(app) {
             if (o->pipeline.stages == 0) throw napkin::invalid_argument("--stages is required");
             if (o->pipeline.microbatches == 0) throw napkin::invalid_argument("--microbatches is required");
             if (o->layers == 0) throw napkin::invalid_argument("--layers is required with a layer map");
-            if (!o->layer_forward_ms) throw napkin::invalid_argument("--layer-forward-ms is required with a layer map");
-            if (!o->layer_backward_ms) throw napkin::invalid_argument("--layer-backward-ms is required with a layer map");
+            if (!o->layer_forward_ms)
+                throw napkin::invalid_argument("--layer-forward-ms (or --layer-forward) is required with a layer map");
+            if (!o->layer_backward_ms)
+                throw napkin::invalid_argument("--layer-backward-ms (or --layer-backward) is required with a layer map");
             if (!o->layer_map.empty() && (o->first_stage_layers != 0 || o->last_stage_layers != 0))
                 reject("--layer-map", o->layer_map, "cannot be given with --first-stage-layers or --last-stage-layers");
             require_at_least_one("--layers", o->layers);
@@ -328,10 +346,10 @@ NAPKIN_COMMAND(app) {
                 reject("--layer-map", o->layer_map,
                        "has " + std::to_string(map.chunks) + " chunks per stage; --chunks is " +
                            std::to_string(o->pipeline.chunks));
-            for (const auto& [flag, value] : {std::pair{"--layer-forward-ms", *o->layer_forward_ms},
-                                              std::pair{"--layer-backward-ms", *o->layer_backward_ms},
-                                              std::pair{"--head-forward-ms", o->head_forward_ms},
-                                              std::pair{"--head-backward-ms", o->head_backward_ms}})
+            for (const auto& [flag, value] : {std::pair{layer_forward_flag, *o->layer_forward_ms},
+                                              std::pair{layer_backward_flag, *o->layer_backward_ms},
+                                              std::pair{head_forward_flag, head_forward_ms},
+                                              std::pair{head_backward_flag, head_backward_ms}})
                 require(std::isfinite(value) && value >= 0.0, flag, value, "must be finite and not negative");
             require_non_negative("--send-ms", send_ms);
             run.shape = {o->pipeline.stages, o->pipeline.microbatches, o->pipeline.chunks};
@@ -339,7 +357,7 @@ NAPKIN_COMMAND(app) {
             const std::vector<long long> layers = map.layers_per_chunk();
             run.times = ScheduleTimes::per_layer(run.shape, layers,
                                                  {milliseconds(*o->layer_forward_ms), milliseconds(*o->layer_backward_ms)},
-                                                 {}, {milliseconds(o->head_forward_ms), milliseconds(o->head_backward_ms)},
+                                                 {}, {milliseconds(head_forward_ms), milliseconds(head_backward_ms)},
                                                  milliseconds(send_ms));
             for (const auto& [flag, value] : {std::pair{"--forward-all-to-all-share", o->forward_all_to_all_share},
                                               std::pair{"--backward-all-to-all-share", o->backward_all_to_all_share},

@@ -114,6 +114,7 @@ NAPKIN_COMMAND(app) {
         long long prefill_chunk = 0;
         long long disaggregate = 0;
         std::optional<double> ttft_ms, tpot_ms;
+        std::optional<std::string> ttft, tpot;  // with their units
         bool json = false;
     };
     auto o = std::make_shared<Options>();
@@ -138,10 +139,15 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--disaggregate", o->disaggregate,
                     "also split this many copies of the layout into prefill and decode pools (DistServe, "
                     "Splitwise) and give the split with the most goodput within --ttft-ms / --tpot-ms");
-    sub->add_option("--ttft-ms", o->ttft_ms, "with --disaggregate: longest time to first token in ms");
-    sub->add_option("--tpot-ms", o->tpot_ms, "with --disaggregate: longest time per output token in ms");
+    sub->add_option("--ttft", o->ttft, "with --disaggregate: longest time to first token with its unit, 2s");
+    sub->add_option("--ttft-ms", o->ttft_ms, "the same in ms");
+    sub->add_option("--tpot", o->tpot, "with --disaggregate: longest time per output token with its unit, 50ms");
+    sub->add_option("--tpot-ms", o->tpot_ms, "the same in ms");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o] {
+        const std::string ttft_flag = o->ttft ? "--ttft" : "--ttft-ms", tpot_flag = o->tpot ? "--tpot" : "--tpot-ms";
+        o->ttft_ms = time_in_ms(o->ttft_ms, o->ttft, "--ttft", "--ttft-ms");
+        o->tpot_ms = time_in_ms(o->tpot_ms, o->tpot, "--tpot", "--tpot-ms");
         const TransformerShape model = resolve_model(o->model);
         const Gpu gpu = resolve_gpu(o->gpu);
         const Link link =
@@ -236,11 +242,11 @@ NAPKIN_COMMAND(app) {
             DisaggregationQuery q{.instances = o->disaggregate, .input_tokens = workload.input_tokens,
                                   .output_tokens = workload.output_tokens};
             if (o->ttft_ms) {
-                require_positive("--ttft-ms", *o->ttft_ms);
+                require_positive(ttft_flag, *o->ttft_ms);
                 q.ttft_bound = milliseconds(*o->ttft_ms);
             }
             if (o->tpot_ms) {
-                require_positive("--tpot-ms", *o->tpot_ms);
+                require_positive(tpot_flag, *o->tpot_ms);
                 q.tpot_bound = milliseconds(*o->tpot_ms);
             }
             split = best_disaggregation(model, gpu, link, layout, q, setup, ring);

@@ -27,6 +27,16 @@ const std::map<std::string, std::string, std::less<>>& sources() {
         {"qwen3-32b", "config.json of Qwen/Qwen3-32B (Hugging Face); card: 32.8B"},
         {"phi3-mini", "config.json of microsoft/Phi-3-mini-4k-instruct (Hugging Face); hub: 3.82B"},
         {"phi4", "config.json of microsoft/phi-4 (Hugging Face); hub: 14.7B"},
+        {"qwen3-30b-a3b", "config.json of Qwen/Qwen3-30B-A3B (Hugging Face); card: 30.5B, 3.3B active"},
+        {"qwen3-235b-a22b", "config.json of Qwen/Qwen3-235B-A22B (Hugging Face); card: 235B, 22B active"},
+        {"deepseek-v3", "config.json of deepseek-ai/DeepSeek-V3 (Hugging Face); card: 671B, 37B active"},
+        {"gemma2-2b", "config.json of google/gemma-2-2b (Hugging Face); hub: 2.61B"},
+        {"gemma2-9b", "config.json of google/gemma-2-9b (Hugging Face); hub: 9.24B"},
+        {"gemma2-27b", "config.json of google/gemma-2-27b (Hugging Face); hub: 27.2B"},
+        {"gemma3-1b", "config.json of google/gemma-3-1b-pt (Hugging Face); hub: 1,000M"},
+        {"gemma3-4b", "config.json of google/gemma-3-4b-pt (Hugging Face); hub: 4.3B"},
+        {"gemma3-12b", "config.json of google/gemma-3-12b-pt (Hugging Face); hub: 12.2B"},
+        {"gemma3-27b", "config.json of google/gemma-3-27b-pt (Hugging Face); hub: 27.4B"},
         {"megatron-22b", "Korthikanti et al. 2022 (arXiv 2205.05198), Table 3"},
         {"gpt3-175b", "Brown et al. 2020, Table 2.1; Korthikanti et al. 2022, Table 3"},
         {"turing-nlg-530b", "Smith et al. 2022; Korthikanti et al. 2022, Table 3"},
@@ -90,13 +100,28 @@ NAPKIN_COMMAND(app) {
             j = {{"kind", "model"}, {"model", io::json::model(*m)}};
             text = "model " + std::string(m->name) + ": " + grouped(parameter_count(*m)) + " weights";
             if (m->experts > 0) text += " (" + grouped(active_parameter_count(*m)) + " active)";
+            // Latent attention's heads: Q·K over nope + rope dimensions, V its own width, one cached latent.
+            const std::string heads =
+                latent_attention(*m)
+                    ? std::to_string(m->heads) + " heads of " + std::to_string(m->qk_nope_head_dim) + " + " +
+                          std::to_string(m->qk_rope_head_dim) + " (Q·K), " + std::to_string(m->v_head_dim) +
+                          " (V), latent " + std::to_string(m->kv_lora_rank)
+                    : std::to_string(m->heads) + " heads (" + std::to_string(m->kv_heads) + " KV) of " +
+                          std::to_string(head_dim(*m));
             text += "\n  " + std::to_string(m->layers) + " layers, hidden " + grouped(m->hidden) + ", ffn " +
-                    grouped(m->ffn) + ", " + std::to_string(m->heads) + " heads (" + std::to_string(m->kv_heads) +
-                    " KV) of " + std::to_string(head_dim(*m)) + ", vocabulary " + grouped(m->vocabulary) +
+                    grouped(m->ffn) + ", " + heads + ", vocabulary " + grouped(m->vocabulary) +
                     (m->tied_embeddings ? ", tied embeddings" : "");
             if (m->experts > 0)
                 text += ", " + std::to_string(m->experts) + " experts (" + std::to_string(m->experts_per_token) +
                         " per token) of " + grouped(m->expert_ffn);
+            if (m->norms_per_layer != 2) text += ", " + std::to_string(m->norms_per_layer) + " norms a layer";
+            if (m->sliding_window > 0)
+                text += "\n  sliding window of " + grouped(m->sliding_window) + " tokens on " +
+                        std::to_string(local_attention_layers(*m)) + " of " + std::to_string(m->layers) +
+                        " layers, " + std::to_string(global_attention_layers(*m)) + " global";
+            if (m->vision_weights > 0)
+                text += "\n  vision tower: " + grouped(m->vision_weights) +
+                        " of the weights (its compute is not modelled)";
         } else if (const auto g = catalog::find_gpu(o->name)) {
             j = {{"kind", "gpu"}, {"gpu", io::json::gpu(*g)}};
             text = "gpu " + std::string(g->name) + ": " + to_string(g->memory) + " (" +

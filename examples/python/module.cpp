@@ -154,6 +154,13 @@ void bind_shapes(py::module_& m) {
             .value("qk_norm", &TransformerShape::qk_norm, "Qwen3: RMSNorm on Q and K")
             .value("max_position_embeddings", &TransformerShape::max_position_embeddings,
                    "longest trained sequence (0: not known)")
+            .value("norms_per_layer", &TransformerShape::norms_per_layer, "norms in a layer (2; Gemma 2/3: 4)")
+            .value("sliding_window", &TransformerShape::sliding_window,
+                   "tokens a local layer attends to and caches (0: no window)")
+            .value("global_every", &TransformerShape::global_every,
+                   "every n-th layer attends globally (Gemma 2: 2, Gemma 3: 6; 0 with a window: none)")
+            .value("vision_weights", &TransformerShape::vision_weights,
+                   "a vision encoder's weights, in parameters but not in the FLOPs")
             .computed("parameters", [](const TransformerShape& s) { return parameter_count(s); }, Kind::plain,
                       "every weight (parameter_count)")
             .finish([](const TransformerShape& s) { (void)validated(s); });

@@ -25,7 +25,8 @@ namespace napkin {
 // matrices, the k active experts, the shared experts and the router for MoE),
 // plus the attention core QKᵀ and scores·V, 2·2·s²·(a·d); causal masking
 // skips half of the scores when the kernel exploits it (Narayanan et al.
-// count the full square). Latent attention (DeepSeek-V2 Sec. 2.1): its
+// count the full square); within a sliding window only a band of them
+// (model.hpp's attention_score_flops_per_sequence). Latent attention (DeepSeek-V2 Sec. 2.1): its
 // projections at 2 FLOPs per weight (model.hpp's latent_attention_weights),
 // its core with Q·K over nope + rope dimensions and V over v_head_dim
 // (model.hpp's attention_score_flops_per_token).
@@ -44,7 +45,7 @@ namespace napkin {
                                                      count(m.shared_experts) * matrices_per_ffn * h *
                                                          count(m.shared_expert_ffn) +
                                                      h * count(m.experts);
-    const double core = s * attention_score_flops_per_token(m, s) * (causal ? 0.5 : 1.0);
+    const double core = attention_score_flops_per_sequence(m, s, causal);
     return flops(2.0 * s * (attention_matrices + ffn_matrices) + core);
 }
 
@@ -71,8 +72,7 @@ namespace napkin {
 // The attention core alone (what selective recomputation replays).
 [[nodiscard]] constexpr Flops attention_core_flops(const TransformerShape& m, long long sequence,
                                                   bool causal = false) {
-    const double s = count(sequence);
-    return flops(s * attention_score_flops_per_token(m, s) * (causal ? 0.5 : 1.0));
+    return flops(attention_score_flops_per_sequence(m, count(sequence), causal));
 }
 
 // The output layer (logits) for one sequence: 2·s·h·V.

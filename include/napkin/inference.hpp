@@ -89,7 +89,7 @@ struct InferenceMemory {
 [[nodiscard]] constexpr Bytes kv_cache_per_gpu(const TransformerShape& model, long long gpus,
                                                const InferenceSetup& setup = lesson_setup) {
     require_at_least_one("gpus", gpus);
-    const Bytes whole = kv_cache_per_token(model, setup.bytes_per_cache_value) * setup.context;
+    const Bytes whole = kv_cache_bytes(model, setup.bytes_per_cache_value, setup.context);
     return ceil_whole(whole / count(std::min(gpus, model.kv_heads)));
 }
 

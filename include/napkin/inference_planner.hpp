@@ -66,7 +66,7 @@ constexpr void check_split(const TensorPipelineSplit& s) {
 [[nodiscard]] constexpr Bytes combined_kv_cache_per_gpu(const TransformerShape& model, TensorPipelineSplit split,
                                                         const InferenceSetup& setup = lesson_setup) {
     detail::check_split(split);
-    const Bytes whole = kv_cache_per_token(model, setup.bytes_per_cache_value) * setup.context *
+    const Bytes whole = kv_cache_bytes(model, setup.bytes_per_cache_value, setup.context) *
                         count(split.tokens_in_flight);
     return ceil_whole(whole / (count(split.pp) * count(std::min(split.tp, model.kv_heads))));
 }

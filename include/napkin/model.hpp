@@ -58,7 +58,65 @@ struct TransformerShape {
     // The longest sequence the model was trained for (config.json's
     // max_position_embeddings); 0: not known, nothing is checked against it.
     long long max_position_embeddings = 0;
+    // RMSNorms (or LayerNorms) in a layer: 2 before attention and the
+    // feed-forward block (Llama, GPT); Gemma 2 and 3 add one after each, 4
+    // (Gemma Team 2024, arXiv 2408.00118, Sec. 2, "Post-norm and pre-norm with RMSNorm").
+    long long norms_per_layer = 2;
+    // Sliding-window attention (Beltagy et al. 2020, Longformer, Sec. 3.1):
+    // a local layer attends to the last `sliding_window` positions only and
+    // caches only those (0: no window, every layer global). Every
+    // `global_every`-th layer (layers global_every, 2·global_every, ...)
+    // attends to the whole context: config.json's sliding_window_pattern,
+    // Gemma 2 alternates (2; arXiv 2408.00118 Sec. 2), Gemma 3 has 5 local
+    // to 1 global (6; arXiv 2503.19786 Sec. 2). 0 with a window: all local.
+    long long sliding_window = 0;
+    long long global_every = 0;
+    // Weights outside the language model: a vision encoder and its
+    // projection into the text embedding (Gemma 3's SigLIP tower, Sec. 2.1 of
+    // arXiv 2503.19786). Counted in parameter_count (so in the memory that
+    // holds the weights); their compute, once per image, is not modelled: a
+    // text token passes through none of them (active_parameter_count).
+    long long vision_weights = 0;
 };
+
+// A ViT vision encoder (Dosovitskiy et al. 2021, arXiv 2010.11929, Sec. 3.1;
+// SigLIP's, Zhai et al. 2023, is the same network): `image_size`² pixels cut
+// into patches of `patch_size`², `layers` pre-LayerNorm blocks of width
+// `hidden` with a plain GELU MLP of width `ffn`, biases everywhere.
+struct VisionEncoder {
+    long long layers;
+    long long hidden;
+    long long ffn;
+    long long image_size;
+    long long patch_size;
+    long long channels = 3;
+};
+
+// Its weights, with the projection into a language model `text_hidden` wide
+// that Gemma 3 uses (an RMSNorm over the encoder's width and a hidden ×
+// text_hidden matrix; transformers' Gemma3MultiModalProjector): the patch
+// convolution c·p²·h + h, a learned position per patch (image/patch)²·h, per
+// layer Q, K, V, O 4·(h² + h), the MLP 2·h·ffn + ffn + h and two LayerNorms
+// 4·h, a final LayerNorm 2·h. SigLIP So400m/14 at 896² (Gemma 3's; 27 layers,
+// 1,152 wide, MLP 4,304) has 416,866,032 (tests/unit/model.cpp).
+[[nodiscard]] constexpr long long vision_tower_weights(const VisionEncoder& v, long long text_hidden) {
+    constexpr std::string_view what = "VisionEncoder (weights)";
+    require_count("VisionEncoder.layers", v.layers, limits::layers);
+    require_count("VisionEncoder.hidden", v.hidden, limits::width);
+    require_count("VisionEncoder.ffn", v.ffn, limits::width);
+    require_count("VisionEncoder.patch_size", v.patch_size, limits::width);
+    require_count("VisionEncoder.image_size", v.image_size, limits::width);
+    require_count("VisionEncoder.channels", v.channels, limits::width);
+    require_count("text_hidden", text_hidden, limits::width);
+    const auto mul = [what](long long a, long long b) { return checked_mul(a, b, what); };
+    const auto add = [what](long long a, long long b) { return checked_add(a, b, what); };
+    const long long h = v.hidden, side = v.image_size / v.patch_size;
+    const long long patches = add(mul(mul(v.channels, mul(v.patch_size, v.patch_size)), h), h);
+    const long long positions = mul(mul(side, side), h);
+    const long long layer = add(add(mul(4, add(mul(h, h), h)), add(mul(2, mul(h, v.ffn)), v.ffn + h)), 4 * h);
+    const long long encoder = add(add(add(patches, positions), mul(v.layers, layer)), 2 * h);
+    return add(encoder, add(h, mul(h, text_hidden)));
+}
 
 [[nodiscard]] constexpr bool latent_attention(const TransformerShape& m) { return m.kv_lora_rank > 0; }
 
@@ -69,6 +127,34 @@ struct TransformerShape {
 
 [[nodiscard]] constexpr long long head_dim(const TransformerShape& m) {
     return m.head_dim != 0 ? m.head_dim : m.hidden / m.heads;
+}
+
+// Layers that attend to the whole context, and those that attend within the
+// sliding window (TransformerShape::sliding_window, global_every).
+[[nodiscard]] constexpr long long global_attention_layers(const TransformerShape& m) {
+    if (m.sliding_window == 0) return m.layers;
+    return m.global_every == 0 ? 0 : m.layers / m.global_every;
+}
+[[nodiscard]] constexpr long long local_attention_layers(const TransformerShape& m) {
+    return m.layers - global_attention_layers(m);
+}
+
+// The positions a local layer sees of a `context` of them: at most the window.
+[[nodiscard]] constexpr double within_window(const TransformerShape& m, double context) {
+    const double w = count(m.sliding_window);
+    return m.sliding_window == 0 || context < w ? context : w;
+}
+
+// Σ min(t, w) over the tokens t = first … last of a sequence (token t attends
+// to t positions, itself and those before it), with w = m.sliding_window on a
+// local layer: the positions a chunk of prefill attends to.
+[[nodiscard]] constexpr double windowed_positions(const TransformerShape& m, double first, double last) {
+    if (last < first) return 0.0;
+    const double w = count(m.sliding_window);
+    const auto triangle = [](double a, double b) { return (a + b) * (b - a + 1.0) / 2.0; };  // Σ a … b
+    if (m.sliding_window == 0 || last <= w) return triangle(first, last);
+    if (first >= w) return (last - first + 1.0) * w;
+    return triangle(first, w) + (last - w) * w;
 }
 
 // Weights of one attention block: Q and O are hidden × (heads·head_dim), K and V
@@ -113,7 +199,8 @@ struct TransformerShape {
     return checked_add(checked_mul(2 * m.hidden, width, what), m.biases ? width + m.hidden : 0, what);
 }
 
-// Two norms per layer: RMSNorm has one weight vector, LayerNorm a weight and a bias.
+// One norm: RMSNorm has one weight vector, LayerNorm a weight and a bias
+// (norms_per_layer of them in a layer, one after the last layer).
 [[nodiscard]] constexpr long long norm_weights(const TransformerShape& m) {
     return (m.biases ? 2 : 1) * m.hidden;
 }
@@ -134,8 +221,8 @@ struct TransformerShape {
 // A layer with a dense feed-forward block of width ffn.
 [[nodiscard]] constexpr long long dense_layer_weights(const TransformerShape& m) {
     constexpr std::string_view what = "TransformerShape (layer weights)";
-    return checked_add(checked_add(attention_weights(m), feed_forward_weights(m, m.ffn), what), 2 * norm_weights(m),
-                       what);
+    return checked_add(checked_add(attention_weights(m), feed_forward_weights(m, m.ffn), what),
+                       m.norms_per_layer * norm_weights(m), what);
 }
 
 // One transformer layer: dense, or for MoE one MoE layer (all routed experts,
@@ -145,7 +232,7 @@ struct TransformerShape {
     constexpr std::string_view what = "TransformerShape (layer weights)";
     const long long routed = checked_mul(m.experts, feed_forward_weights(m, m.expert_ffn), what);
     return checked_add(checked_add(checked_add(attention_weights(m), routed, what), shared_expert_weights(m), what),
-                       router_weights(m) + 2 * norm_weights(m), what);
+                       router_weights(m) + m.norms_per_layer * norm_weights(m), what);
 }
 
 // Input embedding, output layer (unless tied), learned positions.
@@ -159,22 +246,25 @@ struct TransformerShape {
 // Llama 3.1 this gives the published 8,030,261,248 / 70,553,706,496 /
 // 405,853,388,800 (the lesson's "lesson 18" formula:
 // L·(2h² + 2h·kv + 3h·ffn + 2h) + V·h·2 + h).
-// With MoE: the dense layers at their own weights, the rest MoE layers.
+// With MoE: the dense layers at their own weights, the rest MoE layers. A
+// vision encoder's weights (vision_weights) are added.
 [[nodiscard]] constexpr long long parameter_count(const TransformerShape& m) {
     constexpr std::string_view what = "TransformerShape (parameter count)";
     const long long moe = moe_layers(m);
     const long long layers = checked_add(checked_mul(moe, layer_weights(m), what),
                                          checked_mul(m.layers - moe, dense_layer_weights(m), what), what);
-    return checked_add(checked_add(layers, embedding_weights(m), what), norm_weights(m), what);
+    return checked_add(checked_add(checked_add(layers, embedding_weights(m), what), norm_weights(m), what),
+                       m.vision_weights, what);
 }
 
 // Weights one token passes through (MoE: only the active routed experts; the
-// shared ones, the router and the embedding tables count).
+// shared ones, the router and the embedding tables count; a text token passes
+// through no vision encoder).
 [[nodiscard]] constexpr long long active_parameter_count(const TransformerShape& m) {
-    if (m.experts == 0) return parameter_count(m);
+    if (m.experts == 0) return parameter_count(m) - m.vision_weights;
     constexpr std::string_view what = "TransformerShape (active parameter count)";
     const long long inactive = checked_mul(m.experts - m.experts_per_token, feed_forward_weights(m, m.expert_ffn), what);
-    return parameter_count(m) - checked_mul(moe_layers(m), inactive, what);
+    return parameter_count(m) - m.vision_weights - checked_mul(moe_layers(m), inactive, what);
 }
 
 // Matrix FLOPs of attention's scores and weighted values per token, forward,
@@ -185,6 +275,20 @@ struct TransformerShape {
     const double qk = latent_attention(m) ? count(m.qk_nope_head_dim + m.qk_rope_head_dim) : count(head_dim(m));
     const double v = latent_attention(m) ? count(m.v_head_dim) : count(head_dim(m));
     return 2.0 * count(m.heads) * (qk + v) * context;
+}
+
+// The same for one sequence of s tokens, averaged over the layers (a caller
+// multiplies by the layers): s·(the above at s), halved when causal masking
+// skips the upper triangle (the continuous s²/2). A local layer's scores lie in
+// a band of the window's width: s²/2 − (s − w)²/2 positions when causal
+// (Beltagy et al. 2020, Longformer, Sec. 3.1: linear in s), twice that when
+// the masked half is counted as the full square is.
+[[nodiscard]] constexpr double attention_score_flops_per_sequence(const TransformerShape& m, double s, bool causal) {
+    const double full = s * attention_score_flops_per_token(m, s) * (causal ? 0.5 : 1.0);
+    const double w = count(m.sliding_window);
+    if (m.sliding_window == 0 || s <= w) return full;
+    const double band = attention_score_flops_per_token(m, 1.0) * (s * s - (s - w) * (s - w)) * (causal ? 0.5 : 1.0);
+    return (count(global_attention_layers(m)) * full + count(local_attention_layers(m)) * band) / count(m.layers);
 }
 
 // Bytes of all weights at `bytes_per_weight` (2 for BF16/FP16).
@@ -203,6 +307,16 @@ struct TransformerShape {
                                bytes_per_value);
     return bytes_per_token(count(checked_mul(checked_mul(2 * m.layers, m.kv_heads, what), head_dim(m), what)) *
                            bytes_per_value);
+}
+
+// The KV cache of one sequence of `context` tokens: kv_cache_per_token ×
+// context, but a local layer keeps only the last sliding_window tokens (Gemma
+// 2/3's "hybrid" cache; Gemma Team 2025, arXiv 2503.19786, Sec. 2, the 5:1 local/global interleaving).
+[[nodiscard]] constexpr Bytes kv_cache_bytes(const TransformerShape& m, double bytes_per_value, Tokens context) {
+    if (local_attention_layers(m) == 0) return kv_cache_per_token(m, bytes_per_value) * context;
+    const double c = in(context, units::token);
+    const double kept = count(global_attention_layers(m)) * c + count(local_attention_layers(m)) * within_window(m, c);
+    return kv_cache_per_token(m, bytes_per_value) * tokens(kept / count(m.layers));
 }
 
 // One token's hidden vector: what tensor-parallel GPUs all-reduce after each
@@ -237,6 +351,14 @@ struct TransformerShape {
                     "TransformerShape.experts_per_token", count(m.experts_per_token),
                     "must be in [1, experts] for a mixture of experts");
     require_non_negative("TransformerShape.max_position_embeddings", count(m.max_position_embeddings));
+    require(m.norms_per_layer >= 0 && m.norms_per_layer <= 16, "TransformerShape.norms_per_layer",
+            count(m.norms_per_layer), "must be in [0, 16]");
+    require(m.sliding_window >= 0 && m.sliding_window <= limits::sequence, "TransformerShape.sliding_window",
+            count(m.sliding_window), "must be in [0, 2^40]");
+    require(m.global_every >= 0 && m.global_every <= limits::layers, "TransformerShape.global_every",
+            count(m.global_every), "must be in [0, 2^24]");
+    require(m.vision_weights >= 0 && m.vision_weights <= limits::parameters, "TransformerShape.vision_weights",
+            count(m.vision_weights), "must be in [0, 2^53]");
     require(m.max_position_embeddings <= limits::sequence, "TransformerShape.max_position_embeddings",
             count(m.max_position_embeddings), "must be at most 2^40");
     require(m.experts == 0 || (m.expert_ffn >= 1 && m.expert_ffn <= limits::width), "TransformerShape.expert_ffn",

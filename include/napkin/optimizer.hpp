@@ -82,7 +82,7 @@ namespace detail {
 
 // Weights Muon updates (the matrices) and those AdamW keeps (the rest).
 [[nodiscard]] constexpr long long muon_parameter_count(const TransformerShape& m) {
-    const long long vectors = 2 * norm_weights(m) * m.layers + norm_weights(m);
+    const long long vectors = m.norms_per_layer * norm_weights(m) * m.layers + norm_weights(m);
     return parameter_count(m) - embedding_weights(m) - vectors;
 }
 

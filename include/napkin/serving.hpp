@@ -295,6 +295,14 @@ struct ServingMemory {
     return kv_cache_per_token(m, bytes_per_kv_value(d)) * cached / kv_share(m, l);
 }
 
+// The same for `sequences` sequences of `context` tokens each: a sliding-window
+// model's local layers keep only the window of each (model.hpp's kv_cache_bytes).
+[[nodiscard]] constexpr Bytes kv_bytes_per_gpu(const TransformerShape& m, const ServingLayout& l, KvDType d,
+                                               Tokens context, double sequences) {
+    if (local_attention_layers(m) == 0) return kv_bytes_per_gpu(m, l, d, context * sequences);
+    return kv_cache_bytes(m, bytes_per_kv_value(d), context) * sequences / kv_share(m, l);
+}
+
 // The sequences one expert-parallel group serves (the busiest, when ep does
 // not divide N).
 [[nodiscard]] constexpr long long sequences_per_group(long long concurrency, const ServingLayout& l) {
@@ -306,8 +314,8 @@ struct ServingMemory {
 [[nodiscard]] constexpr ServingMemory serving_memory(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
                                                      long long concurrency, long long length,
                                                      const ServingSetup& s = default_serving_setup) {
-    const Bytes kv = ceil_whole(kv_bytes_per_gpu(
-        m, l, s.kv, paged_tokens(length, s.kv_block_tokens) * count(sequences_per_group(concurrency, l))));
+    const Bytes kv = ceil_whole(kv_bytes_per_gpu(m, l, s.kv, paged_tokens(length, s.kv_block_tokens),
+                                                 count(sequences_per_group(concurrency, l))));
     InferenceSetup working;
     working.bytes_per_activation = s.bytes_per_activation;
     working.working_tokens = s.working_tokens;
@@ -390,6 +398,15 @@ struct DecodeStep {
     return flops(count(m.layers) * attention_score_flops_per_token(m, positions));
 }
 
+// The same when the local layers of a sliding-window model attend to
+// `local_positions` in all (each token at most the window) and the global
+// ones to `positions`.
+[[nodiscard]] constexpr Flops attention_flops(const TransformerShape& m, double positions, double local_positions) {
+    if (local_attention_layers(m) == 0) return attention_flops(m, positions);
+    return flops(4.0 * count(m.heads * head_dim(m)) *
+                 (count(global_attention_layers(m)) * positions + count(local_attention_layers(m)) * local_positions));
+}
+
 namespace detail {
 // The policy's latency paid once per call (NCCL's base latency): a
 // point-to-point of nothing costs it plus one step.
@@ -430,8 +447,9 @@ template <CollectivePolicy Collective = Ring>
     DecodeStep step;
     step.stages = l.pp;
     step.weights_read = stages * read_time(weights_read_per_gpu(m, l, s.weights, n), gpu);
-    step.kv_read = stages * read_time(kv_bytes_per_gpu(m, l, s.kv, batch.context * n), gpu);
-    const Flops work = flops(2.0 * count(active_parameter_count(m)) * n) + attention_flops(m, n * batch.context.value());
+    step.kv_read = stages * read_time(kv_bytes_per_gpu(m, l, s.kv, batch.context, n), gpu);
+    const Flops work = flops(2.0 * count(active_parameter_count(m)) * n) +
+                       attention_flops(m, n * batch.context.value(), n * within_window(m, batch.context.value()));
     step.compute = stages * (work / count(l.tp * l.pp) / serving_peak(gpu, s.weights));
     detail::pass_communication(m, link, l, n, s, collective, step);
     return step;
@@ -470,9 +488,10 @@ template <CollectivePolicy Collective = Ring>
         const double c = count(std::min(chunk, input - done));
         const double p = count(done);
         const Bytes traffic =
-            weights_read_per_gpu(m, l, s.weights, b * c) + kv_bytes_per_gpu(m, l, s.kv, tokens(b * (p + c)));
+            weights_read_per_gpu(m, l, s.weights, b * c) + kv_bytes_per_gpu(m, l, s.kv, tokens(p + c), b);
         const Flops work = flops(2.0 * count(active_parameter_count(m)) * b * c) +
-                           attention_flops(m, b * (c * p + c * (c + 1.0) / 2.0));
+                           attention_flops(m, b * (c * p + c * (c + 1.0) / 2.0),
+                                           b * windowed_positions(m, p + 1.0, p + c));
         const ServingRoofline pass{read_time(traffic, gpu), work / count(l.tp * l.pp) / peak};
         DecodeStep comm;
         detail::pass_communication(m, link, l, b * c, s, collective, comm);
@@ -667,7 +686,7 @@ best_disaggregation(const TransformerShape& m, const Gpu& gpu, const Link& link,
     const long long length = q.input_tokens + q.output_tokens;
     const Seconds tp1 = prefill_time(m, gpu, link, l, 1, q.input_tokens, s, collective).total();
     const double load = md1_admissible_load(tp1, q.ttft_bound);
-    const Bytes cache = ceil_whole(kv_bytes_per_gpu(m, l, s.kv, tokens(count(q.input_tokens))));
+    const Bytes cache = ceil_whole(kv_bytes_per_gpu(m, l, s.kv, tokens(count(q.input_tokens)), 1.0));
     const Seconds transfer = collective.point_to_point(cache, link).total();
     // The decode instance's best N: the most N·/TPOT within the bound and memory.
     const long long most = std::min(max_concurrency(m, gpu, l, length, s), q.max_concurrency);

@@ -35,7 +35,15 @@ void check_config(const char* file, const TransformerShape& entry) {
     CHECK(m.vocabulary == entry.vocabulary);
     CHECK(m.tied_embeddings == entry.tied_embeddings);
     CHECK(m.experts == entry.experts);
+    CHECK(m.experts_per_token == entry.experts_per_token);
+    CHECK(m.expert_ffn == entry.expert_ffn);
+    CHECK(m.qk_norm == entry.qk_norm);
+    CHECK(m.norms_per_layer == entry.norms_per_layer);
+    CHECK(m.sliding_window == entry.sliding_window);
+    CHECK(m.global_every == entry.global_every);
+    CHECK(m.vision_weights == entry.vision_weights);
     CHECK(parameter_count(m) == parameter_count(entry));
+    CHECK(active_parameter_count(m) == active_parameter_count(entry));
 }
 
 }  // namespace
@@ -135,6 +143,117 @@ TEST_SUITE("catalog/models") {
         check_config("phi4_config.json", catalog::phi4);
         CHECK(parameter_count(catalog::phi4) == 14'659'507'200);
         CHECK(agrees(parameter_count(catalog::phi4), 14.7, 0.1));
+    }
+    // The mixtures from their config.json (tests/unit/hf_config.cpp derives the first two by hand).
+    TEST_CASE("DeepSeek-V3: 671,026,404,352 weights (card 671B), 37,552,282,624 active (card 37B)") {
+        check_config("deepseek_v3_config.json", catalog::deepseek_v3);
+        CHECK(parameter_count(catalog::deepseek_v3) == 671'026'404'352);
+        CHECK(active_parameter_count(catalog::deepseek_v3) == 37'552'282'624);
+        CHECK(agrees(parameter_count(catalog::deepseek_v3), 671, 1));
+        CHECK(agrees(active_parameter_count(catalog::deepseek_v3), 37, 1));
+    }
+    TEST_CASE("Qwen3-30B-A3B: 30,532,122,624 weights (card 30.5B), 3,353,032,704 active (card 3.3B)") {
+        check_config("qwen3_30b_a3b_config.json", catalog::qwen3_30b_a3b);
+        CHECK(parameter_count(catalog::qwen3_30b_a3b) == 30'532'122'624);
+        CHECK(active_parameter_count(catalog::qwen3_30b_a3b) == 3'353'032'704);
+        CHECK(agrees(parameter_count(catalog::qwen3_30b_a3b), 30.5, 0.1));
+        CHECK(agrees(active_parameter_count(catalog::qwen3_30b_a3b), 3.3, 0.1));
+    }
+    // Qwen3-235B-A22B by hand: attention 2·4,096·8,192 + 2·4,096·512 + Q/K norms 2·128 = 71,303,424;
+    // an expert 3·4,096·1,536 = 18,874,368, 128 of them 2,415,919,104; router 4,096·128 = 524,288;
+    // norms 2·4,096: a layer 2,487,755,008; × 94 = 233,848,970,752; + 2·151,936·4,096 = 1,244,659,712
+    // + final norm 4,096 = 235,093,634,560. Active: 120 experts a layer fewer, 94·120·18,874,368 =
+    // 212,902,871,040 less: 22,190,763,520.
+    TEST_CASE(
+        "Qwen3-235B-A22B: 94 × 2,487,755,008 + 1,244,659,712 + 4,096 = 235,093,634,560 (card 235B), "
+        "22,190,763,520 active (card 22B)") {
+        check_config("qwen3_235b_a22b_config.json", catalog::qwen3_235b_a22b);
+        CHECK(layer_weights(catalog::qwen3_235b_a22b) == 2'487'755'008);
+        CHECK(parameter_count(catalog::qwen3_235b_a22b) == 235'093'634'560);
+        CHECK(active_parameter_count(catalog::qwen3_235b_a22b) == 22'190'763'520);
+        CHECK(agrees(parameter_count(catalog::qwen3_235b_a22b), 235, 1));
+        CHECK(agrees(active_parameter_count(catalog::qwen3_235b_a22b), 22, 1));
+    }
+
+    // Gemma 2 (model_type gemma2): attention 2·h·H·d + 2·h·KV·d with d = head_dim (not h / H), GeGLU
+    // 3·h·ffn, four RMSNorms 4·h a layer; tied embeddings V·h, final norm h.
+    // 2B: 2·2,304·2,048 + 2·2,304·1,024 = 14,155,776; + 3·2,304·9,216 = 63,700,992; + 9,216: 77,865,984.
+    TEST_CASE("Gemma 2 2B: 26 × 77,865,984 + 256,000 × 2,304 + 2,304 = 2,614,341,888; hub 2.61B") {
+        check_config("gemma2_2b_config.json", catalog::gemma2_2b);
+        CHECK(layer_weights(catalog::gemma2_2b) == 77'865'984);
+        CHECK(parameter_count(catalog::gemma2_2b) == 2'614'341'888);
+        CHECK(agrees(parameter_count(catalog::gemma2_2b), 2.61, 0.01));
+    }
+    // 9B: head_dim 256 while 3,584 / 16 = 224. Attention 2·3,584·4,096 + 2·3,584·2,048 = 44,040,192;
+    // GeGLU 3·3,584·14,336 = 154,140,672; norms 4·3,584 = 14,336: 198,195,200 a layer; × 42 = 8,324,198,400;
+    // + 256,000·3,584 = 917,504,000 + 3,584. With two norms a layer (Llama's count) it would be 42·7,168 fewer.
+    TEST_CASE("Gemma 2 9B: 42 × 198,195,200 + 256,000 × 3,584 + 3,584 = 9,241,705,984; hub 9.24B") {
+        check_config("gemma2_9b_config.json", catalog::gemma2_9b);
+        CHECK(head_dim(catalog::gemma2_9b) == 256);
+        CHECK(layer_weights(catalog::gemma2_9b) == 198'195'200);
+        CHECK(parameter_count(catalog::gemma2_9b) == 9'241'705'984);
+        CHECK(agrees(parameter_count(catalog::gemma2_9b), 9.24, 0.01));
+        TransformerShape two_norms = catalog::gemma2_9b;
+        two_norms.norms_per_layer = 2;
+        CHECK(parameter_count(catalog::gemma2_9b) - parameter_count(two_norms) == 42 * 7'168);
+        // Alternating local and global layers: 21 of each.
+        CHECK(global_attention_layers(catalog::gemma2_9b) == 21);
+        CHECK(local_attention_layers(catalog::gemma2_9b) == 21);
+    }
+    // 27B: attention 2·4,608·4,096 + 2·4,608·2,048 = 56,623,104; GeGLU 3·4,608·36,864 = 509,607,936;
+    // norms 18,432: 566,249,472 a layer.
+    TEST_CASE("Gemma 2 27B: 46 × 566,249,472 + 256,000 × 4,608 + 4,608 = 27,227,128,320; hub 27.2B") {
+        check_config("gemma2_27b_config.json", catalog::gemma2_27b);
+        CHECK(layer_weights(catalog::gemma2_27b) == 566'249'472);
+        CHECK(parameter_count(catalog::gemma2_27b) == 27'227'128'320);
+        CHECK(agrees(parameter_count(catalog::gemma2_27b), 27.2, 0.1));
+    }
+
+    // Gemma 3 (model_type gemma3_text; gemma3 with text_config and vision_config): Gemma 2's layer plus
+    // the Q and K norms 2·head_dim. 1B: attention 2·1,152·1,024 + 2·1,152·256 + 512 = 2,949,632;
+    // GeGLU 3·1,152·6,912 = 23,887,872; norms 4,608: 26,842,112 a layer.
+    TEST_CASE("Gemma 3 1B: 26 × 26,842,112 + 262,144 × 1,152 + 1,152 = 999,885,952; hub 1,000M") {
+        check_config("gemma3_1b_config.json", catalog::gemma3_1b);
+        CHECK(layer_weights(catalog::gemma3_1b) == 26'842'112);
+        CHECK(parameter_count(catalog::gemma3_1b) == 999'885'952);
+        CHECK(agrees(parameter_count(catalog::gemma3_1b), 1.0, 0.001));
+        // 5 local to 1 global: layers 6, 12, 18, 24 global, the other 22 local (window 512).
+        CHECK(global_attention_layers(catalog::gemma3_1b) == 4);
+        CHECK(local_attention_layers(catalog::gemma3_1b) == 22);
+    }
+    // The SigLIP tower (tests/unit/model.cpp): 416,866,032; projection into width h: 1,152 + 1,152·h.
+    // 4B text: attention 2·2,560·2,048 + 2·2,560·1,024 + 512 = 15,729,152; GeGLU 3·2,560·10,240 = 78,643,200;
+    // norms 10,240: 94,382,592 a layer; × 34 = 3,209,008,128; + 262,208·2,560 = 671,252,480 + 2,560
+    // = 3,880,263,168; vision 416,866,032 + 1,152 + 2,949,120 = 419,816,304.
+    TEST_CASE("Gemma 3 4B: 3,880,263,168 text + 419,816,304 vision = 4,300,079,472; hub 4.3B") {
+        check_config("gemma3_4b_config.json", catalog::gemma3_4b);
+        CHECK(catalog::gemma3_4b.vision_weights == 419'816'304);
+        CHECK(parameter_count(catalog::gemma3_4b) == 4'300'079'472);
+        CHECK(agrees(parameter_count(catalog::gemma3_4b), 4.3, 0.1));
+        // A text token passes through the language model only.
+        CHECK(active_parameter_count(catalog::gemma3_4b) == 3'880'263'168);
+        CHECK(global_attention_layers(catalog::gemma3_4b) == 5);
+    }
+    // 12B: attention 2·3,840·4,096 + 2·3,840·2,048 + 512 = 47,186,432; GeGLU 3·3,840·15,360 = 176,947,200;
+    // norms 15,360: 224,148,992 a layer; × 48 + 262,208·3,840 + 3,840 = 11,766,034,176;
+    // vision 416,866,032 + 1,152 + 1,152·3,840 = 421,290,864.
+    TEST_CASE("Gemma 3 12B: 11,766,034,176 text + 421,290,864 vision = 12,187,325,040; hub 12.2B") {
+        check_config("gemma3_12b_config.json", catalog::gemma3_12b);
+        CHECK(layer_weights(catalog::gemma3_12b) == 224'148'992);
+        CHECK(parameter_count(catalog::gemma3_12b) == 12'187'325'040);
+        CHECK(agrees(parameter_count(catalog::gemma3_12b), 12.2, 0.1));
+    }
+    // 27B: head_dim 128. Attention 2·5,376·4,096 + 2·5,376·2,048 + 256 = 66,060,544; GeGLU 3·5,376·21,504
+    // = 346,816,512; norms 21,504: 412,898,560 a layer; × 62 + 262,208·5,376 + 5,376 = 27,009,346,304;
+    // vision 416,866,032 + 1,152 + 1,152·5,376 = 423,060,336.
+    TEST_CASE("Gemma 3 27B: 27,009,346,304 text + 423,060,336 vision = 27,432,406,640; hub 27.4B") {
+        check_config("gemma3_27b_config.json", catalog::gemma3_27b);
+        CHECK(layer_weights(catalog::gemma3_27b) == 412'898'560);
+        CHECK(parameter_count(catalog::gemma3_27b) == 27'432'406'640);
+        CHECK(agrees(parameter_count(catalog::gemma3_27b), 27.4, 0.1));
+        // Layers 6, 12, …, 60 global: 10; 52 local.
+        CHECK(global_attention_layers(catalog::gemma3_27b) == 10);
+        CHECK(local_attention_layers(catalog::gemma3_27b) == 52);
     }
     TEST_CASE("every catalog name is unique and found by find_model") {
         for (const auto* m : catalog::models) {

@@ -154,4 +154,58 @@ TEST_SUITE("io/hf_config") {
                           doctest::Contains("deepseek.json: field \"n_routed_experts\""));
         CHECK_THROWS_WITH((void)io::parse_hf_config("[1, 2]", "list.json"), "list.json: not a JSON object");
     }
+
+    // Gemma (tests/unit/catalog_models.cpp checks the seven files against the catalog and the hub's totals).
+    TEST_CASE("Gemma 3's text_config takes Gemma3TextConfig's defaults; errors name the nested field") {
+        // Only widths and layers given: 8 heads, 4 KV heads of 256, vocabulary 262,208, tied, window 4,096,
+        // every 6th layer global, four norms, Q/K norms.
+        const io::LoadedModel m = io::parse_hf_config(
+            R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text", "hidden_size": 2560,
+                "intermediate_size": 10240, "num_hidden_layers": 34}})",
+            "g.json");
+        CHECK(m.shape.heads == 8);
+        CHECK(m.shape.kv_heads == 4);
+        CHECK(head_dim(m.shape) == 256);
+        CHECK(m.shape.vocabulary == 262208);
+        CHECK(m.shape.tied_embeddings);
+        CHECK(m.shape.qk_norm);
+        CHECK(m.shape.norms_per_layer == 4);
+        CHECK(m.shape.sliding_window == 4096);
+        CHECK(m.shape.global_every == 6);
+        CHECK(m.shape.vision_weights == 0);
+        // Gemma 2 alternates, whatever the file says of a pattern.
+        const io::LoadedModel g2 = io::read_hf_config(data + "/gemma2_9b_config.json");
+        CHECK(g2.shape.global_every == 2);
+        CHECK(g2.shape.sliding_window == 4096);
+        // Mistral's and Qwen's sliding_window keys are not read: their numbers stay as they were.
+        CHECK(io::read_hf_config(data + "/mistral_7b_config.json").shape.sliding_window == 0);
+        CHECK(io::read_hf_config(data + "/qwen3_30b_a3b_config.json").shape.sliding_window == 0);
+        CHECK_THROWS_WITH((void)io::parse_hf_config(R"({"model_type": "gemma3", "text_config": 3})", "g.json"),
+                          "g.json: field \"text_config\" must be an object, not 3");
+        CHECK_THROWS_WITH((void)io::parse_hf_config(
+                              R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text",
+                                  "hidden_size": 2560, "num_hidden_layers": 34}})",
+                              "g.json"),
+                          "g.json: field \"text_config.intermediate_size\" is missing (a required field)");
+        CHECK_THROWS_WITH((void)io::parse_hf_config(
+                              R"({"model_type": "llava", "text_config": {"hidden_size": 64, "num_hidden_layers": 2,
+                                  "num_attention_heads": 2, "intermediate_size": 64, "vocab_size": 10},
+                                  "vision_config": {}})",
+                              "l.json"),
+                          "l.json: field \"vision_config\" is read for Gemma 3 (model_type gemma3) only");
+        CHECK_THROWS_WITH((void)io::parse_hf_config(
+                              R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text",
+                                  "hidden_size": 2560, "intermediate_size": 10240, "num_hidden_layers": 34},
+                                  "vision_config": {"vision_use_head": true}})",
+                              "g.json"),
+                          "g.json: field \"vision_config.vision_use_head\" must be false: napkin counts SigLIP "
+                          "without its pooling head");
+        CHECK_THROWS_WITH((void)io::parse_hf_config(
+                              R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text",
+                                  "hidden_size": 2560, "intermediate_size": 10240, "num_hidden_layers": 34},
+                                  "vision_config": {"patch_size": 0}})",
+                              "g.json"),
+                          "g.json: field \"vision_config.patch_size\" must be a positive whole number, not 0");
+    }
 }
+

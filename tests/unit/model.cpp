@@ -105,4 +105,90 @@ TEST_SUITE("model") {
         m.hidden = 4097;
         CHECK_THROWS_AS((void)validated(m), napkin::invalid_argument);
     }
+
+    // The SigLIP So400m/14 tower of Gemma 3 at 896² (vision_config: 27 layers, 1,152 wide, MLP 4,304):
+    // patch convolution 3·14²·1,152 + 1,152 = 678,528; positions (896/14)² = 4,096 · 1,152 = 4,718,592;
+    // a layer: Q, K, V, O 4·(1,152² + 1,152) = 5,313,024, MLP 2·1,152·4,304 + 4,304 + 1,152 = 9,921,872,
+    // two LayerNorms 4,608: 15,239,504, × 27 = 411,466,608; final LayerNorm 2,304: 416,866,032.
+    // Gemma 3's projection: RMSNorm 1,152 + 1,152 × text width.
+    TEST_CASE("a SigLIP tower at 896² has 416,866,032 weights; Gemma 3 adds 1,152 + 1,152·h to project them") {
+        const VisionEncoder siglip{.layers = 27, .hidden = 1152, .ffn = 4304, .image_size = 896, .patch_size = 14};
+        CHECK(vision_tower_weights(siglip, 2560) == 416'866'032 + 1'152 + 1'152LL * 2'560);
+        CHECK(vision_tower_weights(siglip, 5376) - vision_tower_weights(siglip, 2560) == 1'152LL * (5'376 - 2'560));
+        CHECK_THROWS_AS((void)vision_tower_weights({.layers = 0, .hidden = 1152, .ffn = 4304, .image_size = 896,
+                                                    .patch_size = 14},
+                                                   2560),
+                        napkin::invalid_argument);
+    }
+
+    // KV cache with a sliding window: a local layer keeps at most the window. Gemma 2 9B at 2 bytes: a
+    // layer-token is 2 · 8 KV heads · 256 · 2 = 8,192 B. At 8,192 tokens: 21 global × 8,192 + 21 local ×
+    // 4,096 = 258,048 layer-tokens = 2,113,929,216 B (without the window 42 · 8,192 · 8,192 = 2,818,572,288).
+    // Within the window every layer keeps everything: 4,096 tokens 42 · 4,096 · 8,192 = 1,409,286,144.
+    TEST_CASE("KV cache with a window: Gemma 2 9B at 8,192 tokens 2,113,929,216 B, not 2,818,572,288") {
+        const TransformerShape& m = catalog::gemma2_9b;
+        CHECK(kv_cache_per_token(m, 2.0).value() == 42.0 * 8'192);
+        CHECK(kv_cache_bytes(m, 2.0, tokens(8192)).value() == 2'113'929'216.0);
+        CHECK(kv_cache_bytes(m, 2.0, tokens(4096)).value() == 1'409'286'144.0);
+        TransformerShape no_window = m;
+        no_window.sliding_window = 0;
+        CHECK(kv_cache_bytes(no_window, 2.0, tokens(8192)).value() == 2'818'572'288.0);
+        // Gemma 3 27B at its 131,072 tokens: a layer-token 2 · 16 · 128 · 2 = 8,192 B; 10 global × 131,072
+        // + 52 local × 1,024 = 1,363,968 layer-tokens = 11,173,625,856 B (62 · 131,072 · 8,192 without).
+        CHECK(kv_cache_bytes(catalog::gemma3_27b, 2.0, tokens(131072)).value() == 11'173'625'856.0);
+        // No window: kv_cache_per_token × context, as before.
+        CHECK(kv_cache_bytes(catalog::llama3_1_70b, 2.0, tokens(1000)) ==
+              kv_cache_per_token(catalog::llama3_1_70b, 2.0) * tokens(1000));
+    }
+
+    // Attention FLOPs with a window, one sequence of s = 8,192 tokens, causal, Gemma 2 9B:
+    // per position 2 · 16 heads · (256 + 256) = 16,384. A global layer s²/2 positions: 16,384 · 33,554,432
+    // = 549,755,813,888; a local one the band s²/2 − (s − w)²/2 = 33,554,432 − 8,388,608 = 25,165,824:
+    // 412,316,860,416. Half the layers each: 481,036,337,152 a layer on average.
+    TEST_CASE("attention FLOPs with a window: Gemma 2 9B, 8,192 causal tokens, 481,036,337,152 a layer") {
+        const TransformerShape& m = catalog::gemma2_9b;
+        CHECK(attention_score_flops_per_token(m, 1.0) == 16'384.0);
+        CHECK(attention_score_flops_per_sequence(m, 8192, true) == 481'036'337'152.0);
+        // Without causal masking the full-square count doubles both.
+        CHECK(attention_score_flops_per_sequence(m, 8192, false) == 2.0 * 481'036'337'152.0);
+        // Within the window nothing changes: s = 4,096, 16,384 · 4,096² / 2.
+        CHECK(attention_score_flops_per_sequence(m, 4096, true) == 16'384.0 * 4096.0 * 4096.0 / 2.0);
+        // Gemma 3 1B (w 512), 4 global and 22 local layers, s = 2,048 causal; per position 2·4·512 = 4,096:
+        // global 4,096 · 2,048²/2 = 8,589,934,592; local 4,096 · (2,048² − 1,536²)/2 = 3,758,096,384;
+        // (4 · 8,589,934,592 + 22 · 3,758,096,384) / 26 = 4,501,400,890.09…
+        CHECK(attention_score_flops_per_sequence(catalog::gemma3_1b, 2048, true) ==
+              doctest::Approx((4.0 * 8'589'934'592.0 + 22.0 * 3'758'096'384.0) / 26.0).epsilon(1e-15));
+    }
+
+    // Prefill's positions: token t attends to min(t, w). Gemma 3 1B (w = 512), tokens 1 … 1,024:
+    // Σ 1 … 512 = 131,328, then 512 tokens × 512 = 262,144: 393,472; tokens 513 … 1,024 alone 262,144;
+    // tokens 1 … 100: 5,050. Without a window Σ 1 … 1,024 = 524,800.
+    TEST_CASE("positions within a window: Σ min(t, 512) over 1 … 1,024 = 393,472") {
+        CHECK(windowed_positions(catalog::gemma3_1b, 1, 1024) == 393'472.0);
+        CHECK(windowed_positions(catalog::gemma3_1b, 513, 1024) == 262'144.0);
+        CHECK(windowed_positions(catalog::gemma3_1b, 1, 100) == 5'050.0);
+        CHECK(windowed_positions(catalog::llama3_1_8b, 1, 1024) == 524'800.0);
+        CHECK(within_window(catalog::gemma3_1b, 4096) == 512.0);
+        CHECK(within_window(catalog::llama3_1_8b, 4096) == 4096.0);
+    }
+
+    TEST_CASE("a window's fields are checked") {
+        TransformerShape m = catalog::gemma2_9b;
+        m.sliding_window = -1;
+        CHECK_THROWS_AS((void)validated(m), napkin::invalid_argument);
+        m = catalog::gemma2_9b;
+        m.global_every = -2;
+        CHECK_THROWS_AS((void)validated(m), napkin::invalid_argument);
+        m = catalog::gemma2_9b;
+        m.norms_per_layer = 17;
+        CHECK_THROWS_AS((void)validated(m), napkin::invalid_argument);
+        m = catalog::gemma2_9b;
+        m.vision_weights = -1;
+        CHECK_THROWS_AS((void)validated(m), napkin::invalid_argument);
+        // A window with no global layer: every layer local (Mistral v0.1's 4,096).
+        m = catalog::gemma2_9b;
+        m.global_every = 0;
+        CHECK(global_attention_layers(m) == 0);
+        CHECK(kv_cache_bytes(m, 2.0, tokens(8192)).value() == 42.0 * 4096 * 8192);
+    }
 }

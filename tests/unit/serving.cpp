@@ -521,4 +521,27 @@ TEST_SUITE("serving") {
         CHECK(evaluate_serving(m70b, h100, catalog::nvlink4, {.tp = 8}, {.input_tokens = 130000, .output_tokens = 1072})
                   .max_concurrency >= 1);
     }
+
+    // Sliding windows in serving: Gemma 3 27B's 52 local layers attend to and cache at most 1,024 positions,
+    // its 10 global ones everything. One sequence at context 32,768: 4 · 32 heads · 128 = 16,384 FLOPs per
+    // layer-position; 10 · 32,768 + 52 · 1,024 = 380,928 layer-positions: 6,241,124,352 FLOPs (62 · 32,768 ·
+    // 16,384 = 33,285,996,544 without the window). Its cache at 2 bytes: 2 · 16 · 128 · 2 = 8,192 B per
+    // layer-token, 380,928 of them = 3,120,562,176 B a sequence, two sequences on one GPU 6,241,124,352 B.
+    TEST_CASE("a sliding window caps the attention FLOPs and the KV cache of local layers (Gemma 3 27B)") {
+        const TransformerShape& g = catalog::gemma3_27b;
+        CHECK(attention_flops(g, 32768, within_window(g, 32768)).value() == 6'241'124'352.0);
+        CHECK(kv_bytes_per_gpu(g, {.tp = 1}, KvDType::bf16, tokens(32768), 2.0).value() == 6'241'124'352.0);
+        // The decode step reads that cache and does that attention work on top of 2 FLOPs per active weight.
+        const DecodeStep step = decode_step(g, h100, catalog::nvlink4, {.tp = 1}, {2, tokens(32768)});
+        const DecodeStep step_8k = decode_step(g, h100, catalog::nvlink4, {.tp = 1}, {2, tokens(8192)});
+        // From 8,192 to 32,768 tokens only the 10 global layers' cache grows: 2 · 10 · 24,576 · 8,192 B.
+        CHECK(in(step.kv_read - step_8k.kv_read, units::s) ==
+              doctest::Approx(2.0 * 10 * 24'576 * 8'192 / h100.memory_bandwidth.value()).epsilon(1e-9));
+        // No window: the one-argument count, as before.
+        CHECK(attention_flops(m70b, 100, 100).value() == attention_flops(m70b, 100).value());
+        // Prefill of 2,048 tokens in one chunk: global Σ 1 … 2,048 = 2,098,176, local Σ min(t, 1,024)
+        // = 524,800 + 1,024 · 1,024 = 1,573,376 positions.
+        CHECK(windowed_positions(g, 1, 2048) == 1'573'376.0);
+    }
 }
+

@@ -132,6 +132,18 @@ def test_moe_and_mla_fields_round_trip(data_dir):
     assert again.to_dict() == d
 
 
+def test_gemma_fields_round_trip(data_dir):
+    g = napkin.TransformerShape.from_hf_config(os.path.join(data_dir, "gemma3_4b_config.json"))
+    # Gemma 3 4B: four norms a layer, 5 local layers of 1,024 to 1 global, the SigLIP tower and its
+    # projection 416,866,032 + 1,152 + 1,152 x 2,560 = 419,816,304 of its 4,300,079,472 weights.
+    assert (g.norms_per_layer, g.sliding_window, g.global_every) == (4, 1024, 6)
+    assert g.vision_weights == 419816304
+    assert napkin.parameter_count(g) == 4300079472
+    d = g.to_dict()
+    again = napkin.TransformerShape(**{k: v for k, v in d.items() if k != "parameters"})
+    assert again.to_dict() == d
+
+
 def test_layer_maps():
     # Two stages of two chunks: stage 0 holds 6 + 5 = 11 layers, stage 1 9 + 9 = 18.
     m = napkin.parse_layer_map("1-6,25-29/7-15,16-24", 29, 2)

@@ -101,12 +101,15 @@ struct DefaultLinks {
     const Link* intra;
     const Link* inter;
     std::string_view server;  // where the pair comes from
+    std::string_view why = "";  // why, where the pair is not the obvious one
 };
 
 [[nodiscard]] constexpr DefaultLinks default_links(std::string_view gpu_name) {
     const auto starts = [&](std::string_view prefix) { return gpu_name.substr(0, prefix.size()) == prefix; };
     if (starts("h100") || starts("h200") || starts("gh200")) return {&nvlink4, &ib_ndr, "DGX H100/H200"};
-    if (starts("b200") || starts("gb200")) return {&nvlink5, &ib_ndr, "DGX B200/GB200 NVL72"};
+    if (starts("b200") || starts("gb200"))
+        return {&nvlink5, &ib_ndr, "DGX B200/GB200 NVL72",
+                "their data sheets list ConnectX-7 at 400 Gb/s, not ConnectX-8's XDR"};
     if (starts("mi300x") || starts("mi325x")) return {&infinity_fabric_mi300x, &roce_400g, "AMD MI300X platform"};
     if (starts("a100")) return {&nvlink3, &ib_hdr, "DGX A100"};
     return {&nvlink3, &ib_hdr, "DGX A100, for a GPU the catalog does not place"};

@@ -133,13 +133,80 @@ inline constexpr TransformerShape qwen3_32b = validated(TransformerShape{
     .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false, .qk_norm = true,
     .max_position_embeddings = 40960});
 
-// Not in the catalog: Gemma 2 and Gemma 3 (google/gemma-2-*, gemma-3-*). Their
-// layers carry four RMSNorms (before and after attention and the feed-forward
-// block) where TransformerShape counts two, so no entry here would give their
-// published weight counts exactly; the 4B and larger Gemma 3 also carry a
-// vision encoder. Their head_dim of 256, tied embeddings, GeGLU (three
-// matrices, as SwiGLU) and Gemma 3's Q/K norms are representable; the logit
-// soft-capping changes no weight.
+// Qwen3-30B-A3B and Qwen3-235B-A22B (Qwen/Qwen3-30B-A3B, -235B-A22B;
+// model_type qwen3_moe, Qwen3 technical report, arXiv 2505.09388, Sec. 2 and
+// Table 2): every layer MoE, 128 experts of which 8 per token, no shared
+// expert, Q/K norms. The cards print 30.5B (3.3B activated) and 235B (22B).
+inline constexpr TransformerShape qwen3_30b_a3b = validated(TransformerShape{
+    .name = "qwen3-30b-a3b", .layers = 48, .hidden = 2048, .ffn = 6144, .heads = 32, .kv_heads = 4,
+    .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false, .experts = 128, .experts_per_token = 8,
+    .expert_ffn = 768, .qk_norm = true, .max_position_embeddings = 40960});
+inline constexpr TransformerShape qwen3_235b_a22b = validated(TransformerShape{
+    .name = "qwen3-235b-a22b", .layers = 94, .hidden = 4096, .ffn = 12288, .heads = 64, .kv_heads = 4,
+    .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false, .experts = 128, .experts_per_token = 8,
+    .expert_ffn = 1536, .qk_norm = true, .max_position_embeddings = 40960});
+
+// DeepSeek-V3 (deepseek-ai/DeepSeek-V3; DeepSeek-V3 technical report, arXiv
+// 2412.19437, Sec. 4.2): 61 layers, the first 3 dense (FFN 18,432), then 256
+// routed experts (8 per token) and 1 shared expert of 2,048; multi-head latent
+// attention with a 512-value KV latent, a 1,536-value query latent, 128 heads of
+// 128 + 64 (RoPE) for Q·K and 128 for V. The card prints 671B total, 37B
+// activated (the 14B multi-token-prediction module aside).
+inline constexpr TransformerShape deepseek_v3 = validated(TransformerShape{
+    .name = "deepseek-v3", .layers = 61, .hidden = 7168, .ffn = 18432, .heads = 128, .kv_heads = 128,
+    .vocabulary = 129280, .tied_embeddings = false, .experts = 256, .experts_per_token = 8, .expert_ffn = 2048,
+    .shared_experts = 1, .shared_expert_ffn = 2048, .dense_layers = 3, .q_lora_rank = 1536, .kv_lora_rank = 512,
+    .qk_nope_head_dim = 128, .qk_rope_head_dim = 64, .v_head_dim = 128, .max_position_embeddings = 163840});
+
+// Gemma 2 2B, 9B and 27B (google/gemma-2-2b, -9b, -27b; Gemma Team 2024,
+// arXiv 2408.00118, Table 1): an RMSNorm before and after attention and the
+// feed-forward block (4 a layer), GeGLU (three matrices, as SwiGLU), tied
+// embeddings over a 256,000 vocabulary, head_dim 256 (27B: 128) whatever
+// hidden / heads is, local layers of a 4,096 window alternating with global
+// ones (Sec. 2), 8,192 positions. The hub prints 2.61B, 9.24B and 27.2B.
+inline constexpr TransformerShape gemma2_2b = validated(TransformerShape{
+    .name = "gemma2-2b", .layers = 26, .hidden = 2304, .ffn = 9216, .heads = 8, .kv_heads = 4, .head_dim = 256,
+    .vocabulary = 256000, .tied_embeddings = true, .max_position_embeddings = 8192, .norms_per_layer = 4,
+    .sliding_window = 4096, .global_every = 2});
+inline constexpr TransformerShape gemma2_9b = validated(TransformerShape{
+    .name = "gemma2-9b", .layers = 42, .hidden = 3584, .ffn = 14336, .heads = 16, .kv_heads = 8, .head_dim = 256,
+    .vocabulary = 256000, .tied_embeddings = true, .max_position_embeddings = 8192, .norms_per_layer = 4,
+    .sliding_window = 4096, .global_every = 2});
+inline constexpr TransformerShape gemma2_27b = validated(TransformerShape{
+    .name = "gemma2-27b", .layers = 46, .hidden = 4608, .ffn = 36864, .heads = 32, .kv_heads = 16, .head_dim = 128,
+    .vocabulary = 256000, .tied_embeddings = true, .max_position_embeddings = 8192, .norms_per_layer = 4,
+    .sliding_window = 4096, .global_every = 2});
+
+// Gemma 3 1B, 4B, 12B and 27B (google/gemma-3-1b-pt, -4b-pt, -12b-pt, -27b-pt;
+// Gemma Team 2025, arXiv 2503.19786, Table 1 and Sec. 2): Gemma 2's four norms
+// and GeGLU, an RMSNorm on Q and on K per head, 5 local layers (window 1,024;
+// the 1B's 512) to 1 global, tied embeddings over 262,208 rows (the 1B
+// 262,144), 131,072 positions (the 1B 32,768). The 4B and up carry the 400M
+// SigLIP encoder (27 layers, 1,152 wide, MLP 4,304, 896² images in 14² patches)
+// and its projection into the text width: model.hpp's vision_tower_weights,
+// counted in the weights, its compute per image not modelled. The hub prints
+// 1,000M (999,885,952), 4.3B, 12.2B and 27.4B.
+inline constexpr VisionEncoder siglip_so400m_896{
+    .layers = 27, .hidden = 1152, .ffn = 4304, .image_size = 896, .patch_size = 14};
+inline constexpr TransformerShape gemma3_1b = validated(TransformerShape{
+    .name = "gemma3-1b", .layers = 26, .hidden = 1152, .ffn = 6912, .heads = 4, .kv_heads = 1, .head_dim = 256,
+    .vocabulary = 262144, .tied_embeddings = true, .qk_norm = true, .max_position_embeddings = 32768,
+    .norms_per_layer = 4, .sliding_window = 512, .global_every = 6});
+inline constexpr TransformerShape gemma3_4b = validated(TransformerShape{
+    .name = "gemma3-4b", .layers = 34, .hidden = 2560, .ffn = 10240, .heads = 8, .kv_heads = 4, .head_dim = 256,
+    .vocabulary = 262208, .tied_embeddings = true, .qk_norm = true, .max_position_embeddings = 131072,
+    .norms_per_layer = 4, .sliding_window = 1024, .global_every = 6,
+    .vision_weights = vision_tower_weights(siglip_so400m_896, 2560)});
+inline constexpr TransformerShape gemma3_12b = validated(TransformerShape{
+    .name = "gemma3-12b", .layers = 48, .hidden = 3840, .ffn = 15360, .heads = 16, .kv_heads = 8, .head_dim = 256,
+    .vocabulary = 262208, .tied_embeddings = true, .qk_norm = true, .max_position_embeddings = 131072,
+    .norms_per_layer = 4, .sliding_window = 1024, .global_every = 6,
+    .vision_weights = vision_tower_weights(siglip_so400m_896, 3840)});
+inline constexpr TransformerShape gemma3_27b = validated(TransformerShape{
+    .name = "gemma3-27b", .layers = 62, .hidden = 5376, .ffn = 21504, .heads = 32, .kv_heads = 16, .head_dim = 128,
+    .vocabulary = 262208, .tied_embeddings = true, .qk_norm = true, .max_position_embeddings = 131072,
+    .norms_per_layer = 4, .sliding_window = 1024, .global_every = 6,
+    .vision_weights = vision_tower_weights(siglip_so400m_896, 5376)});
 
 // Phi-3-mini (microsoft/Phi-3-mini-4k-instruct; fused qkv, the same weights)
 // and Phi-4 (microsoft/phi-4): the hub prints 3.82B and 14.7B.
@@ -155,7 +222,10 @@ inline constexpr std::array models{&llama3_1_8b, &llama3_1_70b, &llama3_1_405b,
                                    &gpt2_small, &gpt2_medium, &gpt2_large, &gpt2_xl,
                                    &llama3_2_1b, &llama3_2_3b, &llama3_3_70b, &mistral_7b, &mixtral_8x7b,
                                    &mixtral_8x22b, &qwen2_5_0_5b, &qwen2_5_7b, &qwen2_5_72b, &qwen3_8b, &qwen3_32b,
-                                   &phi3_mini, &phi4};
+                                   &phi3_mini, &phi4,
+                                   &qwen3_30b_a3b, &qwen3_235b_a22b, &deepseek_v3,
+                                   &gemma2_2b, &gemma2_9b, &gemma2_27b,
+                                   &gemma3_1b, &gemma3_4b, &gemma3_12b, &gemma3_27b};
 
 [[nodiscard]] constexpr std::optional<TransformerShape> find_model(std::string_view name) {
     for (const TransformerShape* model : models)

@@ -5,9 +5,11 @@
 // keys: hidden_size, intermediate_size, num_attention_heads, ...), Mixtral-style
 // mixtures of experts (num_local_experts, num_experts_per_tok), DeepSeek-V2/V3
 // (n_routed_experts, n_shared_experts, first_k_dense_replace, latent attention),
-// Qwen2-MoE and Qwen3-MoE (num_experts, shared_expert_intermediate_size) and GPT-2
-// (n_embd, n_layer, n_head). A missing or malformed field is an error naming the
-// field and the file.
+// Qwen2-MoE and Qwen3-MoE (num_experts, shared_expert_intermediate_size), GPT-2
+// (n_embd, n_layer, n_head), and Gemma 2 and 3 (model_type gemma2, gemma3_text:
+// four norms a layer, sliding-window attention; gemma3: the language model in
+// text_config, a SigLIP vision tower in vision_config). A missing or malformed
+// field is an error naming the field and the file.
 #pragma once
 
 #include <napkin/checked.hpp>
@@ -76,7 +78,9 @@ inline int json_depth(std::string_view text) {
 
 class ConfigFields {
 public:
-    ConfigFields(const nlohmann::json& json, std::string origin) : json_(json), origin_(std::move(origin)) {}
+    // `prefix` names a nested object in messages ("text_config.").
+    ConfigFields(const nlohmann::json& json, std::string origin, std::string prefix = "")
+        : json_(json), origin_(std::move(origin)), prefix_(std::move(prefix)) {}
 
     [[nodiscard]] bool has(const char* field) const { return json_.contains(field) && !json_[field].is_null(); }
 
@@ -114,12 +118,13 @@ public:
         return json_[field].get<bool>();
     }
     [[noreturn]] void fail(const char* field, const std::string& what) const {
-        throw napkin::invalid_argument(origin_ + ": field \"" + field + "\" " + what);
+        throw napkin::invalid_argument(origin_ + ": field \"" + prefix_ + field + "\" " + what);
     }
 
 private:
     const nlohmann::json& json_;
     std::string origin_;
+    std::string prefix_;
 };
 
 // nlohmann's message without its "[json.exception.parse_error.101] " tag, cut.
@@ -147,7 +152,12 @@ inline std::string json_error_text(const nlohmann::json::exception& e) {
         throw napkin::invalid_argument(origin + ": not valid JSON (" + detail::json_error_text(e) + ")");
     }
     if (!json.is_object()) throw napkin::invalid_argument(origin + ": not a JSON object");
-    const detail::ConfigFields f(json, origin);
+    const detail::ConfigFields top(json, origin);
+    // A multimodal model (Gemma 3 4B and up) keeps its language model in text_config.
+    const bool nested = top.has("text_config");
+    if (nested && !json["text_config"].is_object())
+        top.fail("text_config", "must be an object, not " + detail::echo(json["text_config"]));
+    const detail::ConfigFields f(nested ? json["text_config"] : json, origin, nested ? "text_config." : "");
 
     LoadedModel loaded{std::make_unique<std::string>(name.empty() ? origin : name), {}};
     TransformerShape& m = loaded.shape;
@@ -165,20 +175,38 @@ inline std::string json_error_text(const nlohmann::json::exception& e) {
         m.feed_forward = FeedForward::plain;
         m.biases = true;
     } else {  // the Llama family
+        const std::string type = f.text_or("model_type", "");
+        // Gemma 3's text_config leaves out what transformers' Gemma3TextConfig
+        // supplies (the 4B's gives only widths, layers and the window): its
+        // defaults, 8 heads, 4 KV heads of 256, vocabulary 262,208, 131,072
+        // positions, tied embeddings (transformers 4.50, configuration_gemma3.py).
+        const bool gemma3 = type == "gemma3_text";
+        const bool gemma = gemma3 || type == "gemma2";
+        const auto required = [&](const char* field, long long gemma3_default, long long bound) {
+            return gemma3 ? f.count_or(field, gemma3_default, bound) : f.count(field, bound);
+        };
         m.hidden = f.count("hidden_size", limits::width);
         m.layers = f.count("num_hidden_layers", limits::layers);
-        m.heads = f.count("num_attention_heads", limits::heads);
-        m.kv_heads = f.count_or("num_key_value_heads", m.heads, limits::heads);
-        m.head_dim = f.count_or("head_dim", 0, limits::width);
+        m.heads = required("num_attention_heads", 8, limits::heads);
+        m.kv_heads = f.count_or("num_key_value_heads", gemma3 ? 4 : m.heads, limits::heads);
+        m.head_dim = f.count_or("head_dim", gemma3 ? 256 : 0, limits::width);
         m.ffn = f.count("intermediate_size", limits::width);
-        m.vocabulary = f.count("vocab_size", limits::vocabulary);
-        m.tied_embeddings = f.flag_or("tie_word_embeddings", false);
-        const std::string type = f.text_or("model_type", "");
+        m.vocabulary = required("vocab_size", 262208, limits::vocabulary);
+        m.tied_embeddings = f.flag_or("tie_word_embeddings", gemma);  // Gemma2Config, Gemma3TextConfig: tied
         // Qwen2 puts biases on Q, K and V (Qwen2 technical report Sec. 2.1); Qwen3 drops them and
         // normalises Q and K per head (Qwen3 technical report Sec. 2).
         m.qkv_bias = type == "qwen2" || type == "qwen2_moe";
-        m.qk_norm = type == "qwen3" || type == "qwen3_moe";
-        m.max_position_embeddings = f.count_or("max_position_embeddings", 0, limits::sequence);
+        m.qk_norm = type == "qwen3" || type == "qwen3_moe" || gemma3;  // Gemma 3: arXiv 2503.19786 Sec. 2
+        m.max_position_embeddings = f.count_or("max_position_embeddings", gemma3 ? 131072 : 0, limits::sequence);
+        if (gemma) {
+            // Four norms a layer; local layers of sliding_window positions, every
+            // 2nd (Gemma 2: Gemma2DecoderLayer's is_sliding on even layers) or
+            // sliding_window_pattern-th (Gemma 3: 6) layer global. Both
+            // configurations default the window to 4,096.
+            m.norms_per_layer = 4;
+            m.sliding_window = f.count_or("sliding_window", 4096, limits::sequence);
+            m.global_every = gemma3 ? f.count_or("sliding_window_pattern", 6, limits::layers) : 2;
+        }
         if (f.has("num_local_experts")) {  // Mixtral
             m.experts = f.count("num_local_experts", limits::experts);
             m.experts_per_token = f.count("num_experts_per_tok", limits::experts);
@@ -213,6 +241,24 @@ inline std::string json_error_text(const nlohmann::json::exception& e) {
             m.qk_rope_head_dim = f.count("qk_rope_head_dim", limits::width);
             m.v_head_dim = f.count("v_head_dim", limits::width);
         }
+    }
+    if (top.has("vision_config")) {
+        // Gemma 3's SigLIP tower and projector (model.hpp's vision_tower_weights),
+        // transformers' SiglipVisionConfig defaults for what a file leaves out.
+        if (top.text_or("model_type", "") != "gemma3")
+            top.fail("vision_config", "is read for Gemma 3 (model_type gemma3) only");
+        if (!json["vision_config"].is_object())
+            top.fail("vision_config", "must be an object, not " + detail::echo(json["vision_config"]));
+        const detail::ConfigFields v(json["vision_config"], origin, "vision_config.");
+        if (v.flag_or("vision_use_head", false))
+            v.fail("vision_use_head", "must be false: napkin counts SigLIP without its pooling head");
+        const VisionEncoder encoder{.layers = v.count_or("num_hidden_layers", 12, limits::layers),
+                                    .hidden = v.count_or("hidden_size", 768, limits::width),
+                                    .ffn = v.count_or("intermediate_size", 3072, limits::width),
+                                    .image_size = v.count_or("image_size", 224, limits::width),
+                                    .patch_size = v.count_or("patch_size", 16, limits::width),
+                                    .channels = v.count_or("num_channels", 3, limits::width)};
+        m.vision_weights = vision_tower_weights(encoder, m.hidden);
     }
     if (m.heads % m.kv_heads != 0)
         f.fail("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(m.heads) + "), not " +

@@ -86,6 +86,12 @@ inline constexpr int schema_version = 1;
         j["expert_ffn"] = m.expert_ffn;
         j["active_parameters"] = active_parameter_count(m);
     }
+    if (m.norms_per_layer != 2) j["norms_per_layer"] = m.norms_per_layer;
+    if (m.sliding_window > 0) {  // tokens; every global_every-th layer global (0: none)
+        j["sliding_window"] = m.sliding_window;
+        j["global_every"] = m.global_every;
+    }
+    if (m.vision_weights > 0) j["vision_parameters"] = m.vision_weights;  // in "parameters", not in the FLOPs
     return j;
 }
 

@@ -5,8 +5,9 @@
 // One parser for every front end. Bytes are B, decimal KB/MB/GB/TB/PB (k or K)
 // or binary KiB/MiB/GiB/TiB; bits are b, Kb/Mb/Gb/Tb (8 bits to the byte).
 // A rate is a size per second ("/s" or "ps": 50GB/s, 400Gbps). A time is ns,
-// us (or µs), ms, s, min or h. A bare number is bytes for a size; a rate and a
-// time need their unit, so "400" cannot be read 8× off.
+// us (or µs), ms, s, min or h. A compute rate is FLOP/s with G, T or P
+// (989TFLOP/s, 989 TFLOPS, 1.98PFLOP/s). A bare number is bytes for a size; a
+// rate and a time need their unit, so "400" cannot be read 8× off.
 #pragma once
 
 #include <napkin/error.hpp>
@@ -102,6 +103,24 @@ inline constexpr double largest_parsed_value = 1e30;
     return seconds(parsed->value * scale);
 }
 
+[[nodiscard]] inline std::optional<FlopsPerSecond> parse_flop_rate(std::string_view text) {
+    const auto parsed = detail::split_number(text);
+    if (!parsed) return std::nullopt;
+    std::string_view u = parsed->unit;
+    double scale = 1;
+    switch (u.empty() ? ' ' : u.front()) {
+        case 'G': scale = 1e9; break;
+        case 'T': scale = 1e12; break;
+        case 'P': scale = 1e15; break;
+        case 'E': scale = 1e18; break;
+        default: break;
+    }
+    if (scale != 1) u.remove_prefix(1);
+    if (u != "FLOP/s" && u != "FLOPS" && u != "FLOPs/s") return std::nullopt;
+    if (parsed->value * scale > largest_parsed_value) return std::nullopt;
+    return flops_per_second(parsed->value * scale);
+}
+
 // The same, throwing napkin::invalid_argument naming `name` (the flag as typed)
 // and the text, with what would have been understood.
 [[nodiscard]] inline Bytes parse_bytes(const std::string& name, std::string_view text) {
@@ -122,6 +141,13 @@ inline constexpr double largest_parsed_value = 1e30;
     if (auto v = parse_time(text)) return *v;
     throw napkin::invalid_argument(name + " = \"" + std::string(text) +
                                    "\": not a time (a number with its unit: 5us, 1.5ms, 2s, 100ns)");
+}
+
+[[nodiscard]] inline FlopsPerSecond parse_flop_rate(const std::string& name, std::string_view text) {
+    if (auto v = parse_flop_rate(text)) return *v;
+    throw napkin::invalid_argument(name + " = \"" + std::string(text) +
+                                   "\": not a compute rate (a number with its unit: 989TFLOP/s, 1.98PFLOP/s, "
+                                   "312 TFLOPS)");
 }
 
 }  // namespace napkin::io
