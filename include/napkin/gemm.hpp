@@ -117,7 +117,8 @@ struct PassTimes {
 //  - Flash attention: one kernel; forward 2 products (QKᵀ, PV), backward 5
 //    (FlashAttention-2, Algorithm 2: the scores are recomputed), 2.5 × the
 //    forward's FLOPs; it moves only Q, K, V and O (and their gradients). A
-//    causal kernel skips the masked half of the blocks.
+//    causal kernel skips the masked half of the blocks, a sliding-window
+//    layer the blocks outside its band.
 //  - Without it: QKᵀ an (s/c, s, d) and PV an (s/c, d, s) batched GEMM
 //    forward; backward dP = dO·Vᵀ (s/c, s, d), dV = Pᵀ·dO, dQ = dS·K,
 //    dK = dSᵀ·Q (three of the (s/c, d, s) size).
@@ -130,10 +131,13 @@ struct PassTimes {
     // v_head_dim (DeepSeek-V2 Sec. 2.1.3); the kernel as one of their mean width.
     const double d = latent_attention(m) ? count(m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) / 2.0
                                          : count(head_dim(m));
-    const double masked = causal ? 0.5 : 1.0;
+    // Keys per query, averaged over the layers: s (½·s causal), fewer in the
+    // band of a sliding window (model.hpp's attention_score_flops_per_sequence).
+    const double attended =
+        attention_score_flops_per_sequence(m, keys, causal) / (keys * attention_score_flops_per_token(m, 1.0));
     if (par.flash_attention) {
         // As an (s/c × d) output per head with 2 products of depth s (×½ causal).
-        const GemmShape kernel{.m = q, .n = d, .k = keys * masked, .batch = heads};
+        const GemmShape kernel{.m = q, .n = d, .k = attended, .batch = heads};
         const Seconds math =
             2.0 * gemm_flops(kernel) / (s.peak * (s.share * quantization_efficiency(kernel, gpu.sm_count,
                                                                                      flash_attention_tile)));
@@ -142,8 +146,8 @@ struct PassTimes {
         const Seconds forward = std::max(math, read_time(moved, gpu));
         return {forward, std::max(2.5 * math, read_time(2.0 * moved, gpu)), moved};
     }
-    const GemmShape scores{.m = q, .n = keys * masked, .k = d, .batch = heads};
-    const GemmShape values{.m = q, .n = d, .k = keys * masked, .batch = heads};
+    const GemmShape scores{.m = q, .n = attended, .k = d, .batch = heads};
+    const GemmShape values{.m = q, .n = d, .k = attended, .batch = heads};
     return {gemm_time(scores, gpu, s) + gemm_time(values, gpu, s),
             gemm_time(scores, gpu, s) + 3.0 * gemm_time(values, gpu, s), gemm_bytes(scores, s) + gemm_bytes(values, s)};
 }

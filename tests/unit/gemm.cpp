@@ -80,6 +80,21 @@ TEST_SUITE("gemm") {
         CHECK(s_of(causal.forward) == doctest::Approx(forward / 2).epsilon(1e-12));
     }
 
+    TEST_CASE("flash attention with a sliding window: the local layers' queries see the band only") {
+        // Gemma 2 9B, s = 8,192, causal: its 21 global layers attend to s/2 = 4,096 keys per query on
+        // average, its 21 local ones (window 4,096) to (8,192² − 4,096²)/2/8,192 = 3,072; over the
+        // layers 3,584, 7/8 of the model without the window. The kernel's tiles are the same (queries
+        // × head dimension), so the forward's math scales by 7/8.
+        const Parallelism par{.sequence = 8192, .flash_attention = true};
+        TransformerShape unwindowed = catalog::gemma2_9b;
+        unwindowed.sliding_window = 0;
+        unwindowed.global_every = 0;
+        const PassTimes windowed = attention_core_times(catalog::gemma2_9b, par, catalog::h100_sxm, a100_bf16, true);
+        const PassTimes full = attention_core_times(unwindowed, par, catalog::h100_sxm, a100_bf16, true);
+        CHECK(s_of(windowed.forward) == doctest::Approx(7.0 / 8.0 * s_of(full.forward)).epsilon(1e-12));
+        CHECK(s_of(windowed.backward) == doctest::Approx(7.0 / 8.0 * s_of(full.backward)).epsilon(1e-12));
+    }
+
     TEST_CASE("training: the GEMM model by default, the flat one by request or for a GPU without the facts") {
         const Parallelism par{.tp = 8, .pp = 16, .dp = 8, .global_batch = 1536, .recompute = Recompute::full};
         const Cluster c = cluster_of(catalog::dgx_a100, 128);
