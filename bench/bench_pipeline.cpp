@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -146,6 +147,42 @@ void BM_simulate_interleaved(benchmark::State& state) {
 }
 BENCHMARK(BM_simulate_interleaved)->RangeMultiplier(2)->Range(64, 512)->Unit(benchmark::kMillisecond)->Complexity(
     benchmark::oN);
+
+// At scale, cold: p = 64, v = 4, m = 16,384 is 2·p·m·v = 8,388,608 passes
+// (Interleaved) and p = 64, m = 32,768 is 2·p·m + 3p²/4 − p/2 = 4,197,440
+// (DualPipe, with its overlapped pairs and zero-bubble W's). Each call runs on
+// a thread of its own, so nothing the simulator keeps per thread survives from
+// one call to the next: every buffer is fresh, as in a `napkin schedule`
+// process (page faults included). Process CPU time, so the thread's work
+// counts; the counter `per_pass` is CPU seconds per pass (goal: 30n).
+template <class S>
+void simulate_cold(benchmark::State& state, const S& schedule, const PipelineShape& shape, const StageTimes& t) {
+    std::size_t passes = 0;
+    double step_ms = 0;
+    for (auto _ : state) {
+        std::thread call([&] {
+            const Timeline timeline = simulate(schedule, shape, t, microseconds(50));
+            passes = timeline.pass_count();
+            step_ms = in(timeline.step_time(), units::ms);
+        });
+        call.join();
+        benchmark::DoNotOptimize(step_ms);
+    }
+    state.counters["passes"] = static_cast<double>(passes);
+    state.counters["step_ms"] = step_ms;
+    state.counters["per_pass"] = benchmark::Counter(static_cast<double>(passes),
+                                                    benchmark::Counter::kIsIterationInvariantRate |
+                                                        benchmark::Counter::kInvert);
+}
+void BM_simulate_interleaved_cold(benchmark::State& state) {
+    simulate_cold(state, Interleaved{}, {64, 16'384, 4}, {milliseconds(4), milliseconds(8)});
+}
+BENCHMARK(BM_simulate_interleaved_cold)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+void BM_simulate_dualpipe_cold(benchmark::State& state) {
+    simulate_cold(state, DualPipe{milliseconds(10)}, {64, 32'768},
+                  {milliseconds(4), milliseconds(8), milliseconds(4)});
+}
+BENCHMARK(BM_simulate_dualpipe_cold)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 
 // The twin: the same order generation and event loop with plain doubles and ints.
 struct RawOp {
