@@ -200,6 +200,45 @@ enum class LayoutKind : std::uint8_t {
     dual,     // DualPipe: chunk 0 of rank r is stage r of one pipeline, chunk 1 stage p − 1 − r of the other
     v_shape,  // DualPipeV: chunk 0 of rank r is stage r, chunk 1 stage 2p − 1 − r
 };
+template <LayoutKind K>
+struct StageLayout {
+    long long p, v;
+
+    // Virtual stages a micro-batch crosses.
+    [[nodiscard]] long long stages() const {
+        if constexpr (K == LayoutKind::looped) return p * v;
+        else if constexpr (K == LayoutKind::dual) return p;
+        else return 2 * p;
+    }
+    [[nodiscard]] long long position(long long rank, long long chunk) const {
+        if constexpr (K == LayoutKind::looped) return chunk * p + rank;
+        else if constexpr (K == LayoutKind::dual) return chunk == 0 ? rank : p - 1 - rank;
+        else return chunk == 0 ? rank : 2 * p - 1 - rank;
+    }
+    // The rank holding virtual stage `vs` of a micro-batch that runs on `chunk` (DualPipe: its pipeline).
+    [[nodiscard]] long long rank_of(long long vs, long long chunk) const {
+        if constexpr (K == LayoutKind::looped) return vs % p;
+        else if constexpr (K == LayoutKind::dual) return chunk == 0 ? vs : p - 1 - vs;
+        else return vs < p ? vs : 2 * p - 1 - vs;
+    }
+    // The ranks holding the virtual stages just before and after `vs`, which
+    // `rank` holds on `chunk` (looped: the neighbouring ranks, without dividing).
+    [[nodiscard]] long long rank_before(long long vs, long long rank, long long chunk) const {
+        if constexpr (K == LayoutKind::looped) return rank == 0 ? p - 1 : rank - 1;
+        else return rank_of(vs - 1, chunk);
+    }
+    [[nodiscard]] long long rank_after(long long vs, long long rank, long long chunk) const {
+        if constexpr (K == LayoutKind::looped) return rank == p - 1 ? 0 : rank + 1;
+        else return rank_of(vs + 1, chunk);
+    }
+    // Which ScheduleTimes::per_chunk entry times the chunk, and the share of it one pass takes.
+    [[nodiscard]] std::size_t time_index(long long rank, long long chunk) const {
+        if constexpr (K == LayoutKind::looped) return static_cast<std::size_t>(rank * v + chunk);
+        else if constexpr (K == LayoutKind::dual) return static_cast<std::size_t>(position(rank, chunk));
+        else return static_cast<std::size_t>(rank);
+    }
+    static constexpr double time_share = K == LayoutKind::v_shape ? 0.5 : 1.0;
+};
 
 // A pass of a rank's order in 8 bytes: its micro-batch, and its chunk, kind and
 // flags in one word (the simulator runs at most 2^26 passes, so a micro-batch
@@ -218,47 +257,101 @@ struct PassId {
     [[nodiscard]] bool weight_grad_apart() const { return (bits & 8U) != 0; }
     [[nodiscard]] long long chunk() const { return static_cast<long long>(bits >> 4); }
     [[nodiscard]] long long j() const { return static_cast<long long>(microbatch); }
-};
-// When a pass ran.
-struct PassSpan {
-    double start, end;
+    // An overlapped forward runs as one block with the pass after it (its pair's backward).
+    [[nodiscard]] bool opens_pair() const { return (bits & 7U) == (4U | static_cast<std::uint32_t>(Pass::forward)); }
 };
 
-// A simulated step as the simulator leaves it: each rank's order (8 bytes a
-// pass) and each pass's span, stored by the pass's key (kind, virtual stage,
-// micro-batch) rather than in rank order (16 bytes a pass). An Operation is
-// put together from the two when asked for.
-struct CompactPasses {
-    LayoutKind layout;
-    long long p, m, stages, kinds;  // kinds: 2 (F, B) or 3 (and W)
-    std::unique_ptr<PassId[]> order;
-    std::unique_ptr<PassSpan[]> spans;
-
-    // Keys run over micro-batches fastest, so a rank running its order walks
-    // each of its (virtual stage, kind) rows in sequence.
-    [[nodiscard]] std::size_t key(Pass pass, long long j, long long vs) const {
+// Keys of passes: (virtual stage, kind, micro-batch), micro-batches fastest, so
+// a rank running its order walks each of its (virtual stage, kind) rows in
+// sequence. kinds: 2 (F, B) or 3 (and W).
+struct PassKeys {
+    long long m, kinds;
+    [[nodiscard]] std::size_t operator()(Pass pass, long long j, long long vs) const {
         return static_cast<std::size_t>((vs * kinds + static_cast<long long>(pass)) * m + j);
     }
+};
+// What a pass waits for: the key of the pass whose result it takes and the rank
+// that ran it; none for the first virtual stage's forwards.
+struct Input {
+    std::size_t key;
+    long long from;
+};
+template <LayoutKind K>
+[[nodiscard, gnu::always_inline]] inline std::optional<Input> input_of(const StageLayout<K>& layout, PassKeys key, long long stages, PassId id,
+                                            long long rank) {
+    const long long chunk = id.chunk(), j = id.j();
+    const long long vs = layout.position(rank, chunk);
+    switch (id.pass()) {
+        case Pass::forward:
+            if (vs == 0) return std::nullopt;
+            return Input{key(Pass::forward, j, vs - 1), layout.rank_before(vs, rank, chunk)};
+        case Pass::weight_grad: return Input{key(Pass::backward, j, vs), rank};
+        case Pass::backward: break;
+    }
+    if (vs == stages - 1) return Input{key(Pass::forward, j, vs), rank};
+    return Input{key(Pass::backward, j, vs + 1), layout.rank_after(vs, rank, chunk)};
+}
+
+// A simulated step as the simulator leaves it: each rank's order (8 bytes a
+// pass) and each pass's end, stored by the pass's key (8 bytes a pass). A
+// pass's start is worked out again when asked for, by the rule the events
+// used: the later of its rank's previous block's end and its inputs' arrivals.
+struct CompactPasses {
+    LayoutKind layout;
+    long long p, v, stages;
+    PassKeys key;
+    double send;
+    std::vector<double> first_pass_after;  // empty, or per rank
+    std::unique_ptr<PassId[]> order;
+    std::unique_ptr<double[]> ends;
+
+    [[nodiscard]] double end(PassId id, long long rank) const {
+        return ends[key(id.pass(), id.j(), position(rank, id.chunk()))];
+    }
+    // Calls f(const Operation&) on the passes order[first .. stop) of rank `rank`,
+    // `first` being where its order starts (a pair cut by `stop` is visited whole).
+    template <class F>
+    void for_each(long long rank, std::size_t first, std::size_t stop, F&& f) const {
+        switch (layout) {
+            case LayoutKind::looped: return walk(StageLayout<LayoutKind::looped>{p, v}, rank, first, stop, f);
+            case LayoutKind::dual: return walk(StageLayout<LayoutKind::dual>{p, v}, rank, first, stop, f);
+            case LayoutKind::v_shape: return walk(StageLayout<LayoutKind::v_shape>{p, v}, rank, first, stop, f);
+        }
+    }
+
+private:
     [[nodiscard]] long long position(long long rank, long long chunk) const {
         switch (layout) {
-            case LayoutKind::looped: return chunk * p + rank;
-            case LayoutKind::dual: return chunk == 0 ? rank : p - 1 - rank;
-            case LayoutKind::v_shape: return chunk == 0 ? rank : 2 * p - 1 - rank;
+            case LayoutKind::looped: return StageLayout<LayoutKind::looped>{p, v}.position(rank, chunk);
+            case LayoutKind::dual: return StageLayout<LayoutKind::dual>{p, v}.position(rank, chunk);
+            case LayoutKind::v_shape: return StageLayout<LayoutKind::v_shape>{p, v}.position(rank, chunk);
         }
         return 0;
     }
-    [[nodiscard]] Operation operation(long long rank, std::size_t i) const {
-        const PassId id = order[i];
-        const PassSpan& t = spans[key(id.pass(), id.j(), position(rank, id.chunk()))];
-        return {id.pass(), id.j(), id.chunk(), seconds(t.start), seconds(t.end), id.overlapped(),
-                id.weight_grad_apart()};
+    template <LayoutKind K, class F>
+    void walk(const StageLayout<K>& layout_of, long long rank, std::size_t first, std::size_t stop, F& f) const {
+        double free = first_pass_after.empty() ? 0.0 : first_pass_after[static_cast<std::size_t>(rank)];
+        for (std::size_t i = first; i < stop;) {
+            const std::size_t n = order[i].opens_pair() ? 2 : 1;
+            double start = free;
+            for (std::size_t k = 0; k < n; ++k)
+                if (const auto in = input_of(layout_of, key, stages, order[i + k], rank))
+                    start = std::max(start, ends[in->key] + (in->from == rank ? 0.0 : send));
+            for (std::size_t k = 0; k < n; ++k) {
+                const PassId id = order[i + k];
+                free = ends[key(id.pass(), id.j(), layout_of.position(rank, id.chunk()))];
+                f(Operation{id.pass(), id.j(), id.chunk(), seconds(start), seconds(free), id.overlapped(),
+                            id.weight_grad_apart()});
+            }
+            i += n;
+        }
     }
 };
 }  // namespace detail
 
 // The simulated step: per rank its passes in the order it ran them.
 //
-// simulate() keeps its passes compact (24 bytes a pass, see
+// simulate() keeps its passes compact (16 bytes a pass, see
 // detail::CompactPasses); the step, busy and idle times, pass_count() and
 // for_each_pass() read them as they are, and operations() and stage() build
 // the Operation list (48 bytes a pass) the first time either is called. Copies
@@ -311,7 +404,8 @@ public:
     template <class F>
     void for_each_pass(long long rank, F&& f) const {
         const auto r = static_cast<std::size_t>(rank);
-        for (std::size_t i = offsets_[r]; i < offsets_[r + 1]; ++i) f(pass_at(rank, i));
+        if (compact_) return compact_->for_each(rank, offsets_[r], offsets_[r + 1], f);
+        for (std::size_t i = offsets_[r]; i < offsets_[r + 1]; ++i) f(std::as_const(operations_->ops[i]));
     }
     // The last pass's end, or the optimizer's when the times gave a tail.
     [[nodiscard]] Seconds step_time() const { return step_; }
@@ -331,7 +425,15 @@ public:
     [[nodiscard]] Seconds idle_within_span(long long rank) const {
         const auto r = static_cast<std::size_t>(rank);
         if (offsets_[r] == offsets_[r + 1]) return Seconds{};
-        return pass_at(rank, offsets_[r + 1] - 1).end - pass_at(rank, offsets_[r]).start - busy_time(rank);
+        if (!compact_) {
+            const std::vector<Operation>& ops = operations_->ops;
+            return ops[offsets_[r + 1] - 1].end - ops[offsets_[r]].start - busy_time(rank);
+        }
+        std::optional<Seconds> first;
+        compact_->for_each(rank, offsets_[r], offsets_[r] + 1, [&](const Operation& op) {
+            if (!first) first = op.start;
+        });
+        return seconds(compact_->end(compact_->order[offsets_[r + 1] - 1], rank)) - *first - busy_time(rank);
     }
     [[nodiscard]] Seconds largest_idle_within_span() const {
         Seconds worst{};
@@ -344,19 +446,14 @@ private:
         std::once_flag built;
         std::vector<Operation> ops;
     };
-    // The i-th pass of the whole order (rank `rank`'s), from whichever form the timeline holds.
-    [[nodiscard]] Operation pass_at(long long rank, std::size_t i) const {
-        return compact_ ? compact_->operation(rank, i) : operations_->ops[i];
-    }
     [[nodiscard]] const std::vector<Operation>& materialised() const {
         std::call_once(operations_->built, [this] {
             if (!compact_) return;
             std::vector<Operation>& ops = operations_->ops;
             ops.reserve(pass_count());
             for (long long r = 0; r < shape_.stages; ++r)
-                for (std::size_t i = offsets_[static_cast<std::size_t>(r)];
-                     i < offsets_[static_cast<std::size_t>(r) + 1]; ++i)
-                    ops.push_back(compact_->operation(r, i));
+                compact_->for_each(r, offsets_[static_cast<std::size_t>(r)], offsets_[static_cast<std::size_t>(r) + 1],
+                                   [&ops](const Operation& op) { ops.push_back(op); });
         });
         return operations_->ops;
     }
@@ -384,10 +481,13 @@ struct PackedSink {
     bool weight_grads = false;  // whether the key space has rows for W's
 
     void push_back(const Operation& op) {
-        if (n == bound) throw std::logic_error("napkin::simulate: the schedule's order has more passes than its bound");
-        if (op.pass == Pass::weight_grad && !weight_grads)
-            throw std::logic_error("napkin::simulate: a W pass in a schedule that does not split them");
+        if (n == bound || (op.pass == Pass::weight_grad && !weight_grads)) [[unlikely]]
+            refuse();
         passes[n++] = PassId::of(op);
+    }
+    [[noreturn, gnu::cold, gnu::noinline]] void refuse() const {
+        if (n == bound) throw std::logic_error("napkin::simulate: the schedule's order has more passes than its bound");
+        throw std::logic_error("napkin::simulate: a W pass in a schedule that does not split them");
     }
     [[nodiscard]] std::size_t size() const { return n; }
     [[nodiscard]] Operation operator[](std::size_t i) const {
@@ -667,45 +767,6 @@ inline void check_schedule_times(const ScheduleTimes& t, const PipelineShape& sh
     require_non_negative("StepEnds.optimizer (s)", e.optimizer.value());
 }
 
-template <LayoutKind K>
-struct StageLayout {
-    long long p, v;
-
-    // Virtual stages a micro-batch crosses.
-    [[nodiscard]] long long stages() const {
-        if constexpr (K == LayoutKind::looped) return p * v;
-        else if constexpr (K == LayoutKind::dual) return p;
-        else return 2 * p;
-    }
-    [[nodiscard]] long long position(long long rank, long long chunk) const {
-        if constexpr (K == LayoutKind::looped) return chunk * p + rank;
-        else if constexpr (K == LayoutKind::dual) return chunk == 0 ? rank : p - 1 - rank;
-        else return chunk == 0 ? rank : 2 * p - 1 - rank;
-    }
-    // The rank holding virtual stage `vs` of a micro-batch that runs on `chunk` (DualPipe: its pipeline).
-    [[nodiscard]] long long rank_of(long long vs, long long chunk) const {
-        if constexpr (K == LayoutKind::looped) return vs % p;
-        else if constexpr (K == LayoutKind::dual) return chunk == 0 ? vs : p - 1 - vs;
-        else return vs < p ? vs : 2 * p - 1 - vs;
-    }
-    // The ranks holding the virtual stages just before and after `vs`, which
-    // `rank` holds on `chunk` (looped: the neighbouring ranks, without dividing).
-    [[nodiscard]] long long rank_before(long long vs, long long rank, long long chunk) const {
-        if constexpr (K == LayoutKind::looped) return rank == 0 ? p - 1 : rank - 1;
-        else return rank_of(vs - 1, chunk);
-    }
-    [[nodiscard]] long long rank_after(long long vs, long long rank, long long chunk) const {
-        if constexpr (K == LayoutKind::looped) return rank == p - 1 ? 0 : rank + 1;
-        else return rank_of(vs + 1, chunk);
-    }
-    // Which ScheduleTimes::per_chunk entry times the chunk, and the share of it one pass takes.
-    [[nodiscard]] std::size_t time_index(long long rank, long long chunk) const {
-        if constexpr (K == LayoutKind::looped) return static_cast<std::size_t>(rank * v + chunk);
-        else if constexpr (K == LayoutKind::dual) return static_cast<std::size_t>(position(rank, chunk));
-        else return static_cast<std::size_t>(rank);
-    }
-    static constexpr double time_share = K == LayoutKind::v_shape ? 0.5 : 1.0;
-};
 template <class S>
 inline constexpr LayoutKind layout_kind = LayoutKind::looped;
 template <>
@@ -818,53 +879,52 @@ template <LayoutKind K>
     const StageLayout<K> layout{shape.stages, shape.chunks};
     const long long p = shape.stages, m = shape.microbatches, v = shape.chunks, stages = layout.stages();
     constexpr double share = StageLayout<K>::time_share;
+    const PassKeys key{m, kinds};
     const auto keys = static_cast<std::size_t>(kinds * m * stages);
-    // Spans are written once each, pass by pass: left uninitialised until then.
-    auto passes = std::make_shared<CompactPasses>(
-        CompactPasses{K, p, m, stages, kinds, std::move(o.order), std::make_unique_for_overwrite<PassSpan[]>(keys)});
-    const PassId* order = passes->order.get();
-    PassSpan* spans = passes->spans.get();
-    const auto& offsets = o.offsets;
-    const CompactPasses& c = *passes;
+    std::vector<double> first_pass_after;
+    for (const Seconds& t : times.ends.first_pass_after) first_pass_after.push_back(t.value());
+    // Ends are written once each, pass by pass: left uninitialised until then.
+    auto passes = std::make_shared<CompactPasses>(CompactPasses{K, p, v, stages, key, times.send.value(),
+                                                                std::move(first_pass_after), std::move(o.order),
+                                                                std::make_unique_for_overwrite<double[]>(keys)});
+    const PassId* const order = passes->order.get();
+    double* const ends = passes->ends.get();
 
     // The event state lives in buffers kept per thread and reused from call to
     // call, so a large step does not map and unmap fresh pages every time.
+    constexpr std::size_t waits_for_nothing = static_cast<std::size_t>(-1);
     struct Workspace {
         std::vector<double> free_at;
-        std::vector<bool> done;  // done[key]: the pass has run, spans[key] is set
-        std::vector<std::size_t> next;
-        std::vector<std::optional<std::size_t>> waiting_on;
+        std::vector<std::uint64_t> done;  // bit `key`: the pass has run, ends[key] is set
+        std::vector<std::size_t> next, stop, waiting_on;
         std::vector<long long> ready;
     };
     thread_local Workspace w;
-    auto& done = w.done;
-    auto& next = w.next;
-    auto& free_at = w.free_at;
-    auto& waiting_on = w.waiting_on;
-    auto& ready = w.ready;
-    done.assign(keys, false);
-    next.assign(offsets.begin(), offsets.end() - 1);
-    free_at.assign(static_cast<std::size_t>(p), 0.0);
-    for (std::size_t r = 0; r < times.ends.first_pass_after.size(); ++r)
-        free_at[r] = times.ends.first_pass_after[r].value();
-    waiting_on.assign(static_cast<std::size_t>(p), std::nullopt);
-    ready.clear();
-    for (long long r = p - 1; r >= 0; --r) ready.push_back(r);
+    w.done.assign((keys + 63) / 64, 0);
+    w.next.assign(o.offsets.begin(), o.offsets.end() - 1);
+    w.stop.assign(o.offsets.begin() + 1, o.offsets.end());
+    w.free_at.assign(static_cast<std::size_t>(p), 0.0);
+    for (std::size_t r = 0; r < passes->first_pass_after.size(); ++r) w.free_at[r] = passes->first_pass_after[r];
+    w.waiting_on.assign(static_cast<std::size_t>(p), waits_for_nothing);
+    w.ready.clear();
+    for (long long r = p - 1; r >= 0; --r) w.ready.push_back(r);
+    std::uint64_t* const done = w.done.data();
+    std::size_t* const next = w.next.data();
+    const std::size_t* const stop = w.stop.data();
+    double* const free_at = w.free_at.data();
+    std::size_t* const waiting_on = w.waiting_on.data();
+    std::vector<long long>& ready = w.ready;
+
     std::vector<Seconds> loss(static_cast<std::size_t>(m));
-    std::vector<Seconds> busy(static_cast<std::size_t>(p));
+    std::vector<double> busy(static_cast<std::size_t>(p), 0.0);
     double pipeline_end = 0.0;
     // Each rank's chunks' last backward (or W) end, for the reduce-scatters (looped layout only).
     const bool track_last = !times.ends.grad_reduce_scatter.empty();
     std::vector<double> last_backward(track_last ? static_cast<std::size_t>(p * v) : 0, 0.0);
 
     const double send = times.send.value();
-    const auto factor = [&](long long j) {
-        return times.microbatch_factor.empty() ? 1.0 : times.microbatch_factor[static_cast<std::size_t>(j)];
-    };
-    const auto wake = [&](long long rank, std::size_t k) {
-        auto& waits = waiting_on[static_cast<std::size_t>(rank)];
-        if (waits == k) waits.reset(), ready.push_back(rank);
-    };
+    const double* const factors = times.microbatch_factor.empty() ? nullptr : times.microbatch_factor.data();
+    const auto factor = [factors](long long j) { return factors ? factors[j] : 1.0; };
     const auto length = [&](PassId id, long long r) {
         const StageTimes& t = times.per_chunk[layout.time_index(r, id.chunk())];
         const Pass pass = id.pass();
@@ -882,88 +942,72 @@ template <LayoutKind K>
     };
     // Whether the input of pass `id` on rank r has arrived: if so `start` moves
     // past its arrival and nothing is returned, if not the key it waits for.
-    const auto await_input = [&](PassId id, long long r, double& start) -> std::optional<std::size_t> {
-        const long long chunk = id.chunk(), j = id.j();
-        const long long vs = layout.position(r, chunk);
-        std::size_t input = 0;
-        long long from = r;
-        if (const Pass pass = id.pass(); pass == Pass::forward) {
-            if (vs == 0) return std::nullopt;
-            input = c.key(Pass::forward, j, vs - 1), from = layout.rank_before(vs, r, chunk);
-        } else if (pass == Pass::weight_grad) {
-            input = c.key(Pass::backward, j, vs);
-        } else if (vs == stages - 1) {
-            input = c.key(Pass::forward, j, vs);
-        } else {
-            input = c.key(Pass::backward, j, vs + 1), from = layout.rank_after(vs, r, chunk);
-        }
-        if (!done[input]) return input;
-        start = std::max(start, spans[input].end + (from == r ? 0.0 : send));
-        return std::nullopt;
-    };
-    // An overlapped pair's backward shares its forward's span: count it once.
-    const auto add_busy = [&](PassId id, std::size_t r, double start, double end) {
-        if (!(id.overlapped() && id.pass() == Pass::backward)) busy[r] += seconds(end) - seconds(start);
-    };
-    // Records a pass that ran [start, end] on rank r and wakes the rank whose next pass needs it.
-    const auto finish = [&](PassId id, long long r, double start, double end) {
-        const Pass pass = id.pass();
-        const long long chunk = id.chunk(), j = id.j();
-        const long long vs = layout.position(r, chunk);
-        const std::size_t k = c.key(pass, j, vs);
-        spans[k] = {start, end};
-        done[k] = true;
-        pipeline_end = std::max(pipeline_end, end);
-        if (track_last && pass != Pass::forward) {
-            double& l = last_backward[static_cast<std::size_t>(r * v + chunk)];
-            l = std::max(l, end);
-        }
-        if (pass == Pass::forward && vs + 1 < stages) wake(layout.rank_after(vs, r, chunk), k);
-        if (pass == Pass::forward && vs + 1 == stages) loss[static_cast<std::size_t>(j)] = seconds(end);
-        if (pass == Pass::backward && vs > 0) wake(layout.rank_before(vs, r, chunk), k);
+    const auto await_input = [&](PassId id, long long r, double& start) -> std::size_t {
+        const std::optional<Input> in = input_of(layout, key, stages, id, r);
+        if (!in) return waits_for_nothing;
+        if (!(done[in->key / 64] >> (in->key % 64) & 1U)) return in->key;
+        start = std::max(start, ends[in->key] + (in->from == r ? 0.0 : send));
+        return waits_for_nothing;
     };
 
     while (!ready.empty()) {
         const long long r = ready.back();
         ready.pop_back();
         const auto ur = static_cast<std::size_t>(r);
-        while (next[ur] < offsets[ur + 1]) {
+        while (next[ur] < stop[ur]) {
             const PassId id = order[next[ur]];
             double start = free_at[ur];
-            std::optional<std::size_t> missing = await_input(id, r, start);
+            std::size_t missing = await_input(id, r, start);
             // An overlapped forward runs together with the backward after it.
-            const bool pair = id.overlapped() && id.pass() == Pass::forward;
-            if (pair && !missing) missing = await_input(order[next[ur] + 1], r, start);
-            if (missing) {
+            const bool pair = id.opens_pair();
+            if (pair && missing == waits_for_nothing) missing = await_input(order[next[ur] + 1], r, start);
+            if (missing != waits_for_nothing) {
                 waiting_on[ur] = missing;
                 break;
             }
+            double end = start;
             if (!pair) {
-                const double end = start + length(id, r);
-                free_at[ur] = end;
-                add_busy(id, ur, start, end);
-                finish(id, r, start, end);
-                ++next[ur];
-                continue;
+                end += length(id, r);
+            } else {
+                const PassId partner = order[next[ur] + 1];
+                end += fixed_pair ? fixed_pair->value() * share * (factor(id.j()) + factor(partner.j())) / 2.0
+                                  : length(id, r) + length(partner, r) -
+                                        times.pair_hidden * (all_to_all(id, r) + all_to_all(partner, r));
             }
-            const PassId partner = order[next[ur] + 1];
-            const double end =
-                start + (fixed_pair ? fixed_pair->value() * share * (factor(id.j()) + factor(partner.j())) / 2.0
-                                    : length(id, r) + length(partner, r) -
-                                          times.pair_hidden * (all_to_all(id, r) + all_to_all(partner, r)));
             free_at[ur] = end;
-            add_busy(id, ur, start, end);
-            add_busy(partner, ur, start, end);
-            finish(id, r, start, end);
-            finish(partner, r, start, end);
-            next[ur] += 2;
+            // Records each pass of the block, and wakes the rank whose next pass needs it.
+            for (std::size_t n = pair ? 2 : 1; n > 0; --n) {
+                const PassId done_id = order[next[ur]++];
+                const Pass pass = done_id.pass();
+                const long long chunk = done_id.chunk(), j = done_id.j();
+                // An overlapped pair's backward shares its forward's span: busy once.
+                if (!(done_id.overlapped() && pass == Pass::backward)) busy[ur] += (seconds(end) - seconds(start)).value();
+                const long long vs = layout.position(r, chunk);
+                const std::size_t k = key(pass, j, vs);
+                ends[k] = end;
+                done[k / 64] |= std::uint64_t{1} << (k % 64);
+                pipeline_end = std::max(pipeline_end, end);
+                if (track_last && pass != Pass::forward) {
+                    double& l = last_backward[static_cast<std::size_t>(r * v + chunk)];
+                    l = std::max(l, end);
+                }
+                long long woken = -1;
+                if (pass == Pass::forward && vs + 1 < stages) woken = layout.rank_after(vs, r, chunk);
+                if (pass == Pass::forward && vs + 1 == stages) loss[static_cast<std::size_t>(j)] = seconds(end);
+                if (pass == Pass::backward && vs > 0) woken = layout.rank_before(vs, r, chunk);
+                if (woken >= 0 && waiting_on[static_cast<std::size_t>(woken)] == k)
+                    waiting_on[static_cast<std::size_t>(woken)] = waits_for_nothing, ready.push_back(woken);
+            }
         }
     }
     for (long long r = 0; r < p; ++r)
-        if (next[static_cast<std::size_t>(r)] != offsets[static_cast<std::size_t>(r) + 1])
+        if (next[static_cast<std::size_t>(r)] != stop[static_cast<std::size_t>(r)])
             throw std::logic_error("napkin::simulate: the schedule's order deadlocks on rank " + std::to_string(r));
     std::vector<SyncSpan> syncs = step_ends(last_backward, seconds(pipeline_end), shape, times.ends);
-    return Timeline(shape, std::move(passes), std::move(o.offsets), std::move(busy), seconds(pipeline_end),
+    std::vector<Seconds> busy_s;
+    busy_s.reserve(busy.size());
+    for (double b : busy) busy_s.push_back(seconds(b));
+    return Timeline(shape, std::move(passes), std::move(o.offsets), std::move(busy_s), seconds(pipeline_end),
                     std::move(syncs), std::move(loss));
 }
 }  // namespace detail
