@@ -644,7 +644,7 @@ void append_order(const Interleaved& schedule, const PipelineShape& s, long long
             Pass kind;
             long long p, v, lane = 0, chunk = 0, group = 0;
             Operation next() {
-                const Operation op{kind, group * p + lane, kind == Pass::forward ? chunk : v - 1 - chunk};
+                Operation op{kind, group * p + lane, kind == Pass::forward ? chunk : v - 1 - chunk};
                 if (++lane == p) {
                     lane = 0;
                     if (++chunk == v) chunk = 0, ++group;
@@ -819,7 +819,7 @@ struct PackedOrders {
 template <SimulatedSchedule S>
 [[nodiscard]] PackedOrders build_packed_orders(const S& schedule, const PipelineShape& shape) {
     const std::size_t bound = passes_bound<S>(shape);
-    PackedOrders o{std::make_unique_for_overwrite<PassId[]>(bound), {}};
+    PackedOrders o{std::unique_ptr<PassId[]>(new PassId[bound]), {}};
     o.offsets.reserve(static_cast<std::size_t>(shape.stages) + 1);
     o.offsets.push_back(0);
     PackedSink sink{o.order.get(), 0, bound, splits_weight_grad<S>};
@@ -886,7 +886,7 @@ template <LayoutKind K>
     // Ends are written once each, pass by pass: left uninitialised until then.
     auto passes = std::make_shared<CompactPasses>(CompactPasses{K, p, v, stages, key, times.send.value(),
                                                                 std::move(first_pass_after), std::move(o.order),
-                                                                std::make_unique_for_overwrite<double[]>(keys)});
+                                                                std::unique_ptr<double[]>(new double[keys])});
     const PassId* const order = passes->order.get();
     double* const ends = passes->ends.get();
 

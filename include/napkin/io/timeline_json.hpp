@@ -56,7 +56,7 @@ private:
     static constexpr std::size_t capacity = std::size_t{1} << 16;
     [[nodiscard]] std::size_t room() const { return capacity - used_; }
     std::FILE* file_;
-    std::unique_ptr<char[]> buffer_ = std::make_unique_for_overwrite<char[]>(capacity);
+    std::unique_ptr<char[]> buffer_ = std::unique_ptr<char[]>(new char[capacity]);
     std::size_t used_ = 0;
 };
 
