@@ -51,6 +51,13 @@ public:
         if (used_ != 0) std::fwrite(buffer_.get(), 1, used_, file_);
         used_ = 0;
     }
+    // Room for `size` bytes (at most the buffer's) written from the pointer
+    // returned, then handed back with commit(the end of what was written).
+    [[nodiscard]] char* reserve(std::size_t size) {
+        if (size > room()) flush();
+        return buffer_.get() + used_;
+    }
+    void commit(const char* end) { used_ = static_cast<std::size_t>(end - buffer_.get()); }
 
 private:
     static constexpr std::size_t capacity = std::size_t{1} << 16;
@@ -79,6 +86,11 @@ struct TimeText {
     }
 };
 
+template <std::size_t N>
+[[nodiscard]] char* copy_literal(char* to, const char (&text)[N]) {
+    std::memcpy(to, text, N - 1);
+    return to + N - 1;
+}
 // One stage's passes as the value of its "operations" key, objects at 8 spaces.
 inline void write_operations(BufferedOut& out, const Timeline& t, long long rank) {
     const std::size_t n = t.pass_count(rank);
@@ -91,19 +103,22 @@ inline void write_operations(BufferedOut& out, const Timeline& t, long long rank
     t.for_each_pass(rank, [&](const Operation& op) {
         end.set(op.end.value(), last_end, last_start);
         start.set(op.start.value(), last_end, last_start);
-        out.put_literal("        {\n          \"chunk\": ");
-        out.put_number(op.chunk + 1);
-        out.put_literal(",\n          \"end_s\": ");
-        out.put(end.text, end.size);
-        out.put_literal(",\n          \"microbatch\": ");
-        out.put_number(op.microbatch + 1);
-        if (op.overlapped) out.put_literal(",\n          \"overlapped\": true");
-        out.put_literal(",\n          \"pass\": \"");
-        out.put(to_string(op.pass));
-        out.put_literal("\",\n          \"start_s\": ");
-        out.put(start.text, start.size);
-        if (++i < n) out.put_literal("\n        },\n");
-        else out.put_literal("\n        }\n");
+        // One pass: 180 bytes of keys and spaces, two times of at most 64 and two integers of at most 20.
+        char* w = out.reserve(512);
+        w = copy_literal(w, "        {\n          \"chunk\": ");
+        w = std::to_chars(w, w + 20, op.chunk + 1).ptr;
+        w = copy_literal(w, ",\n          \"end_s\": ");
+        w = static_cast<char*>(std::memcpy(w, end.text, end.size)) + end.size;
+        w = copy_literal(w, ",\n          \"microbatch\": ");
+        w = std::to_chars(w, w + 20, op.microbatch + 1).ptr;
+        if (op.overlapped) w = copy_literal(w, ",\n          \"overlapped\": true");
+        w = copy_literal(w, ",\n          \"pass\": \"");
+        const std::string_view pass = to_string(op.pass);
+        w = static_cast<char*>(std::memcpy(w, pass.data(), pass.size())) + pass.size();
+        w = copy_literal(w, "\",\n          \"start_s\": ");
+        w = static_cast<char*>(std::memcpy(w, start.text, start.size)) + start.size;
+        w = ++i < n ? copy_literal(w, "\n        },\n") : copy_literal(w, "\n        }\n");
+        out.commit(w);
         std::swap(last_end, end);
         std::swap(last_start, start);
     });
