@@ -22,9 +22,11 @@
 // sends one pass later to overlap them with compute, which only matters when
 // sends take time.
 //
-// Everything lives in flat vectors sized once per call; simulating is linear
-// in the number of passes (each is visited once, a blocked rank is woken only
-// by the pass it waits for).
+// Simulating is linear in the number of passes (each is visited once, a
+// blocked rank is woken only by the pass it waits for). The result is kept in
+// 16 bytes a pass, each rank's order packed and each pass's end stored by its
+// key; a pass's start is worked out again when read (detail::CompactPasses),
+// the full Operation list only built when asked for.
 #pragma once
 
 #include <napkin/checked.hpp>
@@ -277,8 +279,8 @@ struct Input {
     long long from;
 };
 template <LayoutKind K>
-[[nodiscard, gnu::always_inline]] inline std::optional<Input> input_of(const StageLayout<K>& layout, PassKeys key, long long stages, PassId id,
-                                            long long rank) {
+[[nodiscard, gnu::always_inline]] inline std::optional<Input> input_of(const StageLayout<K>& layout, PassKeys key,
+                                                                       long long stages, PassId id, long long rank) {
     const long long chunk = id.chunk(), j = id.j();
     const long long vs = layout.position(rank, chunk);
     switch (id.pass()) {
@@ -499,7 +501,6 @@ struct PackedSink {
 inline void mark_overlapped(std::vector<Operation>& out, std::size_t i) { out[i].overlapped = true; }
 inline void mark_overlapped(PackedSink& out, std::size_t i) { out.passes[i].bits |= 4U; }
 }  // namespace detail
-using detail::mark_overlapped;
 
 namespace schedule_order {
 
@@ -661,7 +662,7 @@ void append_order(const Interleaved& schedule, const PipelineShape& s, long long
     }
     if (schedule.paired)
         for (std::size_t i = steady; i < steady + 2 * static_cast<std::size_t>(total - warmup); ++i)
-            mark_overlapped(out, i);
+            detail::mark_overlapped(out, i);
 }
 template <class Out>
 void append_order(const ZeroBubbleH1&, const PipelineShape& s, long long rank, Out& out) {
@@ -981,7 +982,8 @@ template <LayoutKind K>
                 const Pass pass = done_id.pass();
                 const long long chunk = done_id.chunk(), j = done_id.j();
                 // An overlapped pair's backward shares its forward's span: busy once.
-                if (!(done_id.overlapped() && pass == Pass::backward)) busy[ur] += (seconds(end) - seconds(start)).value();
+                if (!(done_id.overlapped() && pass == Pass::backward))
+                    busy[ur] += (seconds(end) - seconds(start)).value();
                 const long long vs = layout.position(r, chunk);
                 const std::size_t k = key(pass, j, vs);
                 ends[k] = end;
