@@ -1,6 +1,7 @@
 // Pipeline models' cost: the closed-form bubbles (nanoseconds) and the
 // event-level simulator at several sizes up to p = 64, m = 512, v = 4
-// (262,144 passes), each next to a raw-double twin doing the same work.
+// (262,144 passes), each next to a raw-double twin doing the same work, and
+// at scale on a cold call (8,388,608 passes; goal: at most 30 ns a pass).
 // The simulator's benchmarks report their complexity fit: it must be linear
 // in the number of passes. DualPipe (p = 64, m = 256 … 2,048: up to 265,184
 // passes, with overlapped pairs and zero-bubble W's) likewise. Before it is
@@ -17,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -138,7 +140,7 @@ void BM_simulate_interleaved(benchmark::State& state) {
     std::size_t passes = 0;
     for (auto _ : state) {
         const Timeline timeline = simulate(Interleaved{}, shape, t, microseconds(50));
-        passes = timeline.operations().size();
+        passes = timeline.pass_count();
         benchmark::DoNotOptimize(timeline.step_time());
     }
     state.SetComplexityN(static_cast<std::int64_t>(passes));
@@ -146,6 +148,50 @@ void BM_simulate_interleaved(benchmark::State& state) {
 }
 BENCHMARK(BM_simulate_interleaved)->RangeMultiplier(2)->Range(64, 512)->Unit(benchmark::kMillisecond)->Complexity(
     benchmark::oN);
+
+// At scale, cold: p = 64, v = 4, m = 16,384 is 2·p·m·v = 8,388,608 passes
+// (Interleaved) and p = 64, m = 32,768 is 2·p·m + 3p²/4 − p/2 = 4,197,440
+// (DualPipe, with its overlapped pairs and zero-bubble W's). Each call runs on
+// a thread of its own, so nothing the simulator keeps per thread survives from
+// one call to the next: every buffer is fresh, as in a `napkin schedule`
+// process (page faults included). Process CPU time, so the thread's work
+// counts; the counter `per_pass` is CPU seconds per pass (goal: 30n).
+// The _operations twin also asks for the Operation list (48 bytes a pass, built
+// on the first operations() call), which a caller wanting every pass's fields
+// at once pays for; for_each_pass and the totals do not.
+template <class S>
+void simulate_cold(benchmark::State& state, const S& schedule, const PipelineShape& shape, const StageTimes& t,
+                   bool operations = false) {
+    std::size_t passes = 0;
+    double step_ms = 0;
+    for (auto _ : state) {
+        std::thread call([&] {
+            const Timeline timeline = simulate(schedule, shape, t, microseconds(50));
+            passes = operations ? timeline.operations().size() : timeline.pass_count();
+            step_ms = in(timeline.step_time(), units::ms);
+        });
+        call.join();
+        benchmark::DoNotOptimize(step_ms);
+    }
+    state.counters["passes"] = static_cast<double>(passes);
+    state.counters["step_ms"] = step_ms;
+    state.counters["per_pass"] = benchmark::Counter(static_cast<double>(passes),
+                                                    benchmark::Counter::kIsIterationInvariantRate |
+                                                        benchmark::Counter::kInvert);
+}
+void BM_simulate_interleaved_cold(benchmark::State& state) {
+    simulate_cold(state, Interleaved{}, {64, 16'384, 4}, {milliseconds(4), milliseconds(8)});
+}
+BENCHMARK(BM_simulate_interleaved_cold)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+void BM_simulate_interleaved_cold_operations(benchmark::State& state) {
+    simulate_cold(state, Interleaved{}, {64, 16'384, 4}, {milliseconds(4), milliseconds(8)}, true);
+}
+BENCHMARK(BM_simulate_interleaved_cold_operations)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+void BM_simulate_dualpipe_cold(benchmark::State& state) {
+    simulate_cold(state, DualPipe{milliseconds(10)}, {64, 32'768},
+                  {milliseconds(4), milliseconds(8), milliseconds(4)});
+}
+BENCHMARK(BM_simulate_dualpipe_cold)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 
 // The twin: the same order generation and event loop with plain doubles and ints.
 struct RawOp {
@@ -269,7 +315,7 @@ void BM_simulate_dualpipe(benchmark::State& state) {
     double step_ms = 0;
     for (auto _ : state) {
         const Timeline timeline = simulate(DualPipe{milliseconds(10)}, shape, t, microseconds(50));
-        passes = timeline.operations().size();
+        passes = timeline.pass_count();
         step_ms = in(timeline.step_time(), units::ms);
         benchmark::DoNotOptimize(step_ms);
     }

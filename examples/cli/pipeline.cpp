@@ -407,7 +407,7 @@ NAPKIN_COMMAND(app) {
                 }
                 if (o->pipeline.json) return print_schedule_json(schedule.name, run, t);
                 std::printf("%s, p = %lld, m = %lld, v = %lld: %zu passes\n", std::string(schedule.name).c_str(),
-                            shape.stages, shape.microbatches, shape.chunks, t.operations().size());
+                            shape.stages, shape.microbatches, shape.chunks, t.pass_count());
                 if (run.uniform)
                     printf_wrapped("step %s (closed form %s), idle %.2f%% of p x step\n", to_string(t.step_time()).c_str(),
                                 to_string(step_time(schedule, shape, *run.uniform)).c_str(), 100 * t.idle_fraction());

@@ -173,10 +173,10 @@ void bind_pipeline(py::module_& m) {
         .def_property_readonly("idle_fraction", &Timeline::idle_fraction, "idle time summed ÷ (p × step time)")
         .def_property_readonly("largest_idle_within_span",
                                [](const Timeline& t) { return t.largest_idle_within_span().value(); }, "seconds")
-        .def("__len__", [](const Timeline& t) { return t.operations().size(); })
+        .def("__len__", [](const Timeline& t) { return t.pass_count(); })
         .def("__repr__", [](const Timeline& t) {
             return "Timeline(stages=" + std::to_string(t.shape().stages) + ", microbatches=" +
-                   std::to_string(t.shape().microbatches) + ", passes=" + std::to_string(t.operations().size()) +
+                   std::to_string(t.shape().microbatches) + ", passes=" + std::to_string(t.pass_count()) +
                    ", step_time=" + to_string(t.step_time()) + ")";
         });
 

@@ -22,9 +22,11 @@
 // sends one pass later to overlap them with compute, which only matters when
 // sends take time.
 //
-// Everything lives in flat vectors sized once per call; simulating is linear
-// in the number of passes (each is visited once, a blocked rank is woken only
-// by the pass it waits for).
+// Simulating is linear in the number of passes (each is visited once, a
+// blocked rank is woken only by the pass it waits for). The result is kept in
+// 16 bytes a pass, each rank's order packed and each pass's end stored by its
+// key; a pass's start is worked out again when read (detail::CompactPasses),
+// the full Operation list only built when asked for.
 #pragma once
 
 #include <napkin/checked.hpp>
@@ -35,6 +37,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -191,14 +195,176 @@ struct SyncSpan {
     Seconds start, end;
 };
 
+namespace detail {
+// Where each rank's chunks sit on a micro-batch's path of virtual stages.
+enum class LayoutKind : std::uint8_t {
+    looped,   // Megatron: chunk c of rank r is virtual stage c·p + r
+    dual,     // DualPipe: chunk 0 of rank r is stage r of one pipeline, chunk 1 stage p − 1 − r of the other
+    v_shape,  // DualPipeV: chunk 0 of rank r is stage r, chunk 1 stage 2p − 1 − r
+};
+template <LayoutKind K>
+struct StageLayout {
+    long long p, v;
+
+    // Virtual stages a micro-batch crosses.
+    [[nodiscard]] long long stages() const {
+        if constexpr (K == LayoutKind::looped) return p * v;
+        else if constexpr (K == LayoutKind::dual) return p;
+        else return 2 * p;
+    }
+    [[nodiscard]] long long position(long long rank, long long chunk) const {
+        if constexpr (K == LayoutKind::looped) return chunk * p + rank;
+        else if constexpr (K == LayoutKind::dual) return chunk == 0 ? rank : p - 1 - rank;
+        else return chunk == 0 ? rank : 2 * p - 1 - rank;
+    }
+    // The rank holding virtual stage `vs` of a micro-batch that runs on `chunk` (DualPipe: its pipeline).
+    [[nodiscard]] long long rank_of(long long vs, long long chunk) const {
+        if constexpr (K == LayoutKind::looped) return vs % p;
+        else if constexpr (K == LayoutKind::dual) return chunk == 0 ? vs : p - 1 - vs;
+        else return vs < p ? vs : 2 * p - 1 - vs;
+    }
+    // The ranks holding the virtual stages just before and after `vs`, which
+    // `rank` holds on `chunk` (looped: the neighbouring ranks, without dividing).
+    [[nodiscard]] long long rank_before(long long vs, long long rank, long long chunk) const {
+        if constexpr (K == LayoutKind::looped) return rank == 0 ? p - 1 : rank - 1;
+        else return rank_of(vs - 1, chunk);
+    }
+    [[nodiscard]] long long rank_after(long long vs, long long rank, long long chunk) const {
+        if constexpr (K == LayoutKind::looped) return rank == p - 1 ? 0 : rank + 1;
+        else return rank_of(vs + 1, chunk);
+    }
+    // Which ScheduleTimes::per_chunk entry times the chunk, and the share of it one pass takes.
+    [[nodiscard]] std::size_t time_index(long long rank, long long chunk) const {
+        if constexpr (K == LayoutKind::looped) return static_cast<std::size_t>(rank * v + chunk);
+        else if constexpr (K == LayoutKind::dual) return static_cast<std::size_t>(position(rank, chunk));
+        else return static_cast<std::size_t>(rank);
+    }
+    static constexpr double time_share = K == LayoutKind::v_shape ? 0.5 : 1.0;
+};
+
+// A pass of a rank's order in 8 bytes: its micro-batch, and its chunk, kind and
+// flags in one word (the simulator runs at most 2^26 passes, so a micro-batch
+// and a chunk each fit in 26 bits).
+struct PassId {
+    std::uint32_t microbatch;
+    std::uint32_t bits;  // chunk << 4 | weight_grad_apart << 3 | overlapped << 2 | pass
+
+    [[nodiscard]] static PassId of(const Operation& op) {
+        return {static_cast<std::uint32_t>(op.microbatch),
+                static_cast<std::uint32_t>(op.chunk) << 4 | static_cast<std::uint32_t>(op.weight_grad_apart) << 3 |
+                    static_cast<std::uint32_t>(op.overlapped) << 2 | static_cast<std::uint32_t>(op.pass)};
+    }
+    [[nodiscard]] Pass pass() const { return static_cast<Pass>(bits & 3U); }
+    [[nodiscard]] bool overlapped() const { return (bits & 4U) != 0; }
+    [[nodiscard]] bool weight_grad_apart() const { return (bits & 8U) != 0; }
+    [[nodiscard]] long long chunk() const { return static_cast<long long>(bits >> 4); }
+    [[nodiscard]] long long j() const { return static_cast<long long>(microbatch); }
+    // An overlapped forward runs as one block with the pass after it (its pair's backward).
+    [[nodiscard]] bool opens_pair() const { return (bits & 7U) == (4U | static_cast<std::uint32_t>(Pass::forward)); }
+};
+
+// Keys of passes: (virtual stage, kind, micro-batch), micro-batches fastest, so
+// a rank running its order walks each of its (virtual stage, kind) rows in
+// sequence. kinds: 2 (F, B) or 3 (and W).
+struct PassKeys {
+    long long m, kinds;
+    [[nodiscard]] std::size_t operator()(Pass pass, long long j, long long vs) const {
+        return static_cast<std::size_t>((vs * kinds + static_cast<long long>(pass)) * m + j);
+    }
+};
+// What a pass waits for: the key of the pass whose result it takes and the rank
+// that ran it; none for the first virtual stage's forwards.
+struct Input {
+    std::size_t key;
+    long long from;
+};
+template <LayoutKind K>
+[[nodiscard, gnu::always_inline]] inline std::optional<Input> input_of(const StageLayout<K>& layout, PassKeys key,
+                                                                       long long stages, PassId id, long long rank) {
+    const long long chunk = id.chunk(), j = id.j();
+    const long long vs = layout.position(rank, chunk);
+    switch (id.pass()) {
+        case Pass::forward:
+            if (vs == 0) return std::nullopt;
+            return Input{key(Pass::forward, j, vs - 1), layout.rank_before(vs, rank, chunk)};
+        case Pass::weight_grad: return Input{key(Pass::backward, j, vs), rank};
+        case Pass::backward: break;
+    }
+    if (vs == stages - 1) return Input{key(Pass::forward, j, vs), rank};
+    return Input{key(Pass::backward, j, vs + 1), layout.rank_after(vs, rank, chunk)};
+}
+
+// A simulated step as the simulator leaves it: each rank's order (8 bytes a
+// pass) and each pass's end, stored by the pass's key (8 bytes a pass). A
+// pass's start is worked out again when asked for, by the rule the events
+// used: the later of its rank's previous block's end and its inputs' arrivals.
+struct CompactPasses {
+    LayoutKind layout;
+    long long p, v, stages;
+    PassKeys key;
+    double send;
+    std::vector<double> first_pass_after;  // empty, or per rank
+    std::unique_ptr<PassId[]> order;
+    std::unique_ptr<double[]> ends;
+
+    [[nodiscard]] double end(PassId id, long long rank) const {
+        return ends[key(id.pass(), id.j(), position(rank, id.chunk()))];
+    }
+    // Calls f(const Operation&) on the passes order[first .. stop) of rank `rank`,
+    // `first` being where its order starts (a pair cut by `stop` is visited whole).
+    template <class F>
+    void for_each(long long rank, std::size_t first, std::size_t stop, F&& f) const {
+        switch (layout) {
+            case LayoutKind::looped: return walk(StageLayout<LayoutKind::looped>{p, v}, rank, first, stop, f);
+            case LayoutKind::dual: return walk(StageLayout<LayoutKind::dual>{p, v}, rank, first, stop, f);
+            case LayoutKind::v_shape: return walk(StageLayout<LayoutKind::v_shape>{p, v}, rank, first, stop, f);
+        }
+    }
+
+private:
+    [[nodiscard]] long long position(long long rank, long long chunk) const {
+        switch (layout) {
+            case LayoutKind::looped: return StageLayout<LayoutKind::looped>{p, v}.position(rank, chunk);
+            case LayoutKind::dual: return StageLayout<LayoutKind::dual>{p, v}.position(rank, chunk);
+            case LayoutKind::v_shape: return StageLayout<LayoutKind::v_shape>{p, v}.position(rank, chunk);
+        }
+        return 0;
+    }
+    template <LayoutKind K, class F>
+    void walk(const StageLayout<K>& layout_of, long long rank, std::size_t first, std::size_t stop, F& f) const {
+        double free = first_pass_after.empty() ? 0.0 : first_pass_after[static_cast<std::size_t>(rank)];
+        for (std::size_t i = first; i < stop;) {
+            const std::size_t n = order[i].opens_pair() ? 2 : 1;
+            double start = free;
+            for (std::size_t k = 0; k < n; ++k)
+                if (const auto in = input_of(layout_of, key, stages, order[i + k], rank))
+                    start = std::max(start, ends[in->key] + (in->from == rank ? 0.0 : send));
+            for (std::size_t k = 0; k < n; ++k) {
+                const PassId id = order[i + k];
+                free = ends[key(id.pass(), id.j(), layout_of.position(rank, id.chunk()))];
+                f(Operation{id.pass(), id.j(), id.chunk(), seconds(start), seconds(free), id.overlapped(),
+                            id.weight_grad_apart()});
+            }
+            i += n;
+        }
+    }
+};
+}  // namespace detail
+
 // The simulated step: per rank its passes in the order it ran them.
+//
+// simulate() keeps its passes compact (16 bytes a pass, see
+// detail::CompactPasses); the step, busy and idle times, pass_count() and
+// for_each_pass() read them as they are, and operations() and stage() build
+// the Operation list (48 bytes a pass) the first time either is called. Copies
+// share the passes (they never change).
 class Timeline {
 public:
     Timeline() = default;
     Timeline(PipelineShape shape, std::vector<Operation> operations, std::vector<std::size_t> offsets,
              std::vector<SyncSpan> syncs = {}, std::vector<Seconds> loss_times = {})
-        : shape_(shape), operations_(std::move(operations)), offsets_(std::move(offsets)), syncs_(std::move(syncs)),
-          loss_(std::move(loss_times)) {
+        : shape_(shape), offsets_(std::move(offsets)), syncs_(std::move(syncs)), loss_(std::move(loss_times)) {
+        operations_->ops = std::move(operations);
         busy_.assign(static_cast<std::size_t>(shape.stages), Seconds{});
         for (long long r = 0; r < shape.stages; ++r)
             for (const Operation& op : stage(r)) {
@@ -209,6 +375,14 @@ public:
             }
         for (const SyncSpan& s : syncs_) step_ = std::max(step_, s.end);
     }
+    // simulate()'s: the busy times and the last pass's end as the events left them.
+    Timeline(PipelineShape shape, std::shared_ptr<const detail::CompactPasses> passes,
+             std::vector<std::size_t> offsets, std::vector<Seconds> busy, Seconds pipeline_end,
+             std::vector<SyncSpan> syncs, std::vector<Seconds> loss_times)
+        : shape_(shape), compact_(std::move(passes)), offsets_(std::move(offsets)), syncs_(std::move(syncs)),
+          loss_(std::move(loss_times)), busy_(std::move(busy)), step_(pipeline_end) {
+        for (const SyncSpan& s : syncs_) step_ = std::max(step_, s.end);
+    }
 
     // The head and tail spans, when the times gave them.
     [[nodiscard]] std::span<const SyncSpan> syncs() const { return syncs_; }
@@ -216,10 +390,24 @@ public:
     [[nodiscard]] std::span<const Seconds> loss_times() const { return loss_; }
 
     [[nodiscard]] const PipelineShape& shape() const { return shape_; }
-    [[nodiscard]] std::span<const Operation> operations() const { return operations_; }
+    [[nodiscard]] std::span<const Operation> operations() const { return materialised(); }
     [[nodiscard]] std::span<const Operation> stage(long long rank) const {
         const auto r = static_cast<std::size_t>(rank);
-        return std::span<const Operation>(operations_).subspan(offsets_[r], offsets_[r + 1] - offsets_[r]);
+        return std::span<const Operation>(materialised()).subspan(offsets_[r], offsets_[r + 1] - offsets_[r]);
+    }
+    // Passes in all, and on one rank, without building the Operation list.
+    [[nodiscard]] std::size_t pass_count() const { return offsets_.back(); }
+    [[nodiscard]] std::size_t pass_count(long long rank) const {
+        const auto r = static_cast<std::size_t>(rank);
+        return offsets_[r + 1] - offsets_[r];
+    }
+    // Calls f(const Operation&) on each of the rank's passes in order, without
+    // building the Operation list.
+    template <class F>
+    void for_each_pass(long long rank, F&& f) const {
+        const auto r = static_cast<std::size_t>(rank);
+        if (compact_) return compact_->for_each(rank, offsets_[r], offsets_[r + 1], f);
+        for (std::size_t i = offsets_[r]; i < offsets_[r + 1]; ++i) f(std::as_const(operations_->ops[i]));
     }
     // The last pass's end, or the optimizer's when the times gave a tail.
     [[nodiscard]] Seconds step_time() const { return step_; }
@@ -237,9 +425,17 @@ public:
     // Idle time inside the rank's own span, first start to last end: the
     // bubble as the zero-bubble paper counts it (Qi et al. 2023 Sec. 3.1).
     [[nodiscard]] Seconds idle_within_span(long long rank) const {
-        const auto ops = stage(rank);
-        if (ops.empty()) return Seconds{};
-        return ops.back().end - ops.front().start - busy_time(rank);
+        const auto r = static_cast<std::size_t>(rank);
+        if (offsets_[r] == offsets_[r + 1]) return Seconds{};
+        if (!compact_) {
+            const std::vector<Operation>& ops = operations_->ops;
+            return ops[offsets_[r + 1] - 1].end - ops[offsets_[r]].start - busy_time(rank);
+        }
+        std::optional<Seconds> first;
+        compact_->for_each(rank, offsets_[r], offsets_[r] + 1, [&](const Operation& op) {
+            if (!first) first = op.start;
+        });
+        return seconds(compact_->end(compact_->order[offsets_[r + 1] - 1], rank)) - *first - busy_time(rank);
     }
     [[nodiscard]] Seconds largest_idle_within_span() const {
         Seconds worst{};
@@ -248,8 +444,25 @@ public:
     }
 
 private:
+    struct Operations {
+        std::once_flag built;
+        std::vector<Operation> ops;
+    };
+    [[nodiscard]] const std::vector<Operation>& materialised() const {
+        std::call_once(operations_->built, [this] {
+            if (!compact_) return;
+            std::vector<Operation>& ops = operations_->ops;
+            ops.reserve(pass_count());
+            for (long long r = 0; r < shape_.stages; ++r)
+                compact_->for_each(r, offsets_[static_cast<std::size_t>(r)], offsets_[static_cast<std::size_t>(r) + 1],
+                                   [&ops](const Operation& op) { ops.push_back(op); });
+        });
+        return operations_->ops;
+    }
+
     PipelineShape shape_{1, 1, 1};
-    std::vector<Operation> operations_;
+    std::shared_ptr<const detail::CompactPasses> compact_;
+    std::shared_ptr<Operations> operations_ = std::make_shared<Operations>();
     std::vector<std::size_t> offsets_{0, 0};
     std::vector<SyncSpan> syncs_;
     std::vector<Seconds> loss_;
@@ -258,20 +471,52 @@ private:
 };
 
 // ---------------------------------------------------------------------------
-// The orders. Each appends rank r's passes to `out`.
+// The orders. Each appends rank r's passes to `out`: a std::vector<Operation>,
+// or the simulator's packed order (detail::PackedSink).
+
+namespace detail {
+// Appends passes to a packed order in place: 8 bytes each, no times.
+struct PackedSink {
+    PassId* passes;
+    std::size_t n = 0;
+    std::size_t bound = 0;
+    bool weight_grads = false;  // whether the key space has rows for W's
+
+    void push_back(const Operation& op) {
+        if (n == bound || (op.pass == Pass::weight_grad && !weight_grads)) [[unlikely]]
+            refuse();
+        passes[n++] = PassId::of(op);
+    }
+    [[noreturn, gnu::cold, gnu::noinline]] void refuse() const {
+        if (n == bound) throw std::logic_error("napkin::simulate: the schedule's order has more passes than its bound");
+        throw std::logic_error("napkin::simulate: a W pass in a schedule that does not split them");
+    }
+    [[nodiscard]] std::size_t size() const { return n; }
+    [[nodiscard]] Operation operator[](std::size_t i) const {
+        const PassId id = passes[i];
+        return {.pass = id.pass(), .microbatch = id.j(), .chunk = id.chunk(), .overlapped = id.overlapped(),
+                .weight_grad_apart = id.weight_grad_apart()};
+    }
+};
+inline void mark_overlapped(std::vector<Operation>& out, std::size_t i) { out[i].overlapped = true; }
+inline void mark_overlapped(PackedSink& out, std::size_t i) { out.passes[i].bits |= 4U; }
+}  // namespace detail
 
 namespace schedule_order {
 
-inline void forwards(std::vector<Operation>& out, long long first, long long last) {
+template <class Out>
+void forwards(Out& out, long long first, long long last) {
     for (long long j = first; j < last; ++j) out.push_back({Pass::forward, j, 0});
 }
-inline void backwards(std::vector<Operation>& out, long long first, long long last) {
+template <class Out>
+void backwards(Out& out, long long first, long long last) {
     for (long long j = first; j < last; ++j) out.push_back({Pass::backward, j, 0});
 }
 
 // warm-up forwards, then one forward / one backward, then the remaining
 // backwards (Narayanan et al. 2021 Sec. 2.2.1).
-inline void one_f_one_b(std::vector<Operation>& out, long long m, long long warmup) {
+template <class Out>
+void one_f_one_b(Out& out, long long m, long long warmup) {
     forwards(out, 0, warmup);
     for (long long i = 0; i < m - warmup; ++i) {
         out.push_back({Pass::forward, warmup + i, 0});
@@ -285,7 +530,8 @@ inline void one_f_one_b(std::vector<Operation>& out, long long m, long long warm
 // 2r after 2(p − r − 1) warm-up forwards (2p − 1 in all) — the memory the
 // paper gives each (Qi et al. 2023 Sec. 3.1, Fig. 3); the late W's fill the
 // cool-down, where 1F1B waits for backwards to come back.
-inline void zero_bubble(std::vector<Operation>& out, long long m, long long warmup, long long delay) {
+template <class Out>
+void zero_bubble(Out& out, long long m, long long warmup, long long delay) {
     long long b = 0, w = 0;
     const auto backward_then_w = [&](long long j) {
         out.push_back({.pass = Pass::backward, .microbatch = j, .chunk = 0, .weight_grad_apart = true});
@@ -315,7 +561,8 @@ struct DualOrder {
     long long first_chunk;
     long long microbatch_base[2];
 
-    void append(std::vector<Operation>& out) const {
+    template <class Out>
+    void append(Out& out) const {
         long long forwards[2] = {0, 0}, backwards[2] = {0, 0};
         std::size_t w_source = out.size();  // the next backward whose W is pending
         const auto chunk = [this](long long phase) { return phase == 0 ? first_chunk : 1 - first_chunk; };
@@ -370,11 +617,13 @@ struct DualOrder {
 }  // namespace schedule_order
 
 // GPipe: all forwards, then all backwards, in micro-batch order.
-inline void append_order(const GPipe&, const PipelineShape& s, long long, std::vector<Operation>& out) {
+template <class Out>
+void append_order(const GPipe&, const PipelineShape& s, long long, Out& out) {
     schedule_order::forwards(out, 0, s.microbatches);
     schedule_order::backwards(out, 0, s.microbatches);
 }
-inline void append_order(const OneFOneB&, const PipelineShape& s, long long rank, std::vector<Operation>& out) {
+template <class Out>
+void append_order(const OneFOneB&, const PipelineShape& s, long long rank, Out& out) {
     schedule_order::one_f_one_b(out, s.microbatches, std::min(s.stages - rank - 1, s.microbatches));
 }
 // Megatron's interleaved order: virtual micro-batch k is micro-batch
@@ -382,33 +631,45 @@ inline void append_order(const OneFOneB&, const PipelineShape& s, long long rank
 // v − 1 − that going backward (schedules.py, get_model_chunk_id).
 // Paired (--overlap-moe-expert-parallel-comm, Megatron's combined 1F1B): each
 // steady-state forward and the backward after it form one block.
-inline void append_order(const Interleaved& schedule, const PipelineShape& s, long long rank,
-                         std::vector<Operation>& out) {
+template <class Out>
+void append_order(const Interleaved& schedule, const PipelineShape& s, long long rank, Out& out) {
     const long long p = s.stages, v = s.chunks, total = s.microbatches * v;
     const long long warmup = schedule.warmup(s, rank);
     const std::size_t steady = out.size() + static_cast<std::size_t>(warmup);
     if (v == 1) {
         schedule_order::one_f_one_b(out, s.microbatches, warmup);
     } else {
-        const auto pass = [p, v](Pass kind, long long k) {
-            const long long chunk = (k % (p * v)) / p;
-            return Operation{kind, (k / (p * v)) * p + k % p, kind == Pass::forward ? chunk : v - 1 - chunk};
-        };
-        for (long long k = 0; k < warmup; ++k) out.push_back(pass(Pass::forward, k));
+        // Forwards and backwards each take k = 0, 1, … in turn: walk k = (group·v + chunk)·p + lane
+        // without dividing.
+        struct Cursor {
+            Pass kind;
+            long long p, v, lane = 0, chunk = 0, group = 0;
+            Operation next() {
+                Operation op{kind, group * p + lane, kind == Pass::forward ? chunk : v - 1 - chunk};
+                if (++lane == p) {
+                    lane = 0;
+                    if (++chunk == v) chunk = 0, ++group;
+                }
+                return op;
+            }
+        } forward{Pass::forward, p, v}, backward{Pass::backward, p, v};
+        for (long long k = 0; k < warmup; ++k) out.push_back(forward.next());
         for (long long k = 0; k < total - warmup; ++k) {
-            out.push_back(pass(Pass::forward, warmup + k));
-            out.push_back(pass(Pass::backward, k));
+            out.push_back(forward.next());
+            out.push_back(backward.next());
         }
-        for (long long k = total - warmup; k < total; ++k) out.push_back(pass(Pass::backward, k));
+        for (long long k = total - warmup; k < total; ++k) out.push_back(backward.next());
     }
     if (schedule.paired)
         for (std::size_t i = steady; i < steady + 2 * static_cast<std::size_t>(total - warmup); ++i)
-            out[i].overlapped = true;
+            detail::mark_overlapped(out, i);
 }
-inline void append_order(const ZeroBubbleH1&, const PipelineShape& s, long long rank, std::vector<Operation>& out) {
+template <class Out>
+void append_order(const ZeroBubbleH1&, const PipelineShape& s, long long rank, Out& out) {
     schedule_order::zero_bubble(out, s.microbatches, std::min(s.stages - rank - 1, s.microbatches), rank);
 }
-inline void append_order(const ZeroBubbleH2&, const PipelineShape& s, long long rank, std::vector<Operation>& out) {
+template <class Out>
+void append_order(const ZeroBubbleH2&, const PipelineShape& s, long long rank, Out& out) {
     schedule_order::zero_bubble(out, s.microbatches, std::min(2 * (s.stages - rank - 1), s.microbatches), 2 * rank);
 }
 
@@ -417,7 +678,8 @@ inline void append_order(const ZeroBubbleH2&, const PipelineShape& s, long long 
 // enter at rank 0, m/2 … m − 1 at rank p − 1. Ranks in the second half reach
 // chunk 1 first (dualpipe.py flips the phase there). The repository's step()
 // needs an even number of micro-batches, at least 2p.
-inline void append_order(const DualPipe&, const PipelineShape& s, long long rank, std::vector<Operation>& out) {
+template <class Out>
+void append_order(const DualPipe&, const PipelineShape& s, long long rank, Out& out) {
     require(s.microbatches % 2 == 0 && s.microbatches >= 2 * s.stages, "PipelineShape.microbatches",
                     count(s.microbatches),
                     "must be even and at least 2 × PipelineShape.stages = " + std::to_string(2 * s.stages) +
@@ -433,7 +695,8 @@ inline void append_order(const DualPipe&, const PipelineShape& s, long long rank
 // DualPipeV: one pipeline of 2p stages folded into a V; rank r holds stage r
 // (chunk 0) and stage 2p − 1 − r (chunk 1), a micro-batch goes down the ranks
 // on chunk 0 and back up on chunk 1. dualpipev.py needs at least 2p micro-batches.
-inline void append_order(const DualPipeV&, const PipelineShape& s, long long rank, std::vector<Operation>& out) {
+template <class Out>
+void append_order(const DualPipeV&, const PipelineShape& s, long long rank, Out& out) {
     require(s.microbatches >= 2 * s.stages, "PipelineShape.microbatches", count(s.microbatches),
                     "must be at least 2 × PipelineShape.stages = " + std::to_string(2 * s.stages) +
                         " to simulate DualPipeV");
@@ -505,41 +768,6 @@ inline void check_schedule_times(const ScheduleTimes& t, const PipelineShape& sh
     require_non_negative("StepEnds.optimizer (s)", e.optimizer.value());
 }
 
-// Where each rank's chunks sit on a micro-batch's path of virtual stages.
-enum class LayoutKind : std::uint8_t {
-    looped,   // Megatron: chunk c of rank r is virtual stage c·p + r
-    dual,     // DualPipe: chunk 0 of rank r is stage r of one pipeline, chunk 1 stage p − 1 − r of the other
-    v_shape,  // DualPipeV: chunk 0 of rank r is stage r, chunk 1 stage 2p − 1 − r
-};
-template <LayoutKind K>
-struct StageLayout {
-    long long p, v;
-
-    // Virtual stages a micro-batch crosses.
-    [[nodiscard]] long long stages() const {
-        if constexpr (K == LayoutKind::looped) return p * v;
-        else if constexpr (K == LayoutKind::dual) return p;
-        else return 2 * p;
-    }
-    [[nodiscard]] long long position(long long rank, long long chunk) const {
-        if constexpr (K == LayoutKind::looped) return chunk * p + rank;
-        else if constexpr (K == LayoutKind::dual) return chunk == 0 ? rank : p - 1 - rank;
-        else return chunk == 0 ? rank : 2 * p - 1 - rank;
-    }
-    // The rank holding virtual stage `vs` of a micro-batch that runs on `chunk` (DualPipe: its pipeline).
-    [[nodiscard]] long long rank_of(long long vs, long long chunk) const {
-        if constexpr (K == LayoutKind::looped) return vs % p;
-        else if constexpr (K == LayoutKind::dual) return chunk == 0 ? vs : p - 1 - vs;
-        else return vs < p ? vs : 2 * p - 1 - vs;
-    }
-    // Which ScheduleTimes::per_chunk entry times the chunk, and the share of it one pass takes.
-    [[nodiscard]] std::size_t time_index(long long rank, long long chunk) const {
-        if constexpr (K == LayoutKind::looped) return static_cast<std::size_t>(rank * v + chunk);
-        else if constexpr (K == LayoutKind::dual) return static_cast<std::size_t>(position(rank, chunk));
-        else return static_cast<std::size_t>(rank);
-    }
-    static constexpr double time_share = K == LayoutKind::v_shape ? 0.5 : 1.0;
-};
 template <class S>
 inline constexpr LayoutKind layout_kind = LayoutKind::looped;
 template <>
@@ -583,29 +811,49 @@ template <SimulatedSchedule S>
     return o;
 }
 
+// The same orders packed, 8 bytes a pass, written in place.
+struct PackedOrders {
+    std::unique_ptr<PassId[]> order;
+    std::vector<std::size_t> offsets;
+};
+
+template <SimulatedSchedule S>
+[[nodiscard]] PackedOrders build_packed_orders(const S& schedule, const PipelineShape& shape) {
+    const std::size_t bound = passes_bound<S>(shape);
+    PackedOrders o{std::unique_ptr<PassId[]>(new PassId[bound]), {}};
+    o.offsets.reserve(static_cast<std::size_t>(shape.stages) + 1);
+    o.offsets.push_back(0);
+    PackedSink sink{o.order.get(), 0, bound, splits_weight_grad<S>};
+    for (long long r = 0; r < shape.stages; ++r) {
+        if constexpr (requires { append_order(schedule, shape, r, sink); }) {
+            append_order(schedule, shape, r, sink);
+        } else {  // an order written for std::vector<Operation> only
+            std::vector<Operation> ops;
+            append_order(schedule, shape, r, ops);
+            for (const Operation& op : ops) sink.push_back(op);
+        }
+        o.offsets.push_back(sink.size());
+    }
+    return o;
+}
+
 // The head and tail around the simulated passes: the all-gathers from 0, each
 // rank's reduce-scatters one at a time after its chunks' last backwards (or W),
-// the optimizer once every rank's are done.
-inline std::vector<SyncSpan> step_ends(const RankOrders& o, const PipelineShape& shape, const StepEnds& e) {
+// last_backward[r·v + c], the optimizer once every rank's are done.
+inline std::vector<SyncSpan> step_ends(std::span<const double> last_backward, Seconds pipeline_end,
+                                       const PipelineShape& shape, const StepEnds& e) {
     std::vector<SyncSpan> spans;
     const long long p = shape.stages, v = shape.chunks;
     for (long long r = 0; r < static_cast<long long>(e.param_all_gather.size()); ++r)
         spans.push_back({SyncKind::param_all_gather, r, std::nullopt, Seconds{},
                          e.param_all_gather[static_cast<std::size_t>(r)]});
-    Seconds pipeline_end{}, gradients_done{};
-    for (const Operation& op : o.ops) pipeline_end = std::max(pipeline_end, op.end);
-    gradients_done = pipeline_end;
+    Seconds gradients_done = pipeline_end;
     if (!e.grad_reduce_scatter.empty()) {
         gradients_done = Seconds{};
         std::vector<std::pair<Seconds, long long>> last(static_cast<std::size_t>(v));
         for (long long r = 0; r < p; ++r) {
-            for (long long c = 0; c < v; ++c) last[static_cast<std::size_t>(c)] = {Seconds{}, c};
-            for (std::size_t i = o.offsets[static_cast<std::size_t>(r)]; i < o.offsets[static_cast<std::size_t>(r) + 1];
-                 ++i)
-                if (const Operation& op = o.ops[i]; op.pass != Pass::forward) {
-                    auto& l = last[static_cast<std::size_t>(op.chunk)].first;
-                    l = std::max(l, op.end);
-                }
+            for (long long c = 0; c < v; ++c)
+                last[static_cast<std::size_t>(c)] = {seconds(last_backward[static_cast<std::size_t>(r * v + c)]), c};
             std::sort(last.begin(), last.end());
             Seconds free{};
             for (const auto& [ready, c] : last) {
@@ -624,141 +872,145 @@ inline std::vector<SyncSpan> step_ends(const RankOrders& o, const PipelineShape&
 }
 
 // Runs the events: each pass starts at max(its rank free, its input arrived);
-// an overlapped pair at max(its rank free, both inputs arrived).
+// an overlapped pair at max(its rank free, both inputs arrived). kinds: 3 when
+// the schedule splits W's off, else 2.
 template <LayoutKind K>
-[[nodiscard]] Timeline run_events(RankOrders o, const PipelineShape& shape, const ScheduleTimes& times,
-                                  std::optional<Seconds> fixed_pair) {
+[[nodiscard]] Timeline run_events(PackedOrders o, const PipelineShape& shape, const ScheduleTimes& times,
+                                  std::optional<Seconds> fixed_pair, long long kinds) {
     const StageLayout<K> layout{shape.stages, shape.chunks};
-    const long long p = shape.stages, m = shape.microbatches, stages = layout.stages();
+    const long long p = shape.stages, m = shape.microbatches, v = shape.chunks, stages = layout.stages();
     constexpr double share = StageLayout<K>::time_share;
-    auto& ops = o.ops;
-    const auto& offsets = o.offsets;
+    const PassKeys key{m, kinds};
+    const auto keys = static_cast<std::size_t>(kinds * m * stages);
+    std::vector<double> first_pass_after;
+    for (const Seconds& t : times.ends.first_pass_after) first_pass_after.push_back(t.value());
+    // Ends are written once each, pass by pass: left uninitialised until then.
+    auto passes = std::make_shared<CompactPasses>(CompactPasses{K, p, v, stages, key, times.send.value(),
+                                                                std::move(first_pass_after), std::move(o.order),
+                                                                std::unique_ptr<double[]>(new double[keys])});
+    const PassId* const order = passes->order.get();
+    double* const ends = passes->ends.get();
 
-    // finished[key] is the end of a pass once `done[key]`; key = (pass·m + j)·stages + virtual stage.
-    const auto key = [m, stages](Pass pass, long long j, long long vs) {
-        return static_cast<std::size_t>((static_cast<long long>(pass) * m + j) * stages + vs);
-    };
     // The event state lives in buffers kept per thread and reused from call to
     // call, so a large step does not map and unmap fresh pages every time.
+    constexpr std::size_t waits_for_nothing = static_cast<std::size_t>(-1);
     struct Workspace {
-        std::vector<double> finished, free_at;
-        std::vector<bool> done;
-        std::vector<std::size_t> next;
-        std::vector<std::optional<std::size_t>> waiting_on;
+        std::vector<double> free_at;
+        std::vector<std::uint64_t> done;  // bit `key`: the pass has run, ends[key] is set
+        std::vector<std::size_t> next, stop, waiting_on;
         std::vector<long long> ready;
     };
     thread_local Workspace w;
-    auto& finished = w.finished;
-    auto& done = w.done;
-    auto& next = w.next;
-    auto& free_at = w.free_at;
-    auto& waiting_on = w.waiting_on;
-    auto& ready = w.ready;
-    finished.assign(static_cast<std::size_t>(3 * m * stages), 0.0);
-    done.assign(finished.size(), false);
-    next.assign(offsets.begin(), offsets.end() - 1);
-    free_at.assign(static_cast<std::size_t>(p), 0.0);
-    for (std::size_t r = 0; r < times.ends.first_pass_after.size(); ++r)
-        free_at[r] = times.ends.first_pass_after[r].value();
-    waiting_on.assign(static_cast<std::size_t>(p), std::nullopt);
-    ready.clear();
-    for (long long r = p - 1; r >= 0; --r) ready.push_back(r);
+    w.done.assign((keys + 63) / 64, 0);
+    w.next.assign(o.offsets.begin(), o.offsets.end() - 1);
+    w.stop.assign(o.offsets.begin() + 1, o.offsets.end());
+    w.free_at.assign(static_cast<std::size_t>(p), 0.0);
+    for (std::size_t r = 0; r < passes->first_pass_after.size(); ++r) w.free_at[r] = passes->first_pass_after[r];
+    w.waiting_on.assign(static_cast<std::size_t>(p), waits_for_nothing);
+    w.ready.clear();
+    for (long long r = p - 1; r >= 0; --r) w.ready.push_back(r);
+    std::uint64_t* const done = w.done.data();
+    std::size_t* const next = w.next.data();
+    const std::size_t* const stop = w.stop.data();
+    double* const free_at = w.free_at.data();
+    std::size_t* const waiting_on = w.waiting_on.data();
+    std::vector<long long>& ready = w.ready;
+
     std::vector<Seconds> loss(static_cast<std::size_t>(m));
+    std::vector<double> busy(static_cast<std::size_t>(p), 0.0);
+    double pipeline_end = 0.0;
+    // Each rank's chunks' last backward (or W) end, for the reduce-scatters (looped layout only).
+    const bool track_last = !times.ends.grad_reduce_scatter.empty();
+    std::vector<double> last_backward(track_last ? static_cast<std::size_t>(p * v) : 0, 0.0);
 
     const double send = times.send.value();
-    const auto factor = [&](long long j) {
-        return times.microbatch_factor.empty() ? 1.0 : times.microbatch_factor[static_cast<std::size_t>(j)];
-    };
-    const auto wake = [&](long long rank, std::size_t k) {
-        auto& waits = waiting_on[static_cast<std::size_t>(rank)];
-        if (waits == k) waits.reset(), ready.push_back(rank);
-    };
-    const auto length = [&](const Operation& op, long long r) {
-        const StageTimes& t = times.per_chunk[layout.time_index(r, op.chunk)];
-        const Seconds base = op.pass == Pass::forward       ? t.forward
-                             : op.pass == Pass::weight_grad ? t.weight_grad
-                             : op.weight_grad_apart         ? t.backward - t.weight_grad
-                                                            : t.backward;
-        return base.value() * share * factor(op.microbatch);
+    const double* const factors = times.microbatch_factor.empty() ? nullptr : times.microbatch_factor.data();
+    const auto factor = [factors](long long j) { return factors ? factors[j] : 1.0; };
+    const auto length = [&](PassId id, long long r) {
+        const StageTimes& t = times.per_chunk[layout.time_index(r, id.chunk())];
+        const Pass pass = id.pass();
+        const Seconds base = pass == Pass::forward       ? t.forward
+                             : pass == Pass::weight_grad ? t.weight_grad
+                             : id.weight_grad_apart()    ? t.backward - t.weight_grad
+                                                         : t.backward;
+        return base.value() * share * factor(id.j());
     };
     // The all-to-all a pass of a pair can hide behind the other's compute.
-    const auto all_to_all = [&](const Operation& op, long long r) {
+    const auto all_to_all = [&](PassId id, long long r) {
         if (times.all_to_all.empty()) return 0.0;
-        const ChunkAllToAll& a = times.all_to_all[layout.time_index(r, op.chunk)];
-        return (op.pass == Pass::forward ? a.forward : a.backward).value() * share * factor(op.microbatch);
+        const ChunkAllToAll& a = times.all_to_all[layout.time_index(r, id.chunk())];
+        return (id.pass() == Pass::forward ? a.forward : a.backward).value() * share * factor(id.j());
     };
-    // Whether the input of pass `op` on rank r has arrived: if so `start` moves
+    // Whether the input of pass `id` on rank r has arrived: if so `start` moves
     // past its arrival and nothing is returned, if not the key it waits for.
-    const auto await_input = [&](const Operation& op, long long r, double& start) -> std::optional<std::size_t> {
-        const long long vs = layout.position(r, op.chunk);
-        std::size_t input = 0;
-        long long from = r;
-        if (op.pass == Pass::forward) {
-            if (vs == 0) return std::nullopt;
-            input = key(Pass::forward, op.microbatch, vs - 1), from = layout.rank_of(vs - 1, op.chunk);
-        } else if (op.pass == Pass::weight_grad) {
-            input = key(Pass::backward, op.microbatch, vs);
-        } else if (vs == stages - 1) {
-            input = key(Pass::forward, op.microbatch, vs);
-        } else {
-            input = key(Pass::backward, op.microbatch, vs + 1), from = layout.rank_of(vs + 1, op.chunk);
-        }
-        if (!done[input]) return input;
-        start = std::max(start, finished[input] + (from == r ? 0.0 : send));
-        return std::nullopt;
-    };
-    // Records a pass that ran [start, end] on rank r and wakes the rank whose next pass needs it.
-    const auto finish = [&](Operation& op, long long r, double start, double end) {
-        op.start = seconds(start);
-        op.end = seconds(end);
-        const long long vs = layout.position(r, op.chunk);
-        const std::size_t k = key(op.pass, op.microbatch, vs);
-        finished[k] = end;
-        done[k] = true;
-        if (op.pass == Pass::forward && vs + 1 < stages) wake(layout.rank_of(vs + 1, op.chunk), k);
-        if (op.pass == Pass::forward && vs + 1 == stages) loss[static_cast<std::size_t>(op.microbatch)] = op.end;
-        if (op.pass == Pass::backward && vs > 0) wake(layout.rank_of(vs - 1, op.chunk), k);
+    const auto await_input = [&](PassId id, long long r, double& start) -> std::size_t {
+        const std::optional<Input> in = input_of(layout, key, stages, id, r);
+        if (!in) return waits_for_nothing;
+        if (!(done[in->key / 64] >> (in->key % 64) & 1U)) return in->key;
+        start = std::max(start, ends[in->key] + (in->from == r ? 0.0 : send));
+        return waits_for_nothing;
     };
 
     while (!ready.empty()) {
         const long long r = ready.back();
         ready.pop_back();
         const auto ur = static_cast<std::size_t>(r);
-        while (next[ur] < offsets[ur + 1]) {
-            Operation& op = ops[next[ur]];
+        while (next[ur] < stop[ur]) {
+            const PassId id = order[next[ur]];
             double start = free_at[ur];
-            std::optional<std::size_t> missing = await_input(op, r, start);
+            std::size_t missing = await_input(id, r, start);
             // An overlapped forward runs together with the backward after it.
-            const bool pair = op.overlapped && op.pass == Pass::forward;
-            if (pair && !missing) missing = await_input(ops[next[ur] + 1], r, start);
-            if (missing) {
+            const bool pair = id.opens_pair();
+            if (pair && missing == waits_for_nothing) missing = await_input(order[next[ur] + 1], r, start);
+            if (missing != waits_for_nothing) {
                 waiting_on[ur] = missing;
                 break;
             }
+            double end = start;
             if (!pair) {
-                const double end = start + length(op, r);
-                free_at[ur] = end;
-                finish(op, r, start, end);
-                ++next[ur];
-                continue;
+                end += length(id, r);
+            } else {
+                const PassId partner = order[next[ur] + 1];
+                end += fixed_pair ? fixed_pair->value() * share * (factor(id.j()) + factor(partner.j())) / 2.0
+                                  : length(id, r) + length(partner, r) -
+                                        times.pair_hidden * (all_to_all(id, r) + all_to_all(partner, r));
             }
-            Operation& partner = ops[next[ur] + 1];
-            const double end =
-                start + (fixed_pair ? fixed_pair->value() * share *
-                                          (factor(op.microbatch) + factor(partner.microbatch)) / 2.0
-                                    : length(op, r) + length(partner, r) -
-                                          times.pair_hidden * (all_to_all(op, r) + all_to_all(partner, r)));
             free_at[ur] = end;
-            finish(op, r, start, end);
-            finish(partner, r, start, end);
-            next[ur] += 2;
+            // Records each pass of the block, and wakes the rank whose next pass needs it.
+            for (std::size_t n = pair ? 2 : 1; n > 0; --n) {
+                const PassId done_id = order[next[ur]++];
+                const Pass pass = done_id.pass();
+                const long long chunk = done_id.chunk(), j = done_id.j();
+                // An overlapped pair's backward shares its forward's span: busy once.
+                if (!(done_id.overlapped() && pass == Pass::backward))
+                    busy[ur] += (seconds(end) - seconds(start)).value();
+                const long long vs = layout.position(r, chunk);
+                const std::size_t k = key(pass, j, vs);
+                ends[k] = end;
+                done[k / 64] |= std::uint64_t{1} << (k % 64);
+                pipeline_end = std::max(pipeline_end, end);
+                if (track_last && pass != Pass::forward) {
+                    double& l = last_backward[static_cast<std::size_t>(r * v + chunk)];
+                    l = std::max(l, end);
+                }
+                long long woken = -1;
+                if (pass == Pass::forward && vs + 1 < stages) woken = layout.rank_after(vs, r, chunk);
+                if (pass == Pass::forward && vs + 1 == stages) loss[static_cast<std::size_t>(j)] = seconds(end);
+                if (pass == Pass::backward && vs > 0) woken = layout.rank_before(vs, r, chunk);
+                if (woken >= 0 && waiting_on[static_cast<std::size_t>(woken)] == k)
+                    waiting_on[static_cast<std::size_t>(woken)] = waits_for_nothing, ready.push_back(woken);
+            }
         }
     }
     for (long long r = 0; r < p; ++r)
-        if (next[static_cast<std::size_t>(r)] != offsets[static_cast<std::size_t>(r) + 1])
+        if (next[static_cast<std::size_t>(r)] != stop[static_cast<std::size_t>(r)])
             throw std::logic_error("napkin::simulate: the schedule's order deadlocks on rank " + std::to_string(r));
-    std::vector<SyncSpan> spans = step_ends(o, shape, times.ends);
-    return Timeline(shape, std::move(o.ops), std::move(o.offsets), std::move(spans), std::move(loss));
+    std::vector<SyncSpan> syncs = step_ends(last_backward, seconds(pipeline_end), shape, times.ends);
+    std::vector<Seconds> busy_s;
+    busy_s.reserve(busy.size());
+    for (double b : busy) busy_s.push_back(seconds(b));
+    return Timeline(shape, std::move(passes), std::move(o.offsets), std::move(busy_s), seconds(pipeline_end),
+                    std::move(syncs), std::move(loss));
 }
 }  // namespace detail
 
@@ -786,7 +1038,8 @@ template <SimulatedSchedule S>
     std::optional<Seconds> fixed_pair;
     if constexpr (requires { schedule.overlapped_forward_backward; })
         fixed_pair = schedule.overlapped_forward_backward;
-    return detail::run_events<detail::layout_kind<S>>(detail::build_orders(schedule, shape), shape, times, fixed_pair);
+    return detail::run_events<detail::layout_kind<S>>(detail::build_packed_orders(schedule, shape), shape, times,
+                                                      fixed_pair, splits_weight_grad<S> ? 3 : 2);
 }
 
 // Uniform stages: every chunk takes F/v, B/v, W/v.

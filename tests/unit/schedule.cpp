@@ -556,6 +556,64 @@ TEST_SUITE("schedule") {
         CHECK(in(sim.step_time(), units::ms) == doctest::Approx(in(step_time(Interleaved{}, big, t), units::ms)).epsilon(1e-9));
     }
 
+    // simulate() keeps each pass's end only and works a start out again, when
+    // read, by the events' rule. The events add each block's end − start to its
+    // rank's busy time as it runs, in rank order; a Timeline built from the
+    // passes read back adds the read-back spans in the same order. The two
+    // agree to the last bit, rank by rank, only if every start read back is the
+    // one the events used: checked for every schedule, with sends, uneven
+    // micro-batches, a head (first passes held back) and pairs.
+    TEST_CASE("the compact timeline read back: each start the events' (busy times equal bit for bit), every schedule") {
+        const auto check_read_back = [](const Timeline& sim) {
+            const PipelineShape& shape = sim.shape();
+            CHECK(sim.pass_count() == sim.operations().size());
+            std::vector<std::size_t> offsets{0};
+            for (long long r = 0; r < shape.stages; ++r) {
+                const auto ops = sim.stage(r);
+                REQUIRE(sim.pass_count(r) == ops.size());
+                offsets.push_back(offsets.back() + ops.size());
+                std::vector<Operation> visited;
+                sim.for_each_pass(r, [&](const Operation& op) { visited.push_back(op); });
+                REQUIRE(visited.size() == ops.size());
+                for (std::size_t i = 0; i < ops.size(); ++i) {
+                    CHECK(pattern({&visited[i], 1}) == pattern({&ops[i], 1}));
+                    CHECK(visited[i].start == ops[i].start);
+                    CHECK(visited[i].end == ops[i].end);
+                    CHECK(visited[i].overlapped == ops[i].overlapped);
+                    CHECK(visited[i].weight_grad_apart == ops[i].weight_grad_apart);
+                }
+            }
+            const std::span<const Operation> all = sim.operations();
+            const Timeline rebuilt(shape, std::vector<Operation>(all.begin(), all.end()), offsets);
+            CHECK(rebuilt.step_time() == sim.step_time());
+            for (long long r = 0; r < shape.stages; ++r) {
+                CHECK(rebuilt.busy_time(r) == sim.busy_time(r));
+                CHECK(rebuilt.idle_within_span(r) == sim.idle_within_span(r));
+            }
+        };
+        const auto times = [](const PipelineShape& shape, bool split_w) {
+            ScheduleTimes t = ScheduleTimes::uniform(
+                shape, {milliseconds(1.3), milliseconds(2.9), split_w ? milliseconds(1.1) : Seconds{}},
+                milliseconds(0.17));
+            for (long long j = 0; j < shape.microbatches; ++j) t.microbatch_factor.push_back(0.7 + 0.1 * count(j % 5));
+            for (long long r = 0; r < shape.stages; ++r) t.ends.first_pass_after.push_back(milliseconds(0.3 * count(r)));
+            return t;
+        };
+        const PipelineShape looped{4, 8, 2}, flat{4, 8, 1};
+        check_read_back(simulate(GPipe{}, flat, times(flat, false)));
+        check_read_back(simulate(OneFOneB{}, flat, times(flat, false)));
+        check_read_back(simulate(Interleaved{}, looped, times(looped, false)));
+        check_read_back(simulate(ZeroBubbleH1{}, flat, times(flat, true)));
+        check_read_back(simulate(ZeroBubbleH2{}, flat, times(flat, true)));
+        check_read_back(simulate(DualPipe{milliseconds(3.7)}, flat, times(flat, true)));
+        check_read_back(simulate(DualPipeV{milliseconds(3.7)}, flat, times(flat, true)));
+        check_read_back(simulate(DualPipe{}, flat, times(flat, true)));
+        ScheduleTimes paired = times(looped, false);
+        for (const StageTimes& c : paired.per_chunk) paired.all_to_all.push_back({c.forward * 0.3, c.backward * 0.2});
+        paired.pair_hidden = 0.6;
+        check_read_back(simulate(Interleaved{.extra_warmup = 1, .paired = true}, looped, paired));
+    }
+
     TEST_CASE("bad simulator input names the argument") {
         ScheduleTimes t = ScheduleTimes::uniform({2, 2}, {seconds(1), seconds(2)});
         t.send = seconds(-1);
