@@ -100,7 +100,7 @@ inline constexpr std::array nodes{&dgx_a100, &dgx_h100, &dgx_b200, &gb200_nvl72,
 struct DefaultLinks {
     const Link* intra;
     const Link* inter;
-    std::string_view server;  // where the pair comes from
+    std::string_view server;    // where the pair comes from
     std::string_view why = "";  // why, where the pair is not the obvious one
 };
 
