@@ -46,7 +46,7 @@ NAPKIN_COMMAND(app) {
         long long tokens = 1;
         bool json = false, csv = false;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand("split", "memory per GPU and time per token for each GPU count");
     add_inference_options(sub, o->inputs);
     sub->add_option("--gpus", o->gpus, "comma-separated GPU counts (1,2,4,8,16)");
@@ -101,7 +101,7 @@ NAPKIN_COMMAND(app) {
         long long max_gpus = 4096;
         bool json = false;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand("fewest", "the fewest GPUs whose usable memory holds the model");
     add_model_options(sub, o->model);
     add_gpu_options(sub, o->gpu);
@@ -137,7 +137,7 @@ NAPKIN_COMMAND(app) {
         std::string split = "tensor";
         bool json = false;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand("best", "the GPU count with the shortest time per token");
     add_inference_options(sub, o->inputs);
     sub->add_option("--tokens", o->tokens, "tokens in flight (1)");
@@ -169,7 +169,7 @@ NAPKIN_COMMAND(app) {
 }
 
 NAPKIN_COMMAND(app) {
-    auto json = std::make_shared<bool>(false);
+    auto json = make_options<bool>();
     auto* sub = app.add_subcommand("list", "the catalog: models, GPUs, links and nodes (napkin show NAME: one)");
     sub->add_flag("--json", *json, "machine-readable output in bytes and seconds");
     sub->callback([json] {
