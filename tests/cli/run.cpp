@@ -258,4 +258,18 @@ TEST_SUITE("cli/run") {
         CHECK(dp.exit_code == 2);
         CHECK(contains(dp.output, "(set by --global-batch, --dp)"));
     }
+
+    TEST_CASE("split prices every row before it prints: a bad GPU figure is one error line, no table head") {
+        // 2^32 GiB of memory is 4.6e18 B, past the 1e18 B bound; it used to print the head first.
+        const auto memory = run({"split", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--link", "nvlink4",
+                                 "--gpu-memory-gib", "4294967296"});
+        CHECK(memory.exit_code == 2);
+        CHECK(lines_of(memory.output) == 1);
+        CHECK(memory.output.starts_with("napkin: error: Gpu.memory (bytes) = "));
+        CHECK(contains(memory.output, "(set by --gpu-memory-gib)"));
+        const auto csv = run({"split", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--link", "nvlink4", "--csv",
+                              "--split", "diagonal"});
+        CHECK(csv.exit_code == 2);
+        CHECK(lines_of(csv.output) == 1);
+    }
 }
