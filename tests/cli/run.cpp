@@ -223,10 +223,10 @@ TEST_SUITE("cli/run") {
                                  "--layers", "-1"});
         CHECK(layers.exit_code == 2);
         CHECK(layers.output == "napkin: error: --layers = -1: must be at least 1\n");
-        const auto file = run({"schedule", "--times", NAPKIN_TEST_DATA_DIR "/schedule_times_paired.json"});
+        const std::string times = NAPKIN_TEST_DATA_DIR "/schedule_times_paired.json";
+        const auto file = run({"schedule", "--times", times});
         CHECK(file.exit_code == 0);
-        const auto file_zero =
-            run({"schedule", "--times", NAPKIN_TEST_DATA_DIR "/schedule_times_paired.json", "--microbatches", "0"});
+        const auto file_zero = run({"schedule", "--times", times, "--microbatches", "0"});
         CHECK(file_zero.exit_code == 2);
         CHECK(contains(file_zero.output, "--microbatches = 0: must be at least 1"));
     }
