@@ -515,6 +515,8 @@ int dispatch(const std::vector<std::string>& args, const RunOptions& options) {
     } catch (const CLI::CallForHelp&) {
         if (chosen_subcommand(app, args) == nullptr)
             std::cout << overview();
+        else if (app.get_subcommands().empty())  // asked before the subcommand: the top level's, with every one
+            std::cout << wrap_help(every_command()->help());
         else
             std::cout << wrap_help(app.help());
         return exit_answered;

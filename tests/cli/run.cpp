@@ -187,7 +187,7 @@ TEST_SUITE("cli/run") {
              {std::vector<std::string>{"bubble", "--schedule", "1f1b", "--stages", "4", "--microbatches", "8"},
               {"--version"}, {"--help"}, {"--json", "split"}, {"split", "fewest"}, {"splitt"},
               {"split", "--model", "llama3.1-8b", "fewest"}, {"--", "", "bubble", "--stages", "4"},
-              {"--bogus"}, {"help", "train"}, {"train", "--tarin"}}) {
+              {"--bogus"}, {"help", "train"}, {"train", "--tarin"}, {"-h-", "train"}}) {
             CAPTURE(args);
             const auto lazy = run(args);
             const auto full = run(args, every);
