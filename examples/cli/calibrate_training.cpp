@@ -197,7 +197,7 @@ NAPKIN_COMMAND(app) {
         std::string runs, out;
         bool json = false;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand("calibrate-training",
                                    "fit the training model's efficiency (tensor-core share per GPU generation, "
                                    "element-wise passes) to measured runs");

@@ -177,7 +177,7 @@ NAPKIN_COMMAND(app) {
         NetworkOptions net;
         std::string algorithm = "ring";
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand("allreduce", "time of one all-reduce in the alpha-beta model");
     sub->add_option("--algorithm", o->algorithm, "ring, tree, hierarchical or nccl (ring)");
     add_network_options(sub, o->net);
@@ -222,7 +222,7 @@ NAPKIN_COMMAND(app) {
         std::string op;
         std::string algorithm = "ring";
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand("collective", "time of one collective in the alpha-beta model");
     sub->add_option("--op", o->op, "reduce-scatter, all-gather, all-to-all, broadcast, p2p or all-reduce")->required();
     sub->add_option("--algorithm", o->algorithm, "ring, or hierarchical for reduce-scatter and all-gather (ring)");
@@ -267,7 +267,7 @@ NAPKIN_COMMAND(app) {
         std::optional<std::string> bandwidth, latency;
         bool json = false;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand("crossover", "the message size where ring and tree all-reduce cost the same");
     sub->add_option("--gpus", o->gpus, "ranks taking part")->required();
     sub->add_option("--bandwidth", o->bandwidth, "link bandwidth per GPU and direction: 50GB/s, 400Gb/s (bits)");
@@ -310,7 +310,7 @@ NAPKIN_COMMAND(app) {
         std::optional<long long> ranks;
         bool fit_base = false, in_place = false, json = false;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand("calibrate", "fit alpha and B to nccl-tests output (all_reduce_perf, ...)");
     sub->add_option("file", o->file, "the program's output, saved to a file")->required();
     sub->add_option("--op", o->op, "the collective measured: all-reduce (all_reduce_perf), reduce-scatter, "

@@ -106,7 +106,7 @@ NAPKIN_COMMAND(app) {
         std::optional<double> forward_ms, backward_ms;
         std::optional<std::string> forward, backward;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand("bubble", "the pipeline bubble of a schedule, in closed form");
     add_pipeline_options(sub, o->pipeline);
     sub->add_option("--forward", o->forward, "one micro-batch's forward through a stage with its unit: 1.5ms (1ms)");
@@ -225,7 +225,7 @@ NAPKIN_COMMAND(app) {
         std::optional<std::string> layer_forward, layer_backward, head_forward, head_backward;
         double forward_all_to_all_share = 0, backward_all_to_all_share = 0, pair_hidden = 0;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand(
         "schedule", "simulate one step pass by pass; JSON counts micro-batches, chunks and stages from 1");
     add_pipeline_options(sub, o->pipeline, false);
@@ -272,7 +272,12 @@ NAPKIN_COMMAND(app) {
     sub->add_flag("--overlap-moe-expert-parallel-comm", o->overlap_moe,
                   "interleaved: Megatron's paired blocks, one more warm-up forward and each steady-state "
                   "forward run together with a backward");
-    sub->callback([o] {
+    sub->callback([o, sub] {
+        // 0 stands for "not given" below (the file or the layer map gives it): a 0 typed is an error.
+        for (const auto& [flag, value] : {std::pair{"--stages", o->pipeline.stages},
+                                          std::pair{"--microbatches", o->pipeline.microbatches},
+                                          std::pair{"--layers", o->layers}})
+            if (sub->count(flag) > 0) require_at_least_one(flag, value);
         read_pipeline_units(o->pipeline);
         if (o->backward) o->pipeline.backward_flag = "--backward";
         o->forward_ms = time_in_ms(o->forward_ms, o->forward, "--forward", "--forward-ms");

@@ -197,7 +197,7 @@ NAPKIN_COMMAND(app) {
         bool recompute_early_stop = false;
         std::string grad_reduce_dtype;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     o->gpu.name = "a100-80gb-sxm";
     auto* sub = app.add_subcommand("plan", "search every training layout of a model on a cluster: the fastest that "
                                            "fit, the memory/time Pareto front, the search statistics");
@@ -509,7 +509,7 @@ NAPKIN_COMMAND(app) {
         std::string weight_dtype = "bf16", kv_dtype = "bf16";
         bool json = false;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand(
         "plan-inference", "the fewest GPUs, and the tensor x pipeline split and tokens in flight that give the "
                           "lowest time per token (or the most tokens/s under --latency-ms)");

@@ -11,13 +11,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <algorithm>
 #include <map>
+#include <memory>
+#include <optional>
 #include <regex>
 #include <sstream>
-#include <unistd.h>
 
 #ifndef NAPKIN_VERSION
 #error "NAPKIN_VERSION (the project version) must be defined by the build"
@@ -49,16 +51,114 @@ std::string group_of(const std::string& name) {
     return "other";
 }
 
-void build(CLI::App& app) {
+// The top-level app: name, description, --version, at most one subcommand.
+void build_base(CLI::App& app) {
     app.name("napkin");
     app.description(std::string("napkin ") + NAPKIN_VERSION + ": " + description);
     app.require_subcommand(0, 1);
     app.set_version_flag("--version", std::string("napkin ") + NAPKIN_VERSION, "print the version and exit");
-    for (const auto& setup : commands()) setup(app);
+}
+
+// Each subcommand's help group, and the name its JSON output carries.
+void finish(CLI::App& app) {
     for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
         sub->group(group_of(sub->get_name()));
         sub->preparse_callback([name = sub->get_name()](std::size_t) { current_command() = name; });
     }
+}
+
+// The app with every subcommand (for the overview, help and unknown names).
+std::shared_ptr<CLI::App> every_command() {
+    auto app = std::make_shared<CLI::App>();
+    build_base(*app);
+    for (const auto& setup : commands()) setup(*app);
+    options_snapshots().clear();
+    finish(*app);
+    return app;
+}
+
+std::vector<std::string> subcommand_names(CLI::App& app) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    return names;
+}
+
+// Building every subcommand's options costs more than most commands take to
+// answer (and ~20 ms a run under the fuzzer's sanitizers), so a run builds only
+// the subcommand it names. Which registered setup adds which subcommand is
+// learned by building the setups alone, in order, until the name turns up;
+// what was learned is kept for the next run in the same process.
+struct Learned {
+    std::optional<std::vector<std::string>> names;
+    // With RunOptions::reuse_built_commands: the app built with this setup, and
+    // how to put its options back as the setup left them.
+    std::shared_ptr<CLI::App> app;
+    std::vector<std::function<void()>> restores;
+};
+
+std::vector<Learned>& learned() {
+    static std::vector<Learned> all(commands().size());
+    return all;
+}
+
+// The index of the setup that adds subcommand `name`, learning setups' names
+// (by building each alone) only as far as needed; npos when none adds it.
+std::size_t setup_of(const std::string& name) {
+    auto& setups = learned();
+    for (std::size_t i = 0; i < commands().size(); ++i) {
+        Learned& setup = setups[i];
+        if (!setup.names) {
+            CLI::App scratch;
+            commands()[i](scratch);
+            options_snapshots().clear();
+            setup.names = subcommand_names(scratch);
+        }
+        if (std::find(setup.names->begin(), setup.names->end(), name) != setup.names->end()) return i;
+    }
+    return std::string::npos;
+}
+
+// The top level with the subcommands of the setups `indices`.
+std::shared_ptr<CLI::App> app_with(const std::vector<std::size_t>& indices) {
+    auto app = std::make_shared<CLI::App>();
+    build_base(*app);
+    for (const std::size_t i : indices) commands()[i](*app);
+    options_snapshots().clear();
+    finish(*app);
+    return app;
+}
+
+// The app with just the subcommand `name` (nullptr when no setup adds it);
+// with `reuse`, the one built for an earlier run, its options put back.
+std::shared_ptr<CLI::App> app_with(const std::string& name, bool reuse) {
+    const std::size_t i = setup_of(name);
+    if (i == std::string::npos) return nullptr;
+    Learned& setup = learned()[i];
+    if (reuse && setup.app != nullptr) {
+        setup.app->clear();
+        for (const auto& restore : setup.restores) restore();
+        return setup.app;
+    }
+    auto app = std::make_shared<CLI::App>();
+    build_base(*app);
+    options_snapshots().clear();
+    commands()[i](*app);
+    finish(*app);
+    if (reuse) {
+        setup.restores.clear();
+        for (const auto& snapshot : options_snapshots()) setup.restores.push_back(snapshot());
+        setup.app = app;
+    }
+    options_snapshots().clear();
+    return app;
+}
+
+// Every subcommand's name, in the order they are registered.
+std::vector<std::string> all_subcommand_names() {
+    setup_of("");  // learns every setup's names
+    std::vector<std::string> all;
+    for (const auto& setup : learned()) all.insert(all.end(), setup.names->begin(), setup.names->end());
+    return all;
 }
 
 // The subcommand called `name`, or nullptr (CLI11 2.1 throws for an unknown name).
@@ -68,36 +168,35 @@ CLI::App* find_subcommand(CLI::App& app, const std::string& name) {
     return nullptr;
 }
 
-std::vector<std::string> subcommand_names(CLI::App& app) {
-    std::vector<std::string> names;
-    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
-    return names;
-}
-
 // napkin, napkin help, napkin --help: the subcommands by group, in 80 columns.
-std::string overview(CLI::App& app) {
-    std::ostringstream out;
-    out << "napkin " << NAPKIN_VERSION << ": " << description << "\n\n"
-        << "usage: napkin <command> [options]   (napkin <command> --help for its options)\n";
-    std::map<std::string, std::vector<const CLI::App*>> by_group;
-    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
-        by_group[group_of(sub->get_name())].push_back(sub);
-    auto list = [&](const std::string& group) {
-        const auto found = by_group.find(group);
-        if (found == by_group.end()) return;
-        out << "\n" << group << ":\n";
-        for (const CLI::App* sub : found->second) {
-            std::string name = "  " + sub->get_name();
-            name.resize(std::max<std::size_t>(name.size() + 2, 18), ' ');
-            out << name << sub->get_description() << "\n";
-        }
-    };
-    for (const auto& [group, names] : groups()) list(group);
-    list("other");
-    out << "\noptions:\n  -h, --help      this list\n  --version       print the version and exit\n"
-        << "\nexit status: 0 answered (\"does not fit\" is an answer), 2 invalid input or\n"
-        << "usage (one line naming the flag and its value), 1 internal error.\n";
-    return wrap_help(out.str());
+// (The same every time: made once per process.)
+const std::string& overview() {
+    static const std::string text = [] {
+        const std::shared_ptr<CLI::App> app = every_command();
+        std::ostringstream out;
+        out << "napkin " << NAPKIN_VERSION << ": " << description << "\n\n"
+            << "usage: napkin <command> [options]   (napkin <command> --help for its options)\n";
+        std::map<std::string, std::vector<const CLI::App*>> by_group;
+        for (const CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; }))
+            by_group[group_of(sub->get_name())].push_back(sub);
+        auto list = [&](const std::string& group) {
+            const auto found = by_group.find(group);
+            if (found == by_group.end()) return;
+            out << "\n" << group << ":\n";
+            for (const CLI::App* sub : found->second) {
+                std::string name = "  " + sub->get_name();
+                name.resize(std::max<std::size_t>(name.size() + 2, 18), ' ');
+                out << name << sub->get_description() << "\n";
+            }
+        };
+        for (const auto& [group, names] : groups()) list(group);
+        list("other");
+        out << "\noptions:\n  -h, --help      this list\n  --version       print the version and exit\n"
+            << "\nexit status: 0 answered (\"does not fit\" is an answer), 2 invalid input or\n"
+            << "usage (one line naming the flag and its value), 1 internal error.\n";
+        return wrap_help(out.str());
+    }();
+    return text;
 }
 
 // The subcommand the arguments name (the first one not starting with '-').
@@ -136,14 +235,18 @@ std::string parse_error_line(const CLI::ParseError& e, CLI::App& app, const std:
     const std::string what = e.what();
     CLI::App* sub = chosen_subcommand(app, args);
     const std::string where = sub != nullptr ? sub->get_name() + ": " : "";
+    static const std::regex convert("Could not convert: (\\S+) = (.*)");
+    static const std::regex missing("(\\S+): (\\d+) required (\\S+) missing");
+    static const std::regex unexpected("The following arguments? (?:was|were) not expected: (.*)");
+    static const std::regex required("(\\S+) is required");
     std::smatch m;
-    if (std::regex_match(what, m, std::regex("Could not convert: (\\S+) = (.*)"))) {
+    if (std::regex_match(what, m, convert)) {
         return m[1].str() + " = \"" + m[2].str() + "\": not " + kind_of(option_named(sub, m[1].str()));
     }
-    if (std::regex_match(what, m, std::regex("(\\S+): (\\d+) required (\\S+) missing"))) {
+    if (std::regex_match(what, m, missing)) {
         return m[1].str() + ": needs a value (" + kind_of(option_named(sub, m[1].str())) + ")";
     }
-    if (std::regex_match(what, m, std::regex("The following arguments? (?:was|were) not expected: (.*)"))) {
+    if (std::regex_match(what, m, unexpected)) {
         std::istringstream words(m[1].str());
         std::string first;
         words >> first;
@@ -155,7 +258,7 @@ std::string parse_error_line(const CLI::ParseError& e, CLI::App& app, const std:
         }
         return where + "unexpected argument \"" + first + "\"";
     }
-    if (std::regex_match(what, m, std::regex("(\\S+) is required"))) return where + m[1].str() + " is required";
+    if (std::regex_match(what, m, required)) return where + m[1].str() + " is required";
     return where + what;
 }
 
@@ -216,10 +319,12 @@ std::vector<std::string> flags_of(const std::string& field) {
     if (const auto found = table.find(field); found != table.end()) return found->second;
     // Only a "Struct.field" (capitalised) or a plain lower-case name, not a file name.
     const std::size_t dot = field.find('.');
-    if (dot != std::string::npos && (field.front() < 'A' || field.front() > 'Z' || field.find('.', dot + 1) != std::string::npos))
+    if (dot != std::string::npos &&
+        (field.front() < 'A' || field.front() > 'Z' || field.find('.', dot + 1) != std::string::npos))
         return {};
     std::string name = field.substr(dot == std::string::npos ? 0 : dot + 1);
-    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_' || c == ' '; }))
+    if (name.empty() ||
+        !std::all_of(name.begin(), name.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_' || c == ' '; }))
         return {};
     std::replace(name.begin(), name.end(), '_', '-');
     std::replace(name.begin(), name.end(), ' ', '-');
@@ -227,7 +332,8 @@ std::vector<std::string> flags_of(const std::string& field) {
 }
 
 // The flags that set `field` in this run: those typed, else the subcommand's own.
-std::vector<std::string> flags_for(const std::string& field, const CLI::App& sub, const std::vector<std::string>& args) {
+std::vector<std::string> flags_for(const std::string& field, const CLI::App& sub,
+                                   const std::vector<std::string>& args) {
     const auto flags = flags_of(field);
     std::vector<std::string> typed;
     for (const auto& flag : flags)
@@ -254,41 +360,123 @@ std::string with_flag(const std::string& message, CLI::App& app, const std::vect
         std::size_t to = name.find(times, from);
         if (to == std::string::npos) to = name.size();
         for (const auto& flag : flags_for(name.substr(from, to - from), *sub, args)) {
-            const bool was_typed = std::any_of(args.begin(), args.end(),
-                                               [&](const std::string& a) { return a == flag || a.starts_with(flag + "="); });
+            const bool was_typed = std::any_of(
+                args.begin(), args.end(), [&](const std::string& a) { return a == flag || a.starts_with(flag + "="); });
             auto& into = was_typed ? typed : fallback;
             if (std::find(into.begin(), into.end(), flag) == into.end()) into.push_back(flag);
         }
         from = to + times.size();
     }
     if (typed.empty()) typed = fallback;  // a product names its typed factors, else the subcommand's flags
-    if (typed.empty()) return message;
-    std::string set_by;
-    for (const auto& flag : typed) set_by += (set_by.empty() ? "" : ", ") + flag;
-    return message + " (set by " + set_by + ")";
+    const auto was_typed = [&](const std::string& flag) {
+        return std::any_of(args.begin(), args.end(),
+                           [&](const std::string& a) { return a == flag || a.starts_with(flag + "="); });
+    };
+    const auto join = [](const std::vector<std::string>& flags) {
+        std::string text;
+        for (const auto& flag : flags) text += (text.empty() ? "" : ", ") + flag;
+        return text;
+    };
+    // The factors the requirement names with their values ("must be a multiple of
+    // micro_batch × dp = 4294967296") add the flags typed for them.
+    static const std::regex factors("([a-z_]+(?: × [a-z_]+)*) = ");
+    const std::string requirement = message.substr(std::min(message.size(), name.size()));
+    for (auto m = std::sregex_iterator(requirement.begin(), requirement.end(), factors); m != std::sregex_iterator();
+         ++m) {
+        const std::string product = (*m)[1].str();
+        for (std::size_t at = 0; at <= product.size();) {
+            std::size_t end = product.find(times, at);
+            if (end == std::string::npos) end = product.size();
+            for (const auto& flag : flags_of(product.substr(at, end - at)))
+                if (was_typed(flag) && std::find(typed.begin(), typed.end(), flag) == typed.end())
+                    typed.push_back(flag);
+            at = end + times.size();
+        }
+    }
+    if (!typed.empty()) return message + " (set by " + join(typed) + ")";
+    // A value the library derives from several flags (a stage's time from the
+    // model, the sequence, the micro-batch, the GPU and the efficiency) names
+    // the flags typed among those it comes from, else the model's.
+    static const std::vector<std::string> stage_time_inputs{"--seq-len",
+                                                            "--micro-batch",
+                                                            "--tp",
+                                                            "--cp",
+                                                            "--ep",
+                                                            "--pp",
+                                                            "--vp",
+                                                            "--gpu-tflops",
+                                                            "--gpu-bandwidth-gbps",
+                                                            "--gpu-bandwidth",
+                                                            "--peak-share",
+                                                            "--half-width",
+                                                            "--memory-passes",
+                                                            "--compute-dtype",
+                                                            "--recompute",
+                                                            "--layer-map",
+                                                            "--first-stage-layers",
+                                                            "--last-stage-layers",
+                                                            "--gpu"};
+    static const std::map<std::string, const std::vector<std::string>*> derived{
+        {"StageTimes.forward", &stage_time_inputs},
+        {"StageTimes.backward", &stage_time_inputs},
+        {"StageTimes.weight_grad", &stage_time_inputs},
+        {"efficiency", &stage_time_inputs},
+        {"width", &stage_time_inputs}};
+    const auto inputs = derived.find(name);
+    if (inputs == derived.end()) return message;
+    std::vector<std::string> sources;
+    for (const auto& flag : *inputs->second)
+        if (was_typed(flag)) sources.push_back(flag);
+    if (sources.empty() && option_named(sub, "--model") != nullptr) sources.push_back("--model");
+    return sources.empty() ? message : message + " (from " + join(sources) + ")";
 }
 
-int dispatch(const std::vector<std::string>& args) {
-    CLI::App app;
-    build(app);
+// The app a run needs. When the first argument is a word, CLI11 takes it for
+// the subcommand (the top level has no positional arguments) or it is an
+// unknown command (an error before parsing): the app holds that subcommand
+// alone, or none. After a leading flag, the app holds the subcommands named
+// anywhere in the arguments (CLI11 matches no other; after "--" too).
+std::shared_ptr<CLI::App> app_for(const std::vector<std::string>& args, const RunOptions& options) {
+    if (options.build_every_command) return every_command();
+    if (!args.empty() && !args[0].starts_with("-")) {
+        if (auto app = app_with(args[0], options.reuse_built_commands)) return app;
+        return app_with(std::vector<std::size_t>{});
+    }
+    std::vector<std::size_t> indices;
+    for (const auto& a : args)
+        if (const std::size_t i = setup_of(a);
+            i != std::string::npos && std::find(indices.begin(), indices.end(), i) == indices.end())
+            indices.push_back(i);
+    std::sort(indices.begin(), indices.end());  // the order they are registered in
+    if (indices.size() == 1) {
+        for (const auto& a : args)
+            if (setup_of(a) == indices[0]) return app_with(a, options.reuse_built_commands);
+    }
+    return app_with(indices);
+}
+
+int dispatch(const std::vector<std::string>& args, const RunOptions& options) {
     // napkin, napkin help [command]
     if (args.empty() || (args.size() == 1 && args[0] == "help")) {
-        std::cout << overview(app);
+        std::cout << overview();
         return exit_answered;
     }
     if (args[0] == "help") {
-        CLI::App* sub = find_subcommand(app, args[1]);
+        const std::shared_ptr<CLI::App> app = options.build_every_command ? every_command() : app_with(args[1], false);
+        CLI::App* sub = app != nullptr ? find_subcommand(*app, args[1]) : nullptr;
         if (sub == nullptr) {
             std::cerr << "napkin: error: help \"" << args[1] << "\": not a command"
-                      << did_you_mean(args[1], subcommand_names(app)) << " (napkin help lists them)\n";
+                      << did_you_mean(args[1], all_subcommand_names()) << " (napkin help lists them)\n";
             return exit_invalid_input;
         }
         std::cout << wrap_help(sub->help());
         return exit_answered;
     }
+    const std::shared_ptr<CLI::App> built = app_for(args, options);
+    CLI::App& app = *built;
     if (!args[0].starts_with("-") && find_subcommand(app, args[0]) == nullptr) {
         std::cerr << "napkin: error: unknown command \"" << args[0] << "\""
-                  << did_you_mean(args[0], subcommand_names(app)) << " (napkin help lists them)\n";
+                  << did_you_mean(args[0], all_subcommand_names()) << " (napkin help lists them)\n";
         return exit_invalid_input;
     }
     // A mistyped flag is named before CLI11 would complain of a required one missing.
@@ -309,7 +497,8 @@ int dispatch(const std::vector<std::string>& args) {
             if (!args[i].starts_with("-")) continue;
             const std::size_t eq = args[i].find('=');
             const std::string flag = args[i].substr(0, eq);
-            const bool empty = eq != std::string::npos ? eq + 1 == args[i].size() : i + 1 < args.size() && args[i + 1].empty();
+            const bool empty =
+                eq != std::string::npos ? eq + 1 == args[i].size() : i + 1 < args.size() && args[i + 1].empty();
             const CLI::Option* opt = option_named(sub, flag);
             if (!empty || opt == nullptr || opt->get_type_size() == 0 || kind_of(opt) == "a value") continue;
             std::cerr << "napkin: error: " << flag << " = \"\": not " << kind_of(opt) << "\n";
@@ -320,12 +509,16 @@ int dispatch(const std::vector<std::string>& args) {
         std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 reads a vector back to front
         app.parse(reversed);
         if (app.get_subcommands().empty()) {
-            std::cout << overview(app);
+            std::cout << overview();
             return exit_answered;
         }
     } catch (const CLI::CallForHelp&) {
-        if (chosen_subcommand(app, args) == nullptr) std::cout << overview(app);
-        else std::cout << wrap_help(app.help());
+        if (chosen_subcommand(app, args) == nullptr)
+            std::cout << overview();
+        else if (app.get_subcommands().empty())  // asked before the subcommand: the top level's, with every one
+            std::cout << wrap_help(every_command()->help());
+        else
+            std::cout << wrap_help(app.help());
         return exit_answered;
     } catch (const CLI::CallForAllHelp&) {
         std::cout << wrap_help(app.help("", CLI::AppFormatMode::All));
@@ -395,13 +588,15 @@ std::string wrap_help(const std::string& text, std::size_t columns) {
 }
 
 int execute(const std::vector<std::string>& args) {
-    const int code = dispatch(args);
+    const int code = dispatch(args, RunOptions{});
     std::cout.flush();
     std::fflush(stdout);
     return code;
 }
 
-RunResult run(const std::vector<std::string>& args) {
+RunResult run(const std::vector<std::string>& args) { return run(args, RunOptions{}); }
+
+RunResult run(const std::vector<std::string>& args, const RunOptions& options) {
     // Both streams into one temporary file, so printf and iostream output keep their order.
     std::cout.flush();
     std::cerr.flush();
@@ -413,7 +608,7 @@ RunResult run(const std::vector<std::string>& args) {
     ::dup2(::fileno(capture), STDOUT_FILENO);
     ::dup2(::fileno(capture), STDERR_FILENO);
     RunResult result;
-    result.exit_code = dispatch(args);
+    result.exit_code = dispatch(args, options);
     std::cout.flush();
     std::cerr.flush();
     std::fflush(stdout);

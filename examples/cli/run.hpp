@@ -29,6 +29,18 @@ int execute(const std::vector<std::string>& args);
 // Runs it with stdout and stderr captured.
 RunResult run(const std::vector<std::string>& args);
 
+struct RunOptions {
+    // A run builds only the subcommand it names; with this set it builds every
+    // one, as the overview does (the fuzzer checks that both answer the same).
+    bool build_every_command = false;
+    // Keeps each subcommand built for the next run in this process, its
+    // options put back as its setup left them before each parse (building a
+    // subcommand's options costs more than most commands take to answer:
+    // the fuzzer's runs).
+    bool reuse_built_commands = false;
+};
+RunResult run(const std::vector<std::string>& args, const RunOptions& options);
+
 // The help text wrapped to `columns` (80 by default): continuation lines are
 // indented to the column where the description began.
 std::string wrap_help(const std::string& text, std::size_t columns = 80);

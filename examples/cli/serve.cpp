@@ -117,7 +117,7 @@ NAPKIN_COMMAND(app) {
         std::optional<std::string> ttft, tpot;  // with their units
         bool json = false;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand("serve", "serve a model to many users: TTFT, TPOT, throughput, memory and the "
                                             "largest concurrency that fits (continuous or static batching)");
     add_model_options(sub, o->model);

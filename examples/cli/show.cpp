@@ -89,7 +89,7 @@ NAPKIN_COMMAND(app) {
         std::string name;
         bool json = false;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand("show", "one catalog entry (model, GPU, link or node) with its source");
     sub->add_option("name", o->name, "its catalog name (napkin list)")->required();
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");

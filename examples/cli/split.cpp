@@ -46,7 +46,7 @@ NAPKIN_COMMAND(app) {
         long long tokens = 1;
         bool json = false, csv = false;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand("split", "memory per GPU and time per token for each GPU count");
     add_inference_options(sub, o->inputs);
     sub->add_option("--gpus", o->gpus, "comma-separated GPU counts (1,2,4,8,16)");
@@ -56,16 +56,12 @@ NAPKIN_COMMAND(app) {
     sub->add_flag("--csv", o->csv, "the table as CSV (bytes, seconds)");
     sub->callback([o] {
         const auto [model, gpu, link, ring, setup] = resolve_inference(o->inputs);
-        if (o->csv) std::printf("gpus,fits,memory_bytes,per_token_s,waiting_share,user_tokens_per_s\n");
         const Split split = split_flag(o->split);
         require_at_least_one("--tokens", o->tokens);
         const std::vector<long long> counts = parse_counts(o->gpus);
+        // Every row is priced before anything is printed: a bad input is one error line.
         nlohmann::json rows = nlohmann::json::array();
-        if (!o->json && !o->csv)
-            printf_wrapped("%s on %s over %s, %s split, %lld token(s) in flight\n%5s  %-5s  %12s  %12s  %9s  %8s\n",
-                        std::string(model.name).c_str(), std::string(gpu.name).c_str(),
-                        std::string(link.name).c_str(), std::string(to_string(split)).c_str(), o->tokens, "GPUs",
-                        "fits", "memory/GPU", "per token", "waiting", "tokens/s");
+        std::string table;
         for (long long n : counts) {
             const InferenceMemory memory = memory_per_gpu(model, n, setup);
             const bool ok = memory.total() <= usable_memory(gpu);
@@ -78,14 +74,25 @@ NAPKIN_COMMAND(app) {
                             {"total_s", t.total().value()},
                             {"waiting_share", t.waiting_share()},
                             {"user_tokens_per_s", t.user_tokens_per_second().value()}});
+            char line[256];
             if (o->csv)
-                std::printf("%lld,%d,%.0f,%.9g,%.6g,%.6g\n", n, ok ? 1 : 0, memory.total().value(), t.total().value(),
-                            t.waiting_share(), t.user_tokens_per_second().value());
-            else if (!o->json)
-                std::printf("%5lld  %-5s  %12s  %12s  %9s  %8s\n", n, ok ? "yes" : "no",
-                            to_string(memory.total()).c_str(), ok ? to_string(t.total()).c_str() : "does not fit",
-                            ok ? (format_fixed(100 * t.waiting_share(), 1) + "%").c_str() : "",
-                            ok ? grouped(t.user_tokens_per_second().value()).c_str() : "");
+                std::snprintf(line, sizeof line, "%lld,%d,%.0f,%.9g,%.6g,%.6g\n", n, ok ? 1 : 0,
+                              memory.total().value(), t.total().value(), t.waiting_share(),
+                              t.user_tokens_per_second().value());
+            else
+                std::snprintf(line, sizeof line, "%5lld  %-5s  %12s  %12s  %9s  %8s\n", n, ok ? "yes" : "no",
+                              to_string(memory.total()).c_str(), ok ? to_string(t.total()).c_str() : "does not fit",
+                              ok ? (format_fixed(100 * t.waiting_share(), 1) + "%").c_str() : "",
+                              ok ? grouped(t.user_tokens_per_second().value()).c_str() : "");
+            table += line;
+        }
+        if (o->csv) std::printf("gpus,fits,memory_bytes,per_token_s,waiting_share,user_tokens_per_s\n%s", table.c_str());
+        else if (!o->json) {
+            printf_wrapped("%s on %s over %s, %s split, %lld token(s) in flight\n%5s  %-5s  %12s  %12s  %9s  %8s\n",
+                           std::string(model.name).c_str(), std::string(gpu.name).c_str(),
+                           std::string(link.name).c_str(), std::string(to_string(split)).c_str(), o->tokens, "GPUs",
+                           "fits", "memory/GPU", "per token", "waiting", "tokens/s");
+            std::printf("%s", table.c_str());
         }
         if (o->json)
             print_json({{"model", model.name}, {"gpu", gpu.name}, {"link", link.name},
@@ -101,7 +108,7 @@ NAPKIN_COMMAND(app) {
         long long max_gpus = 4096;
         bool json = false;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand("fewest", "the fewest GPUs whose usable memory holds the model");
     add_model_options(sub, o->model);
     add_gpu_options(sub, o->gpu);
@@ -137,7 +144,7 @@ NAPKIN_COMMAND(app) {
         std::string split = "tensor";
         bool json = false;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     auto* sub = app.add_subcommand("best", "the GPU count with the shortest time per token");
     add_inference_options(sub, o->inputs);
     sub->add_option("--tokens", o->tokens, "tokens in flight (1)");
@@ -169,7 +176,7 @@ NAPKIN_COMMAND(app) {
 }
 
 NAPKIN_COMMAND(app) {
-    auto json = std::make_shared<bool>(false);
+    auto json = make_options<bool>();
     auto* sub = app.add_subcommand("list", "the catalog: models, GPUs, links and nodes (napkin show NAME: one)");
     sub->add_flag("--json", *json, "machine-readable output in bytes and seconds");
     sub->callback([json] {

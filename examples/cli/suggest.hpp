@@ -13,17 +13,21 @@ namespace napkin::cli {
 // Optimal string alignment distance (Levenshtein with adjacent transpositions):
 // the fewest insertions, deletions, substitutions or swaps turning a into b.
 inline std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i)
+    // Three rows of the table: the one being filled, the one above, the one above that.
+    std::vector<std::size_t> before(b.size() + 1), above(b.size() + 1), row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) above[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        row[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j) {
             const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+            row[j] = std::min({above[j] + 1, row[j - 1] + 1, above[j - 1] + cost});
             if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+                row[j] = std::min(row[j], before[j - 2] + 1);
         }
-    return d[a.size()][b.size()];
+        std::swap(before, above);
+        std::swap(above, row);
+    }
+    return above[b.size()];
 }
 
 // The candidates worth suggesting for `typed`: those that contain it (`a100`
@@ -36,8 +40,11 @@ inline std::vector<std::string> closest(std::string_view typed, const std::vecto
         for (const auto& c : candidates)
             if (c != typed && c.find(typed) != std::string::npos) near.emplace_back(c.size() - typed.size(), c);
     if (near.empty())
-        for (const auto& c : candidates)
+        for (const auto& c : candidates) {
+            // The distance is at least the difference in length: skip those too far.
+            if ((c.size() > typed.size() ? c.size() - typed.size() : typed.size() - c.size()) > limit) continue;
             if (const std::size_t d = edit_distance(typed, c); d <= limit && d > 0) near.emplace_back(d, c);
+        }
     std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     std::vector<std::string> out;
     for (const auto& [d, c] : near) {

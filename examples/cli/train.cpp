@@ -109,7 +109,7 @@ NAPKIN_COMMAND(app) {
         std::string layer_map, optimizer = "adam";
         long long first_stage_layers = 0, last_stage_layers = 0;
     };
-    auto o = std::make_shared<Options>();
+    auto o = make_options<Options>();
     o->gpu.name = "a100-80gb-sxm";
     auto* sub = app.add_subcommand("train", "memory per GPU and step time of a TP x PP x DP (x EP) training run");
     add_model_options(sub, o->model);
@@ -215,6 +215,8 @@ NAPKIN_COMMAND(app) {
             throw napkin::invalid_argument("--compute-dtype \"fp8\": " + std::string(node.gpu.name) +
                                            " has no FP8 tensor cores (use bf16 or fp16)");
         require_non_negative("--fragmentation", o->fragmentation);
+        require(o->fragmentation <= max_fragmentation, "--fragmentation", o->fragmentation,
+                "must be at most " + format_fixed(max_fragmentation, 0) + " (a share of the activations)");
         MemoryAllowances allowances = o->no_memory_allowances ? no_memory_allowances : default_memory_allowances;
         allowances.fragmentation = o->fragmentation;
         std::optional<LayerMap> map;

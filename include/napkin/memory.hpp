@@ -203,6 +203,12 @@ struct MemoryAllowances {
     bool loss_logits = true;
 };
 
+// The largest fragmentation accepted: reserved 11 times what the activations
+// take. A bound of sense, not a measurement (runs report max reserved / max
+// allocated − 1 well below 1); it keeps a mistyped share (1e308) from turning
+// the memory total into inf.
+inline constexpr double max_fragmentation = 10.0;
+
 inline constexpr MemoryAllowances default_memory_allowances{};
 inline constexpr MemoryAllowances no_memory_allowances{
     .cuda_context = Bytes{}, .nccl_channels = 0.0, .fragmentation = 0.0, .loss_logits = false};
@@ -211,6 +217,7 @@ inline constexpr MemoryAllowances no_memory_allowances{
     require_non_negative("MemoryAllowances.cuda_context (bytes)", a.cuda_context.value());
     require_non_negative("MemoryAllowances.nccl_channels", a.nccl_channels);
     require_non_negative("MemoryAllowances.fragmentation", a.fragmentation);
+    require(a.fragmentation <= max_fragmentation, "MemoryAllowances.fragmentation", a.fragmentation, "must be at most 10");
     return a;
 }
 

@@ -180,4 +180,96 @@ TEST_SUITE("cli/run") {
         CHECK(contains(r.output, "napkin: error: Parallelism.tp = 5: "));
         CHECK(contains(r.output, "(set by --tp)"));
     }
+
+    TEST_CASE("a run builds only the subcommand it names and answers as with every subcommand built") {
+        const napkin::cli::RunOptions every{.build_every_command = true};
+        for (const std::vector<std::string>& args :
+             {std::vector<std::string>{"bubble", "--schedule", "1f1b", "--stages", "4", "--microbatches", "8"},
+              {"--version"}, {"--help"}, {"--json", "split"}, {"split", "fewest"}, {"splitt"},
+              {"split", "--model", "llama3.1-8b", "fewest"}, {"--", "", "bubble", "--stages", "4"},
+              {"--bogus"}, {"help", "train"}, {"train", "--tarin"}, {"-h-", "train"}}) {
+            CAPTURE(args);
+            const auto lazy = run(args);
+            const auto full = run(args, every);
+            CHECK(lazy.exit_code == full.exit_code);
+            CHECK(lazy.output == full.output);
+        }
+    }
+
+    TEST_CASE("a reused subcommand starts each run from its defaults, not from the last run's flags") {
+        const napkin::cli::RunOptions reuse{.reuse_built_commands = true};
+        const std::vector<std::string> shape{"bubble", "--schedule", "1f1b", "--stages", "4", "--microbatches", "8"};
+        CHECK(run(with(shape, {"--forward-ms", "3", "--backward-ms", "5"}), reuse).exit_code == 0);
+        const auto again = run(shape, reuse);
+        CHECK(again.exit_code == 0);
+        CHECK(again.output == run(shape).output);
+        // The defaults F = 1 ms, B = 2 ms: 1F1B's bubble (p - 1)(F + B) = 3 × 3 ms = 9 ms
+        // of a step (m + p - 1)(F + B) = 11 × 3 ms = 33 ms.
+        CHECK(contains(again.output, "bubble 9.00 ms of a 33.00 ms step"));
+        // A default the setup sets after making its options (train's GPU, a100-80gb-sxm) comes back too.
+        const std::vector<std::string> train{"train", "--model", "gpt2-small", "--micro-batch", "1", "--global-batch", "1"};
+        CHECK(run(with(train, {"--gpu", "h100-sxm"}), reuse).exit_code == 0);
+        const auto second = run(train, reuse);
+        CHECK(second.output == run(train).output);
+        CHECK(contains(second.output, "a100-80gb-sxm"));
+    }
+
+    TEST_CASE("schedule --stages 0 is an error naming --stages; without --stages the file gives the shape") {
+        const auto zero = run({"schedule", "--schedule", "1f1b", "--stages", "0", "--microbatches", "8",
+                               "--forward-ms", "1", "--backward-ms", "2"});
+        CHECK(zero.exit_code == 2);
+        CHECK(zero.output == "napkin: error: --stages = 0: must be at least 1\n");
+        const auto layers = run({"schedule", "--schedule", "1f1b", "--stages", "4", "--microbatches", "8",
+                                 "--layers", "-1"});
+        CHECK(layers.exit_code == 2);
+        CHECK(layers.output == "napkin: error: --layers = -1: must be at least 1\n");
+        const std::string times = NAPKIN_TEST_DATA_DIR "/schedule_times_paired.json";
+        const auto file = run({"schedule", "--times", times});
+        CHECK(file.exit_code == 0);
+        const auto file_zero = run({"schedule", "--times", times, "--microbatches", "0"});
+        CHECK(file_zero.exit_code == 2);
+        CHECK(contains(file_zero.output, "--microbatches = 0: must be at least 1"));
+    }
+
+    TEST_CASE("train --fragmentation has an upper bound: 1e308 would make the memory total inf") {
+        const auto r = run({"train", "--model", "gpt2-small", "--micro-batch", "1", "--global-batch", "1",
+                            "--fragmentation", "1e308"});
+        CHECK(r.exit_code == 2);
+        CHECK(lines_of(r.output) == 1);
+        CHECK(contains(r.output, "napkin: error: --fragmentation = "));
+        CHECK(contains(r.output, "must be at most 10"));
+        CHECK(run({"train", "--model", "gpt2-small", "--micro-batch", "1", "--global-batch", "1",
+                   "--fragmentation", "10"}).exit_code == 0);
+    }
+
+    TEST_CASE("a value derived from flags names the flags typed, not only the library field") {
+        // 2^32 tokens per sequence: a stage's forward runs past the 1e9 s the library accepts.
+        const auto seq = run({"train", "--model", "llama3.1-8b", "--seq-len", "4294967296"});
+        CHECK(seq.exit_code == 2);
+        CHECK(lines_of(seq.output) == 1);
+        CHECK(contains(seq.output, "StageTimes.forward"));
+        CHECK(contains(seq.output, "(from --seq-len)"));
+        // A share of peak of 1e-320 (a denormal): the forward's time is inf.
+        const auto share = run({"train", "--model", "llama3.1-8b", "--peak-share", "1e-320"});
+        CHECK(share.exit_code == 2);
+        CHECK(contains(share.output, "(from --peak-share)"));
+        // The requirement's factors name their flags: micro_batch × dp = 2^32 does not divide 32.
+        const auto dp = run({"train", "--model", "llama3.1-8b", "--dp", "4294967296", "--global-batch", "32"});
+        CHECK(dp.exit_code == 2);
+        CHECK(contains(dp.output, "(set by --global-batch, --dp)"));
+    }
+
+    TEST_CASE("split prices every row before it prints: a bad GPU figure is one error line, no table head") {
+        // 2^32 GiB of memory is 4.6e18 B, past the 1e18 B bound; it used to print the head first.
+        const auto memory = run({"split", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--link", "nvlink4",
+                                 "--gpu-memory-gib", "4294967296"});
+        CHECK(memory.exit_code == 2);
+        CHECK(lines_of(memory.output) == 1);
+        CHECK(memory.output.starts_with("napkin: error: Gpu.memory (bytes) = "));
+        CHECK(contains(memory.output, "(set by --gpu-memory-gib)"));
+        const auto csv = run({"split", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--link", "nvlink4", "--csv",
+                              "--split", "diagonal"});
+        CHECK(csv.exit_code == 2);
+        CHECK(lines_of(csv.output) == 1);
+    }
 }

@@ -374,6 +374,15 @@ TEST_SUITE("hardening") {
         CHECK(std::isfinite(step_time(OneFOneB{}, {1LL << 40, 1LL << 40}, StageTimes{seconds(1e9), seconds(1e9)}).value()));
     }
 
+    TEST_CASE("the allocator's fragmentation is a share of at most 10: 1e308 made the memory total inf") {
+        MemoryAllowances allowances = default_memory_allowances;
+        allowances.fragmentation = 1e308;
+        CHECK(error_of([&] { return validated(allowances); }) ==
+              "MemoryAllowances.fragmentation = 1e+308: must be at most 10");
+        allowances.fragmentation = max_fragmentation;  // the bound itself passes
+        CHECK(validated(allowances).fragmentation == 10.0);
+    }
+
     TEST_CASE("the progress bar's ticker draws with no report at all (a search still counting its space)") {
         io::ProgressBar bar("test", 0, std::chrono::milliseconds(0), true);
         for (int i = 0; i < 50 && !bar.drawn_once(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
