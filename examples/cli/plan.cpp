@@ -1,7 +1,7 @@
 // napkin plan | plan-inference — the planners from the command line.
 #include "command.hpp"
 #include "common.hpp"
-#include "training_profile.hpp"
+#include "training_flags.hpp"
 
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/inference_planner.hpp>
@@ -192,10 +192,7 @@ NAPKIN_COMMAND(app) {
         unsigned threads = 0;
         bool pareto = false;
         bool json = false, wide = false, csv = false;
-        std::string compute_dtype = "bf16", profile;
-        bool overlap_tp = false, overlap_param_gather = false, fsdp_prefetch = true;
-        bool recompute_early_stop = false;
-        std::string grad_reduce_dtype;
+        FrameworkFlags framework;
     };
     auto o = make_options<Options>();
     o->gpu.name = "a100-80gb-sxm";
@@ -230,19 +227,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--grad-dtype", o->grads, "gradient formats to search: bf16,fp32 (both)");
     sub->add_option("--threads", o->threads, "worker threads (every core)");
     sub->add_flag("--pareto", o->pareto, "also print the memory/time Pareto front, ranked by memory");
-    sub->add_option("--compute-dtype", o->compute_dtype, "precision of the GEMMs: bf16, fp16 or fp8 (bf16)");
-    sub->add_flag("--overlap-tp", o->overlap_tp, "tensor-parallel collectives under the GEMMs (--tp-comm-overlap)");
-    sub->add_flag("--overlap-param-gather", o->overlap_param_gather,
-                  "distributed optimizer: parameter all-gather under the first forward");
-    sub->add_flag("--fsdp-prefetch,!--no-fsdp-prefetch", o->fsdp_prefetch,
-                  "ZeRO-3: prefetch each layer's weights under the previous layer (on by default)");
-    sub->add_flag("--recompute-early-stop", o->recompute_early_stop,
-                  "full recomputation stops before each layer's MLP down projection (PyTorch's non-reentrant "
-                  "checkpoint, 2.1 and later)");
-    sub->add_option("--grad-reduce-dtype", o->grad_reduce_dtype,
-                    "format of the gradients in the data-parallel collectives: bf16, fp16 or fp32 (that of "
-                    "--grad-dtype)");
-    sub->add_option("--profile", o->profile, "efficiency profile JSON (napkin calibrate-training)");
+    add_framework_flags(sub, o->framework);
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->add_flag("--wide", o->wide, "one line per layout with every column and the step's parts");
     sub->add_flag("--csv", o->csv, "the layouts as CSV (seconds, bytes), the Pareto front after with --pareto");
@@ -264,20 +249,7 @@ NAPKIN_COMMAND(app) {
                                 .must_fit = !o->include_non_fitting, .schedules = parse_schedules(o->schedules),
                                 .top_k = o->top, .threads = o->threads};
         query.flash_attention = !o->no_flash_attention;
-        const std::optional<DType> parsed_dtype = parse_dtype(o->compute_dtype);
-        const DType compute_dtype = parsed_dtype.value_or(DType::none);
-        if (compute_dtype != DType::bf16 && compute_dtype != DType::fp16 && compute_dtype != DType::fp8)
-            throw napkin::invalid_argument("--compute-dtype \"" + o->compute_dtype + "\": must be bf16, fp16 or fp8");
-        if (compute_dtype == DType::fp8 && node.gpu.fp8_flops.value() <= 0.0)
-            throw napkin::invalid_argument("--compute-dtype \"fp8\": " + std::string(node.gpu.name) +
-                                           " has no FP8 tensor cores (use bf16 or fp16)");
-        query.options.compute_dtype = compute_dtype;
-        query.options.overlap_tp = o->overlap_tp;
-        query.options.overlap_param_gather = o->overlap_param_gather;
-        query.options.fsdp_prefetch = o->fsdp_prefetch;
-        query.options.recompute_early_stop = o->recompute_early_stop;
-        query.options.gradient_reduce_dtype = parse_gradient_reduce_dtype(o->grad_reduce_dtype);
-        if (!o->profile.empty()) query.options.profile = read_efficiency_profile(o->profile);
+        apply_framework_flags(o->framework, node.gpu, query.options);
         query.gradient_dtypes = parse_gradient_dtypes(o->grads);
         require_non_negative("--max-pp", count(o->max_pp));
         query.max_pp = o->max_pp;

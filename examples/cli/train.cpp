@@ -1,7 +1,7 @@
 // napkin train — memory per GPU and the step time of one training layout.
 #include "command.hpp"
 #include "common.hpp"
-#include "training_profile.hpp"
+#include "training_flags.hpp"
 
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/training.hpp>
@@ -99,10 +99,8 @@ NAPKIN_COMMAND(app) {
         std::string tp_comm = "auto";
         bool overlap_dp = false, no_scatter_gather = false, causal = false;
         EfficiencyModel efficiency = default_efficiency;
-        std::string compute_dtype = "bf16", compute_model = "gemm", profile;
-        bool overlap_tp = false, overlap_param_gather = false, fsdp_prefetch = true;
-        bool recompute_early_stop = false;
-        std::string grad_reduce_dtype;
+        std::string compute_model = "gemm";
+        FrameworkFlags framework;
         double fragmentation = 0.0;
         bool no_memory_allowances = false;
         bool json = false;
@@ -152,19 +150,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--compute-model", o->compute_model,
                     "gemm (every GEMM from its shape, the default) or flat (one share of peak: the model of "
                     "--peak-share, --half-width, --memory-passes, which select it)");
-    sub->add_option("--compute-dtype", o->compute_dtype, "precision of the GEMMs: bf16, fp16 or fp8 (bf16)");
-    sub->add_flag("--overlap-tp", o->overlap_tp, "tensor-parallel collectives under the GEMMs (--tp-comm-overlap)");
-    sub->add_flag("--overlap-param-gather", o->overlap_param_gather,
-                  "distributed optimizer: parameter all-gather under the first forward");
-    sub->add_flag("--fsdp-prefetch,!--no-fsdp-prefetch", o->fsdp_prefetch,
-                  "ZeRO-3: prefetch each layer's weights under the previous layer (on by default)");
-    sub->add_flag("--recompute-early-stop", o->recompute_early_stop,
-                  "full recomputation stops before each layer's MLP down projection (PyTorch's non-reentrant "
-                  "checkpoint, 2.1 and later)");
-    sub->add_option("--grad-reduce-dtype", o->grad_reduce_dtype,
-                    "format of the gradients in the data-parallel collectives: bf16, fp16 or fp32 (that of "
-                    "--grad-dtype)");
-    sub->add_option("--profile", o->profile, "efficiency profile JSON (napkin calibrate-training)");
+    add_framework_flags(sub, o->framework);
     sub->add_option("--fragmentation", o->fragmentation,
                     "caching-allocator fragmentation as a share of the activations (0; max reserved / max "
                     "allocated - 1 of your runs)");
@@ -208,12 +194,6 @@ NAPKIN_COMMAND(app) {
         const bool flat_flags = sub->count("--peak-share") + sub->count("--half-width") + sub->count("--memory-passes") > 0;
         if (o->compute_model != "gemm" && o->compute_model != "flat")
             throw napkin::invalid_argument("--compute-model \"" + o->compute_model + "\": must be gemm or flat");
-        const DType compute_dtype = parse_choice<DType>("--compute-dtype", o->compute_dtype, parse_dtype, "bf16, fp16, fp8");
-        if (compute_dtype != DType::bf16 && compute_dtype != DType::fp16 && compute_dtype != DType::fp8)
-            throw napkin::invalid_argument("--compute-dtype \"" + o->compute_dtype + "\": must be bf16, fp16 or fp8");
-        if (compute_dtype == DType::fp8 && node.gpu.fp8_flops.value() <= 0.0)
-            throw napkin::invalid_argument("--compute-dtype \"fp8\": " + std::string(node.gpu.name) +
-                                           " has no FP8 tensor cores (use bf16 or fp16)");
         require_non_negative("--fragmentation", o->fragmentation);
         require(o->fragmentation <= max_fragmentation, "--fragmentation", o->fragmentation,
                 "must be at most " + format_fixed(max_fragmentation, 0) + " (a share of the activations)");
@@ -233,24 +213,18 @@ NAPKIN_COMMAND(app) {
             map = first_last_layer_map(model.layers, par.pp, par.virtual_stages, o->first_stage_layers,
                                        o->last_stage_layers);
         }
-        const TrainingOptions options{
+        TrainingOptions options{
             .efficiency = o->efficiency,
             .compute_model = flat_flags || o->compute_model == "flat" ? ComputeModel::flat : ComputeModel::gemm,
-            .profile = o->profile.empty() ? default_profile : read_efficiency_profile(o->profile),
-            .compute_dtype = compute_dtype,
-            .overlap_tp = o->overlap_tp,
-            .overlap_param_gather = o->overlap_param_gather,
-            .fsdp_prefetch = o->fsdp_prefetch,
-            .recompute_early_stop = o->recompute_early_stop,
             .causal = o->causal,
             .pipeline_scatter_gather = !o->no_scatter_gather,
             .overlap_dp = o->overlap_dp,
             .tp_communication = parse_choice<TpCommunication>("--tp-comm", o->tp_comm, parse_tp_communication,
                                                               "auto, all-reduce, rs-ag"),
-            .gradient_reduce_dtype = parse_gradient_reduce_dtype(o->grad_reduce_dtype),
             .memory_allowances = allowances,
             .optimizer = optimizer_from_name(o->optimizer),
             .layer_map = map ? &*map : nullptr};
+        apply_framework_flags(o->framework, node.gpu, options);
         const TrainingEstimate e = evaluate_training(model, cluster, par, options);
         const StepBreakdown& b = e.breakdown;
         if (o->json) {
