@@ -133,6 +133,12 @@ MeasuredRun measured_run_of(const Row& row, std::size_t index, std::deque<std::s
             throw napkin::invalid_argument(where + ": field \"" + key + "\" = \"" + value + "\": must be true or false");
         return value == "true";
     };
+    // The gradients' format in the collectives: none (grad_dtype's), bf16, fp16 or fp32.
+    const auto parse_reduce_dtype = [](const std::string& value) -> std::optional<DType> {
+        const std::optional<DType> d = parse_dtype(value);
+        if (d && (*d == DType::none || *d == DType::bf16 || *d == DType::fp16 || *d == DType::fp32)) return d;
+        return std::nullopt;
+    };
     const auto choice = [&]<class T>(const std::string& key, const std::string& fallback, auto parse) {
         const std::string value = text(key, fallback);
         const std::optional<T> parsed = parse(value);
@@ -167,7 +173,7 @@ MeasuredRun measured_run_of(const Row& row, std::size_t index, std::deque<std::s
                             .recompute_early_stop = flag("recompute_early_stop", false),
                             .causal = flag("causal", false),
                             .overlap_dp = flag("overlap_dp", false),
-                            .gradient_reduce_dtype = choice.operator()<DType>("grad_reduce_dtype", "none", parse_dtype)};
+                            .gradient_reduce_dtype = choice.operator()<DType>("grad_reduce_dtype", "none", parse_reduce_dtype)};
     const long long per_node = std::min(gpus(par), whole("gpus_per_node", "8"));
     if (gpus(par) % per_node != 0)
         throw napkin::invalid_argument(where + ": tp · pp · dp · cp = " + std::to_string(gpus(par)) +

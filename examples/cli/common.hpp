@@ -461,13 +461,4 @@ __attribute__((format(printf, 1, 2))) inline void printf_wrapped(const char* for
     std::fputs(out.c_str(), stdout);
 }
 
-// --grad-reduce-dtype: empty (the gradients' own format) or bf16, fp16, fp32.
-inline DType parse_gradient_reduce_dtype(const std::string& text) {
-    if (text.empty()) return DType::none;
-    const std::optional<DType> d = parse_dtype(text);
-    if (!d || (*d != DType::bf16 && *d != DType::fp16 && *d != DType::fp32))
-        throw napkin::invalid_argument("--grad-reduce-dtype \"" + text + "\": must be bf16, fp16 or fp32");
-    return *d;
-}
-
 }  // namespace napkin::cli

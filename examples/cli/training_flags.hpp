@@ -14,9 +14,19 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 
 namespace napkin::cli {
+
+// --grad-reduce-dtype: empty (the gradients' own format) or bf16, fp16, fp32.
+inline DType parse_gradient_reduce_dtype(const std::string& text) {
+    if (text.empty()) return DType::none;
+    const std::optional<DType> d = parse_dtype(text);
+    if (!d || (*d != DType::bf16 && *d != DType::fp16 && *d != DType::fp32))
+        throw napkin::invalid_argument("--grad-reduce-dtype \"" + text + "\": must be bf16, fp16 or fp32");
+    return *d;
+}
 
 struct FrameworkFlags {
     std::string compute_dtype = "bf16", grad_reduce_dtype, profile;

@@ -141,8 +141,8 @@ inline constexpr TrainingOptions default_training_options{};
 // Bytes per gradient in the data-parallel collectives.
 [[nodiscard]] constexpr double gradient_reduce_bytes(const Parallelism& par, const TrainingOptions& o) {
     const DType d = o.gradient_reduce_dtype;
-    require(d == DType::none || d == DType::bf16 || d == DType::fp16 || d == DType::fp32,
-            "TrainingOptions.gradient_reduce_dtype", static_cast<double>(d), "must be bf16, fp16 or fp32");
+    if (d != DType::none && d != DType::bf16 && d != DType::fp16 && d != DType::fp32)
+        reject("TrainingOptions.gradient_reduce_dtype", to_string(d), "must be bf16, fp16 or fp32");
     return bytes_of(d == DType::none ? par.gradients : d);
 }
 

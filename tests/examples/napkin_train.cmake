@@ -125,6 +125,10 @@ napkin_check_output(cli.calibrate_training.error.field
 napkin_check_output(cli.calibrate_training.error.step
   COMMAND $<TARGET_FILE:napkin-cli> calibrate-training ${CMAKE_CURRENT_SOURCE_DIR}/data/training-runs-zero-step.csv
   EXPECT "napkin: error: row 2: field \"step_s\" = 0: must be positive" EXIT_CODE 2)
+# A gradient format the data-parallel collectives do not carry (row 2's fp8) is named by row and field.
+napkin_check_output(cli.calibrate_training.error.grad_reduce_dtype
+  COMMAND $<TARGET_FILE:napkin-cli> calibrate-training ${CMAKE_CURRENT_SOURCE_DIR}/data/training-runs-fp8-reduce.csv
+  EXPECT "napkin: error: row 2: field \"grad_reduce_dtype\" = \"fp8\": unknown" EXIT_CODE 2)
 # --profile: a profile file replaces the defaults; an unknown field is named.
 napkin_check_output(cli.train.profile
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536

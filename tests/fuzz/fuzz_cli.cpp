@@ -21,16 +21,25 @@
 #include <sanitizer/common_interface_defs.h>
 
 #include <unistd.h>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    char scratch[] = "/tmp/napkin-fuzz-cli-XXXXXX";
-    if (::mkdtemp(scratch) == nullptr || ::chdir(scratch) != 0) std::abort();
+    // Files the inputs write (--out, --csv paths) land in a fresh directory
+    // under the system's temporary one, not in the working directory.
+    std::string scratch = (std::filesystem::temp_directory_path() / "napkin-fuzz-cli-XXXXXX").string();
+    if (::mkdtemp(scratch.data()) == nullptr || ::chdir(scratch.c_str()) != 0) {
+        std::fprintf(stderr, "fuzz_cli: cannot make and enter a scratch directory %s: %s\n", scratch.c_str(),
+                     std::strerror(errno));
+        std::abort();
+    }
     // run() sends stderr to its capture file while the command runs: a sanitizer
     // report goes to the real stderr instead.
     __sanitizer_set_report_fd(reinterpret_cast<void*>(static_cast<std::intptr_t>(::dup(STDERR_FILENO))));
