@@ -311,13 +311,14 @@ struct CompactPasses {
         return ends[key(id.pass(), id.j(), position(rank, id.chunk()))];
     }
     // Calls f(const Operation&) on the passes order[first .. stop) of rank `rank`,
-    // `first` being where its order starts (a pair cut by `stop` is visited whole).
+    // whose order starts at `begin`: a pair cut by `first` is left to the call
+    // before (its second pass skipped), a pair cut by `stop` is visited whole.
     template <class F>
-    void for_each(long long rank, std::size_t first, std::size_t stop, F&& f) const {
+    void for_each(long long rank, std::size_t begin, std::size_t first, std::size_t stop, F&& f) const {
         switch (layout) {
-            case LayoutKind::looped: return walk(StageLayout<LayoutKind::looped>{p, v}, rank, first, stop, f);
-            case LayoutKind::dual: return walk(StageLayout<LayoutKind::dual>{p, v}, rank, first, stop, f);
-            case LayoutKind::v_shape: return walk(StageLayout<LayoutKind::v_shape>{p, v}, rank, first, stop, f);
+            case LayoutKind::looped: return walk(StageLayout<LayoutKind::looped>{p, v}, rank, begin, first, stop, f);
+            case LayoutKind::dual: return walk(StageLayout<LayoutKind::dual>{p, v}, rank, begin, first, stop, f);
+            case LayoutKind::v_shape: return walk(StageLayout<LayoutKind::v_shape>{p, v}, rank, begin, first, stop, f);
         }
     }
 
@@ -331,8 +332,13 @@ private:
         return 0;
     }
     template <LayoutKind K, class F>
-    void walk(const StageLayout<K>& layout_of, long long rank, std::size_t first, std::size_t stop, F& f) const {
-        double free = first_pass_after.empty() ? 0.0 : first_pass_after[static_cast<std::size_t>(rank)];
+    void walk(const StageLayout<K>& layout_of, long long rank, std::size_t begin, std::size_t first, std::size_t stop,
+              F& f) const {
+        if (first > begin && order[first - 1].opens_pair()) ++first;
+        // The rank is free when its previous pass ended (its first pass: when the head let it start).
+        double free = first > begin                 ? end(order[first - 1], rank)
+                      : first_pass_after.empty() ? 0.0
+                                                 : first_pass_after[static_cast<std::size_t>(rank)];
         for (std::size_t i = first; i < stop;) {
             const std::size_t n = order[i].opens_pair() ? 2 : 1;
             double start = free;
@@ -405,9 +411,24 @@ public:
     // building the Operation list.
     template <class F>
     void for_each_pass(long long rank, F&& f) const {
-        const auto r = static_cast<std::size_t>(rank);
-        if (compact_) return compact_->for_each(rank, offsets_[r], offsets_[r + 1], f);
-        for (std::size_t i = offsets_[r]; i < offsets_[r + 1]; ++i) f(std::as_const(operations_->ops[i]));
+        for_each_pass(rank, 0, pass_count(rank), f);
+    }
+    // The same over the rank's passes first … stop − 1 (counted within the
+    // rank), so that calls over consecutive ranges visit each pass once: an
+    // overlapped pair (one block of two passes) cut by a range's end is
+    // visited whole by that range, its second pass skipped by the next.
+    template <class F>
+    void for_each_pass(long long rank, std::size_t first, std::size_t stop, F&& f) const {
+        const std::size_t begin = offsets_[static_cast<std::size_t>(rank)];
+        stop = std::min(stop, pass_count(rank));
+        if (first >= stop) return;
+        if (compact_) return compact_->for_each(rank, begin, begin + first, begin + stop, f);
+        const std::vector<Operation>& ops = operations_->ops;
+        const auto opens_pair = [&](std::size_t i) { return ops[i].overlapped && ops[i].pass == Pass::forward; };
+        std::size_t i = begin + first;
+        if (first > 0 && opens_pair(i - 1)) ++i;
+        const std::size_t end = begin + stop + (stop < pass_count(rank) && opens_pair(begin + stop - 1) ? 1 : 0);
+        for (; i < end; ++i) f(std::as_const(ops[i]));
     }
     // The last pass's end, or the optimizer's when the times gave a tail.
     [[nodiscard]] Seconds step_time() const { return step_; }
@@ -432,7 +453,7 @@ public:
             return ops[offsets_[r + 1] - 1].end - ops[offsets_[r]].start - busy_time(rank);
         }
         std::optional<Seconds> first;
-        compact_->for_each(rank, offsets_[r], offsets_[r] + 1, [&](const Operation& op) {
+        compact_->for_each(rank, offsets_[r], offsets_[r], offsets_[r] + 1, [&](const Operation& op) {
             if (!first) first = op.start;
         });
         return seconds(compact_->end(compact_->order[offsets_[r + 1] - 1], rank)) - *first - busy_time(rank);
@@ -454,8 +475,7 @@ private:
             std::vector<Operation>& ops = operations_->ops;
             ops.reserve(pass_count());
             for (long long r = 0; r < shape_.stages; ++r)
-                compact_->for_each(r, offsets_[static_cast<std::size_t>(r)], offsets_[static_cast<std::size_t>(r) + 1],
-                                   [&ops](const Operation& op) { ops.push_back(op); });
+                for_each_pass(r, [&ops](const Operation& op) { ops.push_back(op); });
         });
         return operations_->ops;
     }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -564,7 +565,22 @@ TEST_SUITE("schedule") {
     // one the events used: checked for every schedule, with sends, uneven
     // micro-batches, a head (first passes held back) and pairs.
     TEST_CASE("the compact timeline read back: each start the events' (busy times equal bit for bit), every schedule") {
-        const auto check_read_back = [](const Timeline& sim) {
+        // Consecutive ranges of a rank's passes (1, 2, 3 or 7 at a time) visit each pass once, in order: a
+        // pair cut by a range's end is visited whole by it, its second pass skipped by the next range.
+        const auto check_ranges = [](const Timeline& t, long long r, std::span<const Operation> ops) {
+            for (const std::size_t step : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{7}}) {
+                std::vector<Operation> ranged;
+                for (std::size_t first = 0; first < ops.size(); first += step)
+                    t.for_each_pass(r, first, first + step, [&](const Operation& op) { ranged.push_back(op); });
+                REQUIRE(ranged.size() == ops.size());
+                for (std::size_t i = 0; i < ops.size(); ++i) {
+                    CHECK(pattern({&ranged[i], 1}) == pattern({&ops[i], 1}));
+                    CHECK(ranged[i].start == ops[i].start);
+                    CHECK(ranged[i].end == ops[i].end);
+                }
+            }
+        };
+        const auto check_read_back = [&check_ranges](const Timeline& sim) {
             const PipelineShape& shape = sim.shape();
             CHECK(sim.pass_count() == sim.operations().size());
             std::vector<std::size_t> offsets{0};
@@ -582,11 +598,13 @@ TEST_SUITE("schedule") {
                     CHECK(visited[i].overlapped == ops[i].overlapped);
                     CHECK(visited[i].weight_grad_apart == ops[i].weight_grad_apart);
                 }
+                check_ranges(sim, r, ops);
             }
             const std::span<const Operation> all = sim.operations();
             const Timeline rebuilt(shape, std::vector<Operation>(all.begin(), all.end()), offsets);
             CHECK(rebuilt.step_time() == sim.step_time());
             for (long long r = 0; r < shape.stages; ++r) {
+                check_ranges(rebuilt, r, sim.stage(r));
                 CHECK(rebuilt.busy_time(r) == sim.busy_time(r));
                 CHECK(rebuilt.idle_within_span(r) == sim.idle_within_span(r));
             }
