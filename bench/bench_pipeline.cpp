@@ -1,7 +1,9 @@
 // Pipeline models' cost: the closed-form bubbles (nanoseconds) and the
 // event-level simulator at several sizes up to p = 64, m = 512, v = 4
 // (262,144 passes), each next to a raw-double twin doing the same work, and
-// at scale on a cold call (8,388,608 passes; goal: at most 30 ns a pass).
+// at scale on a cold call (8,388,608 passes; goal: at most 30 ns a pass), and
+// `napkin schedule --json`'s passes written from a 524,288-pass timeline
+// beside that timeline's cold simulation (goal: at most 2× it).
 // The simulator's benchmarks report their complexity fit: it must be linear
 // in the number of passes. DualPipe (p = 64, m = 256 … 2,048: up to 265,184
 // passes, with overlapped pairs and zero-bubble W's) likewise. Before it is
@@ -9,6 +11,7 @@
 // (relative 1e-12), or its benchmark fails with an error.
 //
 //   ./build-pipeline/bench/bench_pipeline --benchmark_enable_random_interleaving=true --benchmark_repetitions=5
+#include <napkin/io/timeline_json.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/schedule.hpp>
 
@@ -17,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -192,6 +196,31 @@ void BM_simulate_dualpipe_cold(benchmark::State& state) {
                   {milliseconds(4), milliseconds(8), milliseconds(4)});
 }
 BENCHMARK(BM_simulate_dualpipe_cold)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+
+// `napkin schedule --json`'s two parts at p = 64, m = 1,024, v = 4 (524,288
+// passes, the README's case): the simulation on a cold call, and the passes
+// written as JSON (about 50 MB, to /dev/null) from its timeline by 1 and 2
+// threads (goal: the JSON at most 2× the simulation). Wall-clock time, with
+// the process's CPU time beside it; `per_pass` is wall seconds per pass.
+void BM_simulate_interleaved_cold_524k(benchmark::State& state) {
+    simulate_cold(state, Interleaved{}, {64, 1'024, 4}, {milliseconds(4), milliseconds(8)});
+}
+BENCHMARK(BM_simulate_interleaved_cold_524k)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
+void BM_timeline_json(benchmark::State& state) {
+    const PipelineShape shape{64, 1'024, 4};
+    const Timeline timeline = simulate(Interleaved{}, shape, {milliseconds(4), milliseconds(8)}, microseconds(50));
+    nlohmann::json summary{{"stages", nlohmann::json::array()}};
+    for (long long r = 0; r < shape.stages; ++r) summary["stages"].push_back({{"stage", r + 1}});
+    std::FILE* devnull = std::fopen("/dev/null", "w");
+    if (devnull == nullptr) return state.SkipWithError("/dev/null cannot be opened");
+    for (auto _ : state) io::write_timeline_json(devnull, summary, timeline, static_cast<unsigned>(state.range(0)));
+    std::fclose(devnull);
+    state.counters["passes"] = static_cast<double>(timeline.pass_count());
+    state.counters["per_pass"] =
+        benchmark::Counter(static_cast<double>(timeline.pass_count()),
+                           benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_timeline_json)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
 
 // The twin: the same order generation and event loop with plain doubles and ints.
 struct RawOp {

@@ -163,7 +163,7 @@ struct ScheduleRun {
     std::optional<io::ReferenceSchedule> reference;
 };
 
-void print_schedule_json(std::string_view name, const ScheduleRun& run, const Timeline& t) {
+void print_schedule_json(std::string_view name, const ScheduleRun& run, const Timeline& t, unsigned threads) {
     const PipelineShape& shape = run.shape;
     nlohmann::json j = shape_json(name, shape);
     j["step_s"] = t.step_time().value();
@@ -209,7 +209,7 @@ void print_schedule_json(std::string_view name, const ScheduleRun& run, const Ti
                           {"pair_hidden_fitted", run.times.pair_hidden}};
     }
     std::fflush(stdout);
-    io::write_timeline_json(stdout, std::move(j), t);
+    io::write_timeline_json(stdout, std::move(j), t, threads);
 }
 }  // namespace
 
@@ -224,6 +224,7 @@ NAPKIN_COMMAND(app) {
         std::optional<double> layer_forward_ms, layer_backward_ms, head_forward_ms, head_backward_ms;
         std::optional<std::string> layer_forward, layer_backward, head_forward, head_backward;
         double forward_all_to_all_share = 0, backward_all_to_all_share = 0, pair_hidden = 0;
+        unsigned threads = 0;
     };
     auto o = make_options<Options>();
     auto* sub = app.add_subcommand(
@@ -239,6 +240,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--send", o->send, "time for a hand-off between two ranks to arrive, with its unit (0)");
     sub->add_option("--send-ms", o->send_ms, "the same in ms");
     sub->add_option("--svg", o->svg, "write the timeline to this SVG file");
+    sub->add_option("--threads", o->threads, "threads writing --json's passes (every core, at most 16; the text is the same)");
     sub->add_option("--times", o->times,
                     "per-stage, per-chunk times in napkin's JSON format (README: napkin schedule --times); "
                     "gives the shape, and the schedule when --schedule is not given");
@@ -410,7 +412,7 @@ NAPKIN_COMMAND(app) {
                                   shape.chunks);
                     io::write_timeline_svg(t, o->svg, {.title = title});
                 }
-                if (o->pipeline.json) return print_schedule_json(schedule.name, run, t);
+                if (o->pipeline.json) return print_schedule_json(schedule.name, run, t, o->threads);
                 std::printf("%s, p = %lld, m = %lld, v = %lld: %zu passes\n", std::string(schedule.name).c_str(),
                             shape.stages, shape.microbatches, shape.chunks, t.pass_count());
                 if (run.uniform)

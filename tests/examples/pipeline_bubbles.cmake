@@ -41,6 +41,11 @@ napkin_check_output(cli.schedule.json
           --forward-ms 1 --backward-ms 2 --json
   EXPECT "\"step_s\": 0.0285" "\"idle_fraction\": 0.1578" "\"pass\": \"forward\"" "\"microbatch\": 8"
          "\"chunk\": 2" "\"start_s\": 0.0" "\"end_s\": 0.0285")
+# The same step's JSON written by three threads (blocks of passes put out in order): one pass a line.
+napkin_check_output(cli.schedule.json_threads
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule interleaved --stages 4 --microbatches 8 --chunks 2
+          --forward-ms 1 --backward-ms 2 --json --threads 3
+  EXPECT "\"step_s\": 0.0285" "{\"pass\": \"forward\", \"microbatch\": 1, \"chunk\": 1, \"start_s\": 0.0, \"end_s\": 0.0005},")
 napkin_check_output(cli.bubble.zero_microbatches
   COMMAND $<TARGET_FILE:napkin-cli> bubble --schedule 1f1b --stages 4 --microbatches 0
   EXPECT "microbatches = 0: must be at least 1" EXIT_CODE 2)

@@ -780,3 +780,103 @@ TEST_SUITE("io/json_number") {
         CHECK(dump_shortest > values.size() * 99 / 100);
     }
 }
+
+#include <napkin/io/timeline_json.hpp>
+
+namespace {
+// The text write_timeline_json writes for `t` with `threads`, through a temporary file.
+std::string timeline_json_text(const Timeline& t, unsigned threads) {
+    nlohmann::json summary{{"stages", nlohmann::json::array()}};
+    for (long long r = 0; r < t.shape().stages; ++r) summary["stages"].push_back({{"stage", r + 1}});
+    std::FILE* file = std::tmpfile();
+    REQUIRE(file != nullptr);
+    io::write_timeline_json(file, summary, t, threads);
+    std::string text(static_cast<std::size_t>(std::ftell(file)), '\0');
+    std::rewind(file);
+    REQUIRE(std::fread(text.data(), 1, text.size(), file) == text.size());
+    std::fclose(file);
+    return text;
+}
+}  // namespace
+
+TEST_SUITE("io/timeline_json") {
+    // 1F1B, p = 2, m = 1, F = 1 s, B = 2 s by hand: stage 1 F [0, 1], B [4, 6]; stage 2 F [1, 2], B [2, 4].
+    // The summary as dump(2) writes it, each stage's operations one pass a line.
+    TEST_CASE("1F1B p = 2, m = 1 by hand: the summary's layout, one pass a line, counts from 1") {
+        const std::string expected = R"({
+  "stages": [
+    {
+      "operations": [
+        {"pass": "forward", "microbatch": 1, "chunk": 1, "start_s": 0.0, "end_s": 1.0},
+        {"pass": "backward", "microbatch": 1, "chunk": 1, "start_s": 4.0, "end_s": 6.0}
+      ],
+      "stage": 1
+    },
+    {
+      "operations": [
+        {"pass": "forward", "microbatch": 1, "chunk": 1, "start_s": 1.0, "end_s": 2.0},
+        {"pass": "backward", "microbatch": 1, "chunk": 1, "start_s": 2.0, "end_s": 4.0}
+      ],
+      "stage": 2
+    }
+  ]
+}
+)";
+        CHECK(timeline_json_text(simulate(OneFOneB{}, {2, 1}, StageTimes{seconds(1), seconds(2)}), 1) == expected);
+    }
+
+    TEST_CASE("a rank that ran nothing has an empty array") {
+        const std::vector<Operation> ops{{Pass::forward, 0, 0, seconds(0), seconds(1.5), false, false}};
+        const Timeline t({2, 1}, ops, {0, 0, 1});
+        const nlohmann::json j = nlohmann::json::parse(timeline_json_text(t, 1));
+        CHECK(j["stages"][0]["operations"] == nlohmann::json::array());
+        CHECK(j["stages"][1]["operations"][0]["end_s"] == 1.5);
+    }
+
+    // Steps of 12,000 to 49,000 passes a rank, so that ranks span several blocks of 8,192 passes and
+    // DualPipeV's overlapped pairs are cut at block ends: whatever the threads, the text is the same, and
+    // read back it is every pass of the timeline, each time the simulated double exactly.
+    TEST_CASE("streamed on 1, 2 or 3 threads: the same text, every pass's fields and exact times") {
+        ScheduleTimes interleaved = ScheduleTimes::uniform({4, 4096, 3}, {milliseconds(1.3), milliseconds(2.9)},
+                                                           milliseconds(0.17));
+        for (long long j = 0; j < 4096; ++j) interleaved.microbatch_factor.push_back(0.7 + 0.1 * count(j % 5));
+        const Timeline timelines[] = {
+            simulate(Interleaved{}, {4, 4096, 3}, interleaved),
+            simulate(DualPipeV{milliseconds(3.7)}, {2, 4096}, StageTimes{milliseconds(1.1), milliseconds(2.3), milliseconds(0.9)}),
+            simulate(ZeroBubbleH1{}, {3, 4096}, StageTimes{milliseconds(1), milliseconds(1.5), milliseconds(0.8)}),
+        };
+        // DualPipeV's first rank: its 8,192nd pass opens an overlapped pair, which the first block's end cuts.
+        const Operation& cut = timelines[1].stage(0)[io::detail::passes_per_block - 1];
+        CHECK((cut.overlapped && cut.pass == Pass::forward));
+        for (const Timeline& t : timelines) {
+            const std::string text = timeline_json_text(t, 1);
+            CHECK(timeline_json_text(t, 2) == text);
+            CHECK(timeline_json_text(t, 3) == text);
+            const nlohmann::json j = nlohmann::json::parse(text);
+            for (long long r = 0; r < t.shape().stages; ++r) {
+                const auto ops = t.stage(r);
+                const nlohmann::json& read = j["stages"][static_cast<std::size_t>(r)]["operations"];
+                REQUIRE(read.size() == ops.size());
+                CHECK(ops.size() > io::detail::passes_per_block);
+                for (std::size_t i = 0; i < ops.size(); ++i) {
+                    const nlohmann::json& p = read[i];
+                    CHECK(p["pass"] == to_string(ops[i].pass));
+                    CHECK(p["microbatch"] == ops[i].microbatch + 1);
+                    CHECK(p["chunk"] == ops[i].chunk + 1);
+                    CHECK(p["start_s"].get<double>() == ops[i].start.value());
+                    CHECK(p["end_s"].get<double>() == ops[i].end.value());
+                    CHECK(p.contains("overlapped") == ops[i].overlapped);
+                }
+            }
+        }
+    }
+
+    TEST_CASE("a failed write is an error, not a short file") {
+        std::FILE* full = std::fopen("/dev/full", "w");  // Linux: every write fails with ENOSPC
+        if (full == nullptr) return;
+        CHECK_THROWS_AS(io::write_timeline_json(full, {{"stages", {{{"stage", 1}}, {{"stage", 2}}}}},
+                                                simulate(OneFOneB{}, {2, 1}, StageTimes{seconds(1), seconds(2)}), 1),
+                        std::system_error);
+        std::fclose(full);
+    }
+}
