@@ -78,7 +78,7 @@ inline constexpr auto pass_heads = [] {
     }
     return t;
 }();
-// A count (micro-batch, chunk: below 2^26, at most 8 digits) in decimal.
+// A count from 1 (a micro-batch's or chunk's, below 2^26: at most 8 digits) in decimal.
 [[nodiscard]] inline char* write_count(char* to, long long n) {
     const auto d = static_cast<std::uint64_t>(n);
     const int digits = digit_count(d);
@@ -88,7 +88,7 @@ inline constexpr auto pass_heads = [] {
 
 // The most one pass's line takes: 8 spaces, the keys and punctuation (93 with
 // "overlapped"), the kind (at most 11), two counts (at most 20 each) and two
-// times.
+// times, and room for the fixed-size copies to run past its end.
 inline constexpr std::size_t pass_line_room = 8 + 93 + 11 + 2 * 20 + 2 * time_text_room + time_text_room;
 
 // The passes first … stop − 1 of a rank (within the rank, see
@@ -123,7 +123,7 @@ struct PassBlock {
     long long rank;
     std::size_t first, stop;
 };
-// Passes a block holds: about 0.7 MB of text, so that a few blocks a thread in flight bound the memory.
+// Passes a block holds: about 1 MB of text, so that a few blocks a thread in flight bound the memory.
 inline constexpr std::size_t passes_per_block = 8192;
 // Room for a block's text: a pair cut at its end adds one pass.
 inline constexpr std::size_t block_room = (passes_per_block + 1) * pass_line_room;
