@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -230,6 +231,15 @@ std::string kind_of(const CLI::Option* opt) {
     return "a value";
 }
 
+// A whole number written out ("-12", "+7", "99999999999999999999") that no long long holds.
+bool beyond_long_long(const std::string& text) {
+    static const std::regex integer("[+-]?[0-9]+");
+    if (!std::regex_match(text, integer)) return false;
+    long long x = 0;
+    const char* first = text.data() + (text.front() == '+' ? 1 : 0);
+    return std::from_chars(first, text.data() + text.size(), x).ec == std::errc::result_out_of_range;
+}
+
 // CLI11's parse errors as one line naming the flag and the value.
 std::string parse_error_line(const CLI::ParseError& e, CLI::App& app, const std::vector<std::string>& args) {
     const std::string what = e.what();
@@ -241,7 +251,16 @@ std::string parse_error_line(const CLI::ParseError& e, CLI::App& app, const std:
     static const std::regex required("(\\S+) is required");
     std::smatch m;
     if (std::regex_match(what, m, convert)) {
-        return m[1].str() + " = \"" + m[2].str() + "\": not " + kind_of(option_named(sub, m[1].str()));
+        const CLI::Option* opt = option_named(sub, m[1].str());
+        const std::string head = m[1].str() + " = \"" + m[2].str() + "\": ";
+        // A whole number the flag's type cannot hold: below zero for a count, or too large.
+        static const std::regex integer("[+-]?[0-9]+");
+        if (kind_of(opt) == "a whole number" && std::regex_match(m[2].str(), integer)) {  // out of the type's range
+            if (m[2].str().front() == '-' && opt->get_type_name().find("UINT") != std::string::npos)
+                return head + "must not be negative";
+            return head + "too large a whole number";
+        }
+        return head + "not " + kind_of(opt);
     }
     if (std::regex_match(what, m, missing)) {
         return m[1].str() + ": needs a value (" + kind_of(option_named(sub, m[1].str())) + ")";
@@ -491,18 +510,26 @@ int dispatch(const std::vector<std::string>& args, const RunOptions& options) {
                       << did_you_mean(flag, known) << " (napkin " << sub->get_name() << " --help lists them)\n";
             return exit_invalid_input;
         }
-        // An empty number ("--forward-ms ''", "--tp=") is an error naming the flag, not 0.
+        // An empty number ("--forward-ms ''", "--tp=") is an error naming the flag, not 0; so is a whole
+        // number beyond 2^63 − 1, which CLI11 would clamp to it.
         for (std::size_t i = 1; i < args.size(); ++i) {
             if (args[i] == "--") break;
             if (!args[i].starts_with("-")) continue;
             const std::size_t eq = args[i].find('=');
             const std::string flag = args[i].substr(0, eq);
-            const bool empty =
-                eq != std::string::npos ? eq + 1 == args[i].size() : i + 1 < args.size() && args[i + 1].empty();
+            if (eq == std::string::npos && i + 1 == args.size()) continue;
+            const std::string value = eq != std::string::npos ? args[i].substr(eq + 1) : args[i + 1];
             const CLI::Option* opt = option_named(sub, flag);
-            if (!empty || opt == nullptr || opt->get_type_size() == 0 || kind_of(opt) == "a value") continue;
-            std::cerr << "napkin: error: " << flag << " = \"\": not " << kind_of(opt) << "\n";
-            return exit_invalid_input;
+            if (opt == nullptr || opt->get_type_size() == 0 || kind_of(opt) == "a value") continue;
+            if (value.empty()) {
+                std::cerr << "napkin: error: " << flag << " = \"\": not " << kind_of(opt) << "\n";
+                return exit_invalid_input;
+            }
+            if (kind_of(opt) == "a whole number" && beyond_long_long(value)) {
+                std::cerr << "napkin: error: " << flag << " = \"" << value << "\": too "
+                          << (value.front() == '-' ? "small" : "large") << " a whole number\n";
+                return exit_invalid_input;
+            }
         }
     }
     try {

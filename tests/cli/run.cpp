@@ -82,6 +82,13 @@ TEST_SUITE("cli/run") {
         const auto r = run(with({"allreduce", "--bytes", "1GB", "--gpus", "sixty"}, ib_ndr));
         CHECK(r.exit_code == 2);
         CHECK(r.output == "napkin: error: --gpus = \"sixty\": not a whole number\n");
+        // Whole numbers an unsigned flag cannot hold: a thread count below zero, or from 2^32 up.
+        CHECK(run({"schedule", "--threads", "-1"}).output == "napkin: error: --threads = \"-1\": must not be negative\n");
+        CHECK(run({"plan", "--threads", "4294967296"}).output ==
+              "napkin: error: --threads = \"4294967296\": too large a whole number\n");
+        // A count beyond 2^63 − 1 (which CLI11 would clamp to 2^63 − 1) is named as typed.
+        CHECK(run(with({"allreduce", "--bytes", "1GB", "--gpus=9223372036854775808"}, ib_ndr)).output ==
+              "napkin: error: --gpus = \"9223372036854775808\": too large a whole number\n");
         const auto missing = run({"allreduce", "--bytes", "1GB", "--gpus"});
         CHECK(missing.exit_code == 2);
         CHECK(lines_of(missing.output) == 1);
