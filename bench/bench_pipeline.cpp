@@ -199,7 +199,7 @@ BENCHMARK(BM_simulate_dualpipe_cold)->Unit(benchmark::kMillisecond)->MeasureProc
 
 // `napkin schedule --json`'s two parts at p = 64, m = 1,024, v = 4 (524,288
 // passes, the README's case): the simulation on a cold call, and the passes
-// written as JSON (about 50 MB, to /dev/null) from its timeline by 1 and 2
+// written as JSON (about 60 MB, to /dev/null) from its timeline by 1 and 2
 // threads (goal: the JSON at most 2× the simulation). Wall-clock time, with
 // the process's CPU time beside it; `per_pass` is wall seconds per pass.
 void BM_simulate_interleaved_cold_524k(benchmark::State& state) {

@@ -231,13 +231,23 @@ std::string kind_of(const CLI::Option* opt) {
     return "a value";
 }
 
-// A whole number written out ("-12", "+7", "99999999999999999999") that no long long holds.
-bool beyond_long_long(const std::string& text) {
+// A whole number written out: "-12", "+7", "99999999999999999999".
+bool integer_literal(const std::string& text) {
     static const std::regex integer("[+-]?[0-9]+");
-    if (!std::regex_match(text, integer)) return false;
+    return std::regex_match(text, integer);
+}
+// One that no long long holds.
+bool beyond_long_long(const std::string& text) {
+    if (!integer_literal(text)) return false;
     long long x = 0;
     const char* first = text.data() + (text.front() == '+' ? 1 : 0);
     return std::from_chars(first, text.data() + text.size(), x).ec == std::errc::result_out_of_range;
+}
+// Why a whole number is outside its flag's type: below zero for an unsigned count, else its size.
+std::string out_of_range(const std::string& text, const CLI::Option* opt) {
+    if (text.front() != '-') return "too large a whole number";
+    const bool is_unsigned = opt != nullptr && opt->get_type_name().find("UINT") != std::string::npos;
+    return is_unsigned ? "must not be negative" : "too small a whole number";
 }
 
 // CLI11's parse errors as one line naming the flag and the value.
@@ -253,13 +263,9 @@ std::string parse_error_line(const CLI::ParseError& e, CLI::App& app, const std:
     if (std::regex_match(what, m, convert)) {
         const CLI::Option* opt = option_named(sub, m[1].str());
         const std::string head = m[1].str() + " = \"" + m[2].str() + "\": ";
-        // A whole number the flag's type cannot hold: below zero for a count, or too large.
-        static const std::regex integer("[+-]?[0-9]+");
-        if (kind_of(opt) == "a whole number" && std::regex_match(m[2].str(), integer)) {  // out of the type's range
-            if (m[2].str().front() == '-' && opt->get_type_name().find("UINT") != std::string::npos)
-                return head + "must not be negative";
-            return head + "too large a whole number";
-        }
+        // A whole number the flag's type cannot hold.
+        if (kind_of(opt) == "a whole number" && integer_literal(m[2].str()))
+            return head + out_of_range(m[2].str(), opt);
         return head + "not " + kind_of(opt);
     }
     if (std::regex_match(what, m, missing)) {
@@ -526,8 +532,8 @@ int dispatch(const std::vector<std::string>& args, const RunOptions& options) {
                 return exit_invalid_input;
             }
             if (kind_of(opt) == "a whole number" && beyond_long_long(value)) {
-                std::cerr << "napkin: error: " << flag << " = \"" << value << "\": too "
-                          << (value.front() == '-' ? "small" : "large") << " a whole number\n";
+                std::cerr << "napkin: error: " << flag << " = \"" << value << "\": " << out_of_range(value, opt)
+                          << "\n";
                 return exit_invalid_input;
             }
         }

@@ -33,7 +33,7 @@
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     // Files the inputs write (--out, --csv paths) land in a fresh directory
-    // under the system's temporary one, not in the working directory.
+    // under the system's temporary one (mkdtemp replaces the X's), not in the working directory.
     std::string scratch = (std::filesystem::temp_directory_path() / "napkin-fuzz-cli-XXXXXX").string();
     if (::mkdtemp(scratch.data()) == nullptr || ::chdir(scratch.c_str()) != 0) {
         std::fprintf(stderr, "fuzz_cli: cannot make and enter a scratch directory %s: %s\n", scratch.c_str(),
