@@ -4,17 +4,21 @@
 #include "training_flags.hpp"
 
 #include <napkin/catalog/clusters.hpp>
+#include <napkin/catalog/measured_runs.hpp>
+#include <napkin/catalog/megatron_runs.hpp>
 #include <napkin/inference_planner.hpp>
 #include <napkin/io/progress.hpp>
 #include <napkin/planner.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 
 namespace napkin::cli {
 namespace {
@@ -171,6 +175,97 @@ void print_training_csv(const char* list, long long rank, const TrainingCandidat
                 b.dp.value(), b.ep.value(), b.cp.value(), b.optimizer.value());
 }
 
+// The published run of the catalog (Narayanan et al. Tables 1-2 and Sec. 5.1,
+// catalog/megatron_runs.hpp; the runs of catalog/measured_runs.hpp) with the
+// query's model shape, GPU, GPU count, global batch and sequence length.
+std::optional<MeasuredRun> published_run_for(const TrainingPlanQuery& q) {
+    const auto same_shape = [](const TransformerShape& a, const TransformerShape& b) {
+        return a.layers == b.layers && a.hidden == b.hidden && a.ffn == b.ffn && a.heads == b.heads &&
+               a.kv_heads == b.kv_heads && a.vocabulary == b.vocabulary && a.experts == b.experts &&
+               a.feed_forward == b.feed_forward;
+    };
+    const auto matches = [&](const MeasuredRun& r) {
+        return same_shape(r.model, q.model) && r.cluster.node.gpu.name == q.cluster.node.gpu.name &&
+               gpus(r.layout) == gpus(q.cluster) && r.layout.global_batch == q.global_batch &&
+               r.layout.sequence == q.sequence;
+    };
+    for (const catalog::MegatronRun& m : catalog::megatron_runs)
+        if (const MeasuredRun r = catalog::measured_run_of(m); matches(r)) return r;
+    for (const MeasuredRun& r : catalog::published_runs)
+        if (matches(r)) return r;
+    return std::nullopt;
+}
+
+std::string layout_words(const Parallelism& p) {
+    return "t" + std::to_string(p.tp) + " p" + std::to_string(p.pp) + " d" + std::to_string(p.dp) + " c" +
+           std::to_string(p.cp) + " e" + std::to_string(p.ep) + " v" + std::to_string(p.virtual_stages) + " b" +
+           std::to_string(p.micro_batch) + ", recompute " + std::string(to_string(p.recompute)) + ", zero " +
+           std::string(to_string(p.sharding));
+}
+
+// A signed difference in a unit's own printing ("+1.2 s", "-350 ms").
+std::string signed_seconds(Seconds d) {
+    return (d < Seconds{} ? "-" : "+") + to_string(d < Seconds{} ? -d : d);
+}
+std::string signed_bytes(Bytes d) { return (d < Bytes{} ? "-" : "+") + to_string(d < Bytes{} ? -d : d); }
+
+// --explain N: row N of the plan against the published layout, term by term.
+void print_explanation(long long n, const TrainingCandidate& row, const MeasuredRun& run,
+                       const TrainingEstimate& published, const StepRank& rank) {
+    const StepBreakdown& a = row.estimate.breakdown;
+    const StepBreakdown& b = published.breakdown;
+    const std::string name = "row " + std::to_string(n);
+    printf_wrapped("\n%s against the published layout of %s (%s):\n", name.c_str(), std::string(run.label).c_str(),
+                   std::string(run.source).c_str());
+    std::printf("  %s: %s\n", name.c_str(), layout_words(row.point.parallelism).c_str());
+    std::printf("  published: %s\n", layout_words(run.layout).c_str());
+    std::printf("  %-24s %12s %12s %12s\n", "term", name.c_str(), "published", "difference");
+    const auto line = [](const char* term, Seconds x, Seconds y) {
+        std::printf("  %-24s %12s %12s %12s\n", term, to_string(x).c_str(), to_string(y).c_str(),
+                    signed_seconds(x - y).c_str());
+    };
+    const auto exposed = [](const StepBreakdown& s) { return s.tp + s.pp + s.dp + s.ep + s.cp; };
+    line("compute", a.compute, b.compute);
+    line("recompute", a.recompute, b.recompute);
+    line("bubble", a.bubble, b.bubble);
+    line("exposed communication", exposed(a), exposed(b));
+    line("  tensor parallel", a.tp, b.tp);
+    line("  pipeline sends", a.pp, b.pp);
+    line("  data parallel", a.dp, b.dp);
+    line("  expert parallel", a.ep, b.ep);
+    line("  context parallel", a.cp, b.cp);
+    line("optimizer", a.optimizer, b.optimizer);
+    line("step", row.estimate.step, published.step);
+    std::printf("  %-24s %12s %12s %12s\n", "memory per GPU", to_string(row.estimate.memory.total()).c_str(),
+                to_string(published.memory.total()).c_str(),
+                signed_bytes(row.estimate.memory.total() - published.memory.total()).c_str());
+    char mfu[3][32];
+    std::snprintf(mfu[0], sizeof mfu[0], "%.1f%%", 100.0 * row.estimate.mfu);
+    std::snprintf(mfu[1], sizeof mfu[1], "%.1f%%", 100.0 * published.mfu);
+    std::snprintf(mfu[2], sizeof mfu[2], "%+.1f pt", 100.0 * (row.estimate.mfu - published.mfu));
+    std::printf("  %-24s %12s %12s %12s\n", "MFU", mfu[0], mfu[1], mfu[2]);
+    // The term that moves the step most, in the row's favour.
+    const std::array<std::pair<const char*, Seconds>, 5> terms{
+        {{"compute", b.compute - a.compute},
+         {"recomputation", b.recompute - a.recompute},
+         {"the pipeline bubble", b.bubble - a.bubble},
+         {"exposed communication", exposed(b) - exposed(a)},
+         {"the optimizer step", b.optimizer - a.optimizer}}};
+    const auto most = std::max_element(terms.begin(), terms.end(),
+                                       [](const auto& x, const auto& y) { return x.second < y.second; });
+    if (row.estimate.step < published.step)
+        printf_wrapped("  %s is %s faster; most of it from %s (%s)\n", name.c_str(),
+                       to_string(published.step - row.estimate.step).c_str(), most->first,
+                       to_string(most->second).c_str());
+    else
+        printf_wrapped("  %s is not faster than the published layout (%s slower)\n", name.c_str(),
+                       to_string(row.estimate.step - published.step).c_str());
+    char share[32];
+    std::snprintf(share, sizeof share, "%.2f %%", 100.0 * rank.share());
+    printf_wrapped("  the published layout ranks %s of %s points (top %s)%s\n", grouped(rank.rank()).c_str(),
+                   grouped(rank.ranked).c_str(), share, published.fits ? "" : "; it does not fit as napkin counts memory");
+}
+
 }  // namespace
 
 NAPKIN_COMMAND(app) {
@@ -182,6 +277,7 @@ NAPKIN_COMMAND(app) {
         long long global_batch = 0;
         long long sequence = 2048;
         long long top = 10;
+        long long explain = 0;
         long long max_tp = 0, max_cp = 1, max_ep = 0, max_pp = 0;
         std::string layer_map;
         long long first_stage_layers = 0, last_stage_layers = 0, vp = 1;
@@ -205,6 +301,9 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--global-batch", o->global_batch, "sequences per optimizer step")->required();
     sub->add_option("--seq-len", o->sequence, "tokens per sequence (2048)");
     sub->add_option("--top", o->top, "how many of the fastest layouts to show (10)");
+    sub->add_option("--explain", o->explain,
+                    "row N against the published layout of the catalog for this model, GPU count and batch: "
+                    "compute, bubble, exposed communication, memory, and where the published layout ranks");
     sub->add_option("--max-tp", o->max_tp, "largest tensor-parallel size to consider (no limit)");
     sub->add_option("--max-cp", o->max_cp,
                     "largest context-parallel size to consider: sizes dividing --seq-len (1: no context parallelism)");
@@ -238,6 +337,9 @@ NAPKIN_COMMAND(app) {
         require_at_least_one("--global-batch", o->global_batch);
         require_at_least_one("--seq-len", o->sequence);
         require_non_negative("--top", count(o->top));
+        require_non_negative("--explain", count(o->explain));
+        if (o->explain > 0 && (o->json || o->csv))
+            reject("--explain", count(o->explain), "prints text: give it without --json and --csv");
         require_non_negative("--max-tp", count(o->max_tp));
         require_at_least_one("--max-cp", o->max_cp);
         require_non_negative("--max-ep", count(o->max_ep));
@@ -272,6 +374,15 @@ NAPKIN_COMMAND(app) {
             throw napkin::invalid_argument("--pp and --vp go with --first-stage-layers/--last-stage-layers");
         }
         if (map) query.layer_map = &*map;
+        std::optional<MeasuredRun> published;
+        if (o->explain > 0) {
+            published = published_run_for(query);
+            if (!published)
+                reject("--explain", count(o->explain),
+                       "needs a published run of this model on this GPU, GPU count, --global-batch and --seq-len in "
+                       "the catalog (Narayanan et al. 2021, llm-foundry, Megatron-LM README)");
+            query.top_k = std::max(query.top_k, o->explain);
+        }
 
         const auto start = std::chrono::steady_clock::now();
         TrainingPlan plan;
@@ -372,7 +483,17 @@ NAPKIN_COMMAND(app) {
             else print_training_candidate(rank, c);
         };
         header();
-        for (std::size_t i = 0; i < plan.top.size(); ++i) row(static_cast<long long>(i) + 1, plan.top[i]);
+        for (std::size_t i = 0; i < std::min(plan.top.size(), static_cast<std::size_t>(o->top)); ++i)
+            row(static_cast<long long>(i) + 1, plan.top[i]);
+        if (published) {
+            if (o->explain > static_cast<long long>(plan.top.size()))
+                reject("--explain", count(o->explain),
+                       "is beyond the " + std::to_string(plan.top.size()) + " layouts that fit");
+            const TrainingEstimate e =
+                evaluate_training(query.model, query.cluster, published->layout, published->options);
+            print_explanation(o->explain, plan.top[static_cast<std::size_t>(o->explain - 1)], *published, e,
+                              rank_of_step(query, e.step));
+        }
         if (o->pareto) {
             std::printf("\nPareto front (memory per GPU vs step time), least memory first:\n");
             header();

@@ -279,4 +279,39 @@ TEST_SUITE("cli/run") {
         CHECK(csv.exit_code == 2);
         CHECK(lines_of(csv.output) == 1);
     }
+
+    TEST_CASE("plan --explain 1: GPT-3 175B on 1,024 A100s, row 1 against Narayanan's t8 p16 d8, term by term") {
+        const std::vector<std::string> gpt3{"plan",         "--model",         "gpt3-175b", "--gpu",      "a100-80gb-sxm",
+                                            "--gpus",       "1024",            "--gpus-per-node", "8", "--intra-link",
+                                            "nvlink3",      "--inter-link",    "ib-hdr",    "--global-batch", "1536",
+                                            "--top",        "2"};
+        const auto r = run(with(gpt3, {"--explain", "1"}));
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.output, "row 1 against the published layout of GPT-3 175B, 1,024 GPUs"));
+        CHECK(contains(r.output, "published: t8 p16 d8 c1 e1 v1 b1, recompute full, zero 0"));
+        for (const char* term : {"  compute ", "  recompute ", "  bubble ", "  exposed communication ",
+                                 "    data parallel ", "  optimizer ", "  step ", "  memory per GPU ", "  MFU "})
+            CHECK(contains(r.output, term));
+        // The published layout is slower than the plan's fastest, so it ranks below 1.
+        CHECK(contains(r.output, "row 1 is "));
+        CHECK(std::regex_search(r.output, std::regex("the published layout ranks [0-9,]+ of [0-9,]+ points")));
+        // --top 2 still prints two rows when --explain asks for a later one.
+        const auto third = run(with(gpt3, {"--explain", "3"}));
+        CHECK(third.exit_code == 0);
+        CHECK(contains(third.output, "row 3 against the published layout"));
+        CHECK_FALSE(contains(third.output, "\n   3  t"));
+    }
+
+    TEST_CASE("plan --explain: one error line without a published run, or with --json") {
+        const auto none = run({"plan", "--model", "gpt2-small", "--gpu", "a100-80gb-sxm", "--gpus", "8",
+                               "--gpus-per-node", "8", "--intra-link", "nvlink3", "--inter-link", "ib-hdr",
+                               "--global-batch", "16", "--explain", "1"});
+        CHECK(none.exit_code == 2);
+        CHECK(lines_of(none.output) == 1);
+        CHECK(none.output.starts_with("napkin: error: --explain = 1: needs a published run"));
+        const auto json = run({"plan", "--model", "gpt3-175b", "--gpus", "1024", "--global-batch", "1536",
+                               "--explain", "1", "--json"});
+        CHECK(json.exit_code == 2);
+        CHECK(contains(json.output, "--explain = 1: prints text"));
+    }
 }

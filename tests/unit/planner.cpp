@@ -551,6 +551,34 @@ TEST_SUITE("planner") {
         CHECK(plan.points_evaluated + plan.points_pruned() + plan.rejected.schedule == plan.points);
     }
 
+    TEST_CASE("rank_of_step: the plan's k-th layout ranks k among the points the plan ranks") {
+        // The plan's top list is the fastest non-dominated fitting points in order,
+        // so the step of its k-th entry has k − 1 points strictly before it (less
+        // where steps tie), and the count of ranked points is the fitting canonical ones.
+        TrainingPlanQuery q = small;
+        q.top_k = 5;
+        const TrainingPlan plan = plan_training(q);
+        REQUIRE(plan.top.size() == 5);
+        long long canonical_fitting = 0;
+        TrainingPlanQuery every = q;
+        every.prune = false;
+        for_each_training_point(every, [&](const TrainingCandidate& c) {
+            if (!c.dominated && c.estimate.fits) ++canonical_fitting;
+        });
+        for (std::size_t k = 0; k < plan.top.size(); ++k) {
+            const StepRank r = rank_of_step(q, plan.top[k].estimate.step);
+            CHECK(r.ranked == canonical_fitting);
+            CHECK(r.rank() <= static_cast<long long>(k) + 1);
+            if (k == 0 || plan.top[k - 1].estimate.step < plan.top[k].estimate.step)
+                CHECK(r.rank() == static_cast<long long>(k) + 1);
+        }
+        // Slower than every point: it ranks after all of them.
+        const StepRank last = rank_of_step(q, seconds(1e9));
+        CHECK(last.rank() == last.ranked + 1);
+        CHECK(rank_of_step(q, Seconds{}).rank() == 1);
+        CHECK(rank_of_step(q, Seconds{}).share() == doctest::Approx(1.0 / static_cast<double>(canonical_fitting)));
+    }
+
     TEST_CASE("bad input names the argument and its value") {
         TrainingPlanQuery q = small;
         q.global_batch = 0;
