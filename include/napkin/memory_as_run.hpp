@@ -231,6 +231,11 @@ struct SourceMemoryErrors {
     double left_out_mean = 0.0;
     double left_out_max = 0.0;
     double left_out_share = 0.0;  // the reserve share fitted without the source
+    // The reserved peaks a source gives beside its allocated ones (SimuMax):
+    // their count and mean |relative error|, fitted and with the source left out.
+    int reserved_rows = 0;
+    double reserved_fitted_mean = 0.0;
+    double reserved_left_out_mean = 0.0;
 };
 
 struct MemoryValidation {
@@ -267,6 +272,13 @@ struct MemoryValidation {
         const double fitted = std::abs(v.errors.back());
         v.left_out.push_back(memory_error(r, it->left_out_share));
         const double out = std::abs(v.left_out.back());
+        if (r.kind == MeasuredMemory::allocated && r.measured_reserved > Bytes{}) {
+            ++it->reserved_rows;
+            it->reserved_fitted_mean +=
+                std::abs(predicted(r, MeasuredMemory::reserved, v.reserve_share) / r.measured_reserved - 1.0);
+            it->reserved_left_out_mean +=
+                std::abs(predicted(r, MeasuredMemory::reserved, it->left_out_share) / r.measured_reserved - 1.0);
+        }
         ++it->rows;
         it->fitted_mean += fitted;
         it->fitted_max = std::max(it->fitted_max, fitted);
@@ -276,6 +288,10 @@ struct MemoryValidation {
     for (SourceMemoryErrors& s : v.sources) {
         s.fitted_mean /= s.rows;
         s.left_out_mean /= s.rows;
+        if (s.reserved_rows > 0) {
+            s.reserved_fitted_mean /= s.reserved_rows;
+            s.reserved_left_out_mean /= s.reserved_rows;
+        }
     }
     return v;
 }

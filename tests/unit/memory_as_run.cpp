@@ -138,6 +138,9 @@ std::string validation_table(const MemoryTable& t, const MemoryValidation& v) {
             << (row->kind == MeasuredMemory::reserved ? "reserved" : "allocated") << " | " << percent(s.fitted_mean)
             << " | " << percent(s.fitted_max) << " | " << percent(s.left_out_mean) << " | " << percent(s.left_out_max)
             << " |\n";
+        if (s.reserved_rows > 0)
+            out << "| " << s.source << " | " << s.reserved_rows << " | reserved (beside) | "
+                << percent(s.reserved_fitted_mean) << " | | " << percent(s.reserved_left_out_mean) << " | |\n";
     }
     char share[64];
     std::snprintf(share, sizeof share, "%.4f", v.reserve_share);
