@@ -416,7 +416,10 @@ struct GradientSync {
                                                   const Parallelism& par, const Cluster& c,
                                                   const TrainingOptions& o) {
     const GradientSync g = gradient_sync_parts(parameters, group, par, c, o);
-    return g.reduce + g.gather + 2.0 * count(microbatches(par)) * g.layer_gather;
+    const double mb = count(microbatches(par));
+    // ZeRO-3 reduce-scatters each micro-batch's gradients (exposed_sync_time below).
+    const double reduces = par.sharding == Sharding::zero3 ? mb : 1.0;
+    return reduces * g.reduce + g.gather + 2.0 * mb * g.layer_gather;
 }
 
 // What of the synchronisation shows, given one micro-batch's forward and
@@ -427,21 +430,28 @@ struct GradientSync {
 //  - overlap_param_gather: the all-gather under the first micro-batch's forward;
 //  - ZeRO-3 with fsdp_prefetch: each layer's gather runs under the previous
 //    layer's compute (PyTorch FSDP, Zhao et al. 2023, Sec. 3.3.2), so per
-//    micro-batch only what exceeds the forward and the backward shows, plus the
-//    first layer's gather, which nothing precedes; the reduce-scatter runs
-//    under the backward. Without prefetch every gather shows.
+//    micro-batch only what exceeds the forward shows, plus the first layer's
+//    gather, which nothing precedes. Without prefetch every gather shows.
+//  - ZeRO-3 keeps only its shard of the gradients (memory.hpp's P_os+g+p), so
+//    every micro-batch's backward reduce-scatters them (FSDP outside no_sync,
+//    Zhao et al. 2023, Sec. 3.3; ZeRO Sec. 7.2.2: 1.5× the data-parallel
+//    volume for every forward and backward); in that backward the reduce-
+//    scatter and the all-gathers share the GPU's links, so the two hide
+//    together: what their sum exceeds the backward by shows.
 [[nodiscard]] constexpr Seconds exposed_sync_time(const GradientSync& g, const Parallelism& par, double layers,
                                                  Seconds forward, Seconds backward, const TrainingOptions& o) {
     const auto beyond = [](Seconds work, Seconds cover) { return std::max(Seconds{}, work - cover); };
     const double mb = count(microbatches(par));
-    const bool hide_reduce = o.overlap_dp || (par.sharding == Sharding::zero3 && o.fsdp_prefetch);
-    const Seconds reduce = hide_reduce ? beyond(g.reduce, backward) : g.reduce;
     const Seconds gather = o.overlap_param_gather ? beyond(g.gather, forward) : g.gather;
-    const Seconds layer_gathers =
-        o.fsdp_prefetch ? mb * (beyond(g.layer_gather, forward) + g.layer_gather / layers +
-                                beyond(g.layer_gather, backward))
-                        : 2.0 * mb * g.layer_gather;
-    return reduce + gather + layer_gathers;
+    if (par.sharding == Sharding::zero3) {
+        if (o.fsdp_prefetch)
+            return gather + mb * (beyond(g.layer_gather, forward) + g.layer_gather / layers +
+                                  beyond(g.layer_gather + g.reduce, backward));
+        const Seconds reduce = o.overlap_dp ? beyond(g.reduce, backward) : g.reduce;
+        return gather + mb * (2.0 * g.layer_gather + reduce);
+    }
+    const Seconds reduce = o.overlap_dp ? beyond(g.reduce, backward) : g.reduce;
+    return reduce + gather;
 }
 
 // Adam's update is element-wise and memory-bound (Kingma & Ba 2015, Alg. 1):

@@ -80,6 +80,29 @@ TEST_SUITE("training") {
         CHECK(e.step < single.step);
     }
 
+    TEST_CASE("ZeRO-3: each micro-batch's reduce-scatter shares the backward's links with its all-gathers") {
+        // By hand: a whole-stage gather 2 s, a reduce-scatter 3 s, forward 1.5 s,
+        // backward 4 s, 4 layers, 2 micro-batches. With prefetch, per micro-batch:
+        // (2 − 1.5) past the forward + 2/4 for the first layer + (2 + 3 − 4) past
+        // the backward = 2 s, 4 s a step (each gather and the reduce hidden apart
+        // from each other, as before, would show 2 s).
+        const GradientSync g{.reduce = seconds(3), .gather = Seconds{}, .layer_gather = seconds(2)};
+        const Parallelism par{.dp = 1, .micro_batch = 1, .global_batch = 2, .sharding = Sharding::zero3};
+        TrainingOptions o{};
+        o.fsdp_prefetch = true;
+        CHECK(in(exposed_sync_time(g, par, 4.0, seconds(1.5), seconds(4), o), units::s) == doctest::Approx(4.0));
+        // Without prefetch every gather shows, and each micro-batch's reduce-scatter: 2·(2·2 + 3) = 14 s.
+        o.fsdp_prefetch = false;
+        CHECK(in(exposed_sync_time(g, par, 4.0, seconds(1.5), seconds(4), o), units::s) == doctest::Approx(14.0));
+        // ZeRO-1 reduces once a step, under the last backward with overlap: nothing shows here.
+        Parallelism zero1 = par;
+        zero1.sharding = Sharding::zero1;
+        o.overlap_dp = true;
+        CHECK(in(exposed_sync_time(GradientSync{.reduce = seconds(3), .gather = Seconds{}, .layer_gather = Seconds{}},
+                                   zero1, 4.0, seconds(1.5), seconds(4), o),
+                 units::s) == doctest::Approx(0.0));
+    }
+
     TEST_CASE("tensor-parallel all-reduces of the 22B model inside a DGX A100") {
         // 4 per layer × 48 layers of 4·2048·6144·2 = 100,663,296 bytes on 8 GPUs over nvlink3:
         // latency 6.6 + 14·0.6 = 15 µs, bandwidth 1.75 · 100,663,296 / 300 GB/s = 587.20256 µs.
