@@ -12,7 +12,7 @@
 // given with --out.
 //
 //   ./communication_at_scale [--out folder]
-#include "lesson_args.hpp"
+#include <napkin/io/lesson_args.hpp>
 
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/collectives.hpp>

@@ -3,7 +3,7 @@
 // per micro-step. One A100 runs 32 micro-steps in a row and adds the
 // gradients; eight run 4 waves of 128 sequences, then average the gradients
 // with one all-reduce. Both make one optimizer update on the same batch.
-#include "lesson_args.hpp"
+#include <napkin/io/lesson_args.hpp>
 
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/catalog/models.hpp>

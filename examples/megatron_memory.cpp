@@ -2,7 +2,7 @@
 // A100s, activations of the first pipeline stage without recomputation and
 // with sequence parallelism + selective recomputation, and the model states
 // at 18 bytes per parameter. Then the four recomputation variants side by side.
-#include "lesson_args.hpp"
+#include <napkin/io/lesson_args.hpp>
 
 #include <napkin/catalog/models.hpp>
 #include <napkin/memory.hpp>

@@ -6,7 +6,7 @@
 // error (napkin / measured − 1: + is napkin too fast), grouped by GPU and
 // framework; then the rows whose source leaves settings out, with what napkin
 // assumes; then the summary; then where one iteration's time goes.
-#include "lesson_args.hpp"
+#include <napkin/io/lesson_args.hpp>
 
 #include <napkin/catalog/measured_runs.hpp>
 #include <napkin/catalog/megatron_runs.hpp>

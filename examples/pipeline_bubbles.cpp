@@ -4,7 +4,7 @@
 // DualPipe's overlapped forward + backward pairs are taken at F + B here (no
 // overlap gain), where its closed form is the simulated step exactly.
 //   pipeline_bubbles [output directory]
-#include "lesson_args.hpp"
+#include <napkin/io/lesson_args.hpp>
 
 #include <napkin/io/timeline_svg.hpp>
 #include <napkin/pipeline.hpp>

@@ -3,7 +3,7 @@
 // global batch 1,536 sequences of 2,048 tokens (the training-time estimate of
 // Narayanan et al. 2021, SC'21, Sec. 5.1). It searches every layout, prints
 // the fastest, and shows where Megatron-LM's layout for it ranks among all.
-#include "lesson_args.hpp"
+#include <napkin/io/lesson_args.hpp>
 
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/catalog/models.hpp>

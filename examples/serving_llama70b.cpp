@@ -8,7 +8,7 @@
 // 3. The batch where compute takes over — and why, at long contexts, it never does.
 // 4. Prefill against decode: the same weights, a thousand times the work per read.
 // 5. The throughput–latency frontier of continuous batching, up to the memory limit.
-#include "lesson_args.hpp"
+#include <napkin/io/lesson_args.hpp>
 
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>

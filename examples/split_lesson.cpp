@@ -5,7 +5,7 @@
 // SVG into the folder given as the first argument (default: the current one).
 //
 //   ./split_lesson [output-folder]
-#include "lesson_args.hpp"
+#include <napkin/io/lesson_args.hpp>
 
 #include <napkin/napkin.hpp>
 #include <napkin/io/svg.hpp>

@@ -4,7 +4,7 @@
 // operator all-reduces Y forward (identity backward); f is identity forward and
 // all-reduces dL/dX backward. Attention has the same shape: 4 all-reduces per
 // layer per training step (2 forward, 2 backward).
-#include "lesson_args.hpp"
+#include <napkin/io/lesson_args.hpp>
 
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/catalog/models.hpp>

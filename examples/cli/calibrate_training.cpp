@@ -17,6 +17,7 @@
 #include "common.hpp"
 #include "training_profile.hpp"
 
+#include <napkin/io/text_file.hpp>
 #include <napkin/calibrate.hpp>
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
@@ -59,8 +60,7 @@ std::vector<std::string> split_csv(const std::string& line) {
 }
 
 std::vector<Row> read_rows(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw napkin::invalid_argument("RUNS \"" + path + "\": cannot be read");
+    std::istringstream in(io::read_text_file("RUNS", path));
     std::vector<Row> rows;
     if (path.ends_with(".csv")) {
         std::string line;
@@ -227,9 +227,7 @@ NAPKIN_COMMAND(app) {
                                            " free parameters: give at least as many rows as parameters");
         const TrainingFit fit = fit_efficiency_profile(runs, weights);
         if (!o->out.empty()) {
-            std::ofstream out(o->out);
-            if (!out) throw napkin::invalid_argument("--out \"" + o->out + "\": cannot be written");
-            out << efficiency_profile_json(fit.profile).dump(2) << "\n";
+            io::write_text_file("--out", o->out, efficiency_profile_json(fit.profile).dump(2) + "\n");
         }
         if (o->json) {
             nlohmann::json residuals = nlohmann::json::array();

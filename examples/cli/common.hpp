@@ -27,10 +27,16 @@
 #include <cmath>
 #include <deque>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <string>
 
 namespace napkin::cli {
+
+// The most worker threads a --threads flag takes: far beyond any core count a
+// machine has (2026: 384 hardware threads on two sockets), well below what a
+// process may create; a system that gives fewer runs with those it gives.
+inline constexpr unsigned max_threads = 1024;
 
 // --- values with units (io/quantity_parse.hpp) ---------------------------------------
 // A new flag takes the value with its unit (--bandwidth 400Gb/s, --latency 5us);
@@ -51,6 +57,22 @@ inline std::optional<double> time_in_us(const std::optional<double>& us, const s
     if (!text) return us;
     if (us) reject(new_flag, *text, "give " + new_flag + " or " + old_flag + ", not both");
     return in(io::parse_time(new_flag, *text), units::us);
+}
+
+// A value given by a flag with its unit or by its legacy twin must be
+// positive: rejected naming the flag the user typed, with the value as typed.
+inline void require_positive_as_typed(const std::optional<std::string>& text, const std::string& new_flag,
+                                      const std::string& old_flag, double value) {
+    if (text && !(value >= std::numeric_limits<double>::min() && value <= std::numeric_limits<double>::max()))
+        reject(new_flag, *text, "must be positive");
+    require_positive(old_flag, value);
+}
+inline void require_non_negative_as_typed(const std::optional<std::string>& text, const std::string& new_flag,
+                                          const std::string& old_flag, double value) {
+    if (text && !(value == 0.0 || (value >= std::numeric_limits<double>::min() &&
+                                   value <= std::numeric_limits<double>::max())))
+        reject(new_flag, *text, "must not be negative");
+    require_non_negative(old_flag, value);
 }
 
 // The same for the times in milliseconds (--forward 1.5ms beside --forward-ms 1.5).
@@ -141,11 +163,12 @@ inline Gpu resolve_gpu(GpuOptions o) {
     if (o.usable) gpu.usable_fraction = *o.usable;
     if (o.bandwidth_gbps) gpu.memory_bandwidth = gigabytes_per_second(*o.bandwidth_gbps);
     if (o.tflops) gpu.peak_flops = teraflops_per_second(*o.tflops);
-    require_positive("--gpu-memory-gib", in(gpu.memory, units::GiB));
+    require_positive_as_typed(o.memory, "--gpu-memory", "--gpu-memory-gib", in(gpu.memory, units::GiB));
     require(gpu.usable_fraction > 0 && gpu.usable_fraction <= 1, "--gpu-usable", gpu.usable_fraction,
                     "must be in (0, 1]");
-    require_positive("--gpu-bandwidth-gbps", in(gpu.memory_bandwidth, units::GBps));
-    require_positive(o.peak ? "--gpu-peak" : "--gpu-tflops", in(gpu.peak_flops, units::TFLOPps));
+    require_positive_as_typed(o.bandwidth, "--gpu-bandwidth", "--gpu-bandwidth-gbps",
+                              in(gpu.memory_bandwidth, units::GBps));
+    require_positive_as_typed(o.peak, "--gpu-peak", "--gpu-tflops", in(gpu.peak_flops, units::TFLOPps));
     return gpu;
 }
 
@@ -183,9 +206,9 @@ inline Link resolve_link(LinkOptions o) {
     }
     if (o.bandwidth_gbps) link.bandwidth = gigabytes_per_second(*o.bandwidth_gbps);
     if (o.step_us) link.step_latency = microseconds(*o.step_us);
-    require_positive("--link-bandwidth-gbps", in(link.bandwidth, units::GBps));
-    require_non_negative("--link-step-us", in(link.step_latency, units::us));
-    require_non_negative("--base-latency-us", o.base_latency_us);
+    require_positive_as_typed(o.bandwidth, "--link-bandwidth", "--link-bandwidth-gbps", in(link.bandwidth, units::GBps));
+    require_non_negative_as_typed(o.step, "--link-step", "--link-step-us", in(link.step_latency, units::us));
+    if (!o.base_latency) require_non_negative("--base-latency-us", o.base_latency_us);
     return link;
 }
 

@@ -3,6 +3,7 @@
 #include "command.hpp"
 #include "common.hpp"
 
+#include <napkin/io/text_file.hpp>
 #include <napkin/io/reference_schedule.hpp>
 #include <napkin/io/schedule_times.hpp>
 #include <napkin/io/timeline_json.hpp>
@@ -166,6 +167,7 @@ struct ScheduleRun {
 void print_schedule_json(std::string_view name, const ScheduleRun& run, const Timeline& t, unsigned threads) {
     const PipelineShape& shape = run.shape;
     nlohmann::json j = shape_json(name, shape);
+    j["schema"] = io::json::schema(current_command());  // streamed, so not through print_json
     j["step_s"] = t.step_time().value();
     j["idle_fraction"] = t.idle_fraction();
     if (run.uniform)
@@ -240,7 +242,8 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--send", o->send, "time for a hand-off between two ranks to arrive, with its unit (0)");
     sub->add_option("--send-ms", o->send_ms, "the same in ms");
     sub->add_option("--svg", o->svg, "write the timeline to this SVG file");
-    sub->add_option("--threads", o->threads, "threads writing --json's passes (every core, at most 16; the text is the same)");
+    sub->add_option("--threads", o->threads, "threads writing --json's passes (every core, at most 16; the text is the same)")
+        ->check(CLI::Range(0U, max_threads));
     sub->add_option("--times", o->times,
                     "per-stage, per-chunk times in napkin's JSON format (README: napkin schedule --times); "
                     "gives the shape, and the schedule when --schedule is not given");
@@ -398,12 +401,11 @@ NAPKIN_COMMAND(app) {
                 const PipelineShape& shape = run.shape;
                 const Timeline t = simulate(schedule, shape, run.times);
                 if (!o->write_times.empty()) {
-                    std::ofstream out(o->write_times);
-                    if (!out) reject("--write-times", o->write_times, "cannot be written");
                     io::TimesSchedule named{std::string(schedule.name), 0, false};
                     if constexpr (std::is_same_v<std::decay_t<decltype(schedule)>, Interleaved>)
                         named.extra_warmup = schedule.extra_warmup, named.paired = schedule.paired;
-                    out << io::schedule_times_json(run.times, named).dump(2) << "\n";
+                    io::write_text_file("--write-times", o->write_times,
+                                        io::schedule_times_json(run.times, named).dump(2) + "\n");
                 }
                 if (!o->svg.empty()) {
                     char title[160];

@@ -324,7 +324,8 @@ NAPKIN_COMMAND(app) {
     sub->add_flag("--no-flash-attention", o->no_flash_attention,
                   "the kernels have no fused attention: search without it only");
     sub->add_option("--grad-dtype", o->grads, "gradient formats to search: bf16,fp32 (both)");
-    sub->add_option("--threads", o->threads, "worker threads (every core)");
+    sub->add_option("--threads", o->threads, "worker threads (every core)")
+        ->check(CLI::Range(0U, max_threads));
     sub->add_flag("--pareto", o->pareto, "also print the memory/time Pareto front, ranked by memory");
     add_framework_flags(sub, o->framework);
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");

@@ -623,7 +623,12 @@ std::string wrap_help(const std::string& text, std::size_t columns) {
 int execute(const std::vector<std::string>& args) {
     const int code = dispatch(args, RunOptions{});
     std::cout.flush();
-    std::fflush(stdout);
+    // An answer that never reached its reader (`napkin list > /dev/full`, a closed
+    // pipe) is not an answer: said on stderr, exit 2 like any output that cannot be written.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout) {
+        std::fputs("napkin: error: standard output cannot be written\n", stderr);
+        return code == exit_answered ? exit_invalid_input : code;
+    }
     return code;
 }
 

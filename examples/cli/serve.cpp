@@ -15,18 +15,6 @@
 namespace napkin::cli {
 namespace {
 
-// NVLink 5 on B200: 1.8 TB/s both directions (NVIDIA DGX B200 data sheet),
-// 900 GB/s each way, with NCCL's NVLink ring LL step as for NVLink 3 and 4.
-constexpr Link nvlink5{"nvlink5", gigabytes_per_second(900), microseconds(0.6)};
-
-// The link inside a server of the chosen GPU when none is given: NVLink of
-// its generation (A100: NVLink 3, Hopper: NVLink 4, B200: NVLink 5).
-Link default_link(const Gpu& gpu) {
-    if (gpu.name.starts_with("a100")) return catalog::nvlink3;
-    if (gpu.name.starts_with("b200")) return nvlink5;
-    return catalog::nvlink4;
-}
-
 std::vector<long long> parse_sweep(const std::string& text) {
     std::vector<long long> counts;
     std::stringstream in(text);
@@ -150,8 +138,11 @@ NAPKIN_COMMAND(app) {
         o->tpot_ms = time_in_ms(o->tpot_ms, o->tpot, "--tpot", "--tpot-ms");
         const TransformerShape model = resolve_model(o->model);
         const Gpu gpu = resolve_gpu(o->gpu);
-        const Link link =
-            o->link.name.empty() && !o->link.bandwidth_gbps ? default_link(gpu) : resolve_link(o->link);
+        // No link given: the one inside the GPU's usual server (catalog::default_links), as plan-inference.
+        const bool link_given = !o->link.name.empty() || o->link.bandwidth || o->link.bandwidth_gbps ||
+                                o->link.step || o->link.step_us;
+        if (!link_given) o->link.name = catalog::default_links(o->gpu.name.empty() ? "inline" : o->gpu.name).intra->name;
+        const Link link = resolve_link(o->link);
         const Ring ring = resolve_ring(o->link);
         require_non_negative("--base-latency-us", o->link.base_latency_us);
 

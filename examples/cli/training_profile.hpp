@@ -6,6 +6,7 @@
 // field is rejected by name.
 #pragma once
 
+#include <napkin/io/text_file.hpp>
 #include <napkin/error.hpp>
 #include <napkin/gemm.hpp>
 
@@ -23,15 +24,8 @@ inline nlohmann::json efficiency_profile_json(const EfficiencyProfile& p) {
             {"memory_passes", p.memory_passes}};
 }
 
-inline EfficiencyProfile read_efficiency_profile(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw napkin::invalid_argument("--profile \"" + path + "\": cannot be read");
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception&) {
-        throw napkin::invalid_argument("--profile \"" + path + "\": not valid JSON");
-    }
+// The profile in `j`, read from `path` (named in every message).
+inline EfficiencyProfile parse_efficiency_profile(const nlohmann::json& j, const std::string& path) {
     if (!j.is_object()) throw napkin::invalid_argument("--profile \"" + path + "\": must be a JSON object");
     EfficiencyProfile p = default_profile;
     for (const auto& [key, value] : j.items()) {
@@ -51,6 +45,17 @@ inline EfficiencyProfile read_efficiency_profile(const std::string& path) {
     require(p.hopper_share > 0.0 && p.hopper_share <= 1.0, "profile hopper_share", p.hopper_share, "must be in (0, 1]");
     require_non_negative("profile memory_passes", p.memory_passes);
     return p;
+}
+
+inline EfficiencyProfile read_efficiency_profile(const std::string& path) {
+    const std::string text = io::read_text_file("--profile", path);
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception&) {
+        throw napkin::invalid_argument("--profile \"" + path + "\": not valid JSON");
+    }
+    return parse_efficiency_profile(j, path);
 }
 
 }  // namespace napkin::cli

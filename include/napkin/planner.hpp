@@ -68,6 +68,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -628,7 +629,12 @@ template <class Progress>
     } else {
         std::vector<std::thread> pool;
         pool.reserve(threads);
-        for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, std::ref(workers[t]));
+        // The system may give fewer threads than asked (a process limit): the started ones share the rows.
+        try {
+            for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, std::ref(workers[t]));
+        } catch (const std::system_error&) {
+            if (pool.empty()) work(workers[0]);
+        }
         for (auto& thread : pool) thread.join();
     }
     if (failure) std::rethrow_exception(failure);

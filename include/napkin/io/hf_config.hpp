@@ -12,6 +12,7 @@
 // field is an error naming the field and the file.
 #pragma once
 
+#include <napkin/io/text_file.hpp>
 #include <napkin/checked.hpp>
 #include <napkin/error.hpp>
 #include <napkin/model.hpp>
@@ -275,13 +276,10 @@ inline std::string json_error_text(const nlohmann::json::exception& e) {
 // model after its folder (Meta-Llama-3.1-70B/config.json: "Meta-Llama-3.1-70B");
 // any other file after itself (mixtral_8x7b_config.json: "mixtral_8x7b_config").
 [[nodiscard]] inline LoadedModel read_hf_config(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    if (!in) throw napkin::invalid_argument("config file \"" + path.string() + "\" cannot be opened");
-    std::stringstream text;
-    text << in.rdbuf();
+    const std::string text = read_text_file("config file", path.string());
     const auto parent = path.parent_path().filename().string();
     const bool in_model_folder = path.filename() == "config.json" && !parent.empty();
-    return parse_hf_config(text.str(), path.string(), in_model_folder ? parent : path.stem().string());
+    return parse_hf_config(text, path.string(), in_model_folder ? parent : path.stem().string());
 }
 
 }  // namespace napkin::io

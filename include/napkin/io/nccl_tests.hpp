@@ -15,6 +15,7 @@
 // busbw / algbw.
 #pragma once
 
+#include <napkin/io/text_file.hpp>
 #include <napkin/checked.hpp>
 #include <napkin/collectives.hpp>
 #include <napkin/error.hpp>
@@ -175,8 +176,7 @@ inline NcclTestsRun parse_nccl_tests(std::istream& in, Collective op = Collectiv
 
 inline NcclTestsRun read_nccl_tests(const std::string& path, Collective op = Collective::all_reduce,
                                     std::optional<long long> ranks = std::nullopt) {
-    std::ifstream file(path);
-    if (!file) napkin::reject("nccl-tests file", path, "cannot be opened");
+    std::istringstream file(read_text_file("nccl-tests file", path));
     return parse_nccl_tests(file, op, ranks);
 }
 

@@ -7,6 +7,8 @@
 // and chunks count from 1 in the file and from 0 here, as in napkin::Operation.
 #pragma once
 
+#include <napkin/io/text_file.hpp>
+#include <napkin/checked.hpp>
 #include <napkin/error.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/schedule.hpp>
@@ -74,41 +76,91 @@ inline SyncKind reference_sync(const std::string& text) {
 }
 }  // namespace detail
 
+// The largest pp × vpp a reference file may give: its chunk times come from
+// a dense least-squares solve over 2·pp·vpp unknowns (33 MB and well under a
+// second at 1,024; published layouts have pp·vpp ≤ 256).
+inline constexpr long long max_reference_chunks = 1024;
+
+namespace detail {
+inline void check_span(std::string_view what, Seconds start, Seconds end) {
+    require_non_negative(std::string(what) + ".start", start.value());
+    require_non_negative(std::string(what) + ".end", end.value());
+    require(end >= start, std::string(what) + ".end", end.value(), "must not be before its start");
+}
+}  // namespace detail
+
+// Every count and time is checked as it is read: the shape before anything
+// is sized by it, each block's micro-batch and chunk within the shape, each
+// span finite, non-negative and in order.
 [[nodiscard]] inline ReferenceSchedule parse_reference_schedule(const nlohmann::json& j) {
     ReferenceSchedule r;
     const auto& par = j.at("parallelism");
     r.shape = {par.at("pp").get<long long>(), par.at("microbatchesPerPipeline").get<long long>(),
                par.value("vpp", 1LL)};
+    napkin::detail::check_shape(r.shape);
+    require(r.shape.stages * r.shape.chunks <= max_reference_chunks, "parallelism.pp × vpp",
+            count(r.shape.stages * r.shape.chunks), "must be at most 1024 in a reference schedule");
+    require(count(j.at("stages").size()) == count(r.shape.stages), "stages", count(j.at("stages").size()),
+            "must list parallelism.pp stages");
     for (const auto& stage : j.at("stages")) {
         auto& blocks = r.stages.emplace_back();
-        for (const auto& c : stage.at("compute"))
-            blocks.push_back({detail::reference_pass(c.at("pass").get<std::string>()),
-                              c.at("microbatch").get<long long>() - 1, c.at("chunk").get<long long>() - 1,
-                              seconds(c.at("start").get<double>()), seconds(c.at("end").get<double>()),
-                              c.value("paired", false), c.value("layers", 0LL), c.value("allToAllShare", 0.0)});
+        for (const auto& c : stage.at("compute")) {
+            const long long microbatch = c.at("microbatch").get<long long>(), chunk = c.at("chunk").get<long long>();
+            require(microbatch >= 1 && microbatch <= r.shape.microbatches, "compute.microbatch", count(microbatch),
+                    "must lie in 1 … microbatchesPerPipeline");
+            require(chunk >= 1 && chunk <= r.shape.chunks, "compute.chunk", count(chunk), "must lie in 1 … vpp");
+            const Seconds start = seconds(c.at("start").get<double>()), end = seconds(c.at("end").get<double>());
+            detail::check_span("compute", start, end);
+            const long long layers = c.value("layers", 0LL);
+            require(layers >= 0 && layers <= limits::layers, "compute.layers", count(layers),
+                    "must lie in 0 … 2^24");
+            const double share = c.value("allToAllShare", 0.0);
+            require_in_range("compute.allToAllShare", share, 0.0, 1.0, "must lie in [0, 1]");
+            blocks.push_back({detail::reference_pass(c.at("pass").get<std::string>()), microbatch - 1, chunk - 1,
+                              start, end, c.value("paired", false), layers, share});
+        }
         auto& syncs = r.syncs.emplace_back();
         for (const auto& s : stage.value("sync", nlohmann::json::array())) {
             std::optional<long long> chunk;
-            if (s.contains("chunk")) chunk = s.at("chunk").get<long long>() - 1;
-            syncs.push_back({detail::reference_sync(s.at("kind").get<std::string>()), chunk,
-                             seconds(s.at("start").get<double>()), seconds(s.at("end").get<double>())});
+            if (s.contains("chunk")) {
+                chunk = s.at("chunk").get<long long>() - 1;
+                require(*chunk >= 0 && *chunk < r.shape.chunks, "sync.chunk", count(*chunk + 1), "must lie in 1 … vpp");
+            }
+            const Seconds start = seconds(s.at("start").get<double>()), end = seconds(s.at("end").get<double>());
+            detail::check_span("sync", start, end);
+            syncs.push_back({detail::reference_sync(s.at("kind").get<std::string>()), chunk, start, end});
         }
     }
-    for (const auto& s : j.value("pipelineSends", nlohmann::json::array()))
-        r.sends.push_back({s.at("fromStage").get<long long>() - 1, s.at("toStage").get<long long>() - 1,
-                           detail::reference_pass(s.at("dir").get<std::string>()),
-                           s.at("microbatch").get<long long>() - 1, seconds(s.at("start").get<double>()),
-                           seconds(s.at("end").get<double>())});
+    for (const auto& s : j.value("pipelineSends", nlohmann::json::array())) {
+        const long long from = s.at("fromStage").get<long long>(), to = s.at("toStage").get<long long>();
+        require(from >= 1 && from <= r.shape.stages, "pipelineSends.fromStage", count(from), "must lie in 1 … pp");
+        require(to >= 1 && to <= r.shape.stages, "pipelineSends.toStage", count(to), "must lie in 1 … pp");
+        const Seconds start = seconds(s.at("start").get<double>()), end = seconds(s.at("end").get<double>());
+        detail::check_span("pipelineSends", start, end);
+        r.sends.push_back({from - 1, to - 1, detail::reference_pass(s.at("dir").get<std::string>()),
+                           s.at("microbatch").get<long long>() - 1, start, end});
+    }
     // layersPerStage: per stage, per chunk, [first, last] layer.
     if (par.contains("layersPerStage"))
         for (const auto& stage : par.at("layersPerStage")) {
             long long layers = 0;
-            for (const auto& range : stage) layers += range.at(1).get<long long>() - range.at(0).get<long long>() + 1;
+            for (const auto& range : stage) {
+                const long long first = range.at(0).get<long long>(), last = range.at(1).get<long long>();
+                require(first >= 0 && last >= first && last - first < limits::layers, "layersPerStage range",
+                        count(last - first + 1), "must be [first, last] with first ≤ last, at most 2^24 layers");
+                layers = checked_add(layers, last - first + 1, "layersPerStage");
+            }
+            require(layers <= limits::layers, "layersPerStage", count(layers), "must be at most 2^24 layers a stage");
             r.layers_per_stage.push_back(layers);
         }
-    for (const auto& t : j.value("lossTimes", nlohmann::json::array())) r.loss_times.push_back(seconds(t.get<double>()));
+    for (const auto& t : j.value("lossTimes", nlohmann::json::array())) {
+        require_non_negative("lossTimes", t.get<double>());
+        r.loss_times.push_back(seconds(t.get<double>()));
+    }
     r.step = seconds(j.at("step").at("total").get<double>());
+    require_positive("step.total", r.step.value());
     r.idle_fraction = j.at("step").at("pipelineIdleFraction").get<double>();
+    require_in_range("step.pipelineIdleFraction", r.idle_fraction, 0.0, 1.0, "must lie in [0, 1]");
     return r;
 }
 
@@ -116,8 +168,7 @@ inline SyncKind reference_sync(const std::string& text) {
 // range) is a napkin::invalid_argument naming the file, cut to 160 printable
 // characters.
 [[nodiscard]] inline ReferenceSchedule read_reference_schedule(const std::string& path) {
-    std::ifstream file(path);
-    if (!file) napkin::reject("path", path, "cannot be opened");
+    const std::string file = read_text_file("--reference", path);
     try {
         return parse_reference_schedule(nlohmann::json::parse(file));
     } catch (const nlohmann::json::exception& e) {

@@ -19,6 +19,7 @@
 //   }
 #pragma once
 
+#include <napkin/io/text_file.hpp>
 #include <napkin/error.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/schedule.hpp>
@@ -124,11 +125,10 @@ inline long long times_count(const nlohmann::json& j, const std::string& field) 
 }
 
 [[nodiscard]] inline ScheduleTimes read_schedule_times(const std::string& path, TimesSchedule* schedule = nullptr) {
-    std::ifstream file(path);
-    if (!file) napkin::reject("--times", path, "cannot be opened");
+    const std::string text = read_text_file("--times", path);
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(file);
+        j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
         napkin::reject("--times", path, std::string("is not JSON: ") + e.what());
     }

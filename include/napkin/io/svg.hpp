@@ -5,6 +5,8 @@
 // palette (Okabe & Ito 2008, "Color Universal Design"), readable in grey.
 #pragma once
 
+#include <napkin/io/text_file.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -122,10 +124,9 @@ public:
         return out.str();
     }
 
-    void save(const std::string& path) const {
-        std::ofstream file(path);
-        if (!file) throw std::runtime_error("cannot write " + path);
-        file << str();
+    // Writes the document to `path`, given by `argument` (checked through the close).
+    void save(const std::string& path, std::string_view argument = "--svg") const {
+        write_text_file(argument, path, str());
     }
 
     [[nodiscard]] double width() const { return width_; }

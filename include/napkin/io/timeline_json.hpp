@@ -191,7 +191,17 @@ void write_in_order(std::size_t count, unsigned threads, const Write& write, con
         for (std::thread& w : pool) w.join();
     };
     try {
-        for (unsigned k = 0; k < threads; ++k) pool.emplace_back(work);
+        // The system may give fewer threads than asked (a process limit): the started ones share the blocks.
+        try {
+            for (unsigned k = 0; k < threads; ++k) pool.emplace_back(work);
+        } catch (const std::system_error&) {
+            if (pool.empty()) {
+                const auto b = buffer();
+                for (std::size_t i = 0; i < count; ++i)
+                    put(i, b.get(), static_cast<std::size_t>(write(i, b.get()) - b.get()));
+                return;
+            }
+        }
         for (std::size_t i = 0; i < count; ++i) {
             Slot slot;
             {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The examples' command line: --help, and --out DIR for the ones that write
+// napkin/io/lesson_args.hpp — the examples' command line: --help, and --out DIR for the ones that write
 // files (figures, CSV). The default folder is not the source tree but
 // <temp>/napkin/<example>, and the example says where it wrote.
 #pragma once
