@@ -1,6 +1,7 @@
 // napkin plan | plan-inference — the planners from the command line.
 #include "command.hpp"
 #include "common.hpp"
+#include "run_flags.hpp"
 #include "training_flags.hpp"
 
 #include <napkin/catalog/clusters.hpp>
@@ -9,9 +10,11 @@
 #include <napkin/inference_planner.hpp>
 #include <napkin/io/progress.hpp>
 #include <napkin/planner.hpp>
+#include <napkin/run_plan.hpp>
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -19,6 +22,7 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace napkin::cli {
 namespace {
@@ -266,12 +270,48 @@ void print_explanation(long long n, const TrainingCandidate& row, const Measured
                    grouped(rank.ranked).c_str(), share, published.fits ? "" : "; it does not fit as napkin counts memory");
 }
 
+// --gpus: one count (1024), a list (512,1024,4096) or a range A-B: A, 2A, 4A, ... up to B.
+std::vector<long long> parse_gpu_counts(const std::string& text) {
+    const auto one = [&](const std::string& item) {
+        long long n = 0;
+        const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), n);
+        if (error != std::errc{} || end != item.data() + item.size())
+            throw napkin::invalid_argument("--gpus = \"" + text + "\": not a whole number, a list (512,1024) or a "
+                                           "range (512-16384)");
+        require_at_least_one("--gpus", n);
+        require(n <= limits::gpus, "--gpus", count(n), "must be at most 2^40");
+        return n;
+    };
+    std::vector<long long> counts;
+    if (const auto dash = text.find('-'); dash != std::string::npos && dash > 0) {
+        const long long low = one(text.substr(0, dash)), high = one(text.substr(dash + 1));
+        if (high < low) throw napkin::invalid_argument("--gpus = \"" + text + "\": the range must not fall");
+        for (long long n = low; n <= high; n *= 2) counts.push_back(n);
+        return counts;
+    }
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) counts.push_back(one(item));
+    if (counts.empty()) throw napkin::invalid_argument("--gpus = \"" + text + "\": give at least one count");
+    return counts;
+}
+
+// A plan row's run, on one line: "      16,384 GPUs: 61.3 days, $60.21M, 18,894 MWh, goodput 85.0%".
+std::string run_row_line(const RunCandidate& c, const RunQuery& q) {
+    std::string line = "      " + grouped(c.gpus) + " GPUs: " + duration_words(c.run.wall);
+    if (q.usd_per_gpu_hour > 0) line += ", " + dollars(c.run.cost_usd);
+    if (q.power_per_gpu.value() > 0) line += ", " + grouped(in(c.run.energy, units::MWh)) + " MWh";
+    if (c.run.failures_modelled) line += ", goodput " + format_fixed(100.0 * c.run.goodput, 1) + "%";
+    return line;
+}
+
 }  // namespace
 
 NAPKIN_COMMAND(app) {
     struct Options {
         ModelOptions model;
         GpuOptions gpu;
+        std::string gpus_text;
         long long gpus = 0, pp = 0;
         NodeOptions node;
         long long global_batch = 0;
@@ -289,6 +329,9 @@ NAPKIN_COMMAND(app) {
         bool pareto = false;
         bool json = false, wide = false, csv = false;
         FrameworkFlags framework;
+        RunFlags run;
+        std::string objective = "time";
+        std::optional<std::string> deadline;
     };
     auto o = make_options<Options>();
     o->gpu.name = "a100-80gb-sxm";
@@ -296,7 +339,10 @@ NAPKIN_COMMAND(app) {
                                            "fit, the memory/time Pareto front, the search statistics");
     add_model_options(sub, o->model);
     add_gpu_options(sub, o->gpu);
-    sub->add_option("--gpus", o->gpus, "GPUs to train on (whole nodes)")->required();
+    sub->add_option("--gpus", o->gpus_text,
+                    "GPUs to train on (whole nodes): 1024, a list 512,1024, or a range 512-16384 (doubling; with "
+                    "--train-tokens or --steps)")
+        ->required();
     add_node_options(sub, o->node, "catalog link of one NIC between nodes, one NIC per GPU (default: the GPU's usual one)");
     sub->add_option("--global-batch", o->global_batch, "sequences per optimizer step")->required();
     sub->add_option("--seq-len", o->sequence, "tokens per sequence (2048)");
@@ -328,12 +374,31 @@ NAPKIN_COMMAND(app) {
         ->check(CLI::Range(0U, max_threads));
     sub->add_flag("--pareto", o->pareto, "also print the memory/time Pareto front, ranked by memory");
     add_framework_flags(sub, o->framework);
+    add_run_flags(sub, o->run);
+    sub->add_option("--objective", o->objective,
+                    "rank the runs by time, cost, energy or goodput (time: the step's order)");
+    sub->add_option("--deadline", o->deadline, "keep the runs that end by then, 90d (with --train-tokens or --steps)");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->add_flag("--wide", o->wide, "one line per layout with every column and the step's parts");
     sub->add_flag("--csv", o->csv, "the layouts as CSV (seconds, bytes), the Pareto front after with --pareto");
     sub->callback([o, sub] {
         const TransformerShape model = resolve_model(o->model);
-        require_at_least_one("--gpus", o->gpus);
+        const std::vector<long long> counts = parse_gpu_counts(o->gpus_text);
+        o->gpus = counts.front();
+        const std::optional<RunObjective> objective = parse_run_objective(o->objective);
+        if (!objective)
+            throw napkin::invalid_argument("--objective \"" + o->objective + "\": must be time, cost, energy or goodput");
+        const std::string runs_only = ": ranks whole runs: give --train-tokens or --steps";
+        if (!run_requested(o->run) && counts.size() > 1)
+            throw napkin::invalid_argument("--gpus \"" + o->gpus_text + "\"" + runs_only);
+        if (!run_requested(o->run) && *objective != RunObjective::time)
+            throw napkin::invalid_argument("--objective \"" + o->objective + "\"" + runs_only);
+        if (!run_requested(o->run) && o->deadline)
+            throw napkin::invalid_argument("--deadline \"" + *o->deadline + "\"" + runs_only);
+        if (counts.size() > 1 && (o->explain > 0 || o->csv || o->wide))
+            throw napkin::invalid_argument("--gpus \"" + o->gpus_text + "\": a range prints runs; give one count with "
+                                           "--explain, --csv or --wide");
+        const Seconds deadline = time_flag("--deadline", o->deadline, true);
         require_at_least_one("--gpus-per-node", o->node.gpus_per_node);
         require_at_least_one("--global-batch", o->global_batch);
         require_at_least_one("--seq-len", o->sequence);
@@ -392,6 +457,129 @@ NAPKIN_COMMAND(app) {
             plan = plan_training(query, [&bar](long long done, long long total) { bar.report(done, total); });
         }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+        if (run_requested(o->run)) {
+            // Whole runs: every count's fastest layouts, priced, ranked by the objective.
+            const double steps = run_steps(o->run, tokens(count(o->global_batch) * count(o->sequence)));
+            const Bytes checkpoint = checkpoint_bytes(model, Parallelism{});  // bf16 weights, fp32 master and moments
+            std::vector<RunCandidate> runs;
+            nlohmann::json searches = nlohmann::json::array();
+            RunQuery run_query;
+            const auto add_runs = [&](long long n, const TrainingPlan& p, const Gpu& gpu, double s) {
+                run_query = run_query_from_flags(o->run, gpu, n, checkpoint);
+                for (const TrainingCandidate& c : p.top) runs.push_back({n, c, run_of(o->run, run_query, steps, c.estimate.step)});
+                nlohmann::json j = search_json(p.points_evaluated, p.rejected.total(), s);
+                j["gpus"] = n;
+                searches.push_back(j);
+            };
+            add_runs(o->gpus, plan, node.gpu, seconds);
+            for (std::size_t i = 1; i < counts.size(); ++i) {
+                TrainingPlanQuery q = query;
+                const long long each = gpus_in_each_node("--gpus", counts[i], o->node);
+                q.cluster = cluster_of(resolve_node(o->gpu, o->node, each, Nic::per_gpu), counts[i] / each);
+                const auto t0 = std::chrono::steady_clock::now();
+                TrainingPlan p;
+                {
+                    io::ProgressBar bar("planning " + grouped(counts[i]) + " GPUs");
+                    p = plan_training(q, [&bar](long long done, long long total) { bar.report(done, total); });
+                }
+                add_runs(counts[i], p, q.cluster.node.gpu,
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            }
+            if (*objective == RunObjective::cost && run_query.usd_per_gpu_hour <= 0)
+                throw napkin::invalid_argument("--objective cost needs --gpu-hour-price");
+            if (*objective == RunObjective::energy && run_query.power_per_gpu.value() <= 0)
+                throw napkin::invalid_argument("--objective energy needs --power (the GPU has no board power)");
+            if (*objective == RunObjective::goodput && !o->run.mtbf)
+                throw napkin::invalid_argument("--objective goodput needs --mtbf");
+            const std::size_t all = runs.size();
+            rank_runs(runs, *objective);
+            runs = within_deadline(std::move(runs), deadline);
+            const std::vector<RunCandidate> front = time_cost_front(runs);
+            std::vector<RunCandidate> by_time = runs, by_cost = runs;
+            rank_runs(by_time, RunObjective::time);
+            rank_runs(by_cost, RunObjective::cost);
+            if (runs.size() > static_cast<std::size_t>(o->top)) runs.resize(static_cast<std::size_t>(o->top));
+            const auto row_json = [&](const RunCandidate& c) {
+                nlohmann::json j = training_candidate_json(c.layout, node.gpu);
+                j["gpus"] = c.gpus;
+                j["run"] = run_json(c.run, run_query, steps);
+                return j;
+            };
+            if (o->json) {
+                nlohmann::json top = nlohmann::json::array(), pareto = nlohmann::json::array();
+                for (std::size_t i = 0; i < runs.size(); ++i) {
+                    top.push_back(row_json(runs[i]));
+                    top.back()["rank"] = i + 1;
+                }
+                for (std::size_t i = 0; i < front.size(); ++i) {
+                    pareto.push_back(row_json(front[i]));
+                    pareto.back()["rank"] = i + 1;
+                }
+                nlohmann::json j{{"schema", "napkin.plan/1"},
+                                 {"model", model.name},
+                                 {"intra_link", link_json(node.intra)},
+                                 {"inter_link", link_json(node.inter)},
+                                 {"gpu", node.gpu.name},
+                                 {"gpus", o->gpus},
+                                 {"gpu_counts", counts},
+                                 {"global_batch", o->global_batch},
+                                 {"seq_len", o->sequence},
+                                 {"objective", to_string(*objective)},
+                                 {"deadline_s", nullptr},
+                                 {"runs", all},
+                                 {"runs_by_deadline", by_time.size()},
+                                 {"top", top},
+                                 {"fastest", nullptr},
+                                 {"cheapest", nullptr},
+                                 {"time_cost_pareto", pareto},
+                                 {"searches", searches}};
+                if (deadline.value() > 0) j["deadline_s"] = deadline.value();
+                if (!by_time.empty()) j["fastest"] = row_json(by_time.front());
+                if (!by_cost.empty() && run_query.usd_per_gpu_hour > 0) j["cheapest"] = row_json(by_cost.front());
+                return print_json(j);
+            }
+            printf_wrapped("%s on %s x %s, batch %s x %s tokens, %s steps\n", std::string(model.name).c_str(),
+                           o->gpus_text.c_str(), std::string(node.gpu.name).c_str(), grouped(o->global_batch).c_str(),
+                           grouped(o->sequence).c_str(), grouped(steps).c_str());
+            std::printf("%s\n", wrap_line(links_line(o->gpu, o->node, node)).c_str());
+            for (const auto& x : searches)
+                std::printf("%s\n", wrap_line("search on " + grouped(x["gpus"].get<long long>()) + " GPUs: " +
+                                              grouped(x["points_evaluated"].get<long long>()) + " points evaluated, " +
+                                              format_fixed(x["seconds"].get<double>(), 2) + " s").c_str());
+            std::string ranked = "runs ranked by " + std::string(to_string(*objective));
+            if (deadline.value() > 0)
+                ranked += "; " + grouped(static_cast<long long>(by_time.size())) + " of " +
+                          grouped(static_cast<long long>(all)) + " end within " + duration_words(deadline);
+            std::printf("%s\n", wrap_line(ranked).c_str());
+            if (runs.empty()) {
+                std::printf("no layout fits%s\n", deadline.value() > 0 ? " and ends by the deadline" : "");
+                return;
+            }
+            std::printf("\n%4s  %-32s %9s %10s %9s %6s\n", "rank", "layout (t p d c e v b)", "step", "memory",
+                        "tokens/s", "MFU");
+            for (std::size_t i = 0; i < runs.size(); ++i) {
+                print_training_candidate(static_cast<long long>(i) + 1, runs[i].layout);
+                std::printf("%s\n", wrap_line(run_row_line(runs[i], run_query)).c_str());
+            }
+            const auto best = [&](const char* what, const RunCandidate& c) {
+                std::printf("%s\n", wrap_line(std::string(what) + ": " + grouped(c.gpus) + " GPUs, " +
+                                              layout_words(c.layout.point.parallelism) + "; " +
+                                              run_line(c.run, run_query)).c_str());
+            };
+            std::printf("\n");
+            best("fastest", by_time.front());
+            if (run_query.usd_per_gpu_hour > 0) best("cheapest", by_cost.front());
+            if (by_time.front().run.failures_modelled)
+                std::printf("%s\n", wrap_line(checkpoint_line(by_time.front().run)).c_str());
+            if (o->pareto && run_query.usd_per_gpu_hour > 0) {
+                std::printf("\nPareto front (time vs cost), fastest first:\n");
+                for (const RunCandidate& c : front)
+                    std::printf("%s\n", wrap_line(run_row_line(c, run_query) + " (" +
+                                                  layout_words(c.layout.point.parallelism) + ")").c_str());
+            }
+            return;
+        }
 
         if (o->json) {
             nlohmann::json top = nlohmann::json::array(), front = nlohmann::json::array();

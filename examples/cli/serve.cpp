@@ -5,6 +5,7 @@
 #include "common.hpp"
 
 #include <napkin/io/svg.hpp>
+#include <napkin/run_cost.hpp>
 #include <napkin/serving.hpp>
 
 #include <cstdio>
@@ -86,6 +87,36 @@ void print_estimate(const ServingEstimate& e) {
                 e.output_tokens_per_s_per_user.value(), e.requests_per_s.value());
 }
 
+// What a token costs at the estimate's throughput: each kind of token carries
+// the whole GPU cost (the output price of an API, or the input one), and the
+// joules the GPUs draw at `power` each for it.
+struct TokenCost {
+    std::optional<double> usd_per_million_output, usd_per_million_input;
+    std::optional<double> joules_per_output;
+};
+
+TokenCost token_cost(const ServingEstimate& e, std::optional<double> price, Watts power) {
+    TokenCost c;
+    const long long gpus = e.layout.gpus();
+    const TokensPerSecond input = tokens_per_second(e.requests_per_s.value() * count(e.workload.input_tokens));
+    if (price && e.output_tokens_per_s.value() > 0) {
+        c.usd_per_million_output = usd_per_million_tokens(gpus, *price, e.output_tokens_per_s);
+        c.usd_per_million_input = usd_per_million_tokens(gpus, *price, input);
+    }
+    if (power.value() > 0 && e.output_tokens_per_s.value() > 0)
+        c.joules_per_output = in(joules_per_token(gpus, power, e.output_tokens_per_s), units::joules_per_token);
+    return c;
+}
+
+void add_token_cost_json(nlohmann::json& j, const TokenCost& c) {
+    j["usd_per_million_output_tokens"] = nullptr;
+    j["usd_per_million_input_tokens"] = nullptr;
+    j["joules_per_output_token"] = nullptr;
+    if (c.usd_per_million_output) j["usd_per_million_output_tokens"] = *c.usd_per_million_output;
+    if (c.usd_per_million_input) j["usd_per_million_input_tokens"] = *c.usd_per_million_input;
+    if (c.joules_per_output) j["joules_per_output_token"] = *c.joules_per_output;
+}
+
 }  // namespace
 
 NAPKIN_COMMAND(app) {
@@ -93,6 +124,8 @@ NAPKIN_COMMAND(app) {
         ModelOptions model;
         GpuOptions gpu;
         LinkOptions link;
+        std::optional<double> price;
+        std::optional<std::string> power;
         long long tp = 1, pp = 1, ep = 1;
         std::string weight_dtype = "bf16", kv_dtype = "bf16";
         std::optional<long long> input, output, batch, concurrency;
@@ -131,6 +164,9 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--ttft-ms", o->ttft_ms, "the same in ms");
     sub->add_option("--tpot", o->tpot, "with --disaggregate: longest time per output token with its unit, 50ms");
     sub->add_option("--tpot-ms", o->tpot_ms, "the same in ms");
+    sub->add_option("--gpu-hour-price", o->price,
+                    "USD per GPU-hour: gives the USD per million output (and input) tokens");
+    sub->add_option("--power", o->power, "power per GPU with its unit, 700W (the catalog's board power): J per token");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o] {
         const std::string ttft_flag = o->ttft ? "--ttft" : "--ttft-ms", tpot_flag = o->tpot ? "--tpot" : "--tpot-ms";
@@ -147,6 +183,14 @@ NAPKIN_COMMAND(app) {
         require_non_negative("--base-latency-us", o->link.base_latency_us);
 
         // Every argument checked here, by the flag the user typed.
+        if (o->price)
+            require_in_range("--gpu-hour-price", *o->price, 0.0, run_limits::usd_per_gpu_hour,
+                             "must be in [0, 1e6] USD per GPU-hour");
+        Watts power = gpu.board_power;
+        if (o->power) {
+            power = io::parse_power("--power", *o->power);
+            if (!(power.value() >= 1.0 && power.value() <= 1e6)) reject("--power", *o->power, "must be in [1 W, 1 MW]");
+        }
         require_at_least_one("--tp", o->tp);
         require_at_least_one("--pp", o->pp);
         require_at_least_one("--ep", o->ep);
@@ -261,6 +305,7 @@ NAPKIN_COMMAND(app) {
 
         if (o->json) {
             nlohmann::json j = estimate_json(e);
+            add_token_cost_json(j, token_cost(e, o->price, power));
             j["model"] = model.name;
             j["gpu"] = gpu.name;
             j["link"] = link.name;
@@ -301,6 +346,13 @@ NAPKIN_COMMAND(app) {
         printf_wrapped("%s batching: %lld requests of %lld + %lld tokens (at most %lld fit)\n",
                     continuous ? "continuous" : "static", n, workload.input_tokens, workload.output_tokens, most);
         print_estimate(e);
+        const TokenCost cost = token_cost(e, o->price, power);
+        if (cost.usd_per_million_output)
+            printf_wrapped("cost: $%.3f per million output tokens ($%.3f per million input tokens)\n",
+                           *cost.usd_per_million_output, *cost.usd_per_million_input);
+        if (cost.joules_per_output && (o->price || o->power))  // asked for: the default output stays as it was
+            printf_wrapped("energy: %.3f J per output token at %s per GPU\n", *cost.joules_per_output,
+                           to_string(power).c_str());
         if (!sweep.empty()) {
             printf_wrapped("\n%8s %-5s %12s %12s %14s %12s %12s\n", continuous ? "N" : "B", "fits", "TTFT", "TPOT",
                         "tokens/s", "per GPU", "per user");

@@ -1,6 +1,7 @@
 // napkin train — memory per GPU and the step time of one training layout.
 #include "command.hpp"
 #include "common.hpp"
+#include "run_flags.hpp"
 #include "training_flags.hpp"
 
 #include <napkin/catalog/clusters.hpp>
@@ -101,6 +102,7 @@ NAPKIN_COMMAND(app) {
         EfficiencyModel efficiency = default_efficiency;
         std::string compute_model = "gemm";
         FrameworkFlags framework;
+        RunFlags run;
         double fragmentation = 0.0;
         bool no_memory_allowances = false;
         bool json = false;
@@ -165,6 +167,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--last-stage-layers", o->last_stage_layers,
                     "uneven pipeline: layers of the last virtual stage (--decoder-last-pipeline-num-layers)");
     sub->add_option("--optimizer", o->optimizer, "adam or muon (adam)");
+    add_run_flags(sub, o->run);
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o, sub] {
         const TransformerShape model = resolve_model(o->model);
@@ -227,8 +230,16 @@ NAPKIN_COMMAND(app) {
         apply_framework_flags(o->framework, node.gpu, options);
         const TrainingEstimate e = evaluate_training(model, cluster, par, options);
         const StepBreakdown& b = e.breakdown;
+        // The whole run (--train-tokens or --steps): time, dollars, energy, goodput.
+        const RunQuery run_query = run_query_from_flags(o->run, node.gpu, total, checkpoint_bytes(model, par));
+        std::optional<RunCost> run;
+        double steps = 0;
+        if (run_requested(o->run)) {
+            steps = run_steps(o->run, tokens(count(par.global_batch) * count(par.sequence)));
+            run = run_of(o->run, run_query, steps, e.step);
+        }
         if (o->json) {
-            print_json({{"schema", "napkin.train/1"},
+            nlohmann::json j{{"schema", "napkin.train/1"},
                         {"model", model.name},
                         {"gpu", node.gpu.name},
                         {"gpus", total},
@@ -270,7 +281,9 @@ NAPKIN_COMMAND(app) {
                         {"expert_dp", expert_data_parallel(par)},
                         {"stages", stages_json(model, cluster, par, options)},
                         {"ops", ops_json(model, cluster, par, options)},
-                        {"collectives", collectives_json(model, cluster, par, options)}});
+                        {"collectives", collectives_json(model, cluster, par, options)}};
+            if (run) j["run"] = run_json(*run, run_query, steps);
+            print_json(j);
             return;
         }
         // In 80 columns: a head line, then each part on its own indented lines.
@@ -296,6 +309,10 @@ NAPKIN_COMMAND(app) {
                                       ", cp " + to_string(b.cp) + ", optimizer " + to_string(b.optimizer)).c_str());
         std::printf("%s tokens/s, MFU %.1f%%, HFU %.1f%%\n", grouped(e.tokens_per_second.value()).c_str(), 100 * e.mfu,
                     100 * e.hfu);
+        if (run) {
+            std::printf("%s\n", wrap_line(run_line(*run, run_query)).c_str());
+            if (run->failures_modelled) std::printf("%s\n", wrap_line(checkpoint_line(*run)).c_str());
+        }
         if (model.experts > 0)
             printf_wrapped("experts: ep %lld, expert data-parallel %lld (dense gradients over dp x cp = %lld)\n", par.ep,
                            expert_data_parallel(par), par.dp * par.cp);

@@ -46,6 +46,9 @@ struct Gpu {
     long long sm_count = 0;            // streaming multiprocessors (AMD: compute units)
     FlopsPerSecond fp8_flops{};        // dense FP8 tensor throughput (0: no FP8 tensor cores)
     Architecture architecture = Architecture::unknown;
+    // What the card may draw at full load: its board power (NVIDIA's TDP or
+    // "max thermal design power", AMD's TBP). 0: not given.
+    Watts board_power{};
 };
 
 // Whether the GPU carries the facts the GEMM model needs.
@@ -71,6 +74,7 @@ inline constexpr double peak_flops_per_s = 1e21;      // a zettaFLOP per second
 inline constexpr double latency_s = 3600.0;           // an hour per step
 inline constexpr double slowest_rate = 1.0;           // a byte (or a FLOP) per second: the slowest rate priced
 inline constexpr double message_bytes = 1e18;         // the largest message or tensor priced, an exabyte
+inline constexpr double board_power_w = 1e6;          // a megawatt on one card (2026's largest: 1,200 W)
 }  // namespace limits
 
 namespace detail {
@@ -100,6 +104,13 @@ constexpr void check_rate(std::string_view argument, double value, double ceilin
     if (gpu.fp8_flops.value() > 0.0)  // 0: no FP8 tensor cores
         detail::check_rate("Gpu.fp8_flops (FLOP/s)", gpu.fp8_flops.value(), limits::peak_flops_per_s,
                            "must be at most 1e21 FLOP/s");
+    require_non_negative("Gpu.board_power (W)", gpu.board_power.value());
+    if (gpu.board_power.value() > 0.0) {  // 0: not given
+        require(gpu.board_power.value() >= 1.0, "Gpu.board_power (W)", gpu.board_power.value(),
+                "must be at least 1 W (0: not given)");
+        require(gpu.board_power.value() <= limits::board_power_w, "Gpu.board_power (W)", gpu.board_power.value(),
+                "must be at most 1e6 W");
+    }
     return gpu;
 }
 

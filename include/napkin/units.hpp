@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // napkin/units.hpp — the unit layer: the only header that names boost::units.
 //
-// Six dimensions that must never be mixed up: bytes, seconds, FLOPs (a count of
-// floating-point operations) and tokens, plus the rates built from them. Every
+// Dimensions that must never be mixed up: bytes, seconds, FLOPs (a count of
+// floating-point operations), tokens and energy (joules), plus the rates built
+// from them (a watt is a joule per second). Every
 // quantity holds a double. Numbers enter through named constructors
 // (`gibibytes(80)`, `microseconds(6.6)`) or literals, and leave through
 // `in(x, unit)`; nothing converts implicitly from or to a raw double.
@@ -35,8 +36,10 @@ namespace dimensions {
 // negative numbers, so these large positive ones cannot collide.
 struct flop_base_dimension : boost::units::base_dimension<flop_base_dimension, 7101> {};
 struct token_base_dimension : boost::units::base_dimension<token_base_dimension, 7102> {};
+struct energy_base_dimension : boost::units::base_dimension<energy_base_dimension, 7103> {};
 using flop = flop_base_dimension::dimension_type;
 using token = token_base_dimension::dimension_type;
+using energy = energy_base_dimension::dimension_type;
 }  // namespace dimensions
 
 namespace base_units {
@@ -48,18 +51,25 @@ struct token : boost::units::base_unit<token, dimensions::token, 7112> {
     static constexpr const char* name() { return "token"; }
     static constexpr const char* symbol() { return "token"; }
 };
+// Energy as its own base: napkin never needs the joule as kg·m²/s², only that
+// a watt for a second is a joule (SI Brochure, 9th ed., Table 4).
+struct joule : boost::units::base_unit<joule, dimensions::energy, 7113> {
+    static constexpr const char* name() { return "joule"; }
+    static constexpr const char* symbol() { return "J"; }
+};
 }  // namespace base_units
 
-// One coherent system: second, byte, FLOP, token.
+// One coherent system: second, byte, FLOP, token, joule.
 using system = boost::units::make_system<boost::units::si::second_base_unit,
                                          boost::units::information::byte_base_unit,
-                                         base_units::flop, base_units::token>::type;
+                                         base_units::flop, base_units::token, base_units::joule>::type;
 
 namespace unit_types {
 using second = boost::units::unit<boost::units::time_dimension, system>;
 using byte = boost::units::unit<boost::units::information_dimension, system>;
 using flop = boost::units::unit<dimensions::flop, system>;
 using token = boost::units::unit<dimensions::token, system>;
+using joule = boost::units::unit<dimensions::energy, system>;
 using dimensionless = boost::units::unit<boost::units::dimensionless_type, system>;
 }  // namespace unit_types
 
@@ -70,6 +80,7 @@ using Seconds = Quantity<unit_types::second>;
 using Bytes = Quantity<unit_types::byte>;
 using Flops = Quantity<unit_types::flop>;  // a count of operations, not a rate
 using Tokens = Quantity<unit_types::token>;
+using Joules = Quantity<unit_types::joule>;
 
 // Rates and ratios are whatever the arithmetic gives, so `Bytes / Seconds` is
 // exactly `BytesPerSecond` and no conversion is ever needed.
@@ -80,6 +91,8 @@ using FlopsPerSecond = Quotient<Flops, Seconds>;
 using TokensPerSecond = Quotient<Tokens, Seconds>;
 using BytesPerToken = Quotient<Bytes, Tokens>;
 using FlopsPerToken = Quotient<Flops, Tokens>;
+using Watts = Quotient<Joules, Seconds>;  // power: a joule per second
+using JoulesPerToken = Quotient<Joules, Tokens>;
 
 template <class Q>
 concept QuantityType = requires(const Q& q) {
@@ -127,6 +140,14 @@ inline constexpr Unit<FlopsPerSecond> PFLOPps{1e15, "PFLOP/s"};
 inline constexpr Unit<Tokens> token{1.0, "tokens"};
 inline constexpr Unit<TokensPerSecond> tokens_per_s{1.0, "tokens/s"};
 inline constexpr Unit<BytesPerToken> bytes_per_token{1.0, "B/token"};
+// Energy and power: a kilowatt-hour is 3.6e6 J (1,000 W for 3,600 s).
+inline constexpr Unit<Joules> J{1.0, "J"};
+inline constexpr Unit<Joules> kWh{3.6e6, "kWh"};
+inline constexpr Unit<Joules> MWh{3.6e9, "MWh"};
+inline constexpr Unit<Watts> W{1.0, "W"};
+inline constexpr Unit<Watts> kW{1e3, "kW"};
+inline constexpr Unit<Watts> MW{1e6, "MW"};
+inline constexpr Unit<JoulesPerToken> joules_per_token{1.0, "J/token"};
 }  // namespace units
 
 // The one way a number leaves the type system: `in(t, units::ms)` is t in milliseconds.
@@ -166,6 +187,12 @@ template <class Q>
 [[nodiscard]] constexpr Tokens tokens(double v) { return quantity(v, units::token); }
 [[nodiscard]] constexpr TokensPerSecond tokens_per_second(double v) { return quantity(v, units::tokens_per_s); }
 [[nodiscard]] constexpr BytesPerToken bytes_per_token(double v) { return quantity(v, units::bytes_per_token); }
+[[nodiscard]] constexpr Joules joules(double v) { return quantity(v, units::J); }
+[[nodiscard]] constexpr Joules kilowatt_hours(double v) { return quantity(v, units::kWh); }
+[[nodiscard]] constexpr Joules megawatt_hours(double v) { return quantity(v, units::MWh); }
+[[nodiscard]] constexpr Watts watts(double v) { return quantity(v, units::W); }
+[[nodiscard]] constexpr Watts kilowatts(double v) { return quantity(v, units::kW); }
+[[nodiscard]] constexpr Watts megawatts(double v) { return quantity(v, units::MW); }
 
 // Integer counts (GPUs, layers, steps) enter arithmetic through this helper, so a
 // narrowing or an integer division is always visible at the call site.
@@ -236,6 +263,10 @@ NAPKIN_DEFINE_LITERAL(TBps, terabytes_per_second)
 NAPKIN_DEFINE_LITERAL(Gbps, gigabits_per_second)
 NAPKIN_DEFINE_LITERAL(TFLOPps, teraflops_per_second)
 NAPKIN_DEFINE_LITERAL(tokens, tokens)
+NAPKIN_DEFINE_LITERAL(J, joules)
+NAPKIN_DEFINE_LITERAL(kWh, kilowatt_hours)
+NAPKIN_DEFINE_LITERAL(W, watts)
+NAPKIN_DEFINE_LITERAL(kW, kilowatts)
 #undef NAPKIN_DEFINE_LITERAL
 }  // namespace literals
 
@@ -300,6 +331,16 @@ inline std::string to_string(FlopsPerSecond r) {
 }
 inline std::string to_string(Tokens t) { return detail::trimmed(t.value(), 2) + " tokens"; }
 inline std::string to_string(TokensPerSecond r) { return detail::trimmed(r.value(), 2) + " tokens/s"; }
+// Power in decimal units, trailing zeros dropped: "700 W", "11.47 MW".
+inline std::string to_string(Watts p) {
+    static constexpr Unit<Watts> ladder[] = {units::W, units::kW, units::MW};
+    return detail::with_best_unit(p, ladder, 2, true);
+}
+// Energy: joules below a kilowatt-hour, then kWh and MWh: "3.6 kWh", "27.48 MWh".
+inline std::string to_string(Joules e) {
+    static constexpr Unit<Joules> ladder[] = {units::J, units::kWh, units::MWh};
+    return detail::with_best_unit(e, ladder, 2, true);
+}
 
 // Fixed formatting in a unit the caller picks: format(t, units::ms, 2) == "18.94 ms".
 template <class Q>

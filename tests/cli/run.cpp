@@ -7,7 +7,10 @@
 
 #include "run.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -313,5 +316,161 @@ TEST_SUITE("cli/run") {
                                "--explain", "1", "--json"});
         CHECK(json.exit_code == 2);
         CHECK(contains(json.output, "--explain = 1: prints text"));
+    }
+
+    // --- whole runs (napkin/run_cost.hpp) -------------------------------------------------------
+    TEST_CASE("train --steps --gpu-hour-price --power --pue: cost = GPUs x hours x price, energy = GPUs x W x s x PUE") {
+        const std::vector<std::string> base{"train", "--model", "gpt3-175b", "--gpu", "a100-80gb-sxm",
+                                            "--tp", "8", "--pp", "16", "--dp", "8", "--gpus-per-node", "8",
+                                            "--micro-batch", "1", "--global-batch", "1536", "--recompute", "full",
+                                            "--json"};
+        const auto r = run(with(base, {"--steps", "1000", "--gpu-hour-price", "2.5", "--power", "400W", "--pue",
+                                       "1.2"}));
+        REQUIRE(r.exit_code == 0);
+        const auto j = nlohmann::json::parse(r.output);
+        const double step = j["step_s"].get<double>();
+        const auto& run_j = j["run"];
+        CHECK(run_j["time_s"].get<double>() == doctest::Approx(1000.0 * step).epsilon(1e-12));
+        // 1,024 GPUs x (1,000 steps x step) / 3,600 h x $2.5.
+        CHECK(run_j["cost_usd"].get<double>() == doctest::Approx(1024.0 * 1000.0 * step / 3600.0 * 2.5).epsilon(1e-12));
+        // 1,024 x 400 W x s x 1.2, in kWh (3.6e6 J).
+        CHECK(run_j["energy_kwh"].get<double>() ==
+              doctest::Approx(1024.0 * 400.0 * 1000.0 * step * 1.2 / 3.6e6).epsilon(1e-12));
+        CHECK(run_j["failures"].is_null());
+        CHECK(run_j["goodput"].is_null());
+        CHECK(run_j["checkpoint_interval_s"].is_null());
+        // Without --power the catalog's board power: the A100 SXM's 400 W.
+        const auto d = nlohmann::json::parse(run(with(base, {"--steps", "1000"})).output);
+        CHECK(d["run"]["power_per_gpu_w"].get<double>() == 400.0);
+        CHECK(d["run"]["cost_usd"].is_null());
+        // --train-tokens: 1,536 x 2,048 = 3,145,728 tokens per step, 3e9 tokens = ceil(953.67) = 954 steps.
+        const auto t = nlohmann::json::parse(run(with(base, {"--train-tokens", "3B"})).output);
+        CHECK(t["run"]["steps"].get<double>() == 954.0);
+        CHECK_FALSE(nlohmann::json::parse(run(base).output).contains("run"));
+    }
+
+    TEST_CASE("train with Llama 3's failure rate: goodput in 85-97 %, the interval Daly's, one line each in 80 columns") {
+        const std::vector<std::string> args{"train", "--model", "llama3.1-405b", "--gpu", "h100-sxm", "--tp", "8",
+                                            "--pp", "2", "--dp", "1024", "--gpus-per-node", "8", "--micro-batch", "1",
+                                            "--global-batch", "2048", "--seq-len", "8192", "--recompute", "full",
+                                            "--train-tokens", "15.6T", "--gpu-hour-price", "2", "--mtbf", "50677h",
+                                            "--checkpoint-write", "60s", "--restart", "10min"};
+        const auto text = run(args);
+        REQUIRE(text.exit_code == 0);
+        CHECK(widest(text.output) <= 80);
+        CHECK(contains(text.output, "run: "));
+        CHECK(contains(text.output, "  checkpoint every "));
+        const auto j = nlohmann::json::parse(run(with(args, {"--json"})).output);
+        const double goodput = j["run"]["goodput"].get<double>();
+        CHECK(goodput >= 0.85);
+        CHECK(goodput <= 0.97);
+        // The job's MTBF: 50,677 h / 16,384 = 3.093 h; Daly's interval for δ = 60 s at it.
+        const double m = 50677.0 * 3600.0 / 16384.0, x = 60.0 / (2.0 * m);
+        const double daly = std::sqrt(2.0 * 60.0 * m) * (1.0 + std::sqrt(x) / 3.0 + x / 9.0) - 60.0;
+        CHECK(j["run"]["checkpoint_interval_s"].get<double>() == doctest::Approx(daly).epsilon(1e-12));
+        CHECK(j["run"]["failures"].get<double>() == doctest::Approx(j["run"]["time_s"].get<double>() / m).epsilon(1e-12));
+    }
+
+    TEST_CASE("run flags: bad values and missing companions are one error line naming the flag") {
+        const std::vector<std::string> base{"train", "--model", "gpt2-small", "--gpu", "a100-80gb-sxm", "--dp", "8",
+                                            "--micro-batch", "1", "--global-batch", "16"};
+        const auto expect = [&](const std::vector<std::string>& extra, const std::string& start) {
+            const auto r = run(with(base, extra));
+            CHECK(r.exit_code == 2);
+            CHECK(lines_of(r.output) == 1);
+            CHECK(contains(r.output, start));
+        };
+        expect({"--steps", "10", "--power", "700"}, "--power = \"700\": not a power");
+        expect({"--steps", "10", "--pue", "0.5"}, "--pue = 0.5: must be in [1, 3]");
+        expect({"--steps", "10", "--gpu-hour-price", "-1"}, "--gpu-hour-price = -1");
+        expect({"--steps", "10", "--mtbf", "1000h"}, "--mtbf = \"1000h\": needs --checkpoint-write");
+        expect({"--steps", "10", "--mtbf", "0h", "--checkpoint-write", "60s"}, "--mtbf = \"0h\": must be positive");
+        expect({"--steps", "10", "--restart", "10min"}, "give --mtbf too");
+        expect({"--gpu-hour-price", "2"}, "give --train-tokens or --steps");
+        expect({"--train-tokens", "lots"}, "--train-tokens = \"lots\": not a count");
+        expect({"--steps", "10", "--mtbf", "1000h", "--checkpoint-write", "60s", "--async-checkpoint"},
+               "--async-checkpoint needs --checkpoint-snapshot");
+        // 8 GPUs failing every 10 s each: the job never finishes.
+        expect({"--steps", "10", "--mtbf", "10s", "--checkpoint-write", "60s", "--restart", "10min"},
+               "--mtbf = \"10s\": is too short");
+    }
+
+    TEST_CASE("plan --objective cost over --gpus 8-32: rows ordered by cost; time's fastest row is today's row 1") {
+        const std::vector<std::string> base{"plan", "--model", "gpt2-small", "--gpu", "a100-80gb-sxm",
+                                            "--gpus-per-node", "8", "--global-batch", "64", "--top", "5"};
+        const auto today = nlohmann::json::parse(run(with(base, {"--gpus", "16", "--json"})).output);
+        const auto timed = nlohmann::json::parse(
+            run(with(base, {"--gpus", "16", "--json", "--objective", "time", "--steps", "100"})).output);
+        REQUIRE(!today["top"].empty());
+        for (const char* key : {"tp", "pp", "dp", "micro_batch", "recompute", "zero", "schedule", "step_s"})
+            CHECK(timed["top"][0][key] == today["top"][0][key]);
+        const auto priced = run(with(base, {"--gpus", "8-32", "--json", "--objective", "cost", "--steps", "1000",
+                                            "--gpu-hour-price", "2", "--mtbf", "50000h", "--checkpoint-write", "30s",
+                                            "--restart", "5min"}));
+        REQUIRE(priced.exit_code == 0);
+        const auto p = nlohmann::json::parse(priced.output);
+        CHECK(p["gpu_counts"] == nlohmann::json::array({8, 16, 32}));
+        double last = 0;
+        for (const auto& row : p["top"]) {
+            CHECK(row["run"]["cost_usd"].get<double>() >= last);
+            last = row["run"]["cost_usd"].get<double>();
+            // cost = GPUs × hours × price, exactly as the row's own time gives it.
+            CHECK(row["run"]["cost_usd"].get<double>() ==
+                  doctest::Approx(row["gpus"].get<double>() * row["run"]["time_s"].get<double>() / 3600.0 * 2.0)
+                      .epsilon(1e-12));
+        }
+        CHECK(p["cheapest"]["run"]["cost_usd"] == p["top"][0]["run"]["cost_usd"]);
+        // The time/cost front: time rises, cost falls.
+        const auto& front = p["time_cost_pareto"];
+        for (std::size_t i = 1; i < front.size(); ++i) {
+            CHECK(front[i]["run"]["time_s"].get<double>() >= front[i - 1]["run"]["time_s"].get<double>());
+            CHECK(front[i]["run"]["cost_usd"].get<double>() < front[i - 1]["run"]["cost_usd"].get<double>());
+        }
+        CHECK(p["fastest"]["run"]["time_s"].get<double>() <= front[0]["run"]["time_s"].get<double>());
+        // A deadline shorter than every run keeps none.
+        const auto none = nlohmann::json::parse(
+            run(with(base, {"--gpus", "8-32", "--json", "--steps", "1000", "--deadline", "1s"})).output);
+        CHECK(none["top"].empty());
+        CHECK(none["fastest"].is_null());
+        const auto text = run(with(base, {"--gpus", "8-32", "--objective", "cost", "--steps", "1000",
+                                          "--gpu-hour-price", "2", "--pareto", "--deadline", "90d"}));
+        CHECK(text.exit_code == 0);
+        CHECK(widest(text.output) <= 80);
+        CHECK(contains(text.output, "cheapest: "));
+        CHECK(contains(text.output, "Pareto front (time vs cost)"));
+    }
+
+    TEST_CASE("plan: a range, an objective or a deadline without a run is one error line") {
+        const std::vector<std::string> base{"plan", "--model", "gpt2-small", "--global-batch", "64"};
+        const auto range = run(with(base, {"--gpus", "8-32"}));
+        CHECK(range.exit_code == 2);
+        CHECK(contains(range.output, "--gpus \"8-32\": ranks whole runs"));
+        const auto cost = run(with(base, {"--gpus", "8", "--objective", "cost"}));
+        CHECK(contains(cost.output, "--objective \"cost\": ranks whole runs"));
+        const auto bad = run(with(base, {"--gpus", "8", "--objective", "speed", "--steps", "10"}));
+        CHECK(contains(bad.output, "--objective \"speed\": must be time, cost, energy or goodput"));
+        const auto no_price = run(with(base, {"--gpus", "8", "--objective", "cost", "--steps", "10"}));
+        CHECK(contains(no_price.output, "--objective cost needs --gpu-hour-price"));
+        const auto falling = run(with(base, {"--gpus", "32-8", "--steps", "10"}));
+        CHECK(contains(falling.output, "--gpus = \"32-8\": the range must not fall"));
+    }
+
+    TEST_CASE("serve --gpu-hour-price: $ / M output tokens = GPUs x price / 3,600 / tokens/s x 1e6; J per token") {
+        const auto r = run({"serve", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--tp", "8", "--input-tokens",
+                            "1024", "--output-tokens", "256", "--concurrency", "64", "--gpu-hour-price", "3",
+                            "--json"});
+        REQUIRE(r.exit_code == 0);
+        const auto j = nlohmann::json::parse(r.output);
+        const double rate = j["output_tokens_per_s"].get<double>();
+        CHECK(j["usd_per_million_output_tokens"].get<double>() ==
+              doctest::Approx(8.0 * 3.0 / 3600.0 / rate * 1e6).epsilon(1e-12));
+        CHECK(j["usd_per_million_input_tokens"].get<double>() ==
+              doctest::Approx(8.0 * 3.0 / 3600.0 / (j["requests_per_s"].get<double>() * 1024.0) * 1e6).epsilon(1e-12));
+        // The H100 SXM's 700 W board power: 8 x 700 / tokens per second.
+        CHECK(j["joules_per_output_token"].get<double>() == doctest::Approx(8.0 * 700.0 / rate).epsilon(1e-12));
+        const auto text = run({"serve", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--tp", "8", "--input-tokens",
+                               "1024", "--output-tokens", "256", "--concurrency", "64", "--gpu-hour-price", "3"});
+        CHECK(contains(text.output, "per million output tokens"));
+        CHECK(contains(text.output, "J per output token at 700 W per GPU"));
     }
 }

@@ -45,6 +45,30 @@ TEST_SUITE("hardware") {
         link.step_latency = microseconds(-1);
         CHECK_THROWS_AS((void)validated(link), napkin::invalid_argument);
     }
+
+    TEST_CASE("board power: 0 is not given, a negative or a megawatt-plus card is rejected") {
+        Gpu gpu = catalog::h100_sxm;
+        gpu.board_power = watts(0);
+        CHECK_NOTHROW((void)validated(gpu));
+        gpu.board_power = watts(-700);
+        CHECK_THROWS_WITH((void)validated(gpu), "Gpu.board_power (W) = -700: must not be negative");
+        gpu.board_power = watts(2e6);
+        CHECK_THROWS_WITH((void)validated(gpu), "Gpu.board_power (W) = 2000000: must be at most 1e6 W");
+        gpu.board_power = watts(0.5);
+        CHECK_THROWS_AS((void)validated(gpu), napkin::invalid_argument);
+    }
+
+    TEST_CASE("every catalog GPU carries its data sheet's board power (H100 SXM 700 W, MI300X 750 W, GB200 1,200 W)") {
+        for (const Gpu* gpu : catalog::gpus) {
+            CAPTURE(gpu->name);
+            CHECK(gpu->board_power.value() >= 250.0);   // the smallest: A100 40 GB PCIe, 250 W
+            CHECK(gpu->board_power.value() <= 1200.0);  // the largest: GB200, 1,200 W
+        }
+        CHECK(catalog::h100_sxm.board_power == watts(700));
+        CHECK(catalog::a100_80gb_sxm.board_power == watts(400));
+        CHECK(catalog::mi300x.board_power == watts(750));
+        CHECK(catalog::gb200.board_power == watts(1200));
+    }
 }
 
 #include <napkin/catalog/clusters.hpp>

@@ -50,6 +50,25 @@ TEST_SUITE("io/quantity_parse") {
         CHECK_FALSE(io::parse_time("5 parsecs"));
     }
 
+    TEST_CASE("days, powers and counts: 90d = 7,776,000 s, 1.2kW = 1,200 W, 15.6T = 1.56e13") {
+        CHECK(io::parse_time("90d")->value() == 90.0 * 86400.0);
+        CHECK(io::parse_time("10min")->value() == 600.0);
+        CHECK(io::parse_power("700W")->value() == 700.0);
+        CHECK(io::parse_power("1.2kW")->value() == doctest::Approx(1200.0).epsilon(1e-15));
+        CHECK(io::parse_power("20 MW")->value() == 2e7);
+        CHECK_FALSE(io::parse_power("700"));
+        CHECK_FALSE(io::parse_power("700J"));
+        CHECK(*io::parse_count("15.6T") == doctest::Approx(1.56e13).epsilon(1e-15));
+        CHECK(*io::parse_count("300B") == 3e11);
+        CHECK(*io::parse_count("4096") == 4096.0);
+        CHECK_FALSE(io::parse_count("-3"));
+        CHECK_FALSE(io::parse_count("15.6X"));
+        CHECK_THROWS_WITH_AS(static_cast<void>(io::parse_power("--power", "700")),
+                             doctest::Contains("--power = \"700\": not a power"), napkin::invalid_argument);
+        CHECK_THROWS_WITH_AS(static_cast<void>(io::parse_count("--train-tokens", "lots")),
+                             doctest::Contains("--train-tokens = \"lots\": not a count"), napkin::invalid_argument);
+    }
+
     TEST_CASE("the throwing forms name the flag and the text") {
         CHECK_THROWS_WITH_AS(static_cast<void>(io::parse_rate("--bandwidth", "400")),
                              doctest::Contains("--bandwidth = \"400\": not a rate"), napkin::invalid_argument);

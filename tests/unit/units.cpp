@@ -56,4 +56,26 @@ TEST_SUITE("units") {
         CHECK(to_string(teraflops_per_second(312)) == "312 TFLOP/s");
         CHECK(format(milliseconds(18.9378), units::ms, 1) == "18.9 ms");
     }
+
+    TEST_CASE("energy: 700 W for an hour is 2.52e6 J = 0.7 kWh (1 kWh = 3.6e6 J by definition)") {
+        const Joules e = watts(700) * quantity(1.0, units::hours);
+        CHECK(e.value() == doctest::Approx(2.52e6).epsilon(1e-15));
+        CHECK(in(e, units::kWh) == doctest::Approx(0.7).epsilon(1e-15));
+        CHECK(in(megawatt_hours(1), units::kWh) == 1000.0);
+        CHECK(in(kilowatts(1200), units::MW) == doctest::Approx(1.2).epsilon(1e-15));
+        const Watts back = e / seconds(3600);
+        CHECK(back == watts(700));
+        CHECK(700_W == watts(700));
+        CHECK(1.2_kW == kilowatts(1.2));
+        CHECK(3.6_J == joules(3.6));
+        CHECK(2_kWh == joules(7.2e6));
+    }
+
+    TEST_CASE("power and energy print in decimal units: 700 W, 11.47 MW, 3.6 kWh, 27.48 MWh") {
+        CHECK(to_string(watts(700)) == "700 W");
+        CHECK(to_string(megawatts(11.4688)) == "11.47 MW");
+        CHECK(to_string(kilowatt_hours(3.6)) == "3.6 kWh");
+        CHECK(to_string(megawatt_hours(27.48)) == "27.48 MWh");
+        CHECK(to_string(joules(0.25)) == "0.25 J");
+    }
 }

@@ -25,6 +25,7 @@ inline constexpr Gpu a100_80gb_sxm = validated(Gpu{
     .peak_flops = teraflops_per_second(312),
     .sm_count = 108,  // A100 Tensor Core GPU Architecture whitepaper (2020): 108 SMs
     .architecture = Architecture::ampere,
+    .board_power = watts(400),  // A100 data sheet: max TDP 400 W (SXM)
 });
 
 // NVIDIA A100 data sheet (June 2021), A100 40 GB SXM column: 1,555 GB/s, 312 TFLOP/s.
@@ -36,6 +37,7 @@ inline constexpr Gpu a100_40gb_sxm = validated(Gpu{
     .peak_flops = teraflops_per_second(312),
     .sm_count = 108,
     .architecture = Architecture::ampere,
+    .board_power = watts(400),  // A100 data sheet: max TDP 400 W (SXM)
 });
 
 // NVIDIA H100 Tensor Core GPU data sheet, H100 SXM column: 80 GB HBM3,
@@ -49,6 +51,7 @@ inline constexpr Gpu h100_sxm = validated(Gpu{
     .sm_count = 132,                           // NVIDIA Hopper architecture whitepaper: 132 SMs (SXM5)
     .fp8_flops = teraflops_per_second(1978.9),  // data sheet: 3,958 TFLOP/s FP8 with sparsity
     .architecture = Architecture::hopper,
+    .board_power = watts(700),  // H100 data sheet: max TDP up to 700 W (configurable)
 });
 
 // NVIDIA H200 Tensor Core GPU data sheet, H200 SXM column: 141 GB HBM3e,
@@ -62,6 +65,7 @@ inline constexpr Gpu h200_sxm = validated(Gpu{
     .sm_count = 132,
     .fp8_flops = teraflops_per_second(1978.9),  // H200 data sheet: 3,958 with sparsity
     .architecture = Architecture::hopper,
+    .board_power = watts(700),  // H200 data sheet: max TDP up to 700 W (configurable)
 });
 
 // NVIDIA DGX B200 data sheet: 1,440 GB of HBM3e over 8 GPUs (180 GB each),
@@ -75,6 +79,7 @@ inline constexpr Gpu b200 = validated(Gpu{
     .sm_count = 148,                          // not printed by NVIDIA: 2 dies × 74 SMs (public microbenchmarks)
     .fp8_flops = teraflops_per_second(4500),  // DGX B200 data sheet: 72 PFLOP/s FP8 dense / 8 (FP4: 9,000)
     .architecture = Architecture::blackwell,
+    .board_power = watts(1000),  // HGX B200 spec sheet: up to 1,000 W per GPU (DGX B200: ~14.3 kW per system)
 });
 
 // NVIDIA GH200 Grace Hopper Superchip data sheet, the H100 part: 96 GB HBM3,
@@ -88,6 +93,7 @@ inline constexpr Gpu gh200 = validated(Gpu{
     .sm_count = 132,
     .fp8_flops = teraflops_per_second(1978.9),
     .architecture = Architecture::hopper,
+    .board_power = watts(1000),  // GH200 data sheet: module power 450-1,000 W, Grace CPU + H100 + memory
 });
 
 // NVIDIA A100 data sheet (June 2021), A100 80 GB PCIe column: 1,935 GB/s
@@ -100,6 +106,7 @@ inline constexpr Gpu a100_80gb_pcie = validated(Gpu{
     .peak_flops = teraflops_per_second(312),
     .sm_count = 108,
     .architecture = Architecture::ampere,
+    .board_power = watts(300),  // A100 data sheet: max TDP 300 W (80 GB PCIe)
 });
 
 // NVIDIA A100 data sheet (June 2021), A100 40 GB PCIe column: 1,555 GB/s, 312 TFLOP/s.
@@ -111,6 +118,7 @@ inline constexpr Gpu a100_40gb_pcie = validated(Gpu{
     .peak_flops = teraflops_per_second(312),
     .sm_count = 108,
     .architecture = Architecture::ampere,
+    .board_power = watts(250),  // A100 data sheet: max TDP 250 W (40 GB PCIe)
 });
 
 // NVIDIA H100 data sheet, H100 PCIe column: 80 GB HBM2e, 2.0 TB/s, 756 TFLOP/s
@@ -124,6 +132,7 @@ inline constexpr Gpu h100_pcie = validated(Gpu{
     .sm_count = 114,
     .fp8_flops = teraflops_per_second(1513),
     .architecture = Architecture::hopper,
+    .board_power = watts(350),  // H100 data sheet: max TDP 300-350 W (configurable), PCIe
 });
 
 // NVIDIA H100 NVL data sheet (per GPU): 94 GB HBM3, 3.9 TB/s, 835 TFLOP/s
@@ -137,6 +146,7 @@ inline constexpr Gpu h100_nvl = validated(Gpu{
     .sm_count = 132,
     .fp8_flops = teraflops_per_second(1671),
     .architecture = Architecture::hopper,
+    .board_power = watts(400),  // H100 NVL data sheet: max TDP 350-400 W (configurable)
 });
 
 // NVIDIA GH200 Grace Hopper Superchip data sheet, the 144 GB HBM3e part:
@@ -150,6 +160,7 @@ inline constexpr Gpu gh200_144gb = validated(Gpu{
     .sm_count = 132,
     .fp8_flops = teraflops_per_second(1978.9),
     .architecture = Architecture::hopper,
+    .board_power = watts(1000),  // GH200 (HBM3e) data sheet: module 450-1,000 W, CPU + GPU + memory
 });
 
 // NVIDIA GB200 NVL72 data sheet, per GPU (the rack's figures over 72 GPUs):
@@ -164,6 +175,7 @@ inline constexpr Gpu gb200 = validated(Gpu{
     .sm_count = 148,
     .fp8_flops = teraflops_per_second(5000),
     .architecture = Architecture::blackwell,
+    .board_power = watts(1200),  // GB200 NVL72 spec: up to 1,200 W per Blackwell GPU (Grace apart)
 });
 
 // AMD Instinct MI250X data sheet (the two-die package as one device): 220
@@ -176,6 +188,7 @@ inline constexpr Gpu mi250x = validated(Gpu{
     .peak_flops = teraflops_per_second(383),
     .sm_count = 220,
     .architecture = Architecture::cdna2,
+    .board_power = watts(560),  // AMD Instinct MI250X data sheet: 560 W peak board power (OAM)
 });
 
 // AMD Instinct MI300X data sheet: 304 compute units, 192 GB HBM3, 5.3 TB/s,
@@ -189,6 +202,7 @@ inline constexpr Gpu mi300x = validated(Gpu{
     .sm_count = 304,
     .fp8_flops = teraflops_per_second(2614.9),
     .architecture = Architecture::cdna3,
+    .board_power = watts(750),  // AMD Instinct MI300X data sheet: 750 W peak board power (OAM)
 });
 
 // AMD Instinct MI325X data sheet: the MI300X's 304 compute units and peaks,
@@ -202,6 +216,7 @@ inline constexpr Gpu mi325x = validated(Gpu{
     .sm_count = 304,
     .fp8_flops = teraflops_per_second(2614.9),
     .architecture = Architecture::cdna3,
+    .board_power = watts(1000),  // AMD Instinct MI325X data sheet: 1,000 W peak board power (OAM)
 });
 
 inline constexpr std::array gpus{&a100_80gb_sxm, &a100_40gb_sxm, &h100_sxm, &h200_sxm, &b200, &gh200,

@@ -5,7 +5,9 @@
 // One parser for every front end. Bytes are B, decimal KB/MB/GB/TB/PB (k or K)
 // or binary KiB/MiB/GiB/TiB; bits are b, Kb/Mb/Gb/Tb (8 bits to the byte).
 // A rate is a size per second ("/s" or "ps": 50GB/s, 400Gbps). A time is ns,
-// us (or µs), ms, s, min or h. A compute rate is FLOP/s with G, T or P
+// us (or µs), ms, s, min, h or d (a day, 86,400 s). A power is W, kW or MW
+// (700W, 1.2kW). A count takes k, M, B (or G) and T for 1e3, 1e6, 1e9 and 1e12
+// (15.6T tokens). A compute rate is FLOP/s with G, T or P
 // (989TFLOP/s, 989 TFLOPS, 1.98PFLOP/s). A bare number is bytes for a size; a
 // rate and a time need their unit, so "400" cannot be read 8× off.
 #pragma once
@@ -98,6 +100,7 @@ inline constexpr double largest_parsed_value = 1e30;
     else if (u == "ns") scale = 1e-9;
     else if (u == "min") scale = 60;
     else if (u == "h") scale = 3600;
+    else if (u == "d") scale = 86400;  // a day of 24 hours
     else return std::nullopt;
     if (parsed->value * scale > largest_parsed_value) return std::nullopt;
     return seconds(parsed->value * scale);
@@ -121,6 +124,35 @@ inline constexpr double largest_parsed_value = 1e30;
     return flops_per_second(parsed->value * scale);
 }
 
+[[nodiscard]] inline std::optional<Watts> parse_power(std::string_view text) {
+    const auto parsed = detail::split_number(text);
+    if (!parsed) return std::nullopt;
+    const std::string_view u = parsed->unit;
+    double scale = 0;
+    if (u == "W") scale = 1;
+    else if (u == "kW") scale = 1e3;
+    else if (u == "MW") scale = 1e6;
+    else return std::nullopt;
+    if (parsed->value * scale > largest_parsed_value) return std::nullopt;
+    return watts(parsed->value * scale);
+}
+
+// A count with an optional decimal suffix: "15.6T" → 1.56e13, "300B" → 3e11.
+[[nodiscard]] inline std::optional<double> parse_count(std::string_view text) {
+    const auto parsed = detail::split_number(text);
+    if (!parsed) return std::nullopt;
+    const std::string_view u = parsed->unit;
+    double scale = 0;
+    if (u.empty()) scale = 1;
+    else if (u == "k" || u == "K") scale = 1e3;
+    else if (u == "M") scale = 1e6;
+    else if (u == "B" || u == "G") scale = 1e9;
+    else if (u == "T") scale = 1e12;
+    else return std::nullopt;
+    if (parsed->value * scale > largest_parsed_value) return std::nullopt;
+    return parsed->value * scale;
+}
+
 // The same, throwing napkin::invalid_argument naming `name` (the flag as typed)
 // and the text, with what would have been understood.
 [[nodiscard]] inline Bytes parse_bytes(const std::string& name, std::string_view text) {
@@ -140,7 +172,19 @@ inline constexpr double largest_parsed_value = 1e30;
 [[nodiscard]] inline Seconds parse_time(const std::string& name, std::string_view text) {
     if (auto v = parse_time(text)) return *v;
     throw napkin::invalid_argument(name + " = \"" + std::string(text) +
-                                   "\": not a time (a number with its unit: 5us, 1.5ms, 2s, 100ns)");
+                                   "\": not a time (a number with its unit: 5us, 1.5ms, 2s, 100ns, 10min, 90d)");
+}
+
+[[nodiscard]] inline Watts parse_power(const std::string& name, std::string_view text) {
+    if (auto v = parse_power(text)) return *v;
+    throw napkin::invalid_argument(name + " = \"" + std::string(text) +
+                                   "\": not a power (a number with its unit: 700W, 1.2kW, 20MW)");
+}
+
+[[nodiscard]] inline double parse_count(const std::string& name, std::string_view text) {
+    if (auto v = parse_count(text)) return *v;
+    throw napkin::invalid_argument(name + " = \"" + std::string(text) +
+                                   "\": not a count (a number, optionally with k, M, B or T: 15.6T, 300B)");
 }
 
 [[nodiscard]] inline FlopsPerSecond parse_flop_rate(const std::string& name, std::string_view text) {
