@@ -18,12 +18,13 @@ namespace napkin::cli {
 
 struct ClusterOptions {
     std::optional<std::string> gpu, node, intra_link, inter_link, nic_bandwidth, sweep;
-    std::optional<long long> nics_per_node;
+    std::optional<long long> nics_per_node, top_k, node_limit;
     bool sharp = false;
 
     // Any of these asks for the cluster model.
     [[nodiscard]] bool given() const {
-        return gpu || node || intra_link || inter_link || nic_bandwidth || sweep || nics_per_node || sharp;
+        return gpu || node || intra_link || inter_link || nic_bandwidth || sweep || nics_per_node || sharp ||
+               node_limit || top_k;
     }
 };
 
@@ -36,6 +37,8 @@ inline void add_cluster_options(CLI::App* sub, ClusterOptions& o) {
     sub->add_option("--nic-bandwidth", o.nic_bandwidth, "one NIC's rate with its unit: 400Gb/s, 50GB/s");
     sub->add_option("--sweep", o.sweep, "sizes FROM:TO doubling, an nccl-tests table: 8B:16GiB");
     sub->add_flag("--sharp", o.sharp, "IB SHARP in the switches (NCCL's CollNet)");
+    sub->add_option("--node-limit", o.node_limit, "all-to-all as MoE dispatch: a token reaches at most M nodes");
+    sub->add_option("--top-k", o.top_k, "with --node-limit: experts a token (8); --bytes is what a rank sends");
 }
 
 // The intra-node transport of a link, for NCCL's hop latencies.
@@ -130,7 +133,7 @@ inline std::optional<ClusterAlgorithm> resolve_cluster_algorithm(const std::stri
     const auto a = parse_cluster_algorithm(text);
     if (!a)
         throw napkin::invalid_argument("--algorithm \"" + text +
-                                       "\": must be auto, ring, tree, nvls, nvls-tree or collnet");
+                                       "\": must be auto, ring, tree, nvls, nvls-tree, collnet or p2p");
     return a;
 }
 
@@ -167,11 +170,25 @@ inline nlohmann::json cluster_json(ClusterOp op, Bytes size, const NcclFabric& f
 }
 
 // One size, or a sweep printed as nccl-tests prints its table.
-inline void report_cluster(ClusterOp op, const std::string& bytes_text, const std::optional<std::string>& sweep,
-                           const NcclFabric& f, std::optional<ClusterAlgorithm> only, bool json) {
+inline void report_cluster(ClusterOp op, const std::string& bytes_text, const ClusterOptions& o, const NcclFabric& f,
+                           std::optional<ClusterAlgorithm> only, bool json) {
+    const std::optional<std::string>& sweep = o.sweep;
+    std::optional<NodeLimitedDispatch> dispatch;
+    if (o.top_k && !o.node_limit) reject("--top-k", static_cast<double>(*o.top_k), "needs --node-limit");
+    if (o.node_limit) {
+        if (op != ClusterOp::all_to_all)
+            reject("--node-limit", static_cast<double>(*o.node_limit), "needs --op all-to-all");
+        require_at_least_one("--node-limit", *o.node_limit);
+        if (o.top_k) require_at_least_one("--top-k", *o.top_k);
+        dispatch = NodeLimitedDispatch{.top_k = o.top_k.value_or(8), .node_limit = *o.node_limit};
+    }
+    const auto choose = [&](Bytes b) {
+        return dispatch ? moe_dispatch(b, f, *dispatch) : choose_cluster_collective(op, b, f, only);
+    };
     if (!sweep) {
+        if (bytes_text.empty()) throw napkin::invalid_argument("--bytes (or --sweep) is required");
         const Bytes size = parse_size("--bytes", bytes_text);
-        const ClusterChoice c = choose_cluster_collective(op, size, f, only);
+        const ClusterChoice c = choose(size);
         if (json) return print_json(cluster_json(op, size, f, c));
         const Seconds t = c.time.total();
         printf_wrapped("%s of %s on %lld GPUs (%lld × %lld, %lld NICs a node): %s, %s: %s (latency %s, bandwidth %s)\n",
@@ -186,14 +203,14 @@ inline void report_cluster(ClusterOp op, const std::string& bytes_text, const st
     const std::vector<Bytes> sizes = sweep_sizes(*sweep);
     if (json) {
         nlohmann::json rows = nlohmann::json::array();
-        for (Bytes b : sizes) rows.push_back(cluster_json(op, b, f, choose_cluster_collective(op, b, f, only)));
+        for (Bytes b : sizes) rows.push_back(cluster_json(op, b, f, choose(b)));
         return print_json({{"op", to_string(op)}, {"gpus", f.gpus}, {"rows", rows}});
     }
     std::printf("# %s on %lld GPUs (%lld × %lld, %lld NICs a node)\n", std::string(to_string(op)).c_str(), f.gpus,
                 domains(f), f.domain_gpus, f.nics);
     std::printf("#%15s  %-10s %-7s %12s %10s %10s\n", "size (B)", "algorithm", "proto", "time (us)", "algbw", "busbw");
     for (Bytes b : sizes) {
-        const ClusterChoice c = choose_cluster_collective(op, b, f, only);
+        const ClusterChoice c = choose(b);
         const Seconds t = c.time.total();
         std::printf("%16.0f  %-10s %-7s %12.2f %10.2f %10.2f\n", b.value(), std::string(to_string(c.algorithm)).c_str(),
                     std::string(to_string(c.protocol)).c_str(), in(t, units::us),

@@ -198,7 +198,7 @@ void run_cluster(ClusterOp op, const NetworkOptions& net, const ClusterOptions& 
                  const std::optional<std::string>& algorithm) {
     const NcclFabric f = resolve_fabric(c, net.gpus, net.gpus_per_node, net.intra_bandwidth_gbps,
                                         net.inter_bandwidth_gbps, net.oversubscription, net.transport);
-    report_cluster(op, net.bytes, c.sweep, f, resolve_cluster_algorithm(algorithm.value_or("auto")), net.json);
+    report_cluster(op, net.bytes, c, f, resolve_cluster_algorithm(algorithm.value_or("auto")), net.json);
 }
 
 }  // namespace

@@ -47,11 +47,13 @@
 namespace napkin {
 
 // The algorithms NCCL can run (src/include/device.h: NCCL_ALGO_*).
-enum class ClusterAlgorithm { ring, tree, nvls, nvls_tree, collnet };
+// p2p: the grouped sends NCCL runs all-to-all and send/recv as.
+enum class ClusterAlgorithm { ring, tree, nvls, nvls_tree, collnet, p2p };
 
 inline constexpr std::array cluster_algorithm_names{
-    Named{ClusterAlgorithm::ring, "ring"}, Named{ClusterAlgorithm::tree, "tree"}, Named{ClusterAlgorithm::nvls, "nvls"},
-    Named{ClusterAlgorithm::nvls_tree, "nvls-tree"}, Named{ClusterAlgorithm::collnet, "collnet"}};
+    Named{ClusterAlgorithm::ring, "ring"},       Named{ClusterAlgorithm::tree, "tree"},
+    Named{ClusterAlgorithm::nvls, "nvls"},       Named{ClusterAlgorithm::nvls_tree, "nvls-tree"},
+    Named{ClusterAlgorithm::collnet, "collnet"}, Named{ClusterAlgorithm::p2p, "p2p"}};
 [[nodiscard]] constexpr std::string_view to_string(ClusterAlgorithm a) { return name_of(a, cluster_algorithm_names); }
 [[nodiscard]] constexpr std::optional<ClusterAlgorithm> parse_cluster_algorithm(std::string_view text) {
     return value_of(text, cluster_algorithm_names);
@@ -185,6 +187,8 @@ namespace detail {
 // the network part, NVLS inside one; only the all-reduce has them all).
 [[nodiscard]] constexpr bool available(ClusterAlgorithm a, ClusterOp op, const NcclFabric& f) {
     const bool many = domains(f) > 1;
+    const bool sends = op == ClusterOp::all_to_all || op == ClusterOp::send_recv;
+    if (a == ClusterAlgorithm::p2p || sends) return a == ClusterAlgorithm::p2p && sends;
     if (a == ClusterAlgorithm::ring) return true;
     if (op != ClusterOp::all_reduce) return false;
     switch (a) {
@@ -230,6 +234,8 @@ namespace detail {
             return std::min(detail::nvls_intra(f, s), detail::tree_gain(f) * detail::network(f, s, s.heads));
         case ClusterAlgorithm::collnet:
             return std::min(intra, 2.0 * (count(f.gpus - 1) / count(f.gpus)) * detail::network(f, s, all));
+        case ClusterAlgorithm::p2p:
+            break;
     }
     return intra;
 }
@@ -243,7 +249,8 @@ namespace detail {
 // from the same tables; their own entries are not in the reference tables).
 [[nodiscard]] constexpr Seconds cluster_latency(ClusterAlgorithm a, ClusterOp op, const NcclFabric& f, NcclProtocol p) {
     const long long big_n = domains(f), g = std::min(f.domain_gpus, f.gpus);
-    const NcclAlgorithm table = a == ClusterAlgorithm::ring ? NcclAlgorithm::ring : NcclAlgorithm::tree;
+    const bool ring_table = a == ClusterAlgorithm::ring || a == ClusterAlgorithm::p2p;
+    const NcclAlgorithm table = ring_table ? NcclAlgorithm::ring : NcclAlgorithm::tree;
     const Seconds base = nccl::base_latency(table, p);
     const Seconds intra = nccl::hop_latency(f.intra_transport, table, p);
     const Seconds net = nccl::hop_latency(Transport::network, table, p);
@@ -263,6 +270,8 @@ namespace detail {
             return base + 2.0 * intra + 2.0 * levels * net;
         case ClusterAlgorithm::collnet:
             return base + 2.0 * intra + 2.0 * net;
+        case ClusterAlgorithm::p2p:
+            break;
     }
     return base;
 }
@@ -296,6 +305,42 @@ namespace detail {
     }
     if (!best) reject("algorithm", to_string(*only), "is not one NCCL runs for this op on this fabric");
     return *best;
+}
+
+// Node-limited MoE dispatch (DeepSeek-V3 technical report, Sec. 3.2.2: each
+// token goes to experts on at most M nodes, once over the network to each
+// node, then on over NVLink to its experts there). A rank sends S = T·k·h (T
+// tokens of h bytes, k experts each). Over the network each token crosses once
+// per target node other than its own: M·(N−1)/N on average (M nodes drawn
+// uniformly), never more than the unlimited all-to-all's k·(n−g)/(n−1); over
+// NVLink every copy but the one landing on the receiving GPU, (g−1)/g · S.
+// Both at once: t = λ·(base + λ_net) + max(net bytes / (K/g), NVLink bytes / B).
+struct NodeLimitedDispatch {
+    long long top_k = 8;       // k experts a token
+    long long node_limit = 4;  // M nodes a token at most
+};
+
+[[nodiscard]] constexpr ClusterChoice moe_dispatch(Bytes per_rank, const NcclFabric& f, NodeLimitedDispatch d,
+                                                   const NcclShares& s = {}) {
+    (void)validated(f);
+    require_non_negative("bytes", per_rank.value());
+    require(per_rank.value() <= limits::message_bytes, "bytes", per_rank.value(), "must be at most 1e18 bytes");
+    require_at_least_one("top-k", d.top_k);
+    require_at_least_one("node limit", d.node_limit);
+    const long long big_n = domains(f);
+    if (big_n == 1 || d.node_limit >= big_n)  // no limit that bites: the all-to-all
+        return choose_cluster_collective(ClusterOp::all_to_all, per_rank, f, std::nullopt, s);
+    const double n = count(f.gpus), g = count(f.domain_gpus), k = count(d.top_k);
+    const double crossings =
+        std::min(count(d.node_limit) * (count(big_n) - 1.0) / count(big_n), k * (n - g) / (n - 1.0));
+    const Bytes net = (crossings / k) * per_rank, nvlink = ((g - 1.0) / g) * per_rank;
+    const Seconds wire = std::max(net / (detail::network(f, s, count(f.nics)) / g), nvlink / detail::ring_intra(f));
+    const Seconds latency =
+        s.latency * cluster_latency(ClusterAlgorithm::p2p, ClusterOp::all_to_all, f, NcclProtocol::simple);
+    return {ClusterAlgorithm::p2p,
+            NcclProtocol::simple,
+            {latency, wire},
+            wire.value() > 0 ? bus_factor(ClusterOp::all_to_all, f.gpus) * (per_rank / wire) : BytesPerSecond{}};
 }
 
 // nccl-tests' numbers for a time t of S bytes: algbw = S/t, busbw = algbw · f_op(n).

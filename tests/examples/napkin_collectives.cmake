@@ -133,3 +133,13 @@ napkin_check_output(cli.collective.error.sweep
 napkin_check_output(cli.collective.error.nvls_a100
   COMMAND $<TARGET_FILE:napkin-cli> collective --op all-reduce --bytes 1GiB --gpus 8 --gpu a100-80gb-sxm --algorithm nvls
   EXPECT "napkin: error: algorithm = \"nvls\": is not one NCCL runs for this op on this fabric" EXIT_CODE 2)
+# Node-limited MoE dispatch, 16 nodes × 8 H100, M = 4, k = 8: 4 · 15/16 = 3.75 of 8 copies cross the
+# network, at 0.7906 × 8 × 50 GB/s / 8 a GPU: 3.75/8 × 1 GiB / 39.53 GB/s = 12.7325 ms, beside
+# 7/8 × 1 GiB / 370.8 GB/s on NVLink; + 3.395 × (8.4 + 14) µs = 76.05 µs: 12.8086 ms.
+napkin_check_output(cli.collective.moe_dispatch
+  COMMAND $<TARGET_FILE:napkin-cli> collective --op all-to-all --bytes 1GiB --gpus 128 --gpu h100-sxm
+          --node-limit 4 --top-k 8 --json
+  EXPECT "\"time_s\": 0.012808" "\"algorithm\": \"p2p\"")
+napkin_check_output(cli.collective.error.node_limit_op
+  COMMAND $<TARGET_FILE:napkin-cli> collective --op all-reduce --bytes 1GiB --gpus 128 --gpu h100-sxm --node-limit 4
+  EXPECT "napkin: error: --node-limit = 4: needs --op all-to-all" EXIT_CODE 2)

@@ -202,7 +202,10 @@ Collectives read_collectives() {
                                .nic_bandwidth = gigabits_per_second(tf.nic_gbps),
                                .nvls_efficiency = cluster::nvls_efficiency(tf.arch),
                                .sharp = tf.sharp};
-            table.samples.push_back({source, f, *op, bytes(r.at("bytes").get<double>()), *time, forced(t)});
+            // NCCL_ALGO picks among the collective algorithms; the grouped sends have none to pick.
+            const bool sends = *op == ClusterOp::all_to_all || *op == ClusterOp::send_recv;
+            table.samples.push_back(
+                {source, f, *op, bytes(r.at("bytes").get<double>()), *time, sends ? std::nullopt : forced(t)});
         }
         c.tables.push_back(std::move(table));
     }
@@ -337,6 +340,24 @@ TEST_SUITE("nccl_cluster") {
         const Seconds t = big.time.total();
         CHECK(cluster_busbw(ClusterOp::all_reduce, 8, gibibytes(1), t).value() ==
               doctest::Approx(1.75 * cluster_algbw(gibibytes(1), t).value()));
+    }
+
+    TEST_CASE("node-limited MoE dispatch: M = 4 of 16 nodes, k = 8: 4·15/16 = 3.75 crossings, not 8·120/127") {
+        const NcclShares s{.nvls = 1.0, .network = 1.0, .heads = 8, .latency = 1.0};
+        const NcclFabric f = h100(128);  // 16 nodes, 8 × 50 GB/s a node: 50 GB/s a GPU
+        const ClusterChoice c = moe_dispatch(gibibytes(1), f, {.top_k = 8, .node_limit = 4}, s);
+        // Network: 3.75/8 of 1 GiB at 50 GB/s = 10.066 ms; NVLink: 7/8 of 1 GiB at 370.8 GB/s = 2.534 ms.
+        CHECK(c.time.bandwidth.value() == doctest::Approx(3.75 / 8.0 * 1073741824.0 / 50e9));
+        // Latency: ring Simple base 8.4 µs + one network hop 14 µs (tuning.cc).
+        CHECK(c.time.latency.value() == doctest::Approx(22.4e-6));
+        CHECK(c.algorithm == ClusterAlgorithm::p2p);
+        // Unlimited (M ≥ N): the all-to-all, 120/127 of it over the network.
+        const ClusterChoice all = moe_dispatch(gibibytes(1), f, {.top_k = 8, .node_limit = 16}, s);
+        const ClusterChoice a2a = choose_cluster_collective(ClusterOp::all_to_all, gibibytes(1), f, std::nullopt, s);
+        CHECK(all.time.total() == a2a.time.total());
+        CHECK(c.time.total() < all.time.total());
+        CHECK_THROWS_WITH_AS((void)moe_dispatch(gibibytes(1), f, {.top_k = 0, .node_limit = 4}, s),
+                             doctest::Contains("top-k = 0"), invalid_argument);
     }
 
     TEST_CASE("bad fabrics are refused by name") {
