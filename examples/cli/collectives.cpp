@@ -5,8 +5,12 @@
 //   napkin allreduce --algorithm hierarchical --bytes 140GB --gpus 64 --gpus-per-node 8
 //          --intra-bandwidth-gbps 900 --intra-latency-us 0.5 --inter-bandwidth-gbps 50 --inter-latency-us 5
 //   napkin collective --op all-gather --bytes 1GiB --gpus 8 --bandwidth-gbps 300 --latency-us 0.6
+//   napkin collective --op all-reduce --bytes 1GiB --gpus 128 --gpu h100-sxm --json
+//   napkin allreduce --bytes 1GiB --gpus 128 --intra-link nvlink4 --nics-per-node 8 --nic-bandwidth 400Gb/s
+//   napkin collective --op all-reduce --sweep 8B:16GiB --gpus 16 --node dgx-h100
 //   napkin crossover --gpus 256 --bandwidth-gbps 50 --latency-us 5 --json
 //   napkin calibrate all_reduce_perf.txt
+#include "cluster_collective.hpp"
 #include "command.hpp"
 #include "common.hpp"
 
@@ -41,7 +45,7 @@ struct NetworkOptions {
 };
 
 void add_network_options(CLI::App* sub, NetworkOptions& o) {
-    sub->add_option("--bytes", o.bytes, "message size: 4096, 1MiB, 280GB, ...")->required();
+    sub->add_option("--bytes", o.bytes, "message size: 4096, 1MiB, 280GB, ... (or --sweep)");
     sub->add_option("--gpus", o.gpus, "ranks taking part")->required();
     sub->add_option("--bandwidth", o.bandwidth,
                     "link bandwidth per GPU and direction with its unit: 50GB/s, 400Gb/s (bits)");
@@ -64,7 +68,8 @@ void add_network_options(CLI::App* sub, NetworkOptions& o) {
     sub->add_option("--oversubscription", o.oversubscription, "hierarchical: r of an r:1 fabric (1)");
     sub->add_option("--nic", o.nic, "hierarchical: per-gpu (one NIC per GPU) or shared (one per node)");
     sub->add_option("--transport", o.transport,
-                    "nccl: nvlink, pcie or network: the link's (network), or inside a node with --gpus-per-node (nvlink)");
+                    "nccl: nvlink, pcie or network: the link's (nvlink on up to 8 GPUs, one node; network beyond), "
+                    "or inside a node with --gpus-per-node (nvlink)");
     sub->add_flag("--json", o.json, "machine-readable output in bytes and seconds");
 }
 
@@ -153,21 +158,47 @@ std::string decimal_size(Bytes b) {
     return format_trimmed(in(b, *chosen), 2) + " " + chosen->symbol;
 }
 
+// `op` gives nccl-tests' bus factor for algbw and busbw (none: not printed).
 void report(const std::string& what, Bytes message, long long gpus, const CollectiveTime& t, bool json,
-            const nlohmann::json& extra = nlohmann::json::object()) {
+            const nlohmann::json& extra = nlohmann::json::object(), std::optional<ClusterOp> op = std::nullopt) {
+    const Seconds total = t.total();
+    const bool rated = op.has_value() && total.value() > 0.0;
     if (json) {
         nlohmann::json j{{"operation", what},
                          {"bytes", json_bytes(message)},
                          {"gpus", gpus},
-                         {"time_s", t.total().value()},
+                         {"time_s", total.value()},
                          {"latency_s", t.latency.value()},
                          {"bandwidth_s", t.bandwidth.value()}};
+        if (op) {
+            j["algbw_bytes_per_s"] = rated ? nlohmann::json(cluster_algbw(message, total).value()) : nlohmann::json();
+            j["busbw_bytes_per_s"] =
+                rated ? nlohmann::json(cluster_busbw(*op, gpus, message, total).value()) : nlohmann::json();
+        }
         j.update(extra);
         return print_json(j);
     }
     printf_wrapped("%s of %s on %lld GPUs: %s (latency %s, bandwidth %s; %.2f%% bandwidth)\n", what.c_str(),
-                decimal_size(message).c_str(), gpus, to_string(t.total()).c_str(), to_string(t.latency).c_str(),
+                decimal_size(message).c_str(), gpus, to_string(total).c_str(), to_string(t.latency).c_str(),
                 to_string(t.bandwidth).c_str(), 100.0 * t.bandwidth_share());
+    if (rated)
+        std::printf("algbw %.2f GB/s, busbw %.2f GB/s (nccl-tests definitions)\n",
+                    in(cluster_algbw(message, total), units::GBps),
+                    in(cluster_busbw(*op, gpus, message, total), units::GBps));
+}
+
+// The cluster model answers when a catalog GPU, node or link, NICs, a sweep or
+// one of its own algorithms is asked for; the alpha-beta formulas otherwise.
+bool wants_cluster(const ClusterOptions& c, const std::optional<std::string>& algorithm) {
+    return c.given() || (algorithm && (*algorithm == "auto" || *algorithm == "nvls" || *algorithm == "nvls-tree" ||
+                                       *algorithm == "collnet"));
+}
+
+void run_cluster(ClusterOp op, const NetworkOptions& net, const ClusterOptions& c,
+                 const std::optional<std::string>& algorithm) {
+    const NcclFabric f = resolve_fabric(c, net.gpus, net.gpus_per_node, net.intra_bandwidth_gbps,
+                                        net.inter_bandwidth_gbps, net.oversubscription, net.transport);
+    report_cluster(op, net.bytes, c, f, resolve_cluster_algorithm(algorithm.value_or("auto")), net.json);
 }
 
 }  // namespace
@@ -175,34 +206,45 @@ void report(const std::string& what, Bytes message, long long gpus, const Collec
 NAPKIN_COMMAND(app) {
     struct Options {
         NetworkOptions net;
-        std::string algorithm = "ring";
+        ClusterOptions cluster;
+        std::optional<std::string> given_algorithm;
+        std::string algorithm;
     };
     auto o = make_options<Options>();
-    auto* sub = app.add_subcommand("allreduce", "time of one all-reduce in the alpha-beta model");
-    sub->add_option("--algorithm", o->algorithm, "ring, tree, hierarchical or nccl (ring)");
+    auto* sub = app.add_subcommand("allreduce", "time of one all-reduce (the alias of collective --op all-reduce)");
+    sub->add_option("--algorithm", o->given_algorithm,
+                    "ring, tree, hierarchical or nccl (ring); with a catalog GPU, node or link: auto, ring, tree, "
+                    "nvls, nvls-tree or collnet (auto)");
     add_network_options(sub, o->net);
+    add_cluster_options(sub, o->cluster);
     sub->callback([o] {
         fold_units(o->net);
+        if (wants_cluster(o->cluster, o->given_algorithm))
+            return run_cluster(ClusterOp::all_reduce, o->net, o->cluster, o->given_algorithm);
+        if (o->net.bytes.empty()) throw napkin::invalid_argument("allreduce: --bytes is required");
+        o->algorithm = o->given_algorithm.value_or("ring");
         const Bytes message = parse_size("--bytes", o->net.bytes);
         const long long gpus = resolve_gpus(o->net);
         const Seconds base = resolve_base(o->net);
         if (o->algorithm == "ring")
             return report("ring all-reduce", message, gpus, ring_all_reduce(message, gpus, resolve_flat_link(o->net), base),
-                          o->net.json, {{"algorithm", "ring"}});
+                          o->net.json, {{"algorithm", "ring"}}, ClusterOp::all_reduce);
         if (o->algorithm == "tree")
             return report("tree all-reduce", message, gpus, tree_all_reduce(message, gpus, resolve_flat_link(o->net), base),
-                          o->net.json, {{"algorithm", "tree"}});
+                          o->net.json, {{"algorithm", "tree"}}, ClusterOp::all_reduce);
         if (o->algorithm == "hierarchical") {
             const HierarchicalTopology t = resolve_topology(o->net);
             return report("hierarchical all-reduce", message, gpus, hierarchical_all_reduce(message, t, base), o->net.json,
                           {{"algorithm", "hierarchical"}, {"nodes", t.nodes}, {"gpus_per_node", t.gpus_per_node},
-                           {"nic", to_string(t.nic)}, {"oversubscription", t.oversubscription}});
+                           {"nic", to_string(t.nic)}, {"oversubscription", t.oversubscription}},
+                          ClusterOp::all_reduce);
         }
         if (o->algorithm == "nccl") {
             // One link, or nodes of --gpus-per-node GPUs (each hop at its transport's latency).
             const bool across_nodes = o->net.gpus_per_node.has_value();
+            // One node (up to 8 GPUs) talks over the link inside it, not the network.
             const NcclModel model{
-                resolve_transport(o->net.transport.value_or(across_nodes ? "nvlink" : "network"))};
+                resolve_transport(o->net.transport.value_or(across_nodes || gpus <= 8 ? "nvlink" : "network"))};
             const NcclChoice c = across_nodes ? model.choose(message, resolve_topology(o->net, "nccl"))
                                               : model.choose(message, gpus, resolve_flat_link(o->net));
             nlohmann::json extra{{"algorithm", "nccl"}, {"nccl_algorithm", to_string(c.algorithm)},
@@ -210,7 +252,7 @@ NAPKIN_COMMAND(app) {
             if (across_nodes) extra["gpus_per_node"] = *o->net.gpus_per_node;
             return report("NCCL-style all-reduce (" + std::string(to_string(c.algorithm)) + ", " +
                               std::string(to_string(c.protocol)) + ")",
-                          message, gpus, c.time, o->net.json, extra);
+                          message, gpus, c.time, o->net.json, extra, ClusterOp::all_reduce);
         }
         throw napkin::invalid_argument("--algorithm \"" + o->algorithm + "\": must be ring, tree, hierarchical or nccl");
     });
@@ -219,16 +261,31 @@ NAPKIN_COMMAND(app) {
 NAPKIN_COMMAND(app) {
     struct Options {
         NetworkOptions net;
+        ClusterOptions cluster;
         std::string op;
-        std::string algorithm = "ring";
+        std::optional<std::string> given_algorithm;
+        std::string algorithm;
     };
     auto o = make_options<Options>();
-    auto* sub = app.add_subcommand("collective", "time of one collective in the alpha-beta model");
-    sub->add_option("--op", o->op, "reduce-scatter, all-gather, all-to-all, broadcast, p2p or all-reduce")->required();
-    sub->add_option("--algorithm", o->algorithm, "ring, or hierarchical for reduce-scatter and all-gather (ring)");
+    auto* sub = app.add_subcommand("collective", "time of one collective: alpha-beta, or as NCCL runs it on a cluster");
+    sub->add_option("--op", o->op, "all-reduce, all-gather, reduce-scatter, all-to-all, broadcast, send-recv (p2p)")
+        ->required();
+    sub->add_option("--algorithm", o->given_algorithm,
+                    "ring, or hierarchical for reduce-scatter and all-gather (ring); with a catalog GPU, node or "
+                    "link: auto, ring, tree, nvls, nvls-tree or collnet (auto)");
     add_network_options(sub, o->net);
+    add_cluster_options(sub, o->cluster);
     sub->callback([o] {
         fold_units(o->net);
+        if (wants_cluster(o->cluster, o->given_algorithm)) {
+            const auto op = parse_cluster_op(o->op);
+            if (!op)
+                throw napkin::invalid_argument("--op \"" + o->op + "\": must be " + names_of(cluster_op_names) +
+                                               " (or p2p)");
+            return run_cluster(*op, o->net, o->cluster, o->given_algorithm);
+        }
+        if (o->net.bytes.empty()) throw napkin::invalid_argument("collective: --bytes is required");
+        o->algorithm = o->given_algorithm.value_or("ring");
         const Bytes message = parse_size("--bytes", o->net.bytes);
         const long long gpus = resolve_gpus(o->net);
         const Seconds base = resolve_base(o->net);
@@ -250,11 +307,14 @@ NAPKIN_COMMAND(app) {
         if (o->algorithm != "ring")
             throw napkin::invalid_argument("--algorithm \"" + o->algorithm + "\": must be ring or hierarchical");
         const Link link = resolve_flat_link(o->net);
-        if (o->op == "p2p") return report("point-to-point", message, 2, point_to_point(message, link, base), o->net.json, extra);
+        if (o->op == "p2p" || o->op == "send-recv" || o->op == "sendrecv")
+            return report("point-to-point", message, 2, point_to_point(message, link, base), o->net.json, extra,
+                          ClusterOp::send_recv);
         for (Collective c : {Collective::all_reduce, Collective::reduce_scatter, Collective::all_gather,
                              Collective::all_to_all, Collective::broadcast})
             if (to_string(c) == o->op)
-                return report(o->op, message, gpus, collective_time(c, message, gpus, link, base), o->net.json, extra);
+                return report(o->op, message, gpus, collective_time(c, message, gpus, link, base), o->net.json, extra,
+                              parse_cluster_op(o->op));
         throw napkin::invalid_argument("--op \"" + o->op +
                                        "\": must be reduce-scatter, all-gather, all-to-all, broadcast, p2p or all-reduce");
     });

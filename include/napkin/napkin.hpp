@@ -12,6 +12,7 @@
 #include <napkin/catalog/megatron_runs.hpp>
 #include <napkin/catalog/measured_runs.hpp>
 #include <napkin/collectives.hpp>
+#include <napkin/nccl_cluster.hpp>
 #include <napkin/communication_budget.hpp>
 #include <napkin/parallelism.hpp>
 #include <napkin/memory.hpp>
