@@ -265,6 +265,8 @@ NAPKIN_COMMAND(app) {
                         {"microbatches", microbatches(par)},
                         {"tokens_per_s", e.tokens_per_second.value()},
                         {"mfu", e.mfu},
+                        {"mfu_bf16_peak", e.mfu_bf16_peak},
+                        {"mfu_fp8_peak", node.gpu.fp8_flops.value() > 0.0 ? nlohmann::json(e.mfu_fp8_peak) : nlohmann::json()},
                         {"hfu", e.hfu},
                         {"optimizer", to_string(options.optimizer)},
                         {"expert_dp", expert_data_parallel(par)},
@@ -296,6 +298,9 @@ NAPKIN_COMMAND(app) {
                                       ", cp " + to_string(b.cp) + ", optimizer " + to_string(b.optimizer)).c_str());
         std::printf("%s tokens/s, MFU %.1f%%, HFU %.1f%%\n", grouped(e.tokens_per_second.value()).c_str(), 100 * e.mfu,
                     100 * e.hfu);
+        if (options.compute_dtype == DType::fp8)
+            printf_wrapped("  FP8 GEMMs: MFU %.1f%% of the BF16 peak, %.1f%% of the FP8 peak\n", 100 * e.mfu_bf16_peak,
+                           100 * e.mfu_fp8_peak);
         if (model.experts > 0)
             printf_wrapped("experts: ep %lld, expert data-parallel %lld (dense gradients over dp x cp = %lld)\n", par.ep,
                            expert_data_parallel(par), par.dp * par.cp);
