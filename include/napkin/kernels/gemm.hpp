@@ -32,11 +32,22 @@ namespace napkin {
 // Bytes per element of a GEMM's operands in a precision.
 [[nodiscard]] constexpr double gemm_element_bytes(DType precision) { return precision == DType::fp8 ? 1.0 : 2.0; }
 
+// The output tile a measured GEMM runs with: the guide's tiles come in 256,
+// 128 and 64 rows (Matrix Multiplication Background guide, "Tile
+// quantization": 256 × 128 down to 64 × 64), and a GEMM of few rows (a decode
+// step's tokens) takes the smallest that holds them. The roofline profile
+// keeps napkin/gemm.hpp's 256 × 128.
+[[nodiscard]] constexpr Tile kernel_tile(const GemmShape& g, KernelProfile p) {
+    if (p == KernelProfile::roofline || g.m > 128.0) return cublas_tile;
+    return Tile{.rows = g.m > 64.0 ? 128.0 : 64.0, .cols = 128.0};
+}
+
 // The tensor-core time of the GEMM (after quantization, at the ceiling).
 [[nodiscard]] constexpr Seconds kernel_gemm_math_time(const GemmShape& g, DType precision, const Gpu& gpu,
                                                       KernelProfile p) {
     const double share = gemm_ceiling(gpu.architecture, precision, p);
-    return gemm_flops(g) / (tensor_peak(gpu, precision) * (share * quantization_efficiency(g, gpu.sm_count)));
+    return gemm_flops(g) /
+           (tensor_peak(gpu, precision) * (share * quantization_efficiency(g, gpu.sm_count, kernel_tile(g, p))));
 }
 
 // The memory time of the GEMM: its operands and result at the achieved bandwidth.
