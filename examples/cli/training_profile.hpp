@@ -37,11 +37,11 @@ inline EfficiencyProfile read_efficiency_profile(const std::string& path) {
     EfficiencyProfile p = default_profile;
     for (const auto& [key, value] : j.items()) {
         if (key == "schema") continue;
-        double* field = key == "ampere_share"    ? &p.ampere_share
-                        : key == "hopper_share"  ? &p.hopper_share
-                        : key == "memory_passes" ? &p.memory_passes
+        double* field = key == "ampere_share"              ? &p.ampere_share
+                        : key == "hopper_share"            ? &p.hopper_share
+                        : key == "memory_passes"           ? &p.memory_passes
                         : key == "eager_layer_overhead_ms" ? &p.eager_layer_overhead_ms
-                                                 : nullptr;
+                                                           : nullptr;
         if (field == nullptr)
             throw napkin::invalid_argument("--profile \"" + path + "\": unknown field \"" + key +
                                            "\" (ampere_share, hopper_share, memory_passes, eager_layer_overhead_ms)");

@@ -161,7 +161,7 @@ napkin_check_output(cli.calibrate_training.error.grad_reduce_dtype
 napkin_check_output(cli.train.profile
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536
           --profile ${CMAKE_CURRENT_SOURCE_DIR}/data/efficiency-profile-bad.json
-  EXPECT "unknown field \"speed\" (ampere_share, hopper_share, memory_passes)" EXIT_CODE 2)
+  EXPECT "unknown field \"speed\" (ampere_share, hopper_share, memory_passes, eager_layer_overhead_ms)" EXIT_CODE 2)
 napkin_check_output(cli.train.memory_allowances
   COMMAND $<TARGET_FILE:napkin-cli> train --model megatron-22b --tp 8 --pp 1 --dp 1 --micro-batch 4
           --global-batch 4 --sequence-parallel --recompute selective --grad-dtype fp32 --fragmentation 0.5 --json
