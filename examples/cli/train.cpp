@@ -276,6 +276,8 @@ NAPKIN_COMMAND(app) {
                         {"microbatches", microbatches(par)},
                         {"tokens_per_s", e.tokens_per_second.value()},
                         {"mfu", e.mfu},
+                        {"mfu_bf16_peak", e.mfu_bf16_peak},
+                        {"mfu_fp8_peak", node.gpu.fp8_flops.value() > 0.0 ? nlohmann::json(e.mfu_fp8_peak) : nlohmann::json()},
                         {"hfu", e.hfu},
                         {"optimizer", to_string(options.optimizer)},
                         {"expert_dp", expert_data_parallel(par)},
@@ -313,6 +315,9 @@ NAPKIN_COMMAND(app) {
             std::printf("%s\n", wrap_line(run_line(*run, run_query)).c_str());
             if (run->failures_modelled) std::printf("%s\n", wrap_line(checkpoint_line(*run)).c_str());
         }
+        if (options.compute_dtype == DType::fp8)
+            printf_wrapped("  FP8 GEMMs: MFU %.1f%% of the BF16 peak, %.1f%% of the FP8 peak\n", 100 * e.mfu_bf16_peak,
+                           100 * e.mfu_fp8_peak);
         if (model.experts > 0)
             printf_wrapped("experts: ep %lld, expert data-parallel %lld (dense gradients over dp x cp = %lld)\n", par.ep,
                            expert_data_parallel(par), par.dp * par.cp);

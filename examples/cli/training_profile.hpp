@@ -21,7 +21,8 @@ inline nlohmann::json efficiency_profile_json(const EfficiencyProfile& p) {
     return {{"schema", "napkin.efficiency-profile/1"},
             {"ampere_share", p.ampere_share},
             {"hopper_share", p.hopper_share},
-            {"memory_passes", p.memory_passes}};
+            {"memory_passes", p.memory_passes},
+            {"eager_layer_overhead_ms", p.eager_layer_overhead_ms}};
 }
 
 // The profile in `j`, read from `path` (named in every message).
@@ -30,13 +31,14 @@ inline EfficiencyProfile parse_efficiency_profile(const nlohmann::json& j, const
     EfficiencyProfile p = default_profile;
     for (const auto& [key, value] : j.items()) {
         if (key == "schema") continue;
-        double* field = key == "ampere_share"    ? &p.ampere_share
-                        : key == "hopper_share"  ? &p.hopper_share
-                        : key == "memory_passes" ? &p.memory_passes
-                                                 : nullptr;
+        double* field = key == "ampere_share"              ? &p.ampere_share
+                        : key == "hopper_share"            ? &p.hopper_share
+                        : key == "memory_passes"           ? &p.memory_passes
+                        : key == "eager_layer_overhead_ms" ? &p.eager_layer_overhead_ms
+                                                           : nullptr;
         if (field == nullptr)
             throw napkin::invalid_argument("--profile \"" + path + "\": unknown field \"" + key +
-                                           "\" (ampere_share, hopper_share, memory_passes)");
+                                           "\" (ampere_share, hopper_share, memory_passes, eager_layer_overhead_ms)");
         if (!value.is_number())
             throw napkin::invalid_argument("--profile \"" + path + "\": field \"" + key + "\" must be a number");
         *field = value.get<double>();
@@ -44,6 +46,7 @@ inline EfficiencyProfile parse_efficiency_profile(const nlohmann::json& j, const
     require(p.ampere_share > 0.0 && p.ampere_share <= 1.0, "profile ampere_share", p.ampere_share, "must be in (0, 1]");
     require(p.hopper_share > 0.0 && p.hopper_share <= 1.0, "profile hopper_share", p.hopper_share, "must be in (0, 1]");
     require_non_negative("profile memory_passes", p.memory_passes);
+    require_non_negative("profile eager_layer_overhead_ms", p.eager_layer_overhead_ms);
     return p;
 }
 

@@ -18,6 +18,7 @@
 #include <napkin/collectives.hpp>
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
+#include <napkin/kernels/gemm_ceiling.hpp>
 #include <napkin/measured_run.hpp>
 #include <napkin/units.hpp>
 
@@ -28,6 +29,7 @@
 #include <cmath>
 #include <limits>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -179,12 +181,16 @@ inline void check_samples(std::span<const CollectiveSample> samples, std::size_t
 // weighted relative residual (predicted / measured throughput − 1) around
 // the current parameters by central differences and solves the damped
 // normal equations (Eigen, LDLT), until a step moves no parameter by 1e-10. A
-// parameter no run depends on (no Hopper run: the Hopper share) keeps its
-// starting value and is reported as not fitted.
+// parameter that fewer than `min_rows` runs depend on (no Hopper run: the
+// Hopper share; no eager-framework run: its overhead) keeps its starting
+// value and is reported as not fitted. napkin's own fits ask for 5 rows
+// (fitted_rows_per_parameter); a calibration file's for 1.
+
+inline constexpr std::size_t fitted_rows_per_parameter = 5;
 
 struct TrainingFit {
     EfficiencyProfile profile;
-    std::array<bool, 3> fitted{};              // ampere_share, hopper_share, memory_passes
+    std::array<bool, 4> fitted{};              // ampere_share, hopper_share, memory_passes, eager_layer_overhead_ms
     std::vector<double> relative_residuals;    // predicted / measured throughput − 1, one per run
     double rms_relative_residual = 0.0;
     double mean_abs_residual = 0.0;
@@ -194,7 +200,7 @@ struct TrainingFit {
 
 namespace detail {
 inline double& profile_parameter(EfficiencyProfile& p, std::size_t i) {
-    return i == 0 ? p.ampere_share : i == 1 ? p.hopper_share : p.memory_passes;
+    return i == 0 ? p.ampere_share : i == 1 ? p.hopper_share : i == 2 ? p.memory_passes : p.eager_layer_overhead_ms;
 }
 }  // namespace detail
 
@@ -202,7 +208,8 @@ inline double& profile_parameter(EfficiencyProfile& p, std::size_t i) {
 // starting from `start`.
 [[nodiscard]] inline TrainingFit fit_efficiency_profile(std::span<const MeasuredRun> runs,
                                                        std::span<const double> weights = {},
-                                                       const EfficiencyProfile& start = default_profile) {
+                                                       const EfficiencyProfile& start = default_profile,
+                                                       std::size_t min_rows = 1) {
     require(weights.empty() || weights.size() == runs.size(), "weights (count)", static_cast<double>(weights.size()),
             "must be empty or one per run");
     for (double w : weights) require_positive("weight", w);
@@ -215,22 +222,26 @@ inline double& profile_parameter(EfficiencyProfile& p, std::size_t i) {
     };
     TrainingFit fit;
     fit.profile = start;
-    // Which parameters the runs depend on.
+    // Which parameters the runs depend on, and on how many rows each rests.
+    std::array<std::size_t, 4> rows{};
     for (const MeasuredRun& run : runs) {
         const Architecture a = run.cluster.node.gpu.architecture;
-        fit.fitted[a == Architecture::ampere ? 0 : 1] = true;
-        fit.fitted[2] = true;
+        ++rows[a == Architecture::ampere ? 0 : 1];
+        ++rows[2];
+        if (run.options.eager_framework) ++rows[3];
     }
     std::vector<std::size_t> free;
-    for (std::size_t j = 0; j < 3; ++j)
+    for (std::size_t j = 0; j < 4; ++j) {
+        fit.fitted[j] = rows[j] >= std::max<std::size_t>(min_rows, 1);
         if (fit.fitted[j]) free.push_back(j);
+    }
     require(runs.size() >= free.size(), "runs (count)", static_cast<double>(runs.size()),
             "need at least as many runs as free parameters");
     const auto n = static_cast<Eigen::Index>(free.size());
     const auto clamp = [&](EfficiencyProfile p) {
         for (std::size_t k : free) {
             double& x = detail::profile_parameter(p, k);
-            x = k == 2 ? std::max(0.0, x) : std::clamp(x, 0.05, 1.0);
+            x = k >= 2 ? std::max(0.0, x) : std::clamp(x, 0.05, 1.0);
         }
         return p;
     };
@@ -247,8 +258,8 @@ inline double& profile_parameter(EfficiencyProfile& p, std::size_t i) {
             // Central differences, one-sided at a bound (a share at 1, the passes at 0).
             double& x_up = detail::profile_parameter(up, k);
             double& x_down = detail::profile_parameter(down, k);
-            x_up = k == 2 ? x_up + h : std::min(1.0, x_up + h);
-            x_down = std::max(k == 2 ? 0.0 : 0.05, x_down - h);
+            x_up = k >= 2 ? x_up + h : std::min(1.0, x_up + h);
+            x_down = std::max(k >= 2 ? 0.0 : 0.05, x_down - h);
             jacobian.col(j) = (residuals(up) - residuals(down)) / (x_up - x_down);
         }
         const Eigen::MatrixXd normal = jacobian.transpose() * jacobian;
@@ -290,6 +301,89 @@ inline double& profile_parameter(EfficiencyProfile& p, std::size_t i) {
     fit.rms_relative_residual = std::sqrt(squares / static_cast<double>(runs.size()));
     fit.mean_abs_residual = absolute / static_cast<double>(runs.size());
     return fit;
+}
+
+// ---------------------------------------------------------------------------
+// Cross-validation: each source left out of the fit and predicted by the rest.
+//
+// Rows are grouped by MeasuredRun::source (a paper's table, a benchmark
+// page); for each source the profile is refitted on every other row and the
+// source's rows are predicted with it. A parameter the remaining rows do not
+// depend on (a generation no other source ran on) keeps the kernel layer's
+// value, not the full fit's (which saw the left-out rows): the best GEMM's
+// share of the peak (napkin/kernels/gemm_ceiling.hpp, the MAMF tables). The
+// left-out error is what the fit promises for a run it has not seen.
+
+struct SourceValidation {
+    std::string source;
+    std::size_t rows = 0;
+    double fitted_mean = 0.0, fitted_max = 0.0;      // |error| under the fit to every row
+    double left_out_mean = 0.0, left_out_max = 0.0;  // |error| under the fit without this source
+};
+
+struct CrossValidation {
+    TrainingFit fit;                         // every row
+    std::vector<SourceValidation> sources;   // in the order they first appear
+    std::vector<double> left_out_residuals;  // one per run: predicted by the fit without its source
+    double left_out_mean = 0.0, left_out_max = 0.0;
+};
+
+// The kernel layer's values of the profile's shares: the best 16-bit GEMM's
+// share of the peak on each generation, no framework overhead; the
+// element-wise passes of `start`.
+[[nodiscard]] inline EfficiencyProfile kernel_layer_profile(const EfficiencyProfile& start = default_profile) {
+    return {.ampere_share = gemm_ceiling(Architecture::ampere, DType::bf16, KernelProfile::measured),
+            .hopper_share = gemm_ceiling(Architecture::hopper, DType::bf16, KernelProfile::measured),
+            .memory_passes = start.memory_passes,
+            .eager_layer_overhead_ms = 0.0};
+}
+
+[[nodiscard]] inline CrossValidation cross_validate_profile(std::span<const MeasuredRun> runs,
+                                                           std::span<const double> weights = {},
+                                                           const EfficiencyProfile& start = default_profile,
+                                                           std::size_t min_rows = 1) {
+    require(weights.empty() || weights.size() == runs.size(), "weights (count)", static_cast<double>(weights.size()),
+            "must be empty or one per run");
+    CrossValidation cv;
+    cv.fit = fit_efficiency_profile(runs, weights, start, min_rows);
+    std::vector<std::string> names;
+    for (const MeasuredRun& run : runs)
+        if (std::find(names.begin(), names.end(), std::string(run.source)) == names.end())
+            names.emplace_back(run.source);
+    require(names.size() >= 2, "runs (sources)", static_cast<double>(names.size()),
+            "need at least 2 sources to leave one out");
+    cv.left_out_residuals.assign(runs.size(), 0.0);
+    for (const std::string& name : names) {
+        std::vector<MeasuredRun> kept;
+        std::vector<double> kept_weights;
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            if (runs[i].source == name) continue;
+            kept.push_back(runs[i]);
+            if (!weights.empty()) kept_weights.push_back(weights[i]);
+        }
+        const TrainingFit without = fit_efficiency_profile(kept, kept_weights, kernel_layer_profile(start), min_rows);
+        SourceValidation v{.source = name};
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            if (runs[i].source != name) continue;
+            const double fitted = std::abs(cv.fit.relative_residuals[i]);
+            const double left_out = throughput_error(runs[i], without.profile);
+            cv.left_out_residuals[i] = left_out;
+            ++v.rows;
+            v.fitted_mean += fitted;
+            v.fitted_max = std::max(v.fitted_max, fitted);
+            v.left_out_mean += std::abs(left_out);
+            v.left_out_max = std::max(v.left_out_max, std::abs(left_out));
+        }
+        v.fitted_mean /= static_cast<double>(v.rows);
+        v.left_out_mean /= static_cast<double>(v.rows);
+        cv.sources.push_back(v);
+    }
+    for (double r : cv.left_out_residuals) {
+        cv.left_out_mean += std::abs(r);
+        cv.left_out_max = std::max(cv.left_out_max, std::abs(r));
+    }
+    cv.left_out_mean /= static_cast<double>(runs.size());
+    return cv;
 }
 
 }  // namespace napkin

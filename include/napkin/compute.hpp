@@ -207,6 +207,15 @@ inline constexpr EfficiencyModel default_efficiency{};
     return ratio(model_flops / step, count(gpus) * gpu.peak_flops);
 }
 
+// MFU against the FP8 tensor peak (0 on a GPU without FP8 tensor cores).
+[[nodiscard]] constexpr double fp8_model_flops_utilisation(Flops model_flops, Seconds step, long long gpus,
+                                                           const Gpu& gpu) {
+    if (gpu.fp8_flops.value() <= 0.0) return 0.0;
+    Gpu fp8 = gpu;
+    fp8.peak_flops = gpu.fp8_flops;
+    return model_flops_utilisation(model_flops, step, gpus, fp8);
+}
+
 // HFU: the same with the FLOPs the hardware really ran (recomputation included).
 [[nodiscard]] constexpr double hardware_flops_utilisation(Flops hardware_flops, Seconds step, long long gpus,
                                                           const Gpu& gpu) {

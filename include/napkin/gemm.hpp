@@ -278,10 +278,19 @@ struct LayerGemmTimes {
 // Hopper share (a calibration file, napkin calibrate-training, replaces it).
 // The test "the GEMM model's defaults are the least-squares fit" in
 // tests/unit/training.cpp recomputes the fit.
+//
+// A framework overhead on top (TrainingOptions::eager_framework): what an
+// eager PyTorch framework — FSDP under Composer, the llm-foundry rows — spends
+// per layer and micro-batch beyond its kernels (Python dispatch, FSDP's
+// per-layer hooks and stream synchronisation; the kernels' own launches are
+// napkin/kernels/launch.hpp's), in milliseconds for the layer's forward and
+// backward together. 0 in the defaults above, which predate it; the every-row
+// fit (tests/unit/cross_validation.cpp) fits it on the 14 llm-foundry rows.
 struct EfficiencyProfile {
     double ampere_share = 0.0;
     double hopper_share = 0.0;
     double memory_passes = 0.0;
+    double eager_layer_overhead_ms = 0.0;
 };
 
 inline constexpr EfficiencyProfile default_profile{.ampere_share = 0.6520, .hopper_share = 0.4818, .memory_passes = 0.8872};

@@ -15,9 +15,25 @@
 #include <napkin/training.hpp>
 #include <napkin/units.hpp>
 
+#include <array>
+#include <cstddef>
 #include <string_view>
 
 namespace napkin {
+
+// What a partial row's source leaves out, searched over what its notes allow:
+// published runs were tuned, so the setting that fits the measurement best is
+// the one taken (each candidate a layout the schedule accepts, whose memory
+// fits the GPU). Empty: every setting printed.
+struct RunSearch {
+    bool micro_batch = false;     // 1, 2 or 4 sequences a micro-batch
+    bool recompute = false;       // none, selective or full recomputation
+    bool virtual_stages = false;  // 1 to 8 model chunks per pipeline rank (pp > 1: interleaved 1F1B)
+    Link inter_alternative{};     // a second candidate for the node's NICs (bandwidth 0: none)
+    [[nodiscard]] constexpr bool any() const {
+        return micro_batch || recompute || virtual_stages || inter_alternative.bandwidth.value() > 0.0;
+    }
+};
 
 struct MeasuredRun {
     std::string_view label;
@@ -30,12 +46,65 @@ struct MeasuredRun {
     Seconds measured_step;       // one iteration, as measured (or derived from the published throughput)
     bool complete = true;        // every setting printed by the source (false: some assumed, see the row's note)
     std::string_view note = {};  // what was assumed
+    RunSearch search = {};       // what is searched for, when the source does not print it
 };
 
-[[nodiscard]] constexpr Seconds predicted_step(const MeasuredRun& run, const EfficiencyProfile& profile) {
+// Calls f(candidate) for every setting of the run's search (the run itself when none).
+template <class F>
+constexpr void for_each_setting(const MeasuredRun& run, F&& f) {
+    if (!run.search.any()) {
+        f(run);
+        return;
+    }
+    constexpr std::array<long long, 3> micro_batches{1, 2, 4};
+    constexpr std::array<Recompute, 3> recomputes{Recompute::none, Recompute::selective, Recompute::full};
+    const std::size_t n_mb = run.search.micro_batch ? micro_batches.size() : 1;
+    const std::size_t n_rc = run.search.recompute ? recomputes.size() : 1;
+    const long long n_vp = run.search.virtual_stages && run.layout.pp > 1 ? 8 : 1;
+    const int n_link = run.search.inter_alternative.bandwidth.value() > 0.0 ? 2 : 1;
+    for (std::size_t i = 0; i < n_mb; ++i)
+        for (std::size_t j = 0; j < n_rc; ++j)
+            for (long long v = 1; v <= n_vp; ++v)
+                for (int l = 0; l < n_link; ++l) {
+                    MeasuredRun c = run;
+                    if (run.search.micro_batch) c.layout.micro_batch = micro_batches[i];
+                    if (run.search.recompute) c.layout.recompute = recomputes[j];
+                    if (n_vp > 1) c.layout.virtual_stages = v;
+                    if (l == 1) c.cluster.node.inter = run.search.inter_alternative;
+                    const Parallelism& p = c.layout;
+                    if (p.global_batch % (p.micro_batch * p.dp) != 0) continue;
+                    if (c.model.layers % (p.pp * p.virtual_stages) != 0) continue;
+                    if (detail::schedule_problem(p) != detail::ScheduleProblem::none) continue;
+                    if (!evaluate_training(c.model, c.cluster, c.layout, c.options).fits) continue;
+                    f(c);
+                }
+}
+
+[[nodiscard]] constexpr Seconds evaluated_step(const MeasuredRun& run, const EfficiencyProfile& profile) {
     TrainingOptions o = run.options;
     o.profile = profile;
     return evaluate_training(run.model, run.cluster, run.layout, o).step;
+}
+
+// The run as napkin prices it: a partial row at the searched setting that
+// predicts its measured step best (the row itself when nothing is searched, or
+// when no candidate is valid).
+[[nodiscard]] constexpr MeasuredRun best_setting(const MeasuredRun& run, const EfficiencyProfile& profile) {
+    MeasuredRun best = run;
+    double closest = -1.0;
+    for_each_setting(run, [&](const MeasuredRun& c) {
+        const double error = ratio(run.measured_step, evaluated_step(c, profile)) - 1.0;
+        const double miss = error < 0.0 ? -error : error;
+        if (closest < 0.0 || miss < closest) {
+            closest = miss;
+            best = c;
+        }
+    });
+    return best;
+}
+
+[[nodiscard]] constexpr Seconds predicted_step(const MeasuredRun& run, const EfficiencyProfile& profile) {
+    return evaluated_step(best_setting(run, profile), profile);
 }
 
 // Predicted over measured throughput, minus one (+5 %: napkin 5 % too fast).

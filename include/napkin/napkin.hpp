@@ -18,6 +18,7 @@
 #include <napkin/memory.hpp>
 #include <napkin/compute.hpp>
 #include <napkin/gemm.hpp>
+#include <napkin/kernels.hpp>
 #include <napkin/measured_run.hpp>
 #include <napkin/training.hpp>
 #include <napkin/inference.hpp>

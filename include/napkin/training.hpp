@@ -24,6 +24,7 @@
 #include <napkin/error.hpp>
 #include <napkin/gemm.hpp>
 #include <napkin/hardware.hpp>
+#include <napkin/kernels/gemm_ceiling.hpp>
 #include <napkin/layer_map.hpp>
 #include <napkin/memory.hpp>
 #include <napkin/model.hpp>
@@ -123,6 +124,10 @@ struct TrainingOptions {
     // chunk holds; null: L/(p·v) layers in every chunk. Not owned: it must
     // outlive the call.
     const LayerMap* layer_map = nullptr;
+    // An eager PyTorch framework (FSDP under Composer): each layer's forward
+    // and backward pay EfficiencyProfile::eager_layer_overhead_ms per
+    // micro-batch on top of their kernels (compiled Megatron-LM, NeMo: false).
+    bool eager_framework = false;
 };
 
 inline constexpr TrainingOptions default_training_options{};
@@ -189,8 +194,14 @@ struct TrainingEstimate {
     StepBreakdown breakdown;
     Seconds step;
     TokensPerSecond tokens_per_second;
-    double mfu = 0.0;
+    double mfu = 0.0;  // against the 16-bit (BF16) tensor peak, whatever the GEMMs' precision
     double hfu = 0.0;
+    // MFU stated against both peaks: the BF16 one (= mfu) and, on a GPU with
+    // FP8 tensor cores, the FP8 one (half of it on NVIDIA's dense data sheets;
+    // 0 without FP8). An FP8 run's MFU is quoted against either in the
+    // literature (NeMo's FP8 recipes against the BF16 peak), so both are labelled.
+    double mfu_bf16_peak = 0.0;
+    double mfu_fp8_peak = 0.0;
     Flops model_flops;     // per iteration, all GPUs
     Flops hardware_flops;  // the same with recomputation
     ComputeModel compute_model = ComputeModel::gemm;  // the model that priced the matrix work
@@ -509,6 +520,23 @@ struct GradientSync {
            std::string(gpu.name) + " has no FP8 tensor cores (use bf16 or fp16)");
 }
 
+// The fitted shares are 16-bit GEMMs'. An FP8 GEMM reaches a smaller share of
+// its (twice as high) peak: the kernel layer's best FP8 GEMM over its best
+// 16-bit one on the generation (napkin/kernels/gemm_ceiling.hpp; H100 SXM:
+// 70.9 % / 80.3 %, B200 76.3 % / 77.6 %, the MAMF tables); 1 for 16 bits.
+[[nodiscard]] constexpr double fp8_ceiling_ratio(const Gpu& gpu, DType compute) {
+    if (compute != DType::fp8) return 1.0;
+    return gemm_ceiling(gpu.architecture, DType::fp8, KernelProfile::measured) /
+           gemm_ceiling(gpu.architecture, DType::bf16, KernelProfile::measured);
+}
+
+// The framework's own time per layer and micro-batch, forward and backward
+// (TrainingOptions::eager_framework).
+[[nodiscard]] constexpr Seconds framework_layer_overhead(const TrainingOptions& o) {
+    require_non_negative("EfficiencyProfile.eager_layer_overhead_ms", o.profile.eager_layer_overhead_ms);
+    return o.eager_framework ? seconds(o.profile.eager_layer_overhead_ms * 1e-3) : Seconds{};
+}
+
 // The GEMM settings of the layout on the GPU: the peak of the compute
 // precision, the generation's fitted share, the bytes per element.
 [[nodiscard]] constexpr GemmSettings gemm_settings(const Gpu& gpu, const TrainingOptions& o) {
@@ -517,7 +545,7 @@ struct GradientSync {
     require(o.compute_dtype == DType::bf16 || o.compute_dtype == DType::fp16 || fp8, "TrainingOptions.compute_dtype",
             static_cast<double>(o.compute_dtype), "must be bf16, fp16 or fp8");
     return {.peak = fp8 ? gpu.fp8_flops : gpu.peak_flops,
-            .share = tensor_share(o.profile, gpu.architecture),
+            .share = tensor_share(o.profile, gpu.architecture) * fp8_ceiling_ratio(gpu, o.compute_dtype),
             .element_bytes = fp8 ? 1.0 : 2.0};
 }
 
@@ -587,8 +615,8 @@ struct MatrixWork {
     const Seconds replayed = full_recompute_replays(par)             ? layers * (layer.forward() - skipped)
                              : par.recompute == Recompute::selective ? layers * layer.attention.forward
                                                                      : Seconds{};
-    return {layers * (layer.forward() + layer.backward()) + logits.forward + logits.backward + elementwise.compute +
-                casts,
+    return {layers * (layer.forward() + layer.backward() + framework_layer_overhead(o)) + logits.forward +
+                logits.backward + elementwise.compute + casts,
             replayed + elementwise.recompute,
             layers * (layer.weights.forward + layer.weights.backward), layer.attention.forward};
 }
@@ -825,6 +853,8 @@ namespace detail {
                                 .tokens_per_second = tokens(count(par.global_batch * par.sequence)) / step,
                                 .mfu = model_flops_utilisation(model_flops, step, gpus(par), gpu),
                                 .hfu = hardware_flops_utilisation(hardware_flops, step, gpus(par), gpu),
+                                .mfu_bf16_peak = model_flops_utilisation(model_flops, step, gpus(par), gpu),
+                                .mfu_fp8_peak = fp8_model_flops_utilisation(model_flops, step, gpus(par), gpu),
                                 .model_flops = model_flops,
                                 .hardware_flops = hardware_flops,
                                 .compute_model = resolved_compute_model(gpu, o)};
@@ -962,6 +992,8 @@ struct LayerOps {
     const Bytes passes = o.profile.memory_passes * activation_bytes_per_layer(layer, none);
     out.add("element-wise", (e.compute + casts) / 3.0, 2.0 * (e.compute + casts) / 3.0,
             passes + (casts / 3.0) * gpu.memory_bandwidth);
+    if (o.eager_framework && o.profile.eager_layer_overhead_ms > 0.0)
+        out.add("framework overhead", framework_layer_overhead(o) / 3.0, 2.0 * framework_layer_overhead(o) / 3.0);
     if (par.tp > 1) {
         const Seconds tp = tp_time_per_microbatch(layer, none, c, o);
         out.add("tensor-parallel collectives", tp / 2.0, tp / 2.0, 4.0 * hidden_states_bytes(layer, par));

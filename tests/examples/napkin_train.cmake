@@ -93,6 +93,20 @@ napkin_check_output(cli.train.context_parallel
 napkin_check_output(cli.train.error.context_parallel
   COMMAND $<TARGET_FILE:napkin-cli> train --model megatron-22b --tp 8 --cp 3 --global-batch 1 --seq-len 2048
   EXPECT "napkin: error: Parallelism.sequence = 2048: must be a multiple of cp = 3" EXIT_CODE 2)
+# FP8 MFU is stated against both peaks, labelled: H100 SXM's FP8 peak (1,978.9 TFLOP/s) is twice its
+# BF16 one (989), so the FP8-peak MFU is 989 / 1,978.9 = 0.49977 of the BF16-peak one.
+napkin_check_output(cli.train.fp8_mfu_both_peaks
+  COMMAND $<TARGET_FILE:napkin-cli> train --model llama3.1-8b --gpu h100-sxm --gpus-per-node 8 --tp 1 --dp 8
+          --micro-batch 1 --global-batch 8 --seq-len 8192 --compute-dtype fp8
+  EXPECT "FP8 GEMMs: MFU " "% of the BF16 peak, " "% of the FP8 peak")
+napkin_check_output(cli.train.fp8_mfu_json_keys
+  COMMAND $<TARGET_FILE:napkin-cli> train --model llama3.1-8b --gpu h100-sxm --gpus-per-node 8 --tp 1 --dp 8
+          --micro-batch 1 --global-batch 8 --seq-len 8192 --compute-dtype fp8 --json
+  EXPECT "\"mfu\"" "\"mfu_bf16_peak\"" "\"mfu_fp8_peak\"")
+# Without FP8 tensor cores there is no FP8 peak: the key is null.
+napkin_check_output(cli.train.fp8_mfu_null_on_a100
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --global-batch 8 --json
+  EXPECT "\"mfu_fp8_peak\": null")
 # --compute-dtype fp8 on a GPU without FP8 tensor cores is rejected naming the GPU.
 napkin_check_output(cli.train.error.fp8_on_a100
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536
@@ -115,6 +129,20 @@ napkin_check_output(cli.train.compute_model_flat
 napkin_check_output(cli.calibrate_training
   COMMAND $<TARGET_FILE:napkin-cli> calibrate-training ${CMAKE_CURRENT_SOURCE_DIR}/data/training-runs-gpt3.csv
   EXPECT "GPT-3 t8 p12 384 GPUs" "76.780s" "ampere share 0.65" "(not fitted: no run on a later GPU)" "RMS 0.8")
+# --cross-validate: each source (a row's label when it names none) left out and predicted by the rest.
+napkin_check_output(cli.calibrate_training.cross_validate
+  COMMAND $<TARGET_FILE:napkin-cli> calibrate-training ${CMAKE_CURRENT_SOURCE_DIR}/data/training-runs-gpt3.csv
+          --cross-validate
+  EXPECT "left out" "cross-validation: each source left out of the fit and predicted" "GPT-3 t8 p12 1536 GPUs"
+         "left out: mean |error|")
+# --defaults: napkin's own fitting rows (Narayanan Tables 1 and 2, the complete published runs: 26).
+napkin_check_output(cli.calibrate_training.defaults_cross_validate
+  COMMAND $<TARGET_FILE:napkin-cli> calibrate-training --defaults --cross-validate --json
+  EXPECT "\"cross_validation\"" "\"left_out_mean\"" "\"source\": \"Narayanan 2021, Table 1\"" "\"rows\": 10")
+napkin_check_output(cli.calibrate_training.error.runs_and_defaults
+  COMMAND $<TARGET_FILE:napkin-cli> calibrate-training ${CMAKE_CURRENT_SOURCE_DIR}/data/training-runs-gpt3.csv
+          --defaults
+  EXPECT "napkin: error: RUNS \"" "give RUNS or --defaults, not both" EXIT_CODE 2)
 napkin_check_output(cli.calibrate_training.error.rows
   COMMAND $<TARGET_FILE:napkin-cli> calibrate-training ${CMAKE_CURRENT_SOURCE_DIR}/data/training-runs-one-row.csv
   EXPECT "1 rows for 2 free parameters: give at least as many rows as parameters" EXIT_CODE 2)
@@ -133,7 +161,7 @@ napkin_check_output(cli.calibrate_training.error.grad_reduce_dtype
 napkin_check_output(cli.train.profile
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536
           --profile ${CMAKE_CURRENT_SOURCE_DIR}/data/efficiency-profile-bad.json
-  EXPECT "unknown field \"speed\" (ampere_share, hopper_share, memory_passes)" EXIT_CODE 2)
+  EXPECT "unknown field \"speed\" (ampere_share, hopper_share, memory_passes, eager_layer_overhead_ms)" EXIT_CODE 2)
 napkin_check_output(cli.train.memory_allowances
   COMMAND $<TARGET_FILE:napkin-cli> train --model megatron-22b --tp 8 --pp 1 --dp 1 --micro-batch 4
           --global-batch 4 --sequence-parallel --recompute selective --grad-dtype fp32 --fragmentation 0.5 --json

@@ -123,6 +123,22 @@ TEST_SUITE("gemm") {
                              napkin::invalid_argument);
     }
 
+    TEST_CASE("FP8 MFU against both peaks: H100's FP8 peak is 1,978.9 / 989 = 2.0009 × its BF16 one") {
+        const Parallelism par{.tp = 8, .dp = 1, .global_batch = 8, .sequence = 2048, .sequence_parallel = true,
+                              .flash_attention = true};
+        const TrainingEstimate fp8 = evaluate_training(catalog::megatron_22b, cluster_of(catalog::dgx_h100, 1), par,
+                                                       TrainingOptions{.compute_dtype = DType::fp8});
+        // MFU = model FLOPs / (step · 8 GPUs · peak): the same FLOPs and step over each peak.
+        const double by_hand = in(fp8.model_flops, units::FLOP) / (in(fp8.step, units::s) * 8.0);
+        CHECK(fp8.mfu_bf16_peak == doctest::Approx(by_hand / 989e12).epsilon(1e-12));
+        CHECK(fp8.mfu_fp8_peak == doctest::Approx(by_hand / 1978.9e12).epsilon(1e-12));
+        CHECK(fp8.mfu == fp8.mfu_bf16_peak);  // `mfu` keeps its meaning: the 16-bit peak
+        // A GPU without FP8 tensor cores has no FP8 peak to state it against.
+        const TrainingEstimate a100 = evaluate_training(catalog::megatron_22b, cluster_of(catalog::dgx_a100, 1), par);
+        CHECK(a100.mfu_fp8_peak == 0.0);
+        CHECK(a100.mfu_bf16_peak == a100.mfu);
+    }
+
     TEST_CASE("overlap: TP under the GEMMs, ZeRO-3 gathers under the neighbouring layer") {
         const Parallelism tp{.tp = 8, .global_batch = 8, .sequence = 2048, .sequence_parallel = true,
                              .flash_attention = true};
