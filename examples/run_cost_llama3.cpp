@@ -8,7 +8,7 @@
 // tokens per batch, 400 TFLOP/s per GPU), so the lesson is about the run, not
 // the step model. The failures are the paper's (Sec. 3.3.4, Table 5: 419
 // unexpected interruptions in a 54-day snapshot of pre-training).
-#include "lesson_args.hpp"
+#include <napkin/io/lesson_args.hpp>
 
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
