@@ -37,6 +37,10 @@ namespace napkin::cli {
 // machine has (2026: 384 hardware threads on two sockets), well below what a
 // process may create; a system that gives fewer runs with those it gives.
 inline constexpr unsigned max_threads = 1024;
+inline unsigned checked_threads(unsigned threads) {
+    if (threads > max_threads) reject("--threads", threads, "at most 1024 threads");
+    return threads;
+}
 
 // --- values with units (io/quantity_parse.hpp) ---------------------------------------
 // A new flag takes the value with its unit (--bandwidth 400Gb/s, --latency 5us);

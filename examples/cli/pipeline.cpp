@@ -242,8 +242,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--send", o->send, "time for a hand-off between two ranks to arrive, with its unit (0)");
     sub->add_option("--send-ms", o->send_ms, "the same in ms");
     sub->add_option("--svg", o->svg, "write the timeline to this SVG file");
-    sub->add_option("--threads", o->threads, "threads writing --json's passes (every core, at most 16; the text is the same)")
-        ->check(CLI::Range(0U, max_threads));
+    sub->add_option("--threads", o->threads, "threads writing --json's passes (every core, at most 16; the text is the same)");
     sub->add_option("--times", o->times,
                     "per-stage, per-chunk times in napkin's JSON format (README: napkin schedule --times); "
                     "gives the shape, and the schedule when --schedule is not given");
@@ -278,6 +277,7 @@ NAPKIN_COMMAND(app) {
                   "interleaved: Megatron's paired blocks, one more warm-up forward and each steady-state "
                   "forward run together with a backward");
     sub->callback([o, sub] {
+        checked_threads(o->threads);
         // 0 stands for "not given" below (the file or the layer map gives it): a 0 typed is an error.
         for (const auto& [flag, value] : {std::pair{"--stages", o->pipeline.stages},
                                           std::pair{"--microbatches", o->pipeline.microbatches},

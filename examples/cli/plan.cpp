@@ -370,8 +370,7 @@ NAPKIN_COMMAND(app) {
     sub->add_flag("--no-flash-attention", o->no_flash_attention,
                   "the kernels have no fused attention: search without it only");
     sub->add_option("--grad-dtype", o->grads, "gradient formats to search: bf16,fp32 (both)");
-    sub->add_option("--threads", o->threads, "worker threads (every core)")
-        ->check(CLI::Range(0U, max_threads));
+    sub->add_option("--threads", o->threads, "worker threads (every core)");
     sub->add_flag("--pareto", o->pareto, "also print the memory/time Pareto front, ranked by memory");
     add_framework_flags(sub, o->framework);
     add_run_flags(sub, o->run);
@@ -382,6 +381,7 @@ NAPKIN_COMMAND(app) {
     sub->add_flag("--wide", o->wide, "one line per layout with every column and the step's parts");
     sub->add_flag("--csv", o->csv, "the layouts as CSV (seconds, bytes), the Pareto front after with --pareto");
     sub->callback([o, sub] {
+        checked_threads(o->threads);
         const TransformerShape model = resolve_model(o->model);
         const std::vector<long long> counts = parse_gpu_counts(o->gpus_text);
         o->gpus = counts.front();

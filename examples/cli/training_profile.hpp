@@ -6,9 +6,9 @@
 // field is rejected by name.
 #pragma once
 
-#include <napkin/io/text_file.hpp>
 #include <napkin/error.hpp>
 #include <napkin/gemm.hpp>
+#include <napkin/io/text_file.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -332,12 +332,12 @@ inline std::string to_string(FlopsPerSecond r) {
 inline std::string to_string(Tokens t) { return detail::trimmed(t.value(), 2) + " tokens"; }
 inline std::string to_string(TokensPerSecond r) { return detail::trimmed(r.value(), 2) + " tokens/s"; }
 // Power in decimal units, trailing zeros dropped: "700 W", "11.47 MW".
-inline std::string to_string(Watts p) {
+inline std::string to_string(const Watts& p) {
     static constexpr Unit<Watts> ladder[] = {units::W, units::kW, units::MW};
     return detail::with_best_unit(p, ladder, 2, true);
 }
 // Energy: joules below a kilowatt-hour, then kWh and MWh: "3.6 kWh", "27.48 MWh".
-inline std::string to_string(Joules e) {
+inline std::string to_string(const Joules& e) {
     static constexpr Unit<Joules> ladder[] = {units::J, units::kWh, units::MWh};
     return detail::with_best_unit(e, ladder, 2, true);
 }

@@ -89,6 +89,8 @@ TEST_SUITE("cli/run") {
         CHECK(run({"schedule", "--threads", "-1"}).output == "napkin: error: --threads = \"-1\": must not be negative\n");
         CHECK(run({"plan", "--threads", "4294967296"}).output ==
               "napkin: error: --threads = \"4294967296\": too large a whole number\n");
+        // One it holds but far beyond any machine's cores (max_threads, examples/cli/common.hpp).
+        CHECK(run({"schedule", "--threads", "2000"}).output == "napkin: error: --threads = 2000: at most 1024 threads\n");
         // A count beyond 2^63 − 1 (which CLI11 would clamp to 2^63 − 1) is named as typed.
         CHECK(run(with({"allreduce", "--bytes", "1GB", "--gpus=9223372036854775808"}, ib_ndr)).output ==
               "napkin: error: --gpus = \"9223372036854775808\": too large a whole number\n");
