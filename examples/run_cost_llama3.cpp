@@ -26,10 +26,10 @@ int main(int argc, char** argv) {
     const TransformerShape& model = catalog::llama3_1_405b;
     const Gpu& gpu = catalog::h100_sxm;
     constexpr long long gpus = 16384;
-    constexpr double train_tokens = 15.6e12;                 // Dubey et al. 2024, Sec. 3.1: 15.6T tokens
-    const Tokens per_step = tokens(2048.0 * 8192.0);         // Table 4: 16M tokens per batch, 8,192 per sequence
+    constexpr double train_tokens = 15.6e12;                    // Dubey et al. 2024, Sec. 3.1: 15.6T tokens
+    const Tokens per_step = tokens(2048.0 * 8192.0);            // Table 4: 16M tokens per batch, 8,192 per sequence
     const FlopsPerSecond achieved = teraflops_per_second(400);  // Table 4: 400 TFLOP/s per GPU (41 % MFU)
-    constexpr double usd_per_gpu_hour = 2.0;                 // an assumed rental price, not a published one
+    constexpr double usd_per_gpu_hour = 2.0;                    // an assumed rental price, not a published one
 
     // The step: 6 FLOPs per parameter per token (Kaplan et al. 2020, Sec. 2.1) at
     // the paper's throughput on every GPU.

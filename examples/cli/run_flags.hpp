@@ -22,8 +22,8 @@
 namespace napkin::cli {
 
 struct RunFlags {
-    std::optional<std::string> train_tokens, power, mtbf, checkpoint_write, checkpoint_bandwidth, restart,
-        snapshot, interval;
+    std::optional<std::string> train_tokens, power, mtbf, checkpoint_write, checkpoint_bandwidth, restart, snapshot,
+        interval;
     std::optional<long long> steps;
     std::optional<double> price;
     double pue = 1.0;
@@ -31,7 +31,8 @@ struct RunFlags {
 };
 
 inline void add_run_flags(CLI::App* sub, RunFlags& f) {
-    sub->add_option("--train-tokens", f.train_tokens, "the run: tokens to train on (15.6T, 300B); gives the run's time");
+    sub->add_option("--train-tokens", f.train_tokens,
+                    "the run: tokens to train on (15.6T, 300B); gives the run's time");
     sub->add_option("--steps", f.steps, "the run: optimizer steps (instead of --train-tokens)");
     sub->add_option("--gpu-hour-price", f.price, "USD per GPU-hour (2.5); gives the run's cost");
     sub->add_option("--power", f.power, "power per GPU with its unit, 700W (the catalog's board power)");
@@ -68,8 +69,9 @@ inline RunQuery run_query_from_flags(const RunFlags& f, const Gpu& gpu, long lon
                 "or --steps");
     }
     RunQuery q{.gpus = gpus};
-    if (f.price) require_in_range("--gpu-hour-price", *f.price, 0.0, run_limits::usd_per_gpu_hour,
-                                  "must be in [0, 1e6] USD per GPU-hour");
+    if (f.price)
+        require_in_range("--gpu-hour-price", *f.price, 0.0, run_limits::usd_per_gpu_hour,
+                         "must be in [0, 1e6] USD per GPU-hour");
     q.usd_per_gpu_hour = f.price.value_or(0.0);
     require_in_range("--pue", f.pue, 1.0, run_limits::max_pue, "must be in [1, 3] (facility / IT energy)");
     q.pue = f.pue;
@@ -79,11 +81,10 @@ inline RunQuery run_query_from_flags(const RunFlags& f, const Gpu& gpu, long lon
         if (!(q.power_per_gpu.value() >= 1.0 && q.power_per_gpu.value() <= 1e6))
             reject("--power", *f.power, "must be in [1 W, 1 MW]");
     }
-    const bool checkpoint_flags = f.checkpoint_write || f.checkpoint_bandwidth || f.restart || f.snapshot ||
-                                  f.interval || f.async;
+    const bool checkpoint_flags =
+        f.checkpoint_write || f.checkpoint_bandwidth || f.restart || f.snapshot || f.interval || f.async;
     if (!f.mtbf) {
-        if (checkpoint_flags)
-            throw napkin::invalid_argument("the checkpoint flags model failures: give --mtbf too");
+        if (checkpoint_flags) throw napkin::invalid_argument("the checkpoint flags model failures: give --mtbf too");
         return q;
     }
     q.gpu_mtbf = time_flag("--mtbf", f.mtbf, true);
@@ -125,8 +126,8 @@ inline double run_steps(const RunFlags& f, Tokens per_step) {
 inline RunCost run_of(const RunFlags& f, RunQuery q, double steps, Seconds step) {
     q.useful = step * steps;
     if (q.useful.value() > run_limits::longest_s)
-        throw napkin::invalid_argument("--train-tokens/--steps: the run would take " + format_fixed(q.useful.value(), 0) +
-                                       " s, beyond 1e12 s");
+        throw napkin::invalid_argument("--train-tokens/--steps: the run would take " +
+                                       format_fixed(q.useful.value(), 0) + " s, beyond 1e12 s");
     try {
         return run_cost(q);
     } catch (const napkin::invalid_argument& e) {

@@ -87,12 +87,12 @@ inline constexpr double longest_s = 1e12;  // about 31,700 years: any time beyon
 }
 
 // The facility's power: GPUs × power per GPU × PUE (The Green Grid WP#49).
-[[nodiscard]] constexpr Watts facility_power(long long gpus, Watts per_gpu, double pue) {
+[[nodiscard]] constexpr Watts facility_power(long long gpus, const Watts& per_gpu, double pue) {
     return per_gpu * count(gpus) * pue;
 }
 
 // Energy: the facility's power for the wall time, GPUs × W × s × PUE.
-[[nodiscard]] constexpr Joules run_energy(long long gpus, Watts per_gpu, double pue, Seconds wall) {
+[[nodiscard]] constexpr Joules run_energy(long long gpus, const Watts& per_gpu, double pue, Seconds wall) {
     return facility_power(gpus, per_gpu, pue) * wall;
 }
 
@@ -118,9 +118,9 @@ struct Checkpointing {
 
 struct RunQuery {
     long long gpus = 0;
-    Seconds useful{};          // steps × step time: the run without failures
-    Seconds gpu_mtbf{};        // per GPU; 0: no failures modelled
-    Checkpointing checkpoint{};  // with gpu_mtbf only
+    Seconds useful{};               // steps × step time: the run without failures
+    Seconds gpu_mtbf{};             // per GPU; 0: no failures modelled
+    Checkpointing checkpoint{};     // with gpu_mtbf only
     double usd_per_gpu_hour = 0.0;  // 0: not priced
     Watts power_per_gpu{};          // 0: no energy
     double pue = 1.0;
@@ -141,8 +141,10 @@ struct RunCost {
 
 namespace detail {
 constexpr void check_time(std::string_view what, Seconds t, bool positive) {
-    if (positive) require_positive(what, t.value());
-    else require_non_negative(what, t.value());
+    if (positive)
+        require_positive(what, t.value());
+    else
+        require_non_negative(what, t.value());
     require(t.value() <= run_limits::longest_s, what, t.value(), "must be at most 1e12 s");
 }
 inline void check(const RunQuery& q) {
@@ -206,13 +208,12 @@ inline void check(const RunQuery& q) {
 // Serving: what a token costs while the GPUs run at a throughput.
 
 // USD per million tokens: GPUs × price / 3,600 / tokens/s × 10⁶.
-[[nodiscard]] constexpr double usd_per_million_tokens(long long gpus, double usd_per_gpu_hour,
-                                                      TokensPerSecond rate) {
+[[nodiscard]] constexpr double usd_per_million_tokens(long long gpus, double usd_per_gpu_hour, TokensPerSecond rate) {
     return count(gpus) * usd_per_gpu_hour / seconds_per_hour / in(rate, units::tokens_per_s) * 1e6;
 }
 
 // Joules per token: GPUs × power / tokens per second.
-[[nodiscard]] constexpr JoulesPerToken joules_per_token(long long gpus, Watts per_gpu, TokensPerSecond rate) {
+[[nodiscard]] constexpr JoulesPerToken joules_per_token(long long gpus, const Watts& per_gpu, TokensPerSecond rate) {
     return per_gpu * count(gpus) / rate;
 }
 

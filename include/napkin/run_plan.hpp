@@ -43,10 +43,14 @@ struct RunCandidate {
 [[nodiscard]] inline bool ranks_before(const RunCandidate& a, const RunCandidate& b, RunObjective o) {
     const auto key = [o](const RunCandidate& c) {
         switch (o) {
-            case RunObjective::time: return c.run.wall.value();
-            case RunObjective::cost: return c.run.cost_usd;
-            case RunObjective::energy: return c.run.energy.value();
-            case RunObjective::goodput: return -c.run.goodput;
+            case RunObjective::time:
+                return c.run.wall.value();
+            case RunObjective::cost:
+                return c.run.cost_usd;
+            case RunObjective::energy:
+                return c.run.energy.value();
+            case RunObjective::goodput:
+                return -c.run.goodput;
         }
         return 0.0;
     };

@@ -50,9 +50,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
     try {
         const nlohmann::json j = nlohmann::json::parse(text);
-        if (reader == 0) read_times(j);
-        else if (reader == 1) read_reference(j);
-        else read_profile(j);
+        if (reader == 0)
+            read_times(j);
+        else if (reader == 1)
+            read_reference(j);
+        else
+            read_profile(j);
     } catch (const napkin::invalid_argument& e) {
         check_message(e.what());
     } catch (const nlohmann::json::exception&) {

@@ -51,7 +51,9 @@ TEST_SUITE("run_cost") {
 
     TEST_CASE("with failures: W = U (1 + δ/τ) / (1 − (τ/2 + R)/M), goodput U/W, failures W/M") {
         // 1,000 GPUs of MTBF 1e7 s: the job's M = 10,000 s; δ = 60 s, R = 600 s, τ = 1,000 s given.
-        const RunQuery q{.gpus = 1000, .useful = seconds(1e6), .gpu_mtbf = seconds(1e7),
+        const RunQuery q{.gpus = 1000,
+                         .useful = seconds(1e6),
+                         .gpu_mtbf = seconds(1e7),
                          .checkpoint = {.write = seconds(60), .restart = seconds(600), .interval = seconds(1000)},
                          .usd_per_gpu_hour = 2.0};
         const RunCost r = run_cost(q);
@@ -65,7 +67,9 @@ TEST_SUITE("run_cost") {
 
     TEST_CASE("goodput falls as the MTBF falls and as the restart grows") {
         const auto at = [](double gpu_mtbf_s, double restart_s) {
-            return run_cost({.gpus = 1024, .useful = seconds(1e6), .gpu_mtbf = seconds(gpu_mtbf_s),
+            return run_cost({.gpus = 1024,
+                             .useful = seconds(1e6),
+                             .gpu_mtbf = seconds(gpu_mtbf_s),
                              .checkpoint = {.write = seconds(60), .restart = seconds(restart_s)}})
                 .goodput;
         };
@@ -76,7 +80,8 @@ TEST_SUITE("run_cost") {
     }
 
     TEST_CASE("Llama 3's failure rate, 60 s checkpoints, 10 min restarts: goodput 85-97 % (the paper: > 90 %)") {
-        const RunCost r = run_cost({.gpus = llama3_gpus, .useful = quantity(54.0 * 24.0, units::hours),
+        const RunCost r = run_cost({.gpus = llama3_gpus,
+                                    .useful = quantity(54.0 * 24.0, units::hours),
                                     .gpu_mtbf = llama3_gpu_mtbf,
                                     .checkpoint = {.write = seconds(60), .restart = seconds(600)}});
         CHECK(r.goodput >= 0.85);
@@ -87,7 +92,9 @@ TEST_SUITE("run_cost") {
     }
 
     TEST_CASE("an asynchronous checkpoint blocks for its snapshot only, and is lost while it is written") {
-        const RunQuery sync{.gpus = llama3_gpus, .useful = seconds(1e6), .gpu_mtbf = llama3_gpu_mtbf,
+        const RunQuery sync{.gpus = llama3_gpus,
+                            .useful = seconds(1e6),
+                            .gpu_mtbf = llama3_gpu_mtbf,
                             .checkpoint = {.write = seconds(60), .restart = seconds(600)}};
         RunQuery async = sync;
         async.checkpoint.asynchronous = true;
@@ -102,7 +109,9 @@ TEST_SUITE("run_cost") {
     }
 
     TEST_CASE("a job that fails faster than it recovers is rejected, not an infinite time") {
-        CHECK_THROWS_WITH_AS((void)run_cost({.gpus = 16384, .useful = seconds(1e6), .gpu_mtbf = seconds(16384.0 * 500),
+        CHECK_THROWS_WITH_AS((void)run_cost({.gpus = 16384,
+                                             .useful = seconds(1e6),
+                                             .gpu_mtbf = seconds(16384.0 * 500),
                                              .checkpoint = {.write = seconds(60), .restart = seconds(600)}}),
                              doctest::Contains("RunQuery.gpu_mtbf (s) = 8192000: is too short"),
                              napkin::invalid_argument);

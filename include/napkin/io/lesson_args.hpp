@@ -26,9 +26,12 @@ inline std::string lesson_args(int argc, char** argv, std::string_view name, std
                         writes_files ? " [--out DIR]   (default: <temp>/napkin/<example>)" : "");
             std::exit(0);
         }
-        if (writes_files && arg == "--out" && i + 1 < argc) out = argv[++i];
-        else if (writes_files && arg.starts_with("--out=")) out = arg.substr(6);
-        else if (writes_files && !arg.starts_with("-") && out.empty()) out = arg;
+        if (writes_files && arg == "--out" && i + 1 < argc)
+            out = argv[++i];
+        else if (writes_files && arg.starts_with("--out="))
+            out = arg.substr(6);
+        else if (writes_files && !arg.starts_with("-") && out.empty())
+            out = arg;
         else {
             std::fprintf(stderr, "%.*s: error: unexpected argument \"%s\" (--help)\n", static_cast<int>(name.size()),
                          name.data(), arg.c_str());
