@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace napkin {
@@ -125,6 +126,16 @@ constexpr void for_each_setting(const MeasuredRun& run, F&& f) {
 [[nodiscard]] constexpr Seconds step_from_flops_per_gpu(Flops counted, double tflops_per_gpu, long long gpu_count) {
     require_positive("TFLOP/s per GPU", tflops_per_gpu);
     return counted / (teraflops_per_second(tflops_per_gpu) * count(gpu_count));
+}
+
+// A source as a table names it: the repository without its commit and the
+// place in it ("NVIDIA/Megatron-LM @ f2e5…, README weak-scaling table" →
+// "NVIDIA/Megatron-LM, README weak-scaling table"); a paper's citation as is.
+[[nodiscard]] inline std::string source_title(std::string_view source) {
+    const auto at = source.find(" @ ");
+    if (at == std::string_view::npos) return std::string(source);
+    const auto rest = source.find(", ", at);
+    return std::string(source.substr(0, at)) + (rest == std::string_view::npos ? "" : std::string(source.substr(rest)));
 }
 
 }  // namespace napkin

@@ -4,6 +4,8 @@
 #include <napkin/catalog/models.hpp>
 #include <napkin/memory_as_run.hpp>
 
+#include "support.hpp"
+
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
@@ -219,25 +221,8 @@ TEST_SUITE("memory_as_run") {
     TEST_CASE("the README's memory validation table is the one memory_errors gives") {
         const MemoryTable t = read_memory_table();
         const std::string table = validation_table(t, memory_errors(t.rows));
-        const std::string path = NAPKIN_TEST_DATA_DIR "/../../README.md";
-        std::ifstream in(path);
-        REQUIRE(in.good());
-        std::stringstream buf;
-        buf << in.rdbuf();
-        std::string readme = buf.str();
-        const std::string begin = "<!-- memory-validation:begin -->\n";
-        const std::string end = "<!-- memory-validation:end -->";
-        const auto b = readme.find(begin);
-        const auto e = readme.find(end);
-        REQUIRE(b != std::string::npos);
-        REQUIRE(e != std::string::npos);
-        const std::string current = readme.substr(b + begin.size(), e - b - begin.size());
-        if (std::getenv("NAPKIN_WRITE_README") != nullptr && current != table) {
-            readme.replace(b + begin.size(), e - b - begin.size(), table);
-            std::ofstream(path) << readme;
-            MESSAGE("README.md's memory validation table rewritten");
-            return;
-        }
-        CHECK(current == table);
+        const test::ReadmeBlock block = test::readme_block("memory-validation", table);
+        REQUIRE(block.found);
+        CHECK(block.current == table);
     }
 }

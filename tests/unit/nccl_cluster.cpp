@@ -4,6 +4,8 @@
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/nccl_cluster.hpp>
 
+#include "support.hpp"
+
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
@@ -413,25 +415,8 @@ TEST_SUITE("nccl_cluster") {
 
     TEST_CASE("the README's collectives validation table is the one the fit gives") {
         const std::string table = validation_table(read_collectives());
-        const std::string path = NAPKIN_TEST_DATA_DIR "/../../README.md";
-        std::ifstream in(path);
-        REQUIRE(in.good());
-        std::stringstream buf;
-        buf << in.rdbuf();
-        std::string readme = buf.str();
-        const std::string begin = "<!-- collectives-validation:begin -->\n";
-        const std::string end = "<!-- collectives-validation:end -->";
-        const auto b = readme.find(begin);
-        const auto e = readme.find(end);
-        REQUIRE(b != std::string::npos);
-        REQUIRE(e != std::string::npos);
-        const std::string current = readme.substr(b + begin.size(), e - b - begin.size());
-        if (std::getenv("NAPKIN_WRITE_README") != nullptr && current != table) {
-            readme.replace(b + begin.size(), e - b - begin.size(), table);
-            std::ofstream(path) << readme;
-            MESSAGE("README.md's collectives validation table rewritten");
-            return;
-        }
-        CHECK(current == table);
+        const test::ReadmeBlock block = test::readme_block("collectives-validation", table);
+        REQUIRE(block.found);
+        CHECK(block.current == table);
     }
 }

@@ -3,6 +3,9 @@
 
 #include <napkin/error.hpp>
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace napkin::test {
@@ -15,6 +18,35 @@ inline std::string error_of(auto&& call) {
         return e.what();
     }
     return "(no error)";
+}
+
+// The README's text between "<!-- NAME:begin -->" and "<!-- NAME:end -->", or
+// nullopt-like "" with `found` false when a marker is missing. With
+// NAPKIN_WRITE_README set, a block that differs from `generated` is rewritten
+// (and reported as equal); the caller CHECKs the two are the same.
+struct ReadmeBlock {
+    bool found = false;
+    std::string current;
+};
+inline ReadmeBlock readme_block(const std::string& name, const std::string& generated) {
+    const std::string path = NAPKIN_TEST_DATA_DIR "/../../README.md";
+    std::ifstream in(path);
+    if (!in.good()) return {};
+    std::stringstream buf;
+    buf << in.rdbuf();
+    std::string readme = buf.str();
+    const std::string begin = "<!-- " + name + ":begin -->\n";
+    const std::string end = "<!-- " + name + ":end -->";
+    const auto b = readme.find(begin);
+    const auto e = readme.find(end);
+    if (b == std::string::npos || e == std::string::npos || e < b) return {};
+    const std::string current = readme.substr(b + begin.size(), e - b - begin.size());
+    if (std::getenv("NAPKIN_WRITE_README") != nullptr && current != generated) {
+        readme.replace(b + begin.size(), e - b - begin.size(), generated);
+        std::ofstream(path) << readme;
+        return {true, generated};
+    }
+    return {true, current};
 }
 
 }  // namespace napkin::test
