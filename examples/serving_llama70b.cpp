@@ -27,12 +27,15 @@ int main(int argc, char** argv) {
     const Gpu& gpu = catalog::h100_sxm;
     const Link& link = catalog::nvlink4;
     const ServingLayout layout{.tp = 8};
+    // The lesson's roofline: data-sheet bandwidth and peak, no engine overhead
+    // (napkin serve's default prices the same passes at measured kernel rates).
+    const ServingSetup lesson{.profile = roofline_serving};
 
     std::printf("# Serving %s on %lld x %s (tensor-parallel %lld, %s)\n\n", std::string(model.name).c_str(),
                 layout.gpus(), std::string(gpu.name).c_str(), layout.tp, std::string(link.name).c_str());
 
     // 1. One sequence, no context yet.
-    const DecodeStep one = decode_step(model, gpu, link, layout, {1, tokens(0)});
+    const DecodeStep one = decode_step(model, gpu, link, layout, {1, tokens(0)}, lesson);
     const double ridge = gpu.peak_flops.value() / gpu.memory_bandwidth.value();
     std::printf("## 1. Decoding reads every weight for one token\n");
     std::printf("Each GPU reads its %s of weights per step: %s at %s. The matrix work is 2 FLOPs per weight per\n"
@@ -50,13 +53,13 @@ int main(int argc, char** argv) {
                 to_string(kv_cache_per_token(model, 2.0) * tokens(1) / kv_share(model, layout)).c_str());
     for (double context : {1024.0, 4096.0, 8192.0}) {
         long long b = 1;
-        while (decode_step(model, gpu, link, layout, {b, tokens(context)}).kv_read <
-               decode_step(model, gpu, link, layout, {b, tokens(context)}).weights_read)
+        while (decode_step(model, gpu, link, layout, {b, tokens(context)}, lesson).kv_read <
+               decode_step(model, gpu, link, layout, {b, tokens(context)}, lesson).weights_read)
             ++b;
         std::printf("at %5.0f tokens of context the cache reads overtake the weight reads at %3lld sequences\n",
                     context, b);
     }
-    const DecodeStep chats = decode_step(model, gpu, link, layout, {178, tokens(8192)});
+    const DecodeStep chats = decode_step(model, gpu, link, layout, {178, tokens(8192)}, lesson);
     std::printf("178 chats at 8,192 tokens: weights %s, KV cache %s per step.\n\n", to_string(chats.weights_read).c_str(),
                 to_string(chats.kv_read).c_str());
 
@@ -65,7 +68,7 @@ int main(int argc, char** argv) {
     for (double context : {128.0, 512.0, 1024.0, 4096.0}) {
         const long long most = max_concurrency(model, gpu, layout, static_cast<long long>(context) + 1);
         long long b = 1;
-        while (b <= most && decode_step(model, gpu, link, layout, {b, tokens(context)}).memory_bound()) ++b;
+        while (b <= most && decode_step(model, gpu, link, layout, {b, tokens(context)}, lesson).memory_bound()) ++b;
         if (b <= most)
             std::printf("at %5.0f tokens of context: compute-bound from %lld sequences\n", context, b);
         else
@@ -76,7 +79,7 @@ int main(int argc, char** argv) {
                 ridge);
 
     // 4. Prefill against decode.
-    const PrefillTime prefill = prefill_time(model, gpu, link, layout, 1, 4096);
+    const PrefillTime prefill = prefill_time(model, gpu, link, layout, 1, 4096, lesson);
     std::printf("## 4. Prefill against decode\n");
     std::printf("A 4,096-token prompt in one pass: %s (compute %s + communication %s): %.0f tokens/s,\n"
                 "against %.0f tokens/s decoding one sequence. Prefill reads the weights once for 4,096 tokens:\n"
@@ -91,7 +94,7 @@ int main(int argc, char** argv) {
     std::vector<long long> ns;
     for (long long n = 1; n < most; n *= 2) ns.push_back(n);
     ns.push_back(most);
-    const std::vector<ServingEstimate> rows = serving_sweep(model, gpu, link, layout, chat, ns);
+    const std::vector<ServingEstimate> rows = serving_sweep(model, gpu, link, layout, chat, ns, lesson);
     std::printf("## 5. The throughput-latency frontier (continuous batching, 2,048 in, 512 out)\n");
     std::printf("| N | TTFT | TPOT | tokens/s | per GPU | per user |\n|---|---|---|---|---|---|\n");
     std::vector<std::string> labels;

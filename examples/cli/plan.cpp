@@ -719,7 +719,7 @@ std::optional<ServingPlan> plan_serving_from_flags(const Options& o, const Trans
     if (!weights) reject("--weight-dtype", o.weight_dtype, "must be bf16, fp16, fp8, int8 or int4");
     if (*weights == WeightDType::fp8 && !has_fp8(gpu))
         reject("--weight-dtype", o.weight_dtype,
-               std::string(gpu.name) + " has no FP8 tensor cores (Hopper or Blackwell only); use bf16, int8 or int4");
+               std::string(gpu.name) + " has no FP8 tensor cores (its data sheet gives no FP8 rate); use bf16, int8 or int4");
     const auto kv = parse_kv_dtype(o.kv_dtype);
     if (!kv) reject("--kv-dtype", o.kv_dtype, "must be bf16 or fp8");
     setup.weights = *weights;

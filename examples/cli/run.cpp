@@ -40,7 +40,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& groups() {
         {"pipeline", {"bubble", "schedule"}},
         {"training", {"train"}},
         {"planning", {"plan", "plan-inference"}},
-        {"calibration", {"calibrate"}},
+        {"calibration", {"calibrate", "calibrate-training", "calibrate-serving"}},
         {"catalog", {"list", "show"}},
     };
     return all;

@@ -2,6 +2,7 @@
 // end-to-end latency, throughput and memory of N chats, and the
 // throughput–latency frontier over a sweep of concurrencies.
 #include "command.hpp"
+#include "serving_profile.hpp"
 #include "common.hpp"
 
 #include <napkin/io/svg.hpp>
@@ -62,10 +63,11 @@ nlohmann::json estimate_json(const ServingEstimate& e) {
               {"tp_s", s.tp.value()},
               {"pp_s", s.pp.value()},
               {"ep_s", s.ep.value()},
+              {"overhead_s", s.overhead.value()},
               {"total_s", s.total().value()},
               {"memory_bound", s.memory_bound()}}},
             {"prefill", {{"compute_s", e.prefill.compute.value()}, {"comm_s", e.prefill.comm.value()},
-                         {"passes", e.prefill.passes}}}};
+                         {"overhead_s", e.prefill.overhead.value()}, {"passes", e.prefill.passes}}}};
 }
 
 void print_estimate(const ServingEstimate& e) {
@@ -74,12 +76,14 @@ void print_estimate(const ServingEstimate& e) {
     printf_wrapped("memory per GPU: weights %s + KV cache %s + activations %s = %s of %s usable: %s\n",
                 to_string(m.weights).c_str(), to_string(m.kv_cache).c_str(), to_string(m.activations).c_str(),
                 to_string(m.total()).c_str(), to_string(m.usable).c_str(), m.fits() ? "fits" : "does not fit");
-    printf_wrapped("decode step: %s = max(weights %s + KV cache %s, compute %s) + tp %s + pp %s + ep %s (%s)\n",
+    printf_wrapped("decode step: %s = max(weights %s + KV cache %s, compute %s) + tp %s + pp %s + ep %s + engine %s "
+                   "(%s)\n",
                 to_string(s.total()).c_str(), to_string(s.weights_read).c_str(), to_string(s.kv_read).c_str(),
                 to_string(s.compute).c_str(), to_string(s.tp).c_str(), to_string(s.pp).c_str(),
-                to_string(s.ep).c_str(), s.memory_bound() ? "memory-bound" : "compute-bound");
-    printf_wrapped("prefill: %s in %lld pass(es) = compute %s + communication %s\n", to_string(e.prefill.total()).c_str(),
-                e.prefill.passes, to_string(e.prefill.compute).c_str(), to_string(e.prefill.comm).c_str());
+                to_string(s.ep).c_str(), to_string(s.overhead).c_str(), s.memory_bound() ? "memory-bound" : "compute-bound");
+    printf_wrapped("prefill: %s in %lld pass(es) = compute %s + communication %s + engine %s\n",
+                to_string(e.prefill.total()).c_str(), e.prefill.passes, to_string(e.prefill.compute).c_str(),
+                to_string(e.prefill.comm).c_str(), to_string(e.prefill.overhead).c_str());
     printf_wrapped("TTFT %s, TPOT %s, end to end %s\n", to_string(e.ttft).c_str(), to_string(e.tpot).c_str(),
                 to_string(e.e2e).c_str());
     printf_wrapped("output: %.1f tokens/s (%.1f per GPU, %.1f per user), %.3f requests/s\n",
@@ -95,7 +99,7 @@ struct TokenCost {
     std::optional<double> joules_per_output;
 };
 
-TokenCost token_cost(const ServingEstimate& e, std::optional<double> price, Watts power) {
+TokenCost token_cost(const ServingEstimate& e, std::optional<double> price, const Watts& power) {
     TokenCost c;
     const long long gpus = e.layout.gpus();
     const TokensPerSecond input = tokens_per_second(e.requests_per_s.value() * count(e.workload.input_tokens));
@@ -128,6 +132,7 @@ NAPKIN_COMMAND(app) {
         std::optional<std::string> power;
         long long tp = 1, pp = 1, ep = 1;
         std::string weight_dtype = "bf16", kv_dtype = "bf16";
+        std::string kernels = "measured", profile;
         std::optional<long long> input, output, batch, concurrency;
         std::string sweep;
         std::string svg;
@@ -167,8 +172,12 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--gpu-hour-price", o->price,
                     "USD per GPU-hour: gives the USD per million output (and input) tokens");
     sub->add_option("--power", o->power, "power per GPU with its unit, 700W (the catalog's board power): J per token");
+    sub->add_option("--kernels", o->kernels,
+                    "measured (kernel rates and the fitted engine overheads) or roofline (data-sheet peaks, the "
+                    "lesson's closed forms) (measured)");
+    sub->add_option("--profile", o->profile, "serving profile JSON (napkin calibrate-serving)");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
-    sub->callback([o] {
+    sub->callback([o, sub] {
         const std::string ttft_flag = o->ttft ? "--ttft" : "--ttft-ms", tpot_flag = o->tpot ? "--tpot" : "--tpot-ms";
         o->ttft_ms = time_in_ms(o->ttft_ms, o->ttft, "--ttft", "--ttft-ms");
         o->tpot_ms = time_in_ms(o->tpot_ms, o->tpot, "--tpot", "--tpot-ms");
@@ -207,7 +216,7 @@ NAPKIN_COMMAND(app) {
         if (!kv) reject("--kv-dtype", o->kv_dtype, "must be bf16 or fp8");
         if (*weights == WeightDType::fp8 && !has_fp8(gpu))
             reject("--weight-dtype", o->weight_dtype,
-                   std::string(gpu.name) + " has no FP8 tensor cores (Hopper or Blackwell only); use bf16, int8 or int4");
+                   std::string(gpu.name) + " has no FP8 tensor cores (its data sheet gives no FP8 rate); use bf16, int8 or int4");
         require_count("--input-tokens", *o->input, limits::sequence);
         require_count("--output-tokens", *o->output, limits::sequence);
         const long long length = *o->input + *o->output;  // at most 2^41: no overflow
@@ -227,6 +236,13 @@ NAPKIN_COMMAND(app) {
         setup.weights = *weights;
         setup.kv = *kv;
         setup.prefill_chunk = o->prefill_chunk;
+        const auto kernels = parse_kernel_profile(o->kernels);
+        if (!kernels) reject("--kernels", o->kernels, "must be measured or roofline");
+        if (!o->profile.empty() && sub->count("--kernels") > 0)
+            reject("--kernels", o->kernels, "give --kernels or --profile, not both");
+        setup.profile = !o->profile.empty()                 ? read_serving_profile(o->profile)
+                        : *kernels == KernelProfile::roofline ? roofline_serving
+                                                              : default_serving_profile;
         const ServingLayout layout{o->tp, o->pp, o->ep};
         const long long most = max_concurrency(model, gpu, layout, length, setup);
         if (most == 0) {

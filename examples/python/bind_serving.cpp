@@ -83,18 +83,22 @@ void bind_serving(py::module_& m) {
         .quantity("tp", &DecodeStep::tp, Kind::seconds, "tensor-parallel all-reduces")
         .quantity("pp", &DecodeStep::pp, Kind::seconds, "hand-offs between stages")
         .quantity("ep", &DecodeStep::ep, Kind::seconds, "expert-parallel all-to-alls")
+        .quantity("overhead", &DecodeStep::overhead, Kind::seconds, "the engine's, per stage and layer")
         .computed("busy", [](const DecodeStep& s) { return s.busy().value(); }, Kind::seconds,
                   "max(weights_read + kv_read, compute)")
         .computed("communication", [](const DecodeStep& s) { return s.communication().value(); }, Kind::seconds,
                   "tp + pp + ep")
-        .computed("total", [](const DecodeStep& s) { return s.total().value(); }, Kind::seconds, "busy + communication")
+        .computed("total", [](const DecodeStep& s) { return s.total().value(); }, Kind::seconds,
+                  "busy + communication + overhead")
         .computed("memory_bound", &DecodeStep::memory_bound, Kind::plain, "reading outlasts computing")
         .finish();
     Struct<PrefillTime>(m, "PrefillTime", "The prompt's forward pass (seconds).")
         .value("passes", &PrefillTime::passes, "chunks")
         .quantity("compute", &PrefillTime::compute, Kind::seconds, "the passes' rooflines, stages in turn")
         .quantity("comm", &PrefillTime::comm, Kind::seconds, "their collectives and hand-offs")
-        .computed("total", [](const PrefillTime& p) { return p.total().value(); }, Kind::seconds, "compute + comm")
+        .quantity("overhead", &PrefillTime::overhead, Kind::seconds, "the engine's, per pass")
+        .computed("total", [](const PrefillTime& p) { return p.total().value(); }, Kind::seconds,
+                  "compute + comm + overhead")
         .finish();
     const auto requests = per_second_field(&ServingEstimate::requests_per_s);
     Struct<ServingEstimate>(m, "ServingEstimate", "evaluate_serving's answer (seconds, tokens/s).")

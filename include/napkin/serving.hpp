@@ -18,15 +18,22 @@
 // all-to-alls per layer (dispatch and combine; the data-parallel-attention,
 // expert-parallel layout of DeepSeek-V3, arXiv 2412.19437, Sec. 3.4.2).
 //
-// Every time is a roofline: the longer of the bytes a GPU moves over its memory
-// bandwidth and the FLOPs over its peak (Williams et al. 2009, "Roofline", CACM
-// 52(4)). `roofline` is the one seam where a finer GEMM model can replace it.
+// Every pass is priced through the kernel layer (napkin/kernels.hpp): the
+// longer of the bytes a GPU moves and the FLOPs it does (Williams et al. 2009,
+// "Roofline", CACM 52(4)), each at the rate the ServingProfile's kernels reach —
+// under `roofline_serving` the data sheet's bandwidth and peak (the lesson's
+// closed forms, exactly), under `measured` the achieved HBM bandwidth, the
+// best GEMM's share of the peak, flash and paged decode attention's measured
+// rates — plus what an engine spends per forward pass beyond its kernels
+// (scheduling, sampling, the kernels' launches), fitted to the published
+// serving benchmarks (tests/unit/serving_validation.cpp).
 #pragma once
 
 #include <napkin/collectives.hpp>
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
 #include <napkin/inference.hpp>
+#include <napkin/kernels.hpp>
 #include <napkin/model.hpp>
 #include <napkin/units.hpp>
 
@@ -51,11 +58,16 @@ enum class KvDType { bf16, fp8 };
 
 [[nodiscard]] constexpr std::string_view to_string(WeightDType d) {
     switch (d) {
-        case WeightDType::bf16: return "bf16";
-        case WeightDType::fp16: return "fp16";
-        case WeightDType::fp8: return "fp8";
-        case WeightDType::int8: return "int8";
-        case WeightDType::int4: return "int4";
+        case WeightDType::bf16:
+            return "bf16";
+        case WeightDType::fp16:
+            return "fp16";
+        case WeightDType::fp8:
+            return "fp8";
+        case WeightDType::int8:
+            return "int8";
+        case WeightDType::int4:
+            return "int4";
     }
     return "?";
 }
@@ -84,10 +96,14 @@ inline constexpr double quantization_scale_bytes = 2.0;
 [[nodiscard]] constexpr double bytes_per_weight(WeightDType d) {
     switch (d) {
         case WeightDType::bf16:
-        case WeightDType::fp16: return 2.0;
-        case WeightDType::fp8: return 1.0;
-        case WeightDType::int8: return 1.0 + quantization_scale_bytes / quantization_group;  // 1.015625
-        case WeightDType::int4: return 0.5 + quantization_scale_bytes / quantization_group;  // 0.515625
+        case WeightDType::fp16:
+            return 2.0;
+        case WeightDType::fp8:
+            return 1.0;
+        case WeightDType::int8:
+            return 1.0 + quantization_scale_bytes / quantization_group;  // 1.015625
+        case WeightDType::int4:
+            return 0.5 + quantization_scale_bytes / quantization_group;  // 0.515625
     }
     return 2.0;
 }
@@ -95,25 +111,42 @@ inline constexpr double quantization_scale_bytes = 2.0;
 // KV cache values: 16-bit, or FP8 (vLLM's fp8 KV cache, one scale per tensor).
 [[nodiscard]] constexpr double bytes_per_kv_value(KvDType d) { return d == KvDType::bf16 ? 2.0 : 1.0; }
 
-// Which GPUs compute in FP8. Gpu does not carry an FP8 peak yet, so the rule is
-// by catalog name, in this one function: Hopper (H100, H200, GH200) and
-// Blackwell (B200) have FP8 tensor cores at twice the dense 16-bit rate (H100
-// SXM data sheet: 1,979 vs 989 TFLOP/s dense; DGX B200 data sheet: 4.5 vs 2.25
-// PFLOP/s per GPU); Ampere (A100 data sheet: TF32, BF16, FP16, INT8, INT4) and
-// a GPU given inline do not. Conservative: an unknown GPU has no FP8.
-[[nodiscard]] constexpr bool has_fp8(const Gpu& gpu) {
-    for (std::string_view prefix : {"h100", "h200", "gh200", "b200"})
-        if (gpu.name.starts_with(prefix)) return true;
-    return false;
-}
+// Which GPUs compute in FP8: those whose data sheet gives a dense FP8 tensor
+// rate (Gpu::fp8_flops: Hopper, Blackwell, MI300X and MI325X in the catalog;
+// Ampere's data sheet lists TF32, BF16, FP16, INT8 and INT4, no FP8).
+[[nodiscard]] constexpr bool has_fp8(const Gpu& gpu) { return gpu.fp8_flops.value() > 0.0; }
 
 // The matrix throughput a weight format runs at. FP8 weights run W8A8 on FP8
 // tensor cores; INT8 and INT4 are weight-only (W8A16, W4A16): the kernels
 // dequantize to 16 bit before the multiply (AWQ Sec. 4; TensorRT-LLM's
 // weight-only GEMMs), so they run at the 16-bit peak on any GPU.
 [[nodiscard]] constexpr FlopsPerSecond serving_peak(const Gpu& gpu, WeightDType d) {
-    return d == WeightDType::fp8 ? 2.0 * gpu.peak_flops : gpu.peak_flops;
+    return d == WeightDType::fp8 ? gpu.fp8_flops : gpu.peak_flops;
 }
+// The GEMMs' precision on the kernel layer: FP8 weights in FP8, the rest in 16 bit.
+[[nodiscard]] constexpr DType gemm_precision(WeightDType d) { return d == WeightDType::fp8 ? DType::fp8 : DType::bf16; }
+
+// How an engine's passes are priced: the kernel layer's ceilings, and what the
+// engine spends per forward pass (a decode step or a prefill chunk) beyond its
+// kernels — once per pipeline stage (the step's scheduling, sampling and
+// hand-back to the host) and once per layer (its kernels' launches and
+// synchronisations; a CUDA graph lowers it, and the fitted value is what the
+// measured engines paid) — and the share of the best GEMM's rate (MAMF's
+// brute-forced best shape) an engine's GEMMs reach at the shapes a batch
+// gives them. All three fitted (default_serving_profile).
+struct ServingProfile {
+    KernelProfile kernels = KernelProfile::measured;
+    Seconds pass_overhead{};
+    Seconds layer_overhead{};
+    double gemm_share = 1.0;
+};
+// The lesson's closed forms: data-sheet peaks and bandwidth, no overhead.
+inline constexpr ServingProfile roofline_serving{KernelProfile::roofline, Seconds{}, Seconds{}, 1.0};
+// The fit to every fixed-batch row of tests/data/measured-serving-runs.json
+// (TensorRT-LLM 0.9 on A100 and H100, LMDeploy on A100): the test
+// "serving validation" recomputes it and writes the README's table.
+inline constexpr ServingProfile default_serving_profile{KernelProfile::measured, seconds(0.0), seconds(92.237e-6),
+                                                        0.7768};
 
 // ---------------------------------------------------------------------------
 // Shapes of a serving run
@@ -141,13 +174,14 @@ struct ServingSetup {
     // Chunked prefill (Agrawal et al. 2024, Sarathi-Serve, arXiv 2403.02310):
     // the prompt in chunks of this many tokens; 0: one pass over the whole prompt.
     long long prefill_chunk = 0;
+    ServingProfile profile = default_serving_profile;
 };
 
 inline constexpr ServingSetup default_serving_setup{};
 
 enum class Batching {
-    continuous,  // iteration-level scheduling (Yu et al. 2022, Orca, OSDI): N sequences always in flight
-    static_batch // a batch of N starts together and ends together
+    continuous,   // iteration-level scheduling (Yu et al. 2022, Orca, OSDI): N sequences always in flight
+    static_batch  // a batch of N starts together and ends together
 };
 
 [[nodiscard]] constexpr std::string_view to_string(Batching b) {
@@ -159,7 +193,7 @@ struct ServingWorkload {
     long long output_tokens = 1;  // O, generated
     long long concurrency = 1;    // N sequences in flight (continuous) or in the batch (static)
     Batching batching = Batching::continuous;
-    PerSecond arrival_rate{};     // requests/s arriving (Poisson) for the queueing term; 0: none
+    PerSecond arrival_rate{};  // requests/s arriving (Poisson) for the queueing term; 0: none
 };
 
 namespace detail {
@@ -179,6 +213,10 @@ constexpr void check_serving_setup(const ServingSetup& s) {
     require_non_negative("ServingSetup.working_tokens", s.working_tokens.value());
     require_non_negative("ServingSetup.working_allowance (bytes)", s.working_allowance.value());
     require_non_negative("prefill chunk (tokens)", count(s.prefill_chunk));
+    require_non_negative("ServingProfile.pass_overhead (s)", s.profile.pass_overhead.value());
+    require_non_negative("ServingProfile.layer_overhead (s)", s.profile.layer_overhead.value());
+    require(s.profile.gemm_share > 0.0 && s.profile.gemm_share <= 1.0, "ServingProfile.gemm_share",
+            s.profile.gemm_share, "must be in (0, 1]");
 }
 // a^n for a whole n ≥ 0 by squaring (constexpr, log n steps).
 [[nodiscard]] constexpr double power(double a, long long n) {
@@ -203,7 +241,8 @@ constexpr void check_serving_setup(const ServingSetup& s) {
 constexpr void require_computable(const Gpu& gpu, WeightDType d) {
     if (d == WeightDType::fp8 && !has_fp8(gpu))
         reject("weight dtype", to_string(d),
-               "needs FP8 tensor cores (Hopper or Blackwell); this GPU has none, use bf16, int8 or int4");
+               "needs FP8 tensor cores (a data-sheet FP8 rate, Gpu::fp8_flops); this GPU has none, use bf16, int8 or "
+               "int4");
 }
 
 // A sequence of `length` tokens within the model's trained context, when known.
@@ -366,10 +405,11 @@ struct DecodeStep {
     Seconds tp;            // all-reduces among the tp GPUs of a stage
     Seconds pp;            // hand-offs between stages
     Seconds ep;            // dispatch and combine all-to-alls among the ep groups
+    Seconds overhead;      // the engine's, per stage and layer (ServingProfile)
     // The roofline of the whole step: reading overlaps computing.
     [[nodiscard]] constexpr Seconds busy() const { return std::max(weights_read + kv_read, compute); }
     [[nodiscard]] constexpr Seconds communication() const { return tp + pp + ep; }
-    [[nodiscard]] constexpr Seconds total() const { return busy() + communication(); }
+    [[nodiscard]] constexpr Seconds total() const { return busy() + communication() + overhead; }
     [[nodiscard]] constexpr bool memory_bound() const { return weights_read + kv_read >= compute; }
 };
 
@@ -384,7 +424,8 @@ struct DecodeStep {
     const double b = bytes_per_weight(d);
     const double experts = count(routed_expert_weights(m));
     const double rest = count(parameter_count(m)) - experts;
-    const double hit = expected_distinct_experts(m.experts, m.experts_per_token, routed * count(l.ep)) / count(m.experts);
+    const double hit =
+        expected_distinct_experts(m.experts, m.experts_per_token, routed * count(l.ep)) / count(m.experts);
     return ceil_whole(bytes(b * (rest / count(l.tp * l.pp) + hit * experts / count(l.gpus()))));
 }
 
@@ -408,6 +449,15 @@ struct DecodeStep {
 }
 
 namespace detail {
+// What one forward pass over every stage costs the engine beyond its kernels.
+[[nodiscard]] constexpr Seconds pass_overhead(const TransformerShape& m, const ServingLayout& l,
+                                              const ServingProfile& p) {
+    return count(l.pp) * p.pass_overhead + count(m.layers) * p.layer_overhead;
+}
+// `bytes` at the share of the data sheet's bandwidth a kernel reaches (1: read_time exactly).
+[[nodiscard]] constexpr Seconds read_at(Bytes bytes, const Gpu& gpu, double share) {
+    return share == 1.0 ? read_time(bytes, gpu) : read_time(bytes, gpu) / share;
+}
 // The policy's latency paid once per call (NCCL's base latency): a
 // point-to-point of nothing costs it plus one step.
 template <CollectivePolicy Collective>
@@ -419,8 +469,9 @@ template <CollectivePolicy Collective>
 constexpr void pass_communication(const TransformerShape& m, const Link& link, const ServingLayout& l, double n,
                                   const ServingSetup& s, const Collective& collective, DecodeStep& step) {
     const Bytes message = hidden_vector(m, s.bytes_per_activation) * tokens(n);
-    step.tp = l.tp == 1 ? Seconds{}
-                        : count(s.all_reduces_per_layer * m.layers) * collective.all_reduce(message, l.tp, link).total();
+    step.tp = l.tp == 1
+                  ? Seconds{}
+                  : count(s.all_reduces_per_layer * m.layers) * collective.all_reduce(message, l.tp, link).total();
     step.pp = count(l.pp - 1) * collective.point_to_point(message, link).total();
     // Each token goes to k experts and comes back: two all-to-alls per MoE
     // layer (none in the dense layers), each rank's buffer k·n hidden vectors
@@ -444,13 +495,30 @@ template <CollectivePolicy Collective = Ring>
                                                const Collective& collective = lesson_collective) {
     const double n = count(batch.sequences);
     const double stages = count(l.pp);
+    const KernelProfile k = s.profile.kernels;
+    const Architecture a = gpu.architecture;
     DecodeStep step;
     step.stages = l.pp;
-    step.weights_read = stages * read_time(weights_read_per_gpu(m, l, s.weights, n), gpu);
-    step.kv_read = stages * read_time(kv_bytes_per_gpu(m, l, s.kv, batch.context, n), gpu);
-    const Flops work = flops(2.0 * count(active_parameter_count(m)) * n) +
-                       attention_flops(m, n * batch.context.value(), n * within_window(m, batch.context.value()));
-    step.compute = stages * (work / count(l.tp * l.pp) / serving_peak(gpu, s.weights));
+    step.weights_read = stages * detail::read_at(weights_read_per_gpu(m, l, s.weights, n), gpu, hbm_share(a, k));
+    // Paged decode attention reaches its measured share of the bandwidth for the
+    // cached tokens it reads, all of the group's sequences together (FlashInfer's
+    // rows are one sequence: the kernel's work is the tokens it reads).
+    const double cached = n * batch.context.value();
+    step.kv_read = stages * detail::read_at(kv_bytes_per_gpu(m, l, s.kv, batch.context, n), gpu,
+                                            cached > 0.0 ? decode_attention_share(a, cached, k) : 1.0);
+    const Flops gemms = flops(2.0 * count(active_parameter_count(m)) * n);
+    const Flops attention = attention_flops(m, n * batch.context.value(), n * within_window(m, batch.context.value()));
+    const double gpus = count(l.tp * l.pp);
+    if (k == KernelProfile::roofline) {
+        step.compute = stages * ((gemms + attention) / gpus / serving_peak(gpu, s.weights));
+    } else {
+        // The GEMMs at the best GEMM's share of their precision's peak, attention in 16 bit.
+        const FlopsPerSecond gemm_rate =
+            serving_peak(gpu, s.weights) * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share;
+        const FlopsPerSecond attention_rate = gpu.peak_flops * gemm_ceiling(a, DType::bf16, k);
+        step.compute = stages * (gemms / gpus / gemm_rate + attention / gpus / attention_rate);
+    }
+    step.overhead = detail::pass_overhead(m, l, s.profile);
     detail::pass_communication(m, link, l, n, s, collective, step);
     return step;
 }
@@ -462,7 +530,8 @@ struct PrefillTime {
     long long passes = 1;  // chunks
     Seconds compute;       // the passes' rooflines, stages in turn
     Seconds comm;          // their all-reduces, hand-offs and all-to-alls
-    [[nodiscard]] constexpr Seconds total() const { return compute + comm; }
+    Seconds overhead;      // the engine's, per pass (ServingProfile)
+    [[nodiscard]] constexpr Seconds total() const { return compute + comm + overhead; }
 };
 
 // The forward pass over `prompts` prompts of `input` tokens each, in chunks of
@@ -482,21 +551,32 @@ template <CollectivePolicy Collective = Ring>
     require_at_least_one("input tokens", input);
     const long long chunk = s.prefill_chunk == 0 ? input : std::min(s.prefill_chunk, input);
     const FlopsPerSecond peak = serving_peak(gpu, s.weights);
+    const KernelProfile k = s.profile.kernels;
+    const Architecture a = gpu.architecture;
     const double b = count(prompts);
-    PrefillTime result{0, {}, {}};
+    const double gpus = count(l.tp * l.pp);
+    PrefillTime result{0, {}, {}, {}};
     for (long long done = 0; done < input; done += chunk) {
         const double c = count(std::min(chunk, input - done));
         const double p = count(done);
         const Bytes traffic =
             weights_read_per_gpu(m, l, s.weights, b * c) + kv_bytes_per_gpu(m, l, s.kv, tokens(p + c), b);
-        const Flops work = flops(2.0 * count(active_parameter_count(m)) * b * c) +
-                           attention_flops(m, b * (c * p + c * (c + 1.0) / 2.0),
-                                           b * windowed_positions(m, p + 1.0, p + c));
-        const ServingRoofline pass{read_time(traffic, gpu), work / count(l.tp * l.pp) / peak};
+        const Flops gemms = flops(2.0 * count(active_parameter_count(m)) * b * c);
+        const Flops attention =
+            attention_flops(m, b * (c * p + c * (c + 1.0) / 2.0), b * windowed_positions(m, p + 1.0, p + c));
+        // Roofline: every FLOP at the peak. Measured: the GEMMs at the best GEMM's share,
+        // flash attention at its rate for p + c keys (kernels/attention.hpp), in 16 bit.
+        const Seconds math =
+            k == KernelProfile::roofline
+                ? (gemms + attention) / gpus / peak
+                : gemms / gpus / (peak * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share) +
+                      attention / gpus / (gpu.peak_flops * flash_attention_share(a, p + c, k));
+        const ServingRoofline pass{detail::read_at(traffic, gpu, hbm_share(a, k)), math};
         DecodeStep comm;
         detail::pass_communication(m, link, l, b * c, s, collective, comm);
         result.compute += count(l.pp) * pass.time();
         result.comm += comm.communication();
+        result.overhead += detail::pass_overhead(m, l, s.profile);
         ++result.passes;
     }
     return result;
@@ -510,12 +590,12 @@ struct ServingEstimate {
     ServingWorkload workload;
     ServingMemory memory;
     long long max_concurrency = 0;
-    DecodeStep step;       // at the mean context of the decode steps
-    PrefillTime prefill;   // one prompt (continuous) or the whole batch (static)
-    Seconds queue;         // waiting for a slot at the arrival rate (M/D/1)
-    Seconds ttft;          // time to first token
-    Seconds tpot;          // time per output token, steady state
-    Seconds e2e;           // first request byte to last token
+    DecodeStep step;      // at the mean context of the decode steps
+    PrefillTime prefill;  // one prompt (continuous) or the whole batch (static)
+    Seconds queue;        // waiting for a slot at the arrival rate (M/D/1)
+    Seconds ttft;         // time to first token
+    Seconds tpot;         // time per output token, steady state
+    Seconds e2e;          // first request byte to last token
     TokensPerSecond output_tokens_per_s;
     TokensPerSecond output_tokens_per_s_per_gpu;
     TokensPerSecond output_tokens_per_s_per_user;
@@ -646,7 +726,7 @@ struct DisaggregatedEstimate {
 };
 
 struct DisaggregationQuery {
-    long long instances = 2;           // copies of the layout in all (≥ 2)
+    long long instances = 2;  // copies of the layout in all (≥ 2)
     long long input_tokens = 1;
     long long output_tokens = 1;
     Seconds ttft_bound = seconds(std::numeric_limits<double>::infinity());
@@ -667,10 +747,9 @@ struct DisaggregationQuery {
 // the bounds: the most goodput (ties: fewer prefill instances); none when no
 // split meets them.
 template <CollectivePolicy Collective = Ring>
-[[nodiscard]] constexpr std::optional<DisaggregatedEstimate>
-best_disaggregation(const TransformerShape& m, const Gpu& gpu, const Link& link, const ServingLayout& l,
-                    const DisaggregationQuery& q, const ServingSetup& s = default_serving_setup,
-                    const Collective& collective = lesson_collective) {
+[[nodiscard]] constexpr std::optional<DisaggregatedEstimate> best_disaggregation(
+    const TransformerShape& m, const Gpu& gpu, const Link& link, const ServingLayout& l, const DisaggregationQuery& q,
+    const ServingSetup& s = default_serving_setup, const Collective& collective = lesson_collective) {
     (void)validated(m);
     (void)validated(gpu);
     (void)validated(link);
@@ -694,7 +773,8 @@ best_disaggregation(const TransformerShape& m, const Gpu& gpu, const Link& link,
     long long best_n = 0;
     Seconds best_step{};
     for (long long n = 1; n <= most; ++n) {
-        const Seconds step = decode_step(m, gpu, link, l, {sequences_per_group(n, l), tokens(ctx)}, s, collective).total();
+        const Seconds step =
+            decode_step(m, gpu, link, l, {sequences_per_group(n, l), tokens(ctx)}, s, collective).total();
         if (step > q.tpot_bound) break;  // the step never shrinks as N grows
         if (best_n == 0 || count(n) / step.value() >= count(best_n) / best_step.value()) {
             best_n = n;

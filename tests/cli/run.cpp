@@ -67,7 +67,8 @@ TEST_SUITE("cli/run") {
 
     TEST_CASE("every subcommand's --help exits 0 in 80 columns") {
         for (const char* sub : {"split", "fewest", "best", "allreduce", "collective", "crossover", "calibrate",
-                                "bubble", "schedule", "train", "plan", "plan-inference", "list"}) {
+                                "bubble", "schedule", "train", "plan", "plan-inference", "list", "calibrate-training",
+                                "calibrate-serving"}) {
             CAPTURE(sub);
             const auto r = run({sub, "--help"});
             CHECK(r.exit_code == 0);

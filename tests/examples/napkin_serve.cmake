@@ -1,9 +1,12 @@
 # napkin serve: the serving model from the command line (numbers derived in tests/unit/serving.cpp).
+# The hand derivations below are the roofline's (--kernels roofline: data-sheet bandwidth and peak, no
+# engine overhead); the default prices the same passes at the kernel layer's measured rates (the last tests).
 set(serve_70b serve --model llama3.1-70b --gpu h100-sxm --tp 8)
 # 178 chats of 4,096 + 4,096 tokens: 17,638,426,624 B of weights, 59,726,888,960 B of KV cache
 # (327,680 B/token x 8,192 x 178 / 8), 1,560,281,088 B of working memory; 179 do not fit.
 napkin_check_output(cli.serve.llama70b_178_chats
   COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 4096 --output-tokens 4096 --concurrency 178 --json
+          --kernels roofline
   EXPECT "\"weights\": 17638426624" "\"kv_cache\": 59726888960" "\"activations\": 1560281088"
          "\"total\": 78925596672" "\"usable\": 79027398246" "\"fits\": true" "\"max_concurrency\": 178"
          "\"weights_read_s\": 0.005265201977" "\"ttft_s\"" "\"tpot_s\"" "\"e2e_s\"" "\"output_tokens_per_s\""
@@ -23,7 +26,7 @@ napkin_check_output(cli.serve.svg
 # 13.94 ms of all 46.7 B weights.
 napkin_check_output(cli.serve.mixtral
   COMMAND $<TARGET_FILE:napkin-cli> serve --model ${CMAKE_CURRENT_SOURCE_DIR}/data/mixtral_8x7b_config.json --gpu h100-sxm
-          --tp 2 --input-tokens 512 --output-tokens 512 --concurrency 1
+          --tp 2 --input-tokens 512 --output-tokens 512 --concurrency 1 --kernels roofline
   EXPECT "weights 3.84 ms")
 napkin_check_output(cli.serve.int4
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu a100-80gb-sxm --weight-dtype int4 --kv-dtype fp8
@@ -79,7 +82,7 @@ napkin_check_output(cli.serve.bad.tp
 napkin_check_output(cli.plan_inference.serving
   COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --link nvlink4 --max-gpus 8
           --tpot-ms 50 --ttft-ms 2000 --input-tokens 2048 --output-tokens 512
-  EXPECT "fastest: t8 x p1 = 8 GPUs" "serving: t4 x p1 x e1 = 4 GPUs at concurrency 152")
+  EXPECT "fastest: t8 x p1 = 8 GPUs" "serving: t4 x p1 x e1 = 4 GPUs at concurrency 80")
 napkin_check_output(cli.plan_inference.serving_json
   COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --link nvlink4 --max-gpus 8
           --tpot-ms 50 --json
@@ -110,7 +113,7 @@ napkin_check_output(cli.serve.bad.arrival_rate
 # At 1 request/s against the 4.6786 requests/s 8 chats complete: ρ = 0.21374, W = ρ/(2(1 − ρ))/μ = 29.05 ms.
 napkin_check_output(cli.serve.queue
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
-          --concurrency 8 --arrival-rate 1 --json
+          --concurrency 8 --arrival-rate 1 --json --kernels roofline
   EXPECT "\"queue_s\": 0.02905" "\"requests_per_s\": 4.6785")
 napkin_check_output(cli.serve.bad.bounds_without_split
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
@@ -125,7 +128,7 @@ napkin_check_output(cli.serve.bad.bounds_without_split
 # 256 x (1 - (31/32)^64) = 222.4 of 256 experts per MoE layer: 17,117,633,536 / 8 + (222.4 / 256) x
 # 653,908,770,816 / 8 = 73,163,675,726 B, / 4.8 TB/s = 15.24 ms.
 set(serve_deepseek serve --model ${CMAKE_CURRENT_SOURCE_DIR}/data/deepseek_v3_config.json --gpu h200-sxm --tp 8
-    --weight-dtype fp8 --input-tokens 1024 --output-tokens 1024 --concurrency 64)
+    --weight-dtype fp8 --input-tokens 1024 --output-tokens 1024 --concurrency 64 --kernels roofline)
 napkin_check_output(cli.serve.deepseek_v3_json
   COMMAND $<TARGET_FILE:napkin-cli> ${serve_deepseek} --json
   EXPECT "\"weights\": 83878300544" "\"kv_cache\": 9210691584" "\"activations\": 1417674752"
@@ -138,3 +141,36 @@ napkin_check_output(cli.serve.deepseek_v3
 napkin_check_output(cli.serve.bad.context_catalog
   COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --input-tokens 130000 --output-tokens 2000 --concurrency 1
   EXPECT "--input-tokens + --output-tokens = 132000: exceeds the model's max_position_embeddings = 131072" EXIT_CODE 2)
+# The default prices the same passes through the kernel layer's measured rates and adds the fitted engine
+# overheads (tests/unit/serving_validation.cpp): Mixtral's one-sequence step reads its weights at the
+# STREAM share of the H100's bandwidth, 3.84 ms x 3,350 / 2,970 = 4.34 ms, and pays 32 layers x 92.24 us
+# = 2.95 ms of engine time; a profile file saying "roofline" is --kernels roofline.
+set(serve_mixtral serve --model ${CMAKE_CURRENT_SOURCE_DIR}/data/mixtral_8x7b_config.json --gpu h100-sxm
+    --tp 2 --input-tokens 512 --output-tokens 512 --concurrency 1)
+napkin_check_output(cli.serve.measured_default
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_mixtral}
+  EXPECT "weights 4.34 ms" "engine 2.95 ms")
+napkin_check_output(cli.serve.profile_roofline
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_mixtral} --profile ${CMAKE_CURRENT_SOURCE_DIR}/data/serving-profile-roofline.json
+  EXPECT "weights 3.84 ms" "engine 0 s")
+napkin_check_output(cli.serve.bad.profile_field
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_mixtral} --profile ${CMAKE_CURRENT_SOURCE_DIR}/data/serving-profile-bad.json
+  EXPECT "unknown field \"launch_us\" (kernels, pass_overhead_us, layer_overhead_us, gemm_share)" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.kernels
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_mixtral} --kernels fast
+  EXPECT "napkin: error: --kernels = \"fast\": must be measured or roofline" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.kernels_and_profile
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_mixtral} --kernels roofline
+          --profile ${CMAKE_CURRENT_SOURCE_DIR}/data/serving-profile-roofline.json
+  EXPECT "napkin: error: --kernels = \"roofline\": give --kernels or --profile, not both" EXIT_CODE 2)
+# calibrate-serving on napkin's own fitting set finds the defaults (92.24 us a layer, GEMMs at 0.7768 of the
+# best GEMM), over its 192 fixed-batch measurements.
+napkin_check_output(cli.calibrate_serving
+  COMMAND $<TARGET_FILE:napkin-cli> calibrate-serving ${CMAKE_CURRENT_SOURCE_DIR}/data/measured-serving-runs.json
+          --cross-validate
+  EXPECT "layer overhead 92.24 us a layer and pass" "GEMM share 0.7768" "over 192 measurements (438 not compared)"
+         "left out (each source): mean |error| 29.2 %")
+napkin_check_output(cli.calibrate_serving.bad_file
+  COMMAND $<TARGET_FILE:napkin-cli> calibrate-serving ${CMAKE_CURRENT_SOURCE_DIR}/data/serving-profile-bad.json
+  EXPECT "napkin: error: RUNS = \"${CMAKE_CURRENT_SOURCE_DIR}/data/serving-profile-bad.json\": must be an object with a \"runs\" array"
+  EXIT_CODE 2)

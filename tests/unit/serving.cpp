@@ -30,6 +30,11 @@ constexpr TransformerShape mixtral = validated(TransformerShape{
     .head_dim = 128, .vocabulary = 32000, .experts = 8, .experts_per_token = 2, .expert_ffn = 14336,
     .max_position_embeddings = 32768});
 
+// The hand derivations below are the roofline's: data-sheet bandwidth and
+// peak, no engine overhead (tests/unit/serving_validation.cpp checks the
+// measured kernels and the fitted overheads).
+constexpr ServingSetup lesson{.profile = roofline_serving};
+
 double ms(Seconds t) { return in(t, units::ms); }
 
 std::string error_of(auto&& f) {
@@ -51,13 +56,13 @@ TEST_SUITE("serving") {
             for (const Link& link : {catalog::nvlink_a100, catalog::pcie_gen4}) {
                 const TokenTime tensor = token_time(m70b, a100, link, {n, Split::tensor, 1});
                 const TokenTime pipeline = token_time(m70b, a100, link, {n, Split::pipeline, 1});
-                CHECK(decode_step(m70b, a100, link, {.tp = n}, one).total() == tensor.total());
-                CHECK(decode_step(m70b, a100, link, {.pp = n}, one).total() == pipeline.total());
-                CHECK(decode_step(m8b, a100, link, {.tp = n}, one).total() ==
+                CHECK(decode_step(m70b, a100, link, {.tp = n}, one, lesson).total() == tensor.total());
+                CHECK(decode_step(m70b, a100, link, {.pp = n}, one, lesson).total() == pipeline.total());
+                CHECK(decode_step(m8b, a100, link, {.tp = n}, one, lesson).total() ==
                       token_time(m8b, a100, link, {n, Split::tensor, 1}).total());
             }
         }
-        CHECK(ms(decode_step(m70b, a100, catalog::nvlink_a100, {.tp = 4}, one).total()) ==
+        CHECK(ms(decode_step(m70b, a100, catalog::nvlink_a100, {.tp = 4}, one, lesson).total()) ==
               doctest::Approx(18.94).epsilon(3e-4));
     }
 
@@ -65,7 +70,7 @@ TEST_SUITE("serving") {
         // weights per GPU: 70,553,706,496 × 2 / 8 = 17,638,426,624 B, / 3.35 TB/s = 5.2652 ms;
         // KV cache: 2·80 layers·8 KV heads·128·2 B = 327,680 B/token; × 8,192 × 178 / 8 KV-head shares
         // = 59,726,888,960 B (55.625 GiB), / 3.35 TB/s = 17.829 ms: the "≥ 17.8 ms".
-        const DecodeStep s = decode_step(m70b, h100, catalog::nvlink4, {.tp = 8}, {178, tokens(8192)});
+        const DecodeStep s = decode_step(m70b, h100, catalog::nvlink4, {.tp = 8}, {178, tokens(8192)}, lesson);
         CHECK(ms(s.weights_read) == doctest::Approx(17'638'426'624.0 / 3.35e9).epsilon(1e-12));
         CHECK(ms(s.kv_read) == doctest::Approx(59'726'888'960.0 / 3.35e9).epsilon(1e-12));
         CHECK(s.kv_read > 3.0 * s.weights_read);
@@ -81,7 +86,7 @@ TEST_SUITE("serving") {
     TEST_CASE("GQA: Llama 3.1 8B (8 KV heads) on 2 H100, 16 sequences at 1,000 tokens") {
         // KV: 2·32·8·128·2 = 131,072 B/token × 1,000 × 16 / 2 = 1,048,576,000 B, / 3.35 TB/s = 0.31301 ms;
         // weights 8,030,261,248 × 2 / 2 = 8,030,261,248 B, / 3.35 TB/s = 2.39709 ms.
-        const DecodeStep s = decode_step(m8b, h100, catalog::nvlink4, {.tp = 2}, {16, tokens(1000)});
+        const DecodeStep s = decode_step(m8b, h100, catalog::nvlink4, {.tp = 2}, {16, tokens(1000)}, lesson);
         CHECK(ms(s.kv_read) == doctest::Approx(1'048'576'000.0 / 3.35e9).epsilon(1e-12));
         CHECK(ms(s.weights_read) == doctest::Approx(8'030'261'248.0 / 3.35e9).epsilon(1e-12));
         // tp = 16 > 8 KV heads: each GPU keeps one head, the share stops at 8.
@@ -91,7 +96,7 @@ TEST_SUITE("serving") {
     TEST_CASE("no GQA: GPT-2 small (12 KV heads of 12) on one A100, 8 sequences at 1,024: the cache outweighs the weights") {
         // KV: 2·12·12·64·2 = 36,864 B/token × 1,024 × 8 = 301,989,888 B, / 2,039 GB/s = 0.148107 ms;
         // weights 124,439,808 × 2 = 248,879,616 B, / 2,039 GB/s = 0.122060 ms.
-        const DecodeStep s = decode_step(catalog::gpt2_small, a100, catalog::nvlink3, {}, {8, tokens(1024)});
+        const DecodeStep s = decode_step(catalog::gpt2_small, a100, catalog::nvlink3, {}, {8, tokens(1024)}, lesson);
         CHECK(ms(s.kv_read) == doctest::Approx(301'989'888.0 / 2.039e9).epsilon(1e-12));
         CHECK(ms(s.weights_read) == doctest::Approx(248'879'616.0 / 2.039e9).epsilon(1e-12));
         CHECK(s.kv_read > s.weights_read);
@@ -125,13 +130,13 @@ TEST_SUITE("serving") {
         // at B = 1 the expected experts are k = 2 of 8, so a GPU reads 12,879,925,248 × 2 / 2 bytes:
         // / 3.35 TB/s = 3.8448 ms, against 46,702,792,704 / 3.35 TB/s = 13.941 ms for every weight (3.63×).
         CHECK(active_parameter_count(mixtral) == 12'879'925'248);
-        const DecodeStep one = decode_step(mixtral, h100, catalog::nvlink4, {.tp = 2}, {1, tokens(0)});
+        const DecodeStep one = decode_step(mixtral, h100, catalog::nvlink4, {.tp = 2}, {1, tokens(0)}, lesson);
         CHECK(ms(one.weights_read) == doctest::Approx(12'879'925'248.0 / 3.35e9).epsilon(1e-12));
         // A batch of 64 hits 8·(1 − (3/4)^64) = 7.99999 experts per layer: nearly every weight.
-        const DecodeStep many = decode_step(mixtral, h100, catalog::nvlink4, {.tp = 2}, {64, tokens(0)});
+        const DecodeStep many = decode_step(mixtral, h100, catalog::nvlink4, {.tp = 2}, {64, tokens(0)}, lesson);
         CHECK(ms(many.weights_read) == doctest::Approx(46'702'792'704.0 / 3.35e9).epsilon(1e-5));
         // Expert parallelism: two groups of tp 2 hold 4 experts each and pay two all-to-alls per layer.
-        const DecodeStep ep = decode_step(mixtral, h100, catalog::nvlink4, {.tp = 2, .ep = 2}, {1, tokens(0)});
+        const DecodeStep ep = decode_step(mixtral, h100, catalog::nvlink4, {.tp = 2, .ep = 2}, {1, tokens(0)}, lesson);
         CHECK(ep.ep > Seconds{});
         CHECK(one.ep == Seconds{});
     }
@@ -164,12 +169,14 @@ TEST_SUITE("serving") {
         CHECK(bytes_per_weight(WeightDType::fp8) == 1.0);
         // 70B in int4 on one GPU: 70,553,706,496 × 0.515625 = 36,379,254,912 B.
         CHECK(serving_weights_per_gpu(m70b, {}, WeightDType::int4).value() == 36'379'254'912.0);
-        ServingSetup fp8kv;
+        ServingSetup fp8kv = lesson;
         fp8kv.kv = KvDType::fp8;
         CHECK(serving_memory(m70b, h100, {.tp = 8}, 10, 8192, fp8kv).kv_cache * 2.0 ==
               serving_memory(m70b, h100, {.tp = 8}, 10, 8192).kv_cache);
-        // FP8 weights compute at twice the 16-bit peak on H100 and are refused on A100.
-        CHECK(serving_peak(h100, WeightDType::fp8) == 2.0 * h100.peak_flops);
+        // FP8 weights compute at the data sheet's dense FP8 rate (H100 SXM: 1,978.9 TFLOP/s) and are
+        // refused on A100, whose data sheet has none.
+        CHECK(serving_peak(h100, WeightDType::fp8) == h100.fp8_flops);
+        CHECK(in(serving_peak(h100, WeightDType::fp8), units::TFLOPps) == doctest::Approx(1978.9));
         CHECK(has_fp8(h100));
         CHECK_FALSE(has_fp8(a100));
     }
@@ -181,7 +188,7 @@ TEST_SUITE("serving") {
         // First step (the running iteration ends): B = 1 at context 2,048 + 256/2 = 2,176, memory-bound:
         // (16,060,522,496 + 131,072·2,176) B / 3.35 TB/s = 4.87932 ms.
         const ServingEstimate e = evaluate_serving(m8b, h100, catalog::nvlink4, {},
-                                                   {.input_tokens = 2048, .output_tokens = 256, .concurrency = 1});
+                                                   {.input_tokens = 2048, .output_tokens = 256, .concurrency = 1}, lesson);
         const double prefill = 33'991'998'570'496.0 / 989e9;
         const double step = (16'060'522'496.0 + 131'072.0 * 2176) / 3.35e9;
         CHECK(ms(e.prefill.total()) == doctest::Approx(prefill).epsilon(1e-12));
@@ -197,8 +204,8 @@ TEST_SUITE("serving") {
     TEST_CASE("static batching: TTFT is the batch's prefill, TPOT one step, e2e TTFT + (O − 1)·TPOT") {
         const ServingEstimate e = evaluate_serving(
             m70b, h100, catalog::nvlink4, {.tp = 8},
-            {.input_tokens = 1024, .output_tokens = 128, .concurrency = 16, .batching = Batching::static_batch});
-        const PrefillTime p = prefill_time(m70b, h100, catalog::nvlink4, {.tp = 8}, 16, 1024);
+            {.input_tokens = 1024, .output_tokens = 128, .concurrency = 16, .batching = Batching::static_batch}, lesson);
+        const PrefillTime p = prefill_time(m70b, h100, catalog::nvlink4, {.tp = 8}, 16, 1024, lesson);
         CHECK(e.ttft == p.total());
         CHECK(e.tpot == e.step.total());
         CHECK(ms(e.e2e) == doctest::Approx(ms(p.total()) + 127 * ms(e.step.total())).epsilon(1e-12));
@@ -207,9 +214,9 @@ TEST_SUITE("serving") {
 
     TEST_CASE("chunked prefill does the same attention work in more passes") {
         // Σ over chunks of c·p + c(c + 1)/2 = I(I + 1)/2, so a compute-bound prompt costs the same FLOPs.
-        ServingSetup chunked;
+        ServingSetup chunked = lesson;
         chunked.prefill_chunk = 2048;
-        const PrefillTime whole = prefill_time(m8b, h100, catalog::nvlink4, {}, 1, 8192);
+        const PrefillTime whole = prefill_time(m8b, h100, catalog::nvlink4, {}, 1, 8192, lesson);
         const PrefillTime parts = prefill_time(m8b, h100, catalog::nvlink4, {}, 1, 8192, chunked);
         CHECK(whole.passes == 1);
         CHECK(parts.passes == 4);
@@ -231,7 +238,7 @@ TEST_SUITE("serving") {
         double last = 0;
         for (long long n = 1; n <= most + 8; ++n) {
             const ServingEstimate e =
-                evaluate_serving(m70b, h100, catalog::nvlink4, l, {.input_tokens = 1024, .output_tokens = 1024, .concurrency = n});
+                evaluate_serving(m70b, h100, catalog::nvlink4, l, {.input_tokens = 1024, .output_tokens = 1024, .concurrency = n}, lesson);
             CHECK(e.memory.fits() == (n <= most));
             if (n <= most) CHECK(e.output_tokens_per_s.value() >= last);
             last = e.output_tokens_per_s.value();
@@ -239,23 +246,23 @@ TEST_SUITE("serving") {
     }
 
     TEST_CASE("bad input: each a one-line error naming the argument and its value") {
-        auto serve = [](ServingWorkload w, const Gpu& gpu = h100, ServingSetup s = {}) {
+        auto serve = [](ServingWorkload w, const Gpu& gpu = h100, ServingSetup s = lesson) {
             return error_of([&] { (void)evaluate_serving(m70b, gpu, catalog::nvlink4, {.tp = 8}, w, s); });
         };
         CHECK(serve({.input_tokens = 16, .output_tokens = 16, .concurrency = 0}) == "concurrency = 0: must be at least 1");
         CHECK(serve({.input_tokens = 0, .output_tokens = 16}) == "input tokens = 0: must be at least 1");
         CHECK(serve({.input_tokens = 16, .output_tokens = -3}) == "output tokens = -3: must be at least 1");
-        ServingSetup fp8;
+        ServingSetup fp8 = lesson;
         fp8.weights = WeightDType::fp8;
         CHECK(serve({.input_tokens = 16, .output_tokens = 16}, a100, fp8).starts_with("weight dtype = \"fp8\": needs FP8"));
         // The context: Mixtral was trained for 32,768 positions.
         CHECK(error_of([] {
                   (void)evaluate_serving(mixtral, h100, catalog::nvlink4, {.tp = 2},
-                                         {.input_tokens = 32000, .output_tokens = 1000});
+                                         {.input_tokens = 32000, .output_tokens = 1000}, lesson);
               }) == "input + output tokens = 33000: exceeds the model's max_position_embeddings = 32768");
-        CHECK(error_of([] { (void)evaluate_serving(m70b, h100, catalog::nvlink4, {.tp = 3}, {}); }) ==
+        CHECK(error_of([] { (void)evaluate_serving(m70b, h100, catalog::nvlink4, {.tp = 3}, {}, lesson); }) ==
               "tp = 3: must divide the attention heads");
-        CHECK(error_of([] { (void)evaluate_serving(m70b, h100, catalog::nvlink4, {.ep = 2}, {}); }) ==
+        CHECK(error_of([] { (void)evaluate_serving(m70b, h100, catalog::nvlink4, {.ep = 2}, {}, lesson); }) ==
               "ep = 2: must be 1 for a dense model");
         // A KV cache that fits for no N: 405B's weights alone overflow one H100.
         CHECK(max_concurrency(catalog::llama3_1_405b, h100, {}, 1024) == 0);
@@ -267,7 +274,7 @@ TEST_SUITE("serving") {
 TEST_SUITE("serving") {
     TEST_CASE("plan_serving finds what a brute-force search over every layout and concurrency finds") {
         // 8B on up to 4 H100, N ≤ 96, TPOT ≤ 12 ms and TTFT ≤ 400 ms: check every point, keep the most
-        // output tokens/s per GPU (ties: fewer GPUs, then lower TPOT).
+        // output tokens/s per GPU (ties: fewer GPUs, then lower TPOT); both at the default profile.
         ServingPlanQuery q{.max_gpus = 4, .max_concurrency = 96, .input_tokens = 1024, .output_tokens = 128};
         q.tpot_bound = milliseconds(12);
         q.ttft_bound = milliseconds(400);
@@ -305,7 +312,7 @@ TEST_SUITE("serving") {
         // Mean decode context 4,096 + 4,096/2 = 6,144 tokens: 327,680 B × 6,144 × 178 / 8 = 44,795,166,720 B,
         // / 3.35 TB/s = 13.37 ms.
         const ServingEstimate e = evaluate_serving(catalog::llama3_1_70b, catalog::h100_sxm, catalog::nvlink4, {.tp = 8},
-                                                   {.input_tokens = 4096, .output_tokens = 4096, .concurrency = 178});
+                                                   {.input_tokens = 4096, .output_tokens = 4096, .concurrency = 178}, lesson);
         CHECK(to_string(e.memory.kv_cache) == "55.62 GiB");
         CHECK(e.max_concurrency == 178);
         CHECK(to_string(e.step.kv_read) == "13.37 ms");
@@ -325,7 +332,7 @@ TEST_SUITE("serving") {
         // 8B on one H100 per instance, 2,048 in, 256 out, TTFT ≤ 200 ms, TPOT ≤ 20 ms.
         const DisaggregationQuery q{.instances = 4, .input_tokens = 2048, .output_tokens = 256,
                                     .ttft_bound = milliseconds(200), .tpot_bound = milliseconds(20)};
-        const auto best = best_disaggregation(m8b, h100, catalog::nvlink4, {}, q);
+        const auto best = best_disaggregation(m8b, h100, catalog::nvlink4, {}, q, lesson);
         REQUIRE(best);
         // Prefill of one prompt: 34.3701 ms (see the TTFT case); the bound admits ρ = x/(1 + x) with
         // x = 2(200 − 34.37)/34.37.
@@ -351,11 +358,11 @@ TEST_SUITE("serving") {
         // A TPOT bound below one sequence's step admits no split.
         DisaggregationQuery tight = q;
         tight.tpot_bound = milliseconds(1);
-        CHECK_FALSE(best_disaggregation(m8b, h100, catalog::nvlink4, {}, tight));
+        CHECK_FALSE(best_disaggregation(m8b, h100, catalog::nvlink4, {}, tight, lesson));
         CHECK(error_of([&] {
                   DisaggregationQuery one = q;
                   one.instances = 1;
-                  (void)best_disaggregation(m8b, h100, catalog::nvlink4, {}, one);
+                  (void)best_disaggregation(m8b, h100, catalog::nvlink4, {}, one, lesson);
               }) == "instances = 1: must be at least 2 (one prefill, one decode)");
     }
 }
@@ -364,7 +371,7 @@ TEST_SUITE("serving") {
     TEST_CASE("expert all-to-alls: Mixtral, tp 2 × ep 2, one token: 2 × 32 layers × (6.6 + 0.6 µs + ½ · 8,192 B / 450 GB/s)") {
         // Each rank's buffer: k = 2 copies of a 4,096 × 2 B hidden vector, cut over its tp = 2 GPUs = 8,192 B;
         // a 2-rank all-to-all sends half of it in one step. 64 × 7.2091 µs = 461.38 µs.
-        const DecodeStep s = decode_step(mixtral, h100, catalog::nvlink4, {.tp = 2, .ep = 2}, {1, tokens(0)});
+        const DecodeStep s = decode_step(mixtral, h100, catalog::nvlink4, {.tp = 2, .ep = 2}, {1, tokens(0)}, lesson);
         CHECK(in(s.ep, units::us) == doctest::Approx(64 * (7.2 + 0.5 * 8192 / 450e3)).epsilon(1e-12));
         // Each GPU holds 4 of the 8 experts (cut in 2) and the tokens of both groups hit
         // 8·(1 − (3/4)²) = 3.5 experts, 1.75 of its 4 on average, each 1/8 of a layer's experts cut in 2:
@@ -378,8 +385,8 @@ TEST_SUITE("serving") {
         const ServingWorkload quiet{.input_tokens = 2048, .output_tokens = 256, .concurrency = 8};
         ServingWorkload busy = quiet;
         busy.arrival_rate = per_second(1);
-        const ServingEstimate a = evaluate_serving(m8b, h100, catalog::nvlink4, {}, quiet);
-        const ServingEstimate b = evaluate_serving(m8b, h100, catalog::nvlink4, {}, busy);
+        const ServingEstimate a = evaluate_serving(m8b, h100, catalog::nvlink4, {}, quiet, lesson);
+        const ServingEstimate b = evaluate_serving(m8b, h100, catalog::nvlink4, {}, busy, lesson);
         const double mu = a.requests_per_s.value(), rho = 1 / mu;
         CHECK(in(b.queue, units::s) == doctest::Approx(rho / (2 * (1 - rho)) / mu).epsilon(1e-12));
         CHECK(in(b.ttft, units::s) == doctest::Approx(in(a.ttft + b.queue, units::s)).epsilon(1e-12));
@@ -403,7 +410,7 @@ constexpr const Gpu& h200 = catalog::h200_sxm;
 const std::string data = NAPKIN_TEST_DATA_DIR;
 
 ServingSetup fp8_weights() {
-    ServingSetup s;
+    ServingSetup s = lesson;
     s.weights = WeightDType::fp8;  // DeepSeek-V3 ships its weights in FP8 (arXiv 2412.19437, Sec. 3.3)
     return s;
 }
@@ -478,11 +485,11 @@ TEST_SUITE("serving") {
     TEST_CASE("DeepSeek-V3's compute: 2 FLOPs per active weight plus MLA's 2·128·(192 + 128) FLOPs per position") {
         // B = 1 at context 1,024: 2 × 37,552,282,624 + 61 layers × 2·128·(128 + 64 + 128)·1,024
         // = 75,104,565,248 + 61 × 83,886,080 = 75,104,565,248 + 5,117,050,880 = 80,221,616,128 FLOPs,
-        // / 8 GPUs / (2 × 989 TFLOP/s FP8) = 5.0696 µs.
+        // / 8 GPUs / 1,978.9 TFLOP/s (H200's dense FP8) = 5.0673 µs.
         const DecodeStep step = decode_step(deepseek_v3, h200, catalog::nvlink4, {.tp = 8}, {1, tokens(1024)},
                                             fp8_weights());
         CHECK(attention_flops(deepseek_v3, 1024).value() == 5'117'050'880.0);
-        CHECK(in(step.compute, units::s) == doctest::Approx(80'221'616'128.0 / 8 / 1978e12).epsilon(1e-12));
+        CHECK(in(step.compute, units::s) == doctest::Approx(80'221'616'128.0 / 8 / 1978.9e12).epsilon(1e-12));
         // The dense 70B keeps the PaLM count 4·L·heads·head_dim: 4·80·8,192 = 2,621,440 FLOPs per position.
         CHECK(attention_flops(m70b, 1).value() == 2'621'440.0);
         CHECK(kv_share(m70b, {.tp = 8}) == 8.0);
@@ -494,7 +501,7 @@ TEST_SUITE("serving") {
         // = 3,353,032,704 = the active count; × 2 B = 6,706,065,408 B, / 4.8 TB/s = 1.39710 ms.
         const TransformerShape& q = io::read_hf_config(data + "/qwen3_30b_a3b_config.json").shape;
         CHECK(weights_read_per_gpu(q, {}, WeightDType::bf16, 1).value() == 2.0 * 3'353'032'704.0);
-        const DecodeStep one = decode_step(q, h200, catalog::nvlink4, {}, {1, tokens(0)});
+        const DecodeStep one = decode_step(q, h200, catalog::nvlink4, {}, {1, tokens(0)}, lesson);
         CHECK(ms(one.weights_read) == doctest::Approx(6'706'065'408.0 / 4.8e9).epsilon(1e-12));
         // All 30.5 B weights would take 61,064,245,248 / 4.8e9 = 12.72 ms: the step is 9.1× lighter.
         CHECK(ms(one.weights_read) < ms(read_time(weight_bytes(q, 2.0), h200)) / 9.0);
@@ -516,9 +523,9 @@ TEST_SUITE("serving") {
             CHECK(m->max_position_embeddings == 131072);
         CHECK(error_of([] {
                   (void)evaluate_serving(m70b, h100, catalog::nvlink4, {.tp = 8},
-                                         {.input_tokens = 130000, .output_tokens = 2000});
+                                         {.input_tokens = 130000, .output_tokens = 2000}, lesson);
               }) == "input + output tokens = 132000: exceeds the model's max_position_embeddings = 131072");
-        CHECK(evaluate_serving(m70b, h100, catalog::nvlink4, {.tp = 8}, {.input_tokens = 130000, .output_tokens = 1072})
+        CHECK(evaluate_serving(m70b, h100, catalog::nvlink4, {.tp = 8}, {.input_tokens = 130000, .output_tokens = 1072}, lesson)
                   .max_concurrency >= 1);
     }
 
@@ -532,8 +539,8 @@ TEST_SUITE("serving") {
         CHECK(attention_flops(g, 32768, within_window(g, 32768)).value() == 6'241'124'352.0);
         CHECK(kv_bytes_per_gpu(g, {.tp = 1}, KvDType::bf16, tokens(32768), 2.0).value() == 6'241'124'352.0);
         // The decode step reads that cache and does that attention work on top of 2 FLOPs per active weight.
-        const DecodeStep step = decode_step(g, h100, catalog::nvlink4, {.tp = 1}, {2, tokens(32768)});
-        const DecodeStep step_8k = decode_step(g, h100, catalog::nvlink4, {.tp = 1}, {2, tokens(8192)});
+        const DecodeStep step = decode_step(g, h100, catalog::nvlink4, {.tp = 1}, {2, tokens(32768)}, lesson);
+        const DecodeStep step_8k = decode_step(g, h100, catalog::nvlink4, {.tp = 1}, {2, tokens(8192)}, lesson);
         // From 8,192 to 32,768 tokens only the 10 global layers' cache grows: 2 · 10 · 24,576 · 8,192 B.
         CHECK(in(step.kv_read - step_8k.kv_read, units::s) ==
               doctest::Approx(2.0 * 10 * 24'576 * 8'192 / h100.memory_bandwidth.value()).epsilon(1e-9));

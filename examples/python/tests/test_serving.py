@@ -87,9 +87,9 @@ def test_decode_step_and_prefill_are_the_estimates_parts():
     # Continuous batching prefills one prompt at a time.
     assert napkin.prefill(model, gpu, link, layout, 1, 1024).to_dict() == e.prefill.to_dict()
     assert napkin.max_concurrency(model, gpu, layout, 1024 + 256) == e.max_concurrency
-    # The roofline: busy = max(read, compute), total = busy + communication.
+    # busy = max(read, compute), total = busy + communication + the engine's overhead.
     assert close(step.busy, max(step.weights_read + step.kv_read, step.compute))
-    assert close(step.total, step.busy + step.tp + step.pp + step.ep)
+    assert close(step.total, step.busy + step.tp + step.pp + step.ep + step.overhead)
 
 
 def test_expected_distinct_experts_by_hand():

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+// napkin/io/serving_runs.hpp — reading measured serving benchmarks, in the
+// row format of tests/data/measured-serving-runs.json, into one
+// MeasuredServingRun per measured number (napkin/measured_serving.hpp).
+//
+//   {"runs": [{"id": "...", "source": "...", "model": "Llama-2-7B",
+//              "model_shape": {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 32,
+//                              "head_dim": 128, "ffn": 11008, "vocab": 32000,
+//                              "experts": null, "experts_per_token": null, "activation": "gelu"},
+//              "gpu": "h100-sxm", "tp": 1, "pp": 1, "ep": null,
+//              "weight_dtype": "fp16", "kv_dtype": "fp16",
+//              "input_tokens": 128, "output_tokens": 128, "batching": "static ...", "batch_size": 64,
+//              "measurements": [{"kind": "output_tokens_per_s_per_gpu", "value": 25860, "unit": "tok/s/GPU"}]}]}
+//
+// `gpu` is a catalog name, or a name as a benchmark prints it: "A100 ..." is
+// the A100 80 GB SXM ("A100 40GB ..." the 40 GB one), "H100 ..." the H100
+// SXM, "H200 ..." the H200 SXM. `activation` "gelu" (or "relu") is a plain
+// two-matrix feed-forward block, anything else (or none) a gated one; a
+// mixture's `ffn` is each expert's width. A KV format not given is 16-bit.
+// The kinds read: output_tokens_per_s_total, output_tokens_per_s_per_gpu,
+// ttft_ms_batch1, first_token_latency_s_avg, per_token_latency_s_p50; other
+// kinds, and rows not batched statically (in-flight batching is the
+// request-level simulator's), are counted in `skipped`.
+#pragma once
+
+#include <napkin/catalog/clusters.hpp>
+#include <napkin/catalog/hardware.hpp>
+#include <napkin/error.hpp>
+#include <napkin/io/text_file.hpp>
+#include <napkin/measured_serving.hpp>
+#include <napkin/serving.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace napkin::io {
+
+struct ServingRunFile {
+    std::vector<MeasuredServingRun> runs;
+    std::size_t skipped = 0;  // measurements of kinds napkin does not compare, or of in-flight rows
+};
+
+namespace detail {
+inline std::string serving_row_name(const nlohmann::json& row, std::size_t i) {
+    return row.contains("id") && row["id"].is_string() ? row["id"].get<std::string>()
+                                                       : "runs[" + std::to_string(i) + "]";
+}
+
+inline long long whole_field(const nlohmann::json& object, const std::string& key, const std::string& where,
+                             long long fallback, bool required) {
+    if (!object.contains(key) || object[key].is_null()) {
+        if (required) reject(where + "." + key, "missing", "is required");
+        return fallback;
+    }
+    const nlohmann::json& v = object[key];
+    if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > (1LL << 40))
+        reject(where + "." + key, v.dump(), "must be a whole number from 1 to 2^40");
+    return v.get<long long>();
+}
+
+inline std::string text_field(const nlohmann::json& object, const std::string& key, const std::string& where,
+                              const std::string& fallback = "") {
+    if (!object.contains(key) || object[key].is_null()) return fallback;
+    if (!object[key].is_string()) reject(where + "." + key, object[key].dump(), "must be a string");
+    return object[key].get<std::string>();
+}
+
+inline Gpu serving_gpu(const std::string& name, const std::string& where) {
+    if (const auto gpu = catalog::find_gpu(name)) return *gpu;
+    const auto starts = [&](std::string_view prefix) { return name.rfind(prefix, 0) == 0; };
+    if (starts("A100")) return name.find("40GB") != std::string::npos ? catalog::a100_40gb_sxm : catalog::a100_80gb_sxm;
+    if (starts("H100")) return catalog::h100_sxm;
+    if (starts("H200")) return catalog::h200_sxm;
+    reject(where + ".gpu", name, "is not a catalog GPU (napkin list gpus) nor an A100, H100 or H200 as printed");
+}
+
+struct MeasureKind {
+    std::string_view kind;
+    ServingMeasure measure;
+    double to_base;  // into tokens/s or seconds
+};
+inline constexpr std::array<MeasureKind, 5> measure_kinds{{
+    {"output_tokens_per_s_total", ServingMeasure::output_tokens_per_s, 1.0},
+    {"output_tokens_per_s_per_gpu", ServingMeasure::output_tokens_per_s_per_gpu, 1.0},
+    {"ttft_ms_batch1", ServingMeasure::ttft, 1e-3},
+    {"first_token_latency_s_avg", ServingMeasure::ttft, 1.0},
+    {"per_token_latency_s_p50", ServingMeasure::tpot, 1.0},
+}};
+}  // namespace detail
+
+// Parses the text of a serving-runs file; a file-level error names `argument`
+// (the flag or parameter that gave it) and `path`, a row's error the row's id.
+[[nodiscard]] inline ServingRunFile parse_serving_runs(const std::string& text, const std::string& argument,
+                                                       const std::string& path) {
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        reject(argument, path, std::string("is not JSON: ") + e.what());
+    }
+    if (!doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array())
+        reject(argument, path, "must be an object with a \"runs\" array");
+    ServingRunFile file;
+    std::size_t i = 0;
+    for (const nlohmann::json& row : doc["runs"]) {
+        const std::string where = detail::serving_row_name(row, i++);
+        if (!row.is_object()) reject(where, row.dump().substr(0, 40), "must be an object");
+        const std::string batching = detail::text_field(row, "batching", where, "static");
+        const nlohmann::json measurements = row.value("measurements", nlohmann::json::array());
+        if (!measurements.is_array())
+            reject(where + ".measurements", measurements.dump().substr(0, 40), "must be an array");
+        if (batching.rfind("static", 0) != 0) {
+            file.skipped += measurements.size();
+            continue;
+        }
+        if (!row.contains("model_shape") || !row["model_shape"].is_object())
+            reject(where + ".model_shape", "missing", "is required (an object)");
+        const nlohmann::json& shape = row["model_shape"];
+        const std::string at = where + ".model_shape";
+        MeasuredServingRun run{};
+        run.id = where;
+        run.source = detail::text_field(row, "source", where, path);
+        run.model = detail::text_field(row, "model", where, "model");
+        TransformerShape& m = run.shape;
+        m.layers = detail::whole_field(shape, "layers", at, 0, true);
+        m.hidden = detail::whole_field(shape, "hidden", at, 0, true);
+        m.heads = detail::whole_field(shape, "heads", at, 0, true);
+        m.kv_heads = detail::whole_field(shape, "kv_heads", at, m.heads, false);
+        m.head_dim = detail::whole_field(shape, "head_dim", at, m.hidden / m.heads, false);
+        m.ffn = detail::whole_field(shape, "ffn", at, 0, true);
+        m.vocabulary = detail::whole_field(shape, "vocab", at, 0, true);
+        const std::string activation = detail::text_field(shape, "activation", at);
+        m.feed_forward = activation == "gelu" || activation == "relu" ? FeedForward::plain : FeedForward::gated;
+        m.experts = detail::whole_field(shape, "experts", at, 0, false);
+        if (m.experts > 0) {
+            m.experts_per_token = detail::whole_field(shape, "experts_per_token", at, 0, true);
+            m.expert_ffn = m.ffn;
+        }
+        (void)validated(m);
+        run.gpu = detail::serving_gpu(detail::text_field(row, "gpu", where), where);
+        run.link = *catalog::default_links(run.gpu.name).intra;
+        run.layout = {.tp = detail::whole_field(row, "tp", where, 1, false),
+                      .pp = detail::whole_field(row, "pp", where, 1, false),
+                      .ep = detail::whole_field(row, "ep", where, 1, false)};
+        (void)validated(run.layout, m);
+        const std::string weights = detail::text_field(row, "weight_dtype", where, "bf16");
+        const auto w = parse_weight_dtype(weights);
+        if (!w) reject(where + ".weight_dtype", weights, "must be bf16, fp16, fp8, int8 or int4");
+        run.setup.weights = *w;
+        const std::string kv = detail::text_field(row, "kv_dtype", where, "bf16");
+        if (kv == "fp16" || kv == "bf16") {
+            run.setup.kv = KvDType::bf16;
+        } else if (kv == "fp8") {
+            run.setup.kv = KvDType::fp8;
+        } else {
+            reject(where + ".kv_dtype", kv, "must be bf16, fp16 or fp8");
+        }
+        require_computable(run.gpu, run.setup.weights);
+        run.workload = {.input_tokens = detail::whole_field(row, "input_tokens", where, 0, true),
+                        .output_tokens = detail::whole_field(row, "output_tokens", where, 0, true),
+                        .concurrency = detail::whole_field(row, "batch_size", where, 1, false),
+                        .batching = Batching::static_batch};
+        std::size_t j = 0;
+        for (const nlohmann::json& measurement : measurements) {
+            const std::string mwhere = where + ".measurements[" + std::to_string(j++) + "]";
+            const std::string kind = detail::text_field(measurement, "kind", mwhere);
+            const auto known = std::find_if(detail::measure_kinds.begin(), detail::measure_kinds.end(),
+                                            [&](const detail::MeasureKind& k) { return k.kind == kind; });
+            if (known == detail::measure_kinds.end()) {
+                ++file.skipped;
+                continue;
+            }
+            if (!measurement.contains("value") || !measurement["value"].is_number())
+                reject(mwhere + ".value", measurement.value("value", nlohmann::json()).dump(), "must be a number");
+            const double value = measurement["value"].get<double>() * known->to_base;
+            require_positive(mwhere + ".value", value);
+            MeasuredServingRun one = run;
+            one.measure = known->measure;
+            one.measured = value;
+            file.runs.push_back(std::move(one));
+        }
+    }
+    return file;
+}
+
+[[nodiscard]] inline ServingRunFile read_serving_runs(const std::string& argument, const std::string& path) {
+    return parse_serving_runs(read_text_file(argument, path), argument, path);
+}
+
+}  // namespace napkin::io

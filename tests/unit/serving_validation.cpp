@@ -1,0 +1,179 @@
+// napkin/measured_serving.hpp and napkin/io/serving_runs.hpp: serving priced
+// through the kernel layer against published fixed-batch benchmarks
+// (tests/data/measured-serving-runs.json, a copy of the reference file:
+// TensorRT-LLM 0.9 on A100 and H100, LMDeploy on A100); the engine overheads
+// fitted on every row, each source left out; the README's serving validation
+// table, written from it (NAPKIN_WRITE_README=1 rewrites it).
+#include <napkin/catalog/clusters.hpp>
+#include <napkin/catalog/hardware.hpp>
+#include <napkin/catalog/models.hpp>
+#include <napkin/io/serving_runs.hpp>
+#include <napkin/measured_serving.hpp>
+#include <napkin/serving.hpp>
+
+#include "support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace napkin;
+
+namespace {
+
+io::ServingRunFile fitting_set() {
+    return io::read_serving_runs("measured-serving-runs.json", NAPKIN_TEST_DATA_DIR "/measured-serving-runs.json");
+}
+
+std::string percent(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.1f %%", 100.0 * x);
+    return buf;
+}
+std::string magnitude(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * x);
+    return buf;
+}
+
+// The table, with the data sheet's roofline beside the fit (what serving was before the kernel layer).
+std::string validation_table(const std::vector<MeasuredServingRun>& runs, const ServingCrossValidation& cv) {
+    std::ostringstream out;
+    out << "| source | measured | rows | roofline mean | fitted mean | fitted max | bias | left out mean | left out "
+           "max |\n"
+        << "|---|---|---|---|---|---|---|---|---|\n";
+    double roofline_all = 0.0;
+    for (const MeasuredServingRun& r : runs) roofline_all += std::abs(serving_error(r, roofline_serving));
+    for (const ServingSourceValidation& g : cv.groups) {
+        double roofline = 0.0;
+        for (const MeasuredServingRun& r : runs)
+            if (r.source == g.source && r.measure == g.measure)
+                roofline += std::abs(serving_error(r, roofline_serving));
+        out << "| " << g.source << " | " << to_string(g.measure) << " | " << g.rows << " | "
+            << magnitude(roofline / static_cast<double>(g.rows)) << " | " << magnitude(g.fitted_mean) << " | "
+            << magnitude(g.fitted_max) << " | " << percent(g.fitted_bias) << " | " << magnitude(g.left_out_mean)
+            << " | " << magnitude(g.left_out_max) << " |\n";
+    }
+    out << "| all | | " << runs.size() << " | " << magnitude(roofline_all / static_cast<double>(runs.size())) << " | "
+        << magnitude(cv.fit.mean_abs) << " | " << magnitude(cv.fit.max_abs) << " | " << percent(cv.fit.bias) << " | "
+        << magnitude(cv.left_out_mean) << " | |\n";
+    char line[240];
+    std::snprintf(line, sizeof line,
+                  "\nFitted on every row: %.2f µs a forward pass and stage, %.2f µs a layer and pass, GEMMs at "
+                  "%.4f of the best GEMM's rate.\n",
+                  cv.fit.profile.pass_overhead.value() * 1e6, cv.fit.profile.layer_overhead.value() * 1e6,
+                  cv.fit.profile.gemm_share);
+    out << line;
+    return out.str();
+}
+
+}  // namespace
+
+TEST_SUITE("serving validation") {
+    TEST_CASE("the roofline profile is the lesson's token_time: one sequence, no context, 16-bit weights") {
+        // decode_step under roofline_serving keeps the closed form term by term.
+        const TransformerShape& m = catalog::llama3_1_8b;
+        ServingSetup s;
+        s.profile = roofline_serving;
+        const DecodeStep step = decode_step(m, catalog::h100_sxm, catalog::nvlink4, {.tp = 1}, {1, tokens(0)}, s);
+        CHECK(step.overhead.value() == 0.0);
+        CHECK(step.weights_read ==
+              read_time(serving_weights_per_gpu(m, {.tp = 1}, WeightDType::bf16), catalog::h100_sxm));
+    }
+
+    TEST_CASE("measured kernels: a decode step's weights at the STREAM share, 2,970 of the H100's 3,350 GB/s") {
+        const TransformerShape& m = catalog::llama3_1_8b;
+        ServingSetup measured;
+        measured.profile = {KernelProfile::measured, Seconds{}, Seconds{}};
+        ServingSetup roofline;
+        roofline.profile = roofline_serving;
+        const auto at = [&](const ServingSetup& s) {
+            return decode_step(m, catalog::h100_sxm, catalog::nvlink4, {.tp = 1}, {1, tokens(0)}, s).weights_read;
+        };
+        CHECK(ratio(at(measured), at(roofline)) == doctest::Approx(3350.0 / 2970.0));
+    }
+
+    TEST_CASE("the engine's overheads: P passes over pp stages and L layers add P·(pp·a + L·b)") {
+        // Llama 3.1 8B (32 layers), pp = 2, a prompt in 4 chunks: 4 · (2 · 10 µs + 32 · 1 µs) = 208 µs.
+        const TransformerShape& m = catalog::llama3_1_8b;
+        ServingSetup s;
+        s.prefill_chunk = 256;
+        s.profile = {KernelProfile::measured, seconds(10e-6), seconds(1e-6)};
+        ServingSetup none = s;
+        none.profile = {KernelProfile::measured, Seconds{}, Seconds{}};
+        const ServingLayout l{.tp = 1, .pp = 2};
+        const PrefillTime with = prefill_time(m, catalog::h100_sxm, catalog::nvlink4, l, 1, 1024, s);
+        const PrefillTime without = prefill_time(m, catalog::h100_sxm, catalog::nvlink4, l, 1, 1024, none);
+        CHECK(with.passes == 4);
+        CHECK((with.total() - without.total()).value() == doctest::Approx(208e-6));
+    }
+
+    TEST_CASE("fit_serving_profile recovers the overheads that made its rows") {
+        // Rows made with a = 40 µs, b = 6 µs and GEMMs at 70 % of the best GEMM: the search and
+        // the linear least squares find them.
+        io::ServingRunFile file = fitting_set();
+        std::vector<MeasuredServingRun> rows(file.runs.begin(), file.runs.begin() + 40);
+        const ServingProfile truth{KernelProfile::measured, seconds(40e-6), seconds(6e-6), 0.7};
+        for (MeasuredServingRun& r : rows) r.measured = predicted(r, truth);
+        const ServingFit fit = fit_serving_profile(rows);
+        CHECK(fit.profile.pass_overhead.value() == doctest::Approx(40e-6).epsilon(1e-4));
+        CHECK(fit.profile.layer_overhead.value() == doctest::Approx(6e-6).epsilon(1e-4));
+        CHECK(fit.profile.gemm_share == doctest::Approx(0.7).epsilon(1e-4));
+        CHECK(fit.max_abs < 1e-6);
+    }
+
+    TEST_CASE("measured-serving-runs.json: every fixed-batch measurement read, in-flight rows left to the simulator") {
+        const io::ServingRunFile file = fitting_set();
+        // 72 TensorRT-LLM 0.9 rows (48 throughput, 24 batch-1 TTFT) and 40 LMDeploy rows of
+        // three kinds each (throughput, mean first-token latency, p50 per-token latency).
+        CHECK(file.runs.size() == 72 + 3 * 40);
+        for (const MeasuredServingRun& r : file.runs) {
+            CAPTURE(r.id);
+            CHECK(std::isfinite(predicted(r, default_serving_profile)));
+        }
+    }
+
+    TEST_CASE("the defaults are the fit to every row; each source left out is reported") {
+        const io::ServingRunFile file = fitting_set();
+        const ServingCrossValidation cv = cross_validate_serving(file.runs);
+        MESSAGE("pass " << cv.fit.profile.pass_overhead.value() * 1e6 << " us, layer "
+                        << cv.fit.profile.layer_overhead.value() * 1e6 << " us, gemm share "
+                        << cv.fit.profile.gemm_share << "; mean " << magnitude(cv.fit.mean_abs) << ", bias "
+                        << percent(cv.fit.bias) << ", left out " << magnitude(cv.left_out_mean));
+        for (std::size_t i = 0; i < file.runs.size(); ++i)
+            MESSAGE(file.runs[i].id << " " << to_string(file.runs[i].measure) << ": " << percent(cv.fit.errors[i]));
+        CHECK(std::abs(cv.fit.profile.pass_overhead.value() - default_serving_profile.pass_overhead.value()) < 5e-9);
+        CHECK(std::abs(cv.fit.profile.layer_overhead.value() - default_serving_profile.layer_overhead.value()) < 5e-9);
+        CHECK(std::abs(cv.fit.profile.gemm_share - default_serving_profile.gemm_share) < 5e-5);
+        CHECK(cv.groups.size() >= 5);
+    }
+
+    TEST_CASE("the README's serving validation table is the one cross_validate_serving gives") {
+        const io::ServingRunFile file = fitting_set();
+        const std::string table = validation_table(file.runs, cross_validate_serving(file.runs));
+        const test::ReadmeBlock block = test::readme_block("serving-validation", table);
+        REQUIRE(block.found);
+        CHECK(block.current == table);
+    }
+
+    TEST_CASE("a serving-runs file with a wrong field is one error naming the row and field") {
+        CHECK(test::error_of([] { return io::parse_serving_runs(R"({"runs": 3})", "RUNS", "f.json"); }) ==
+              "RUNS = \"f.json\": must be an object with a \"runs\" array");
+        CHECK(test::error_of([] {
+                  return io::parse_serving_runs(
+                      R"({"runs": [{"id": "r1", "batching": "static", "model_shape": {"layers": 0}}]})", "RUNS",
+                      "f.json");
+              }) == "r1.model_shape.layers = \"0\": must be a whole number from 1 to 2^40");
+        CHECK(test::error_of([] {
+                  return io::parse_serving_runs(
+                      R"({"runs": [{"id": "r2", "model_shape": {"layers": 2, "hidden": 64, "heads": 2, "ffn": 128,
+                          "vocab": 100}, "gpu": "tpu-v9", "input_tokens": 1, "output_tokens": 1}]})",
+                      "RUNS", "f.json");
+              }) ==
+              "r2.gpu = \"tpu-v9\": is not a catalog GPU (napkin list gpus) nor an A100, H100 or H200 as printed");
+    }
+}
