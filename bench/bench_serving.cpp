@@ -191,42 +191,31 @@ std::vector<long long> sweep_points() {
 
 // Inputs are local copies hidden from the optimizer each iteration (DoNotOptimize),
 // so neither side is folded at compile time.
+void time_evaluations(benchmark::State& state, const ServingSetup& setup) {
+    TransformerShape model = catalog::llama3_1_70b;
+    Gpu gpu = catalog::h100_sxm;
+    Link link = catalog::nvlink4;
+    ServingLayout layout = layout_70b;
+    ServingWorkload workload = chat;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(model);
+        benchmark::DoNotOptimize(gpu);
+        benchmark::DoNotOptimize(link);
+        benchmark::DoNotOptimize(layout);
+        benchmark::DoNotOptimize(workload);
+        const ServingEstimate e = evaluate_serving(model, gpu, link, layout, workload, setup);
+        benchmark::DoNotOptimize(e);
+    }
+}
+
 void BM_serving_evaluation(benchmark::State& state) {
     check_agreement(evaluate_serving(catalog::llama3_1_70b, catalog::h100_sxm, catalog::nvlink4, layout_70b, chat, roofline),
                     raw_serve(raw_70b, chat.concurrency));
-    TransformerShape model = catalog::llama3_1_70b;
-    Gpu gpu = catalog::h100_sxm;
-    Link link = catalog::nvlink4;
-    ServingLayout layout = layout_70b;
-    ServingWorkload workload = chat;
-    for (auto _ : state) {
-        benchmark::DoNotOptimize(model);
-        benchmark::DoNotOptimize(gpu);
-        benchmark::DoNotOptimize(link);
-        benchmark::DoNotOptimize(layout);
-        benchmark::DoNotOptimize(workload);
-        const ServingEstimate e = evaluate_serving(model, gpu, link, layout, workload, roofline);
-        benchmark::DoNotOptimize(e);
-    }
+    time_evaluations(state, roofline);
 }
 BENCHMARK(BM_serving_evaluation);
 
-void BM_serving_evaluation_measured(benchmark::State& state) {
-    TransformerShape model = catalog::llama3_1_70b;
-    Gpu gpu = catalog::h100_sxm;
-    Link link = catalog::nvlink4;
-    ServingLayout layout = layout_70b;
-    ServingWorkload workload = chat;
-    for (auto _ : state) {
-        benchmark::DoNotOptimize(model);
-        benchmark::DoNotOptimize(gpu);
-        benchmark::DoNotOptimize(link);
-        benchmark::DoNotOptimize(layout);
-        benchmark::DoNotOptimize(workload);
-        const ServingEstimate e = evaluate_serving(model, gpu, link, layout, workload);
-        benchmark::DoNotOptimize(e);
-    }
-}
+void BM_serving_evaluation_measured(benchmark::State& state) { time_evaluations(state, default_serving_setup); }
 BENCHMARK(BM_serving_evaluation_measured);
 
 void BM_serving_evaluation_raw(benchmark::State& state) {

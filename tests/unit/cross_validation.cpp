@@ -26,11 +26,7 @@ using namespace napkin;
 
 namespace {
 
-std::string percent(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * x);
-    return buf;
-}
+using test::percent;
 
 std::string validation_table(const std::vector<MeasuredRun>& runs, const CrossValidation& cv) {
     std::ostringstream out;

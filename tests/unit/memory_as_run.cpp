@@ -122,11 +122,7 @@ MemoryTable read_memory_table() {
     return t;
 }
 
-std::string percent(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * x);
-    return buf;
-}
+using test::percent;
 
 // The README's memory validation table, as memory_errors gives it.
 std::string validation_table(const MemoryTable& t, const MemoryValidation& v) {

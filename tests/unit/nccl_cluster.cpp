@@ -241,11 +241,7 @@ TableErrors table_errors(const Table& t, const NcclShares& fitted, const NcclSha
     return e;
 }
 
-std::string percent(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * x);
-    return buf;
-}
+using test::percent;
 
 // The README's collectives validation table: per table, mean |error| on time
 // at ≥ 64 MiB and below, fitted and with the table's source left out of the fit.

@@ -29,16 +29,8 @@ io::ServingRunFile fitting_set() {
     return io::read_serving_runs("measured-serving-runs.json", NAPKIN_TEST_DATA_DIR "/measured-serving-runs.json");
 }
 
-std::string percent(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%+.1f %%", 100.0 * x);
-    return buf;
-}
-std::string magnitude(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * x);
-    return buf;
-}
+using test::percent;
+using test::signed_percent;
 
 // The table, with the data sheet's roofline beside the fit (what serving was before the kernel layer).
 std::string validation_table(const std::vector<MeasuredServingRun>& runs, const ServingCrossValidation& cv) {
@@ -54,13 +46,13 @@ std::string validation_table(const std::vector<MeasuredServingRun>& runs, const 
             if (r.source == g.source && r.measure == g.measure)
                 roofline += std::abs(serving_error(r, roofline_serving));
         out << "| " << g.source << " | " << to_string(g.measure) << " | " << g.rows << " | "
-            << magnitude(roofline / static_cast<double>(g.rows)) << " | " << magnitude(g.fitted_mean) << " | "
-            << magnitude(g.fitted_max) << " | " << percent(g.fitted_bias) << " | " << magnitude(g.left_out_mean)
-            << " | " << magnitude(g.left_out_max) << " |\n";
+            << percent(roofline / static_cast<double>(g.rows)) << " | " << percent(g.fitted_mean) << " | "
+            << percent(g.fitted_max) << " | " << signed_percent(g.fitted_bias) << " | " << percent(g.left_out_mean)
+            << " | " << percent(g.left_out_max) << " |\n";
     }
-    out << "| all | | " << runs.size() << " | " << magnitude(roofline_all / static_cast<double>(runs.size())) << " | "
-        << magnitude(cv.fit.mean_abs) << " | " << magnitude(cv.fit.max_abs) << " | " << percent(cv.fit.bias) << " | "
-        << magnitude(cv.left_out_mean) << " | |\n";
+    out << "| all | | " << runs.size() << " | " << percent(roofline_all / static_cast<double>(runs.size())) << " | "
+        << percent(cv.fit.mean_abs) << " | " << percent(cv.fit.max_abs) << " | " << signed_percent(cv.fit.bias) << " | "
+        << percent(cv.left_out_mean) << " | |\n";
     char line[240];
     std::snprintf(line, sizeof line,
                   "\nFitted on every row: %.2f µs a forward pass and stage, %.2f µs a layer and pass, GEMMs at "
@@ -142,10 +134,11 @@ TEST_SUITE("serving validation") {
         const ServingCrossValidation cv = cross_validate_serving(file.runs);
         MESSAGE("pass " << cv.fit.profile.pass_overhead.value() * 1e6 << " us, layer "
                         << cv.fit.profile.layer_overhead.value() * 1e6 << " us, gemm share "
-                        << cv.fit.profile.gemm_share << "; mean " << magnitude(cv.fit.mean_abs) << ", bias "
-                        << percent(cv.fit.bias) << ", left out " << magnitude(cv.left_out_mean));
+                        << cv.fit.profile.gemm_share << "; mean " << percent(cv.fit.mean_abs) << ", bias "
+                        << signed_percent(cv.fit.bias) << ", left out " << percent(cv.left_out_mean));
         for (std::size_t i = 0; i < file.runs.size(); ++i)
-            MESSAGE(file.runs[i].id << " " << to_string(file.runs[i].measure) << ": " << percent(cv.fit.errors[i]));
+            MESSAGE(file.runs[i].id << " " << to_string(file.runs[i].measure) << ": "
+                                    << signed_percent(cv.fit.errors[i]));
         CHECK(std::abs(cv.fit.profile.pass_overhead.value() - default_serving_profile.pass_overhead.value()) < 5e-9);
         CHECK(std::abs(cv.fit.profile.layer_overhead.value() - default_serving_profile.layer_overhead.value()) < 5e-9);
         CHECK(std::abs(cv.fit.profile.gemm_share - default_serving_profile.gemm_share) < 5e-5);

@@ -3,6 +3,7 @@
 
 #include <napkin/error.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -18,6 +19,18 @@ inline std::string error_of(auto&& call) {
         return e.what();
     }
     return "(no error)";
+}
+
+// A share as the validation tables print it: 0.0312 → "3.1 %"; signed: "+3.1 %".
+inline std::string percent(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * x);
+    return buf;
+}
+inline std::string signed_percent(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.1f %%", 100.0 * x);
+    return buf;
 }
 
 // The README's text between "<!-- NAME:begin -->" and "<!-- NAME:end -->", or
