@@ -52,7 +52,7 @@ inline ServingProfile read_serving_profile(const std::string& path) {
                          : key == "layer_overhead_us" ? &p.layer_overhead
                                                       : nullptr;
         if (field == nullptr)
-            throw napkin::invalid_argument(where + ": unknown field \"" + key +
+            throw napkin::invalid_argument(where + ": unknown field \"" + io::printable(key) +
                                            "\" (kernels, pass_overhead_us, layer_overhead_us, gemm_share)");
         if (!value.is_number()) throw napkin::invalid_argument(where + ": field \"" + key + "\" must be a number");
         const double us = value.get<double>();

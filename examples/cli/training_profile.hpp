@@ -37,7 +37,7 @@ inline EfficiencyProfile parse_efficiency_profile(const nlohmann::json& j, const
                         : key == "eager_layer_overhead_ms" ? &p.eager_layer_overhead_ms
                                                            : nullptr;
         if (field == nullptr)
-            throw napkin::invalid_argument("--profile \"" + path + "\": unknown field \"" + key +
+            throw napkin::invalid_argument("--profile \"" + path + "\": unknown field \"" + io::printable(key) +
                                            "\" (ampere_share, hopper_share, memory_passes, eager_layer_overhead_ms)");
         if (!value.is_number())
             throw napkin::invalid_argument("--profile \"" + path + "\": field \"" + key + "\" must be a number");

@@ -36,16 +36,7 @@ struct LoadedModel {
 };
 
 namespace detail {
-// At most `limit` printable ASCII characters of `text` (others as '?'), "..."
-// when cut: what an error message may echo of a file.
-inline std::string printable(std::string_view text, std::size_t limit = 80) {
-    std::string out;
-    for (const char c : text) {
-        if (out.size() == limit) return out + "...";
-        out += c >= 0x20 && c < 0x7f ? c : '?';
-    }
-    return out;
-}
+using io::printable;
 
 // A JSON value as an error message echoes it: compact, cut to 80 characters.
 // (dump() recurses into nested values; the reader rejects nesting deeper than

@@ -67,15 +67,7 @@ inline bool is_number(const std::string& text) {
     return used == text.size();
 }
 
-// At most 80 printable characters of what the file holds, for a message.
-inline std::string printable(const std::string& text, std::size_t limit = 80) {
-    std::string out;
-    for (const char c : text) {
-        if (out.size() == limit) return out + "...";
-        out += c >= 0x20 && c < 0x7f ? c : '?';
-    }
-    return out;
-}
+using io::printable;
 
 // A finite, non-negative number (sizes, times and bandwidths are never below 0).
 inline double number_at(const std::vector<std::string>& fields, std::size_t i, long long line, const char* what) {

@@ -172,9 +172,7 @@ inline void check_span(std::string_view what, Seconds start, Seconds end) {
     try {
         return parse_reference_schedule(nlohmann::json::parse(file));
     } catch (const nlohmann::json::exception& e) {
-        std::string text;
-        for (const char c : std::string_view(e.what()).substr(0, 160)) text += c >= 0x20 && c < 0x7f ? c : '?';
-        throw napkin::invalid_argument(path + ": not a reference schedule (" + text + ")");
+        throw napkin::invalid_argument(path + ": not a reference schedule (" + printable(e.what(), 160) + ")");
     }
 }
 

@@ -11,6 +11,7 @@
 
 #include <napkin/error.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -21,6 +22,17 @@
 #include <system_error>
 
 namespace napkin::io {
+
+// At most `limit` printable ASCII characters of `text` (others as '?'), "..."
+// when cut: what an error message may echo of a file, so it stays one line.
+[[nodiscard]] inline std::string printable(std::string_view text, std::size_t limit = 80) {
+    std::string out;
+    for (const char c : text) {
+        if (out.size() == limit) return out + "...";
+        out += c >= 0x20 && c < 0x7f ? c : '?';
+    }
+    return out;
+}
 
 // The largest input file napkin reads: 64 MiB, a thousand times the largest
 // published table it reads (the 500 KB kernel measurements).
