@@ -23,6 +23,8 @@
 #include <napkin/training.hpp>
 #include <napkin/inference.hpp>
 #include <napkin/serving.hpp>
+#include <napkin/serving/engine.hpp>
+#include <napkin/serving/measured.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/schedule.hpp>
 #include <napkin/inference_planner.hpp>

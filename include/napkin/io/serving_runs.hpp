@@ -19,8 +19,11 @@
 // mixture's `ffn` is each expert's width. A KV format not given is 16-bit.
 // The kinds read: output_tokens_per_s_total, output_tokens_per_s_per_gpu,
 // ttft_ms_batch1, first_token_latency_s_avg, per_token_latency_s_p50; other
-// kinds, and rows not batched statically (in-flight batching is the
-// request-level simulator's), are counted in `skipped`.
+// kinds are counted in `skipped`. Rows batched "in-flight ..." become
+// MeasuredInflightRun (the request-level simulator's): their num_requests and
+// request_rate_qps (a number, or "inf" or null: every request at once), and
+// the kinds ttft_ms_mean, itl_ms_mean, output_tokens_per_s_total,
+// total_tokens_per_s and request_throughput.
 #pragma once
 
 #include <napkin/catalog/clusters.hpp>
@@ -29,9 +32,12 @@
 #include <napkin/io/text_file.hpp>
 #include <napkin/measured_serving.hpp>
 #include <napkin/serving.hpp>
+#include <napkin/serving/measured.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,7 +46,8 @@ namespace napkin::io {
 
 struct ServingRunFile {
     std::vector<MeasuredServingRun> runs;
-    std::size_t skipped = 0;  // measurements of kinds napkin does not compare, or of in-flight rows
+    std::vector<MeasuredInflightRun> inflight;  // rows batched in flight (serving/measured.hpp)
+    std::size_t skipped = 0;                    // measurements of kinds napkin does not compare
 };
 
 namespace detail {
@@ -82,6 +89,19 @@ struct MeasureKind {
     ServingMeasure measure;
     double to_base;  // into tokens/s or seconds
 };
+struct InflightMeasureKind {
+    std::string_view kind;
+    InflightMeasure measure;
+    double to_base;  // into seconds, tokens/s or requests/s
+};
+inline constexpr std::array<InflightMeasureKind, 5> inflight_kinds{{
+    {"ttft_ms_mean", InflightMeasure::ttft_mean, 1e-3},
+    {"itl_ms_mean", InflightMeasure::itl_mean, 1e-3},
+    {"output_tokens_per_s_total", InflightMeasure::output_tokens_per_s, 1.0},
+    {"total_tokens_per_s", InflightMeasure::total_tokens_per_s, 1.0},
+    {"request_throughput", InflightMeasure::requests_per_s, 1.0},
+}};
+
 inline constexpr std::array<MeasureKind, 5> measure_kinds{{
     {"output_tokens_per_s_total", ServingMeasure::output_tokens_per_s, 1.0},
     {"output_tokens_per_s_per_gpu", ServingMeasure::output_tokens_per_s_per_gpu, 1.0},
@@ -89,6 +109,95 @@ inline constexpr std::array<MeasureKind, 5> measure_kinds{{
     {"first_token_latency_s_avg", ServingMeasure::ttft, 1.0},
     {"per_token_latency_s_p50", ServingMeasure::tpot, 1.0},
 }};
+// What every row states: the model, GPU, layout and number formats.
+inline MeasuredServingRun parse_run_header(const nlohmann::json& row, const std::string& where,
+                                           const std::string& path) {
+    if (!row.contains("model_shape") || !row["model_shape"].is_object())
+        reject(where + ".model_shape", "missing", "is required (an object)");
+    const nlohmann::json& shape = row["model_shape"];
+    const std::string at = where + ".model_shape";
+    MeasuredServingRun run{};
+    run.id = where;
+    run.source = detail::text_field(row, "source", where, path);
+    run.model = detail::text_field(row, "model", where, "model");
+    TransformerShape& m = run.shape;
+    m.layers = detail::whole_field(shape, "layers", at, 0, true);
+    m.hidden = detail::whole_field(shape, "hidden", at, 0, true);
+    m.heads = detail::whole_field(shape, "heads", at, 0, true);
+    m.kv_heads = detail::whole_field(shape, "kv_heads", at, m.heads, false);
+    m.head_dim = detail::whole_field(shape, "head_dim", at, m.hidden / m.heads, false);
+    m.ffn = detail::whole_field(shape, "ffn", at, 0, true);
+    m.vocabulary = detail::whole_field(shape, "vocab", at, 0, true);
+    const std::string activation = detail::text_field(shape, "activation", at);
+    m.feed_forward = activation == "gelu" || activation == "relu" ? FeedForward::plain : FeedForward::gated;
+    m.experts = detail::whole_field(shape, "experts", at, 0, false);
+    if (m.experts > 0) {
+        m.experts_per_token = detail::whole_field(shape, "experts_per_token", at, 0, true);
+        m.expert_ffn = m.ffn;
+    }
+    (void)validated(m);
+    run.gpu = detail::serving_gpu(detail::text_field(row, "gpu", where), where);
+    run.link = *catalog::default_links(run.gpu.name).intra;
+    run.layout = {.tp = detail::whole_field(row, "tp", where, 1, false),
+                  .pp = detail::whole_field(row, "pp", where, 1, false),
+                  .ep = detail::whole_field(row, "ep", where, 1, false)};
+    (void)validated(run.layout, m);
+    const std::string weights = detail::text_field(row, "weight_dtype", where, "bf16");
+    const auto w = parse_weight_dtype(weights);
+    if (!w) reject(where + ".weight_dtype", weights, "must be bf16, fp16, fp8, int8 or int4");
+    run.setup.weights = *w;
+    const std::string kv = detail::text_field(row, "kv_dtype", where, "bf16");
+    if (kv == "fp16" || kv == "bf16") {
+        run.setup.kv = KvDType::bf16;
+    } else if (kv == "fp8") {
+        run.setup.kv = KvDType::fp8;
+    } else {
+        reject(where + ".kv_dtype", kv, "must be bf16, fp16 or fp8");
+    }
+    require_computable(run.gpu, run.setup.weights);
+    return run;
+}
+
+inline InflightMeasureKind const* inflight_kind(std::string_view kind) {
+    const auto k = std::find_if(inflight_kinds.begin(), inflight_kinds.end(),
+                                [&](const InflightMeasureKind& m) { return m.kind == kind; });
+    return k == inflight_kinds.end() ? nullptr : &*k;
+}
+
+// An in-flight row: the header, its lengths, the offered rate ("inf" or none:
+// all at once) and request count, and the kinds napkin compares.
+inline MeasuredInflightRun parse_inflight_row(const nlohmann::json& row, const std::string& where,
+                                              const std::string& path, const nlohmann::json& measurements,
+                                              std::size_t& skipped) {
+    MeasuredInflightRun run;
+    run.header = parse_run_header(row, where, path);
+    run.input_tokens = whole_field(row, "input_tokens", where, 0, true);
+    run.output_tokens = whole_field(row, "output_tokens", where, 0, true);
+    run.requests = whole_field(row, "num_requests", where, 1000, false);
+    const nlohmann::json rate = row.value("request_rate_qps", nlohmann::json());
+    if (rate.is_number()) {
+        run.request_rate = rate.get<double>();
+        require(std::isfinite(run.request_rate) && run.request_rate > 0.0, where + ".request_rate_qps",
+                run.request_rate, "must be positive, \"inf\" or null");
+    } else if (!rate.is_null() && !(rate.is_string() && rate.get<std::string>() == "inf")) {
+        reject(where + ".request_rate_qps", printable(rate.dump()), "must be a number, \"inf\" or null");
+    }
+    std::size_t j = 0;
+    for (const nlohmann::json& measurement : measurements) {
+        const std::string mwhere = where + ".measurements[" + std::to_string(j++) + "]";
+        const InflightMeasureKind* known = inflight_kind(text_field(measurement, "kind", mwhere));
+        if (known == nullptr) {
+            ++skipped;
+            continue;
+        }
+        if (!measurement.contains("value") || !measurement["value"].is_number())
+            reject(mwhere + ".value", measurement.value("value", nlohmann::json()).dump(), "must be a number");
+        const double value = measurement["value"].get<double>() * known->to_base;
+        require_positive(mwhere + ".value", value);
+        run.measured.push_back({known->measure, value});
+    }
+    return run;
+}
 }  // namespace detail
 
 // Parses the text of a serving-runs file; a file-level error names `argument`
@@ -112,53 +221,15 @@ inline constexpr std::array<MeasureKind, 5> measure_kinds{{
         const nlohmann::json measurements = row.value("measurements", nlohmann::json::array());
         if (!measurements.is_array())
             reject(where + ".measurements", measurements.dump().substr(0, 40), "must be an array");
+        if (batching.rfind("in-flight", 0) == 0) {
+            file.inflight.push_back(detail::parse_inflight_row(row, where, path, measurements, file.skipped));
+            continue;
+        }
         if (batching.rfind("static", 0) != 0) {
             file.skipped += measurements.size();
             continue;
         }
-        if (!row.contains("model_shape") || !row["model_shape"].is_object())
-            reject(where + ".model_shape", "missing", "is required (an object)");
-        const nlohmann::json& shape = row["model_shape"];
-        const std::string at = where + ".model_shape";
-        MeasuredServingRun run{};
-        run.id = where;
-        run.source = detail::text_field(row, "source", where, path);
-        run.model = detail::text_field(row, "model", where, "model");
-        TransformerShape& m = run.shape;
-        m.layers = detail::whole_field(shape, "layers", at, 0, true);
-        m.hidden = detail::whole_field(shape, "hidden", at, 0, true);
-        m.heads = detail::whole_field(shape, "heads", at, 0, true);
-        m.kv_heads = detail::whole_field(shape, "kv_heads", at, m.heads, false);
-        m.head_dim = detail::whole_field(shape, "head_dim", at, m.hidden / m.heads, false);
-        m.ffn = detail::whole_field(shape, "ffn", at, 0, true);
-        m.vocabulary = detail::whole_field(shape, "vocab", at, 0, true);
-        const std::string activation = detail::text_field(shape, "activation", at);
-        m.feed_forward = activation == "gelu" || activation == "relu" ? FeedForward::plain : FeedForward::gated;
-        m.experts = detail::whole_field(shape, "experts", at, 0, false);
-        if (m.experts > 0) {
-            m.experts_per_token = detail::whole_field(shape, "experts_per_token", at, 0, true);
-            m.expert_ffn = m.ffn;
-        }
-        (void)validated(m);
-        run.gpu = detail::serving_gpu(detail::text_field(row, "gpu", where), where);
-        run.link = *catalog::default_links(run.gpu.name).intra;
-        run.layout = {.tp = detail::whole_field(row, "tp", where, 1, false),
-                      .pp = detail::whole_field(row, "pp", where, 1, false),
-                      .ep = detail::whole_field(row, "ep", where, 1, false)};
-        (void)validated(run.layout, m);
-        const std::string weights = detail::text_field(row, "weight_dtype", where, "bf16");
-        const auto w = parse_weight_dtype(weights);
-        if (!w) reject(where + ".weight_dtype", weights, "must be bf16, fp16, fp8, int8 or int4");
-        run.setup.weights = *w;
-        const std::string kv = detail::text_field(row, "kv_dtype", where, "bf16");
-        if (kv == "fp16" || kv == "bf16") {
-            run.setup.kv = KvDType::bf16;
-        } else if (kv == "fp8") {
-            run.setup.kv = KvDType::fp8;
-        } else {
-            reject(where + ".kv_dtype", kv, "must be bf16, fp16 or fp8");
-        }
-        require_computable(run.gpu, run.setup.weights);
+        MeasuredServingRun run = detail::parse_run_header(row, where, path);
         run.workload = {.input_tokens = detail::whole_field(row, "input_tokens", where, 0, true),
                         .output_tokens = detail::whole_field(row, "output_tokens", where, 0, true),
                         .concurrency = detail::whole_field(row, "batch_size", where, 1, false),

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// napkin/serving/engine.hpp — a model served on a layout, request by request:
+// the KV cache the GPUs' memory leaves after the weights and working memory,
+// cut into blocks; each step priced through the kernel layer
+// (serving/step.hpp); the engine's scheduler (serving/simulator.hpp).
+//
+//   const SimulationResult r = simulate_serving(m, gpu, link, layout, traffic, limits);
+#pragma once
+
+#include <napkin/collectives.hpp>
+#include <napkin/error.hpp>
+#include <napkin/hardware.hpp>
+#include <napkin/model.hpp>
+#include <napkin/serving.hpp>
+#include <napkin/serving/simulator.hpp>
+#include <napkin/serving/step.hpp>
+#include <napkin/serving/workload.hpp>
+
+#include <vector>
+
+namespace napkin {
+
+// The KV-cache blocks of `s.kv_block_tokens` tokens a layout holds: what each
+// GPU's usable memory leaves after its weights and working memory
+// (serving_memory with no sequence), over one block's bytes on a GPU, for
+// each of the ep groups (each keeps its own sequences' caches).
+[[nodiscard]] constexpr long long kv_cache_blocks(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
+                                                  const ServingSetup& s = default_serving_setup) {
+    const ServingMemory empty = serving_memory(m, gpu, l, 0, 1, s);
+    if (empty.total() >= empty.usable) return 0;
+    const Bytes block = kv_bytes_per_gpu(m, l, s.kv, tokens(count(s.kv_block_tokens)));
+    const double per_group = ratio(empty.usable - empty.total(), block);
+    return static_cast<long long>(std::min(per_group, 1e15)) * l.ep;
+}
+
+// Prices a StepBatch for the simulator.
+template <CollectivePolicy Collective = Ring>
+struct StepPrice {
+    TransformerShape model;
+    Gpu gpu;
+    Link link;
+    ServingLayout layout;
+    ServingSetup setup = default_serving_setup;
+    Collective collective = lesson_collective;
+    [[nodiscard]] Seconds operator()(const StepBatch& b) const {
+        return step_time(model, gpu, link, layout, b, setup, collective).total();
+    }
+};
+
+// The traffic through an engine with `limits` on the layout; the limits' KV
+// blocks are the memory's (kv_cache_blocks) unless smaller ones are given.
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] SimulationResult simulate_serving(const TransformerShape& m, const Gpu& gpu, const Link& link,
+                                                const ServingLayout& l, const std::vector<Request>& requests,
+                                                EngineLimits limits, const ServingSetup& s = default_serving_setup,
+                                                const Collective& collective = lesson_collective) {
+    (void)validated(m);
+    (void)validated(gpu);
+    (void)validated(link);
+    (void)validated(l, m);
+    (void)validated(s);
+    require_computable(gpu, s.weights);
+    for (const Request& r : requests) require_within_context(m, r.input + r.output);
+    const long long blocks = kv_cache_blocks(m, gpu, l, s);
+    require(blocks > 0, "gpu memory", usable_memory(gpu).value(),
+            "holds the weights and working memory but leaves no room for a KV cache");
+    limits.kv_blocks = std::min(limits.kv_blocks, blocks);
+    limits.block_tokens = s.kv_block_tokens;
+    return simulate(requests, limits, StepPrice<Collective>{m, gpu, link, l, s, collective});
+}
+
+}  // namespace napkin

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// napkin/serving/step.hpp — one forward pass of an engine that mixes decodes
+// and prompt chunks in the same step (continuous batching with chunked
+// prefill: Agrawal et al. 2024, Sarathi-Serve, arXiv 2403.02310, Sec. 4), priced
+// through the same kernel layer as serving.hpp's decode_step and prefill_time.
+//
+// A step reads the weights once for all its tokens (MoE: the experts they hit),
+// the decodes' KV caches at paged decode attention's measured share of the
+// bandwidth, the chunks' caches at the achieved HBM bandwidth; it does the
+// GEMMs of every token, decode attention over the caches and causal flash
+// attention inside each chunk. Reading overlaps computing (the roofline), the
+// communication and the engine's per-pass overhead add. With decodes only it is
+// decode_step().total(); with one chunk only it is prefill_time's pass (tests
+// check both to the last bit).
+#pragma once
+
+#include <napkin/collectives.hpp>
+#include <napkin/hardware.hpp>
+#include <napkin/kernels.hpp>
+#include <napkin/model.hpp>
+#include <napkin/serving.hpp>
+#include <napkin/units.hpp>
+
+#include <span>
+
+namespace napkin {
+
+// A prompt chunk: `tokens` new tokens after `cached` already in the cache.
+struct PromptChunk {
+    long long cached = 0;
+    long long tokens = 0;
+};
+
+// What one engine step computes: `decodes` sequences each advance one token
+// over `decode_context` cached tokens in all, and the prompt chunks.
+struct StepBatch {
+    long long decodes = 0;
+    double decode_context = 0.0;
+    std::span<const PromptChunk> chunks;
+};
+
+struct ServingStepTime {
+    Seconds memory;    // weights and KV caches read, stages in turn
+    Seconds compute;   // GEMMs and attention, stages in turn
+    Seconds comm;      // all-reduces, hand-offs and all-to-alls
+    Seconds overhead;  // the engine's (ServingProfile)
+    [[nodiscard]] constexpr Seconds total() const { return std::max(memory, compute) + comm + overhead; }
+};
+
+// The step's tokens shared over the ep groups, each serving its share of the
+// sequences (the busiest when ep does not divide them).
+[[nodiscard]] constexpr double per_group(double tokens, const ServingLayout& l) {
+    if (l.ep == 1) return tokens;
+    const double share = tokens / count(l.ep);
+    const auto whole = static_cast<double>(static_cast<long long>(share));
+    return whole == share ? share : whole + 1.0;
+}
+
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] constexpr ServingStepTime step_time(const TransformerShape& m, const Gpu& gpu, const Link& link,
+                                                  const ServingLayout& l, const StepBatch& batch,
+                                                  const ServingSetup& s = default_serving_setup,
+                                                  const Collective& collective = lesson_collective) {
+    const KernelProfile k = s.profile.kernels;
+    const Architecture a = gpu.architecture;
+    const double stages = count(l.pp);
+    const double gpus = count(l.tp * l.pp);
+    const bool roofline = k == KernelProfile::roofline;
+    const FlopsPerSecond peak = serving_peak(gpu, s.weights);
+    const FlopsPerSecond gemm_rate =
+        roofline ? peak : peak * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share;
+    double chunk_tokens = 0.0;
+    for (const PromptChunk& c : batch.chunks) chunk_tokens += count(c.tokens);
+    const double n = per_group(count(batch.decodes), l);
+    const double routed = n + per_group(chunk_tokens, l);
+
+    // Decodes: as decode_step, at the group's mean context.
+    const Tokens context = tokens(batch.decodes == 0 ? 0.0 : batch.decode_context / count(batch.decodes));
+    const double cached = n * context.value();
+    const Seconds weights = detail::read_at(weights_read_per_gpu(m, l, s.weights, routed), gpu, hbm_share(a, k));
+    const Seconds decode_kv = detail::read_at(kv_bytes_per_gpu(m, l, s.kv, context, n), gpu,
+                                              cached > 0.0 ? decode_attention_share(a, cached, k) : 1.0);
+    const Flops gemms = flops(2.0 * count(active_parameter_count(m)) * routed);
+    const Flops decode_attention = attention_flops(m, cached, n * within_window(m, context.value()));
+    Seconds math = roofline ? (gemms + decode_attention) / gpus / peak
+                            : gemms / gpus / gemm_rate +
+                                  decode_attention / gpus / (gpu.peak_flops * gemm_ceiling(a, DType::bf16, k));
+
+    // Chunks: as prefill_time's pass, each chunk's cache and causal attention.
+    Bytes chunk_kv{};
+    const double share = l.ep == 1 ? 1.0 : 1.0 / count(l.ep);
+    for (const PromptChunk& c : batch.chunks) {
+        const double p = count(c.cached), t = count(c.tokens);
+        chunk_kv += kv_bytes_per_gpu(m, l, s.kv, tokens(p + t), share);
+        const Flops attention =
+            attention_flops(m, share * (t * p + t * (t + 1.0) / 2.0), share * windowed_positions(m, p + 1.0, p + t));
+        math += roofline ? attention / gpus / peak
+                         : attention / gpus / (gpu.peak_flops * flash_attention_share(a, p + t, k));
+    }
+    ServingStepTime step;
+    step.memory = stages * (weights + decode_kv + detail::read_at(chunk_kv, gpu, hbm_share(a, k)));
+    step.compute = stages * math;
+    DecodeStep comm;
+    detail::pass_communication(m, link, l, routed, s, collective, comm);
+    step.comm = comm.communication();
+    step.overhead = detail::pass_overhead(m, l, s.profile);
+    return step;
+}
+
+}  // namespace napkin

@@ -1,0 +1,270 @@
+// napkin/serving/{step,workload,simulator,engine,measured}.hpp: serving at
+// request level. The mixed step against decode_step and prefill_time; the
+// simulator against queueing theory with a fixed step cost (M/D/1, and M/G/1
+// with geometric lengths, the Pollaczek–Khinchine mean wait), Little's law, a
+// static batch against evaluate_serving's closed forms, a prefix hit, KV
+// preemption; the in-flight rows of measured-serving-runs.json replayed, the
+// README's table written from them (NAPKIN_WRITE_README=1 rewrites it).
+#include <napkin/catalog/clusters.hpp>
+#include <napkin/catalog/hardware.hpp>
+#include <napkin/catalog/models.hpp>
+#include <napkin/io/serving_runs.hpp>
+#include <napkin/serving.hpp>
+#include <napkin/serving/engine.hpp>
+#include <napkin/serving/measured.hpp>
+#include <napkin/serving/simulator.hpp>
+#include <napkin/serving/step.hpp>
+#include <napkin/serving/workload.hpp>
+
+#include "support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace napkin;
+
+namespace {
+
+const TransformerShape& llama8b = catalog::llama3_1_8b;
+const Gpu& h100 = catalog::h100_sxm;
+const Link& nvlink = catalog::nvlink4;
+
+// Every step costs `d` seconds, whatever it holds: the single server of queueing theory.
+struct FixedStep {
+    double d;
+    [[nodiscard]] Seconds operator()(const StepBatch& /*unused*/) const { return seconds(d); }
+};
+
+double mean_ttft(const SimulationResult& r) { return summarize(r).ttft.mean; }
+
+using test::percent;
+using test::signed_percent;
+
+std::string inflight_table(const std::vector<MeasuredInflightRun>& runs, const std::vector<InflightSourceFit>& fits) {
+    std::ostringstream out;
+    out << "| source | searched batch limit | measured | rows | mean | max | bias |\n|---|---|---|---|---|---|---|\n";
+    for (const InflightSourceFit& f : fits) {
+        for (const auto& named : inflight_measure_names) {
+            double sum = 0.0, most = 0.0, bias = 0.0;
+            std::size_t n = 0;
+            for (std::size_t k = 0; k < f.rows.size(); ++k) {
+                const MeasuredInflightRun& run = runs[f.rows[k]];
+                for (std::size_t j = 0; j < run.measured.size(); ++j)
+                    if (run.measured[j].first == named.value) {
+                        const double e = f.errors[k][j];
+                        sum += std::abs(e), bias += e, most = std::max(most, std::abs(e)), ++n;
+                    }
+            }
+            if (n == 0) continue;
+            const auto rows = static_cast<double>(n);
+            out << "| " << f.source << " | " << f.max_num_seqs << " | " << named.name << " | " << n << " | "
+                << percent(sum / rows) << " | " << percent(most) << " | " << signed_percent(bias / rows) << " |\n";
+        }
+    }
+    return out.str();
+}
+
+}  // namespace
+
+TEST_SUITE("serving simulator") {
+    TEST_CASE("a step of decodes only is decode_step; a step of one chunk is prefill_time's pass") {
+        for (const ServingProfile& profile : {roofline_serving, default_serving_profile}) {
+            ServingSetup s;
+            s.profile = profile;
+            const ServingLayout l{.tp = 2};
+            // 24 sequences of 700 cached tokens each.
+            const Seconds closed = decode_step(llama8b, h100, nvlink, l, {24, tokens(700)}, s).total();
+            const Seconds stepped = step_time(llama8b, h100, nvlink, l, {24, 24.0 * 700.0, {}}, s).total();
+            CHECK(stepped.value() == doctest::Approx(closed.value()).epsilon(1e-12));
+            // One prompt of 900 tokens in one pass.
+            const std::array<PromptChunk, 1> chunk{{{0, 900}}};
+            const Seconds prefill = prefill_time(llama8b, h100, nvlink, l, 1, 900, s).total();
+            CHECK(step_time(llama8b, h100, nvlink, l, {0, 0.0, chunk}, s).total().value() ==
+                  doctest::Approx(prefill.value()).epsilon(1e-12));
+        }
+    }
+
+    TEST_CASE("M/D/1: Poisson arrivals, one request at a time, a fixed service D: mean wait ρD/(2(1 − ρ))") {
+        // D = 1 ms (one step, one output token), λ = 500/s, ρ = 0.5: W = 0.5 ms, TTFT = W + D = 1.5 ms.
+        TrafficSpec t;
+        t.requests = 200'000;
+        t.arrivals = {Arrivals::Kind::poisson, 500.0, 1.0};
+        t.input = fixed_length(16);
+        t.output = fixed_length(1);
+        const EngineLimits one{Scheduler::static_batch, 1, 8192, 1LL << 30, 16};
+        const double ttft = mean_ttft(simulate(generate_requests(t), one, FixedStep{1e-3}));
+        CHECK(ttft - 1e-3 == doctest::Approx(md1_wait(per_second(500.0), per_second(1000.0)).value()).epsilon(0.02));
+        CHECK(ttft - 1e-3 == doctest::Approx(0.5e-3).epsilon(0.02));
+    }
+
+    TEST_CASE("M/G/1 with geometric lengths (M/M/1's discrete twin): W = λE[S²]/(2(1 − ρ)) (Pollaczek–Khinchine)") {
+        // O geometric with mean 10 (p = 0.1), one step of d = 1 ms per token: S = O·d, E[S] = 10 ms,
+        // E[S²] = d²(2 − p)/p² = 190 ms²; λ = 50/s gives ρ = 0.5 and W = 50 · 190e-6 / 1 = 9.5 ms
+        // (exponential service would give ρE[S]/(1 − ρ) = 10 ms). TTFT = W + the first step.
+        TrafficSpec t;
+        t.requests = 200'000;
+        t.arrivals = {Arrivals::Kind::poisson, 50.0, 1.0};
+        t.input = fixed_length(16);
+        t.output = {LengthDistribution::Kind::exponential, 10.0};
+        const EngineLimits one{Scheduler::static_batch, 1, 8192, 1LL << 30, 16};
+        const SimulationResult r = simulate(generate_requests(t), one, FixedStep{1e-3});
+        CHECK(mean_ttft(r) - 1e-3 == doctest::Approx(9.5e-3).epsilon(0.04));
+    }
+
+    TEST_CASE("Little's law: mean requests in the system = throughput × mean latency, within 1 %") {
+        // Llama 3.1 8B on an H100 at 16 requests/s of 467 + 256 tokens, continuous batching. The
+        // time-average count comes from the engine's steps, the latencies from the requests.
+        TrafficSpec t;
+        t.requests = 2000;
+        t.arrivals = {Arrivals::Kind::poisson, 16.0, 1.0};
+        t.input = fixed_length(467);
+        t.output = fixed_length(256);
+        for (const Scheduler scheduler : {Scheduler::continuous, Scheduler::inflight, Scheduler::prefill_first}) {
+            CAPTURE(to_string(scheduler));
+            EngineLimits limits;
+            limits.scheduler = scheduler;
+            const SimulationSummary s =
+                summarize(simulate_serving(llama8b, h100, nvlink, {}, generate_requests(t), limits));
+            CHECK(s.mean_in_system == doctest::Approx(s.requests_per_s * s.e2e.mean).epsilon(0.01));
+        }
+    }
+
+    TEST_CASE("a static batch replays evaluate_serving: TTFT the batch's prefill, then O − 1 decode steps") {
+        // 64 requests of 500 + 200 tokens at once, one batch of 64. The closed form prices every
+        // step at the mean context I + O/2 = 600; the simulated steps run at 500 … 698 cached
+        // tokens (mean 599): one token of 600 in the KV term apart.
+        TrafficSpec t;
+        t.requests = 64;
+        t.arrivals.kind = Arrivals::Kind::at_once;
+        t.input = fixed_length(500);
+        t.output = fixed_length(200);
+        EngineLimits limits;
+        limits.scheduler = Scheduler::static_batch;
+        limits.max_num_seqs = 64;
+        const SimulationSummary s =
+            summarize(simulate_serving(llama8b, h100, nvlink, {}, generate_requests(t), limits));
+        const ServingEstimate e =
+            evaluate_serving(llama8b, h100, nvlink, {}, {500, 200, 64, Batching::static_batch, PerSecond{}});
+        CHECK(s.ttft.mean == doctest::Approx(e.ttft.value()).epsilon(1e-9));
+        CHECK(s.tpot.mean == doctest::Approx(e.tpot.value()).epsilon(1e-3));
+        CHECK(s.output_tokens_per_s == doctest::Approx(e.output_tokens_per_s.value()).epsilon(1e-3));
+        CHECK(s.steps == 200);  // one prefill and 199 decode steps
+    }
+
+    TEST_CASE("a prefix hit skips its prefill exactly: the first step computes the prompt's own tokens") {
+        // One request of 1,000 tokens, 800 of them a cached prefix: its first step is a chunk of 200
+        // after 800 cached, not 1,000 from nothing.
+        std::vector<Request> hit{{0.0, 1000, 4, 800}};
+        std::vector<Request> miss{{0.0, 1000, 4, 0}};
+        const EngineLimits limits;
+        const std::array<PromptChunk, 1> own{{{800, 200}}};
+        const std::array<PromptChunk, 1> whole{{{0, 1000}}};
+        const SimulationResult with = simulate_serving(llama8b, h100, nvlink, {}, hit, limits);
+        const SimulationResult without = simulate_serving(llama8b, h100, nvlink, {}, miss, limits);
+        CHECK(with.requests[0].ttft() == step_time(llama8b, h100, nvlink, {}, {0, 0.0, own}).total().value());
+        CHECK(without.requests[0].ttft() == step_time(llama8b, h100, nvlink, {}, {0, 0.0, whole}).total().value());
+        CHECK(with.steps[0].prefill_tokens == 200);
+    }
+
+    TEST_CASE("a small KV cache preempts and recomputes; every request still gets all its tokens") {
+        // 40 requests of 100 + 100 tokens at once, 64 blocks of 16 tokens (1,024 tokens: 5 whole
+        // sequences): continuous batching starts more than fit and preempts the newest; in-flight
+        // batching reserves whole sequences and never preempts.
+        std::vector<Request> requests(40, Request{0.0, 100, 100, 0});
+        EngineLimits continuous{Scheduler::continuous, 256, 8192, 64, 16};
+        EngineLimits inflight = continuous;
+        inflight.scheduler = Scheduler::inflight;
+        const auto price = StepPrice<>{llama8b, h100, nvlink, {}};
+        for (const EngineLimits& limits : {continuous, inflight}) {
+            CAPTURE(to_string(limits.scheduler));
+            const SimulationResult r = simulate(requests, limits, price);
+            long long preemptions = 0;
+            for (const RequestRecord& q : r.requests) {
+                CHECK(q.finish > q.first_token);
+                preemptions += q.preemptions;
+            }
+            for (const StepRecord& step : r.steps) CHECK(step.kv_blocks_used <= 64);
+            if (limits.scheduler == Scheduler::continuous) CHECK(preemptions > 0);
+            if (limits.scheduler == Scheduler::inflight) CHECK(preemptions == 0);
+            // Every output token past the first is one gap.
+            long long gaps = 0;
+            for (const auto& g : r.token_gaps) gaps += g.second;
+            CHECK(gaps == 40 * 99);
+        }
+    }
+
+    TEST_CASE("percentiles as numpy.percentile: 1 … 100 has p50 50.5, p90 90.1, p99 99.01") {
+        std::vector<std::pair<double, long long>> samples;
+        for (int i = 100; i >= 1; --i) samples.emplace_back(i, 1);
+        const Distribution d = distribution(samples);
+        CHECK(d.mean == doctest::Approx(50.5));
+        CHECK(d.p50 == doctest::Approx(50.5));
+        CHECK(d.p90 == doctest::Approx(90.1));
+        CHECK(d.p99 == doctest::Approx(99.01));
+        // Weights count as repeats: {1 ×3, 10 ×1} is 1, 1, 1, 10: p50 1, mean 3.25.
+        const Distribution w = distribution({{10.0, 1}, {1.0, 3}});
+        CHECK(w.p50 == 1.0);
+        CHECK(w.mean == doctest::Approx(3.25));
+    }
+
+    TEST_CASE("the traffic repeats from its seed and has the means asked for") {
+        TrafficSpec t;
+        t.requests = 100'000;
+        t.arrivals = {Arrivals::Kind::gamma, 10.0, 2.0};
+        t.input = {LengthDistribution::Kind::lognormal, 1000.0, 500.0};
+        t.output = {LengthDistribution::Kind::uniform, 100.0, 300.0};
+        const std::vector<Request> a = generate_requests(t), b = generate_requests(t);
+        CHECK(a.back().arrival == b.back().arrival);
+        CHECK(a[777].input == b[777].input);
+        t.seed = 2;
+        CHECK(generate_requests(t).back().arrival != a.back().arrival);
+        double in = 0, out = 0, gaps = 0, gaps2 = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            in += count(a[i].input), out += count(a[i].output);
+            const double g = a[i].arrival - (i == 0 ? 0.0 : a[i - 1].arrival);
+            gaps += g, gaps2 += g * g;
+        }
+        const double n = count(t.requests), mean_gap = gaps / n;
+        CHECK(in / n == doctest::Approx(1000.0).epsilon(0.01));  // lognormal with mean 1,000
+        CHECK(out / n == doctest::Approx(200.0).epsilon(0.01));  // uniform 100 … 300
+        CHECK(mean_gap == doctest::Approx(0.1).epsilon(0.02));   // 10 requests/s
+        // Gamma gaps with a coefficient of variation of 2.
+        CHECK(std::sqrt(gaps2 / n - mean_gap * mean_gap) / mean_gap == doctest::Approx(2.0).epsilon(0.05));
+    }
+
+    TEST_CASE("bad input to the simulator is one error naming it") {
+        CHECK(test::error_of([] {
+                  return simulate_serving(llama8b, h100, nvlink, {}, {{0.0, 4'000'000, 1, 0}}, EngineLimits{});
+              }).find("input + output tokens") == 0);
+        CHECK(test::error_of([] {
+                  EngineLimits limits;
+                  limits.max_num_seqs = 0;
+                  return simulate(std::vector<Request>{{}}, limits, FixedStep{1.0});
+              }) == "max-num-seqs = 0: must be at least 1");
+        CHECK(test::error_of([] {
+                  TrafficSpec t;
+                  t.arrivals.rate = -1.0;
+                  return generate_requests(t);
+              }) == "arrival rate (requests/s) = -1: must be positive and finite");
+    }
+
+    TEST_CASE("measured-serving-runs.json's in-flight rows, replayed; the README's table") {
+        const io::ServingRunFile file =
+            io::read_serving_runs("measured-serving-runs.json", NAPKIN_TEST_DATA_DIR "/measured-serving-runs.json");
+        // 36 online rows of 5 measures (TensorRT-LLM 0.14) and 18 offline rows of one (0.17).
+        REQUIRE(file.inflight.size() == 54);
+        const std::vector<InflightSourceFit> fits = fit_batch_limits(file.inflight);
+        REQUIRE(fits.size() == 2);
+        const std::string table = inflight_table(file.inflight, fits);
+        MESSAGE(table);
+        const test::ReadmeBlock block = test::readme_block("serving-simulation-validation", table);
+        REQUIRE(block.found);
+        CHECK(block.current == table);
+    }
+}
