@@ -2,6 +2,7 @@
 // end-to-end latency, throughput and memory of N chats, and the
 // throughput–latency frontier over a sweep of concurrencies.
 #include "command.hpp"
+#include "serve_simulation.hpp"
 #include "serving_profile.hpp"
 #include "common.hpp"
 
@@ -9,6 +10,7 @@
 #include <napkin/run_cost.hpp>
 #include <napkin/serving.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -142,6 +144,7 @@ NAPKIN_COMMAND(app) {
         std::optional<double> ttft_ms, tpot_ms;
         std::optional<std::string> ttft, tpot;  // with their units
         bool json = false;
+        SimulationOptions simulation;
     };
     auto o = make_options<Options>();
     auto* sub = app.add_subcommand("serve", "serve a model to many users: TTFT, TPOT, throughput, memory and the "
@@ -160,7 +163,9 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--concurrency", o->concurrency, "continuous batching: N requests always in flight");
     sub->add_option("--sweep", o->sweep, "comma-separated concurrencies (or batch sizes): one row each");
     sub->add_option("--svg", o->svg, "write the throughput-latency frontier of the sweep to this SVG file");
-    sub->add_option("--arrival-rate", o->arrival_rate, "Poisson arrivals in requests/s for the M/D/1 queue (0: none)");
+    sub->add_option("--arrival-rate", o->arrival_rate,
+                    "requests/s arriving: alone, the request-level simulator (inf: all at once); with --batch or "
+                    "--concurrency, the M/D/1 queue (0: none)");
     sub->add_option("--prefill-chunk", o->prefill_chunk, "chunked prefill: tokens per chunk (0: whole prompt)");
     sub->add_option("--disaggregate", o->disaggregate,
                     "also split this many copies of the layout into prefill and decode pools (DistServe, "
@@ -177,6 +182,7 @@ NAPKIN_COMMAND(app) {
                     "lesson's closed forms) (measured)");
     sub->add_option("--profile", o->profile, "serving profile JSON (napkin calibrate-serving)");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    add_simulation_options(sub, o->simulation);
     sub->callback([o, sub] {
         const std::string ttft_flag = o->ttft ? "--ttft" : "--ttft-ms", tpot_flag = o->tpot ? "--tpot" : "--tpot-ms";
         o->ttft_ms = time_in_ms(o->ttft_ms, o->ttft, "--ttft", "--ttft-ms");
@@ -223,13 +229,19 @@ NAPKIN_COMMAND(app) {
         if (model.max_position_embeddings > 0 && length > model.max_position_embeddings)
             reject("--input-tokens + --output-tokens", count(length),
                    "exceeds the model's max_position_embeddings = " + std::to_string(model.max_position_embeddings));
-        if (o->batch.has_value() == o->concurrency.has_value())
-            throw napkin::invalid_argument("give one of --batch (static batching) or --concurrency (continuous)");
+        require(!std::isnan(o->arrival_rate) && o->arrival_rate >= 0.0, "--arrival-rate", o->arrival_rate,
+                "must not be negative");
+        const bool simulate = !o->batch && !o->concurrency && o->arrival_rate > 0 && !o->simulation.model_only;
+        if (!simulate && o->batch.has_value() == o->concurrency.has_value())
+            throw napkin::invalid_argument("give one of --batch (static batching) or --concurrency (continuous), or "
+                                           "--arrival-rate alone (the request-level simulator)");
         const bool continuous = o->concurrency.has_value();
         const char* n_flag = continuous ? "--concurrency" : "--batch";
-        const long long n = continuous ? *o->concurrency : *o->batch;
+        const long long n = simulate ? 1 : continuous ? *o->concurrency : *o->batch;
         require_at_least_one(n_flag, n);
-        require_non_negative("--arrival-rate", o->arrival_rate);
+        if (!simulate)
+            require(std::isfinite(o->arrival_rate), "--arrival-rate", o->arrival_rate,
+                    "must be finite with --batch or --concurrency (inf: alone, every request at once)");
         require_non_negative("--prefill-chunk", count(o->prefill_chunk));
 
         ServingSetup setup;
@@ -244,6 +256,9 @@ NAPKIN_COMMAND(app) {
                         : *kernels == KernelProfile::roofline ? roofline_serving
                                                               : default_serving_profile;
         const ServingLayout layout{o->tp, o->pp, o->ep};
+        if (simulate)
+            return run_simulation(o->simulation, o->arrival_rate, model, gpu, link, layout, *o->input, *o->output,
+                                  setup, ring, o->json);
         const long long most = max_concurrency(model, gpu, layout, length, setup);
         if (most == 0) {
             const ServingMemory empty = serving_memory(model, gpu, layout, 0, length, setup);

@@ -174,3 +174,34 @@ napkin_check_output(cli.calibrate_serving.bad_file
   COMMAND $<TARGET_FILE:napkin-cli> calibrate-serving ${CMAKE_CURRENT_SOURCE_DIR}/data/serving-profile-bad.json
   EXPECT "napkin: error: RUNS = \"${CMAKE_CURRENT_SOURCE_DIR}/data/serving-profile-bad.json\": must be an object with a \"runs\" array"
   EXIT_CODE 2)
+# The request-level simulator: --arrival-rate alone. 64 requests of 500 + 200 tokens at once in one static
+# batch of 64: one prefill step and 199 decode steps (tests/unit/serving_simulator.cpp replays evaluate_serving).
+set(serve_8b serve --model llama3.1-8b --gpu h100-sxm --input-tokens 500 --output-tokens 200)
+napkin_check_output(cli.serve.simulate_static_batch
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_8b} --arrival-rate inf --requests 64 --scheduler static --max-num-seqs 64
+          --json
+  EXPECT "\"scheduler\": \"static\"" "\"steps\": 200" "\"preemptions\": 0" "\"ttft_s\"" "\"p99\"" "\"itl_s\""
+         "\"goodput_requests_per_s\"" "\"schema\": \"napkin.serve/1\"")
+napkin_check_output(cli.serve.simulate
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_8b} --arrival-rate 8 --requests 200 --slo-ttft 2s --slo-tpot 50ms
+          --output-distribution uniform:100:300 --csv requests.csv
+  EXPECT "simulated: 200 requests of 500 + 200 tokens (fixed, uniform:100:300)" "Poisson at 8.000 requests/s, seed 1"
+         "continuous batching" "TTFT" "p99" "end to end" "200 of 200 requests" "requests written to requests.csv")
+foreach(bad IN ITEMS "scheduler|--arrival-rate 4 --scheduler fifo|--scheduler = \"fifo\": must be continuous, prefill-first, inflight or static"
+                     "distribution|--arrival-rate 4 --input-distribution uniform:5|--input-distribution = \"uniform:5\": must be fixed, uniform:LO:HI"
+                     "rate_negative|--arrival-rate -1|--arrival-rate = -1: must not be negative"
+                     "rate_inf_closed_form|--arrival-rate inf --concurrency 4|--arrival-rate = inf: must be finite with --batch or --concurrency"
+                     "none|--prefill-chunk 0|give one of --batch (static batching) or --concurrency (continuous), or --arrival-rate alone"
+                     "requests|--arrival-rate 4 --requests 0|--requests = 0: must be from 1 to 2^24"
+                     "too_many_tokens|--arrival-rate 4 --requests 16000000|--requests = 16000000: times the mean output tokens must be at most 2^28"
+                     "slo|--arrival-rate 4 --slo-ttft 2|--slo-ttft = \"2\": not a time"
+                     "csv_full|--arrival-rate 4 --requests 10 --csv /dev/full|--csv = \"/dev/full\": cannot be written")
+  string(REPLACE "|" ";" parts "${bad}")
+  list(GET parts 0 name)
+  list(GET parts 1 flags)
+  list(GET parts 2 message)
+  separate_arguments(flags)
+  napkin_check_output(cli.serve.simulate.bad.${name}
+    COMMAND $<TARGET_FILE:napkin-cli> ${serve_8b} ${flags}
+    EXPECT "${message}" EXIT_CODE 2)
+endforeach()

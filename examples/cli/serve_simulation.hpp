@@ -1,0 +1,236 @@
+// napkin serve --arrival-rate R (no --batch, no --concurrency): the
+// request-level simulator (napkin/serving/engine.hpp) from the command line —
+// its flags, the traffic they describe, and the report: percentiles of TTFT,
+// TPOT, ITL and end-to-end latency, throughput, SLO goodput, per-request CSV.
+#pragma once
+
+#include "common.hpp"
+
+#include <napkin/io/quantity_parse.hpp>
+#include <napkin/io/text_file.hpp>
+#include <napkin/serving/engine.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace napkin::cli {
+
+struct SimulationOptions {
+    long long requests = 1000;
+    std::uint64_t seed = 1;
+    std::string scheduler = "continuous";
+    long long max_num_seqs = 256, max_num_batched_tokens = 8192;
+    double burstiness = 1.0;
+    std::string input_distribution = "fixed", output_distribution = "fixed";
+    long long prefix_tokens = 0;
+    double prefix_share = 1.0;
+    std::optional<std::string> slo_ttft, slo_tpot;
+    std::string csv;
+    bool model_only = false;
+};
+
+inline void add_simulation_options(CLI::App* sub, SimulationOptions& o) {
+    sub->add_option("--requests", o.requests, "simulator: requests replayed (1000)");
+    sub->add_option("--seed", o.seed, "simulator: the traffic's random seed; the same seed, the same run (1)");
+    sub->add_option("--scheduler", o.scheduler,
+                    "simulator: continuous (chunked prefill, vLLM V1), prefill-first (vLLM V0), inflight "
+                    "(TensorRT-LLM) or static (continuous)");
+    sub->add_option("--max-num-seqs", o.max_num_seqs, "simulator: sequences running at once (256)");
+    sub->add_option("--max-num-batched-tokens", o.max_num_batched_tokens, "simulator: tokens a step computes (8192)");
+    sub->add_option("--burstiness", o.burstiness,
+                    "simulator: inter-arrival coefficient of variation, gamma arrivals (1: Poisson)");
+    sub->add_option("--input-distribution", o.input_distribution,
+                    "simulator: fixed, uniform:LO:HI, normal:SD, lognormal:SD or exponential (mean --input-tokens)");
+    sub->add_option("--output-distribution", o.output_distribution, "simulator: the same for --output-tokens");
+    sub->add_option("--prefix-tokens", o.prefix_tokens, "simulator: a shared prompt prefix kept in the cache (0)");
+    sub->add_option("--prefix-share", o.prefix_share, "simulator: share of requests that hit the prefix (1)");
+    sub->add_option("--slo-ttft", o.slo_ttft,
+                    "simulator: TTFT bound with its unit, 2s: goodput counts requests within");
+    sub->add_option("--slo-tpot", o.slo_tpot, "simulator: TPOT bound with its unit, 50ms");
+    sub->add_option("--csv", o.csv, "simulator: write every request (arrival, first token, finish, lengths) here");
+    sub->add_flag("--model-only", o.model_only,
+                  "the closed forms, not the simulator (they need --batch or --concurrency)");
+}
+
+// "uniform:100:800", "normal:50", … with the mean from `mean`; named by `flag`.
+inline LengthDistribution parse_length_distribution(const std::string& flag, const std::string& text, long long mean) {
+    std::vector<std::string> parts;
+    std::stringstream in(text);
+    for (std::string part; std::getline(in, part, ':');) parts.push_back(part);
+    const auto number = [&](std::size_t i) {
+        std::size_t used = 0;
+        double v = 0;
+        try {
+            v = std::stod(parts[i], &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || used != parts[i].size() || !std::isfinite(v))
+            reject(flag, text, "\"" + parts[i] + "\" is not a number");
+        return v;
+    };
+    using K = LengthDistribution::Kind;
+    const auto m = static_cast<double>(mean);
+    LengthDistribution d;
+    if (parts.size() == 1 && parts[0] == "fixed")
+        d = fixed_length(mean);
+    else if (parts.size() == 1 && parts[0] == "exponential")
+        d = {K::exponential, m};
+    else if (parts.size() == 2 && parts[0] == "normal")
+        d = {K::normal, m, number(1)};
+    else if (parts.size() == 2 && parts[0] == "lognormal")
+        d = {K::lognormal, m, number(1)};
+    else if (parts.size() == 3 && parts[0] == "uniform")
+        d = {K::uniform, number(1), number(2)};
+    else
+        reject(flag, text, "must be fixed, uniform:LO:HI, normal:SD, lognormal:SD or exponential");
+    (void)validated(d, flag);
+    return d;
+}
+
+inline std::optional<Scheduler> parse_scheduler(const std::string& text) {
+    for (const auto& n : scheduler_names)
+        if (n.name == text) return n.value;
+    return std::nullopt;
+}
+
+inline std::string seconds_text(double s) { return to_string(seconds(s)); }
+
+inline nlohmann::json distribution_json(const Distribution& d) {
+    return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99}};
+}
+
+inline std::string requests_csv(const SimulationResult& r) {
+    std::string out = "arrival_s,first_token_s,finish_s,input_tokens,output_tokens,prefix_tokens,preemptions\n";
+    char line[200];
+    for (const RequestRecord& q : r.requests) {
+        std::snprintf(line, sizeof line, "%.9g,%.9g,%.9g,%lld,%lld,%lld,%lld\n", q.arrival, q.first_token, q.finish,
+                      q.input, q.output, q.prefix, q.preemptions);
+        out += line;
+    }
+    return out;
+}
+
+// Runs and reports the simulation; `rate` may be infinite (every request at once).
+template <class Collective>
+void run_simulation(const SimulationOptions& o, double rate, const TransformerShape& model, const Gpu& gpu,
+                    const Link& link, const ServingLayout& layout, long long input, long long output,
+                    const ServingSetup& setup, const Collective& collective, bool json) {
+    require(o.requests >= 1 && o.requests <= (1LL << 24), "--requests", count(o.requests),
+            "must be from 1 to 2^24 = 16777216");
+    const auto scheduler = parse_scheduler(o.scheduler);
+    if (!scheduler) reject("--scheduler", o.scheduler, "must be continuous, prefill-first, inflight or static");
+    require(o.max_num_seqs >= 1 && o.max_num_seqs <= (1LL << 24), "--max-num-seqs", count(o.max_num_seqs),
+            "must be from 1 to 2^24");
+    require(o.max_num_batched_tokens >= 1 && o.max_num_batched_tokens <= (1LL << 30), "--max-num-batched-tokens",
+            count(o.max_num_batched_tokens), "must be from 1 to 2^30");
+    require(std::isfinite(o.burstiness) && o.burstiness > 0.0 && o.burstiness <= 100.0, "--burstiness", o.burstiness,
+            "must be in (0, 100]");
+    require(o.prefix_tokens >= 0 && o.prefix_tokens < (1LL << 40), "--prefix-tokens", count(o.prefix_tokens),
+            "must be from 0 to 2^40");
+    require(o.prefix_share >= 0.0 && o.prefix_share <= 1.0, "--prefix-share", o.prefix_share, "must be in [0, 1]");
+    ServiceLevel slo;
+    if (o.slo_ttft) slo.ttft = io::parse_time("--slo-ttft", *o.slo_ttft).value();
+    if (o.slo_tpot) slo.tpot = io::parse_time("--slo-tpot", *o.slo_tpot).value();
+    if (o.slo_ttft) require_positive("--slo-ttft", slo.ttft);
+    if (o.slo_tpot) require_positive("--slo-tpot", slo.tpot);
+
+    TrafficSpec t;
+    t.requests = o.requests;
+    t.seed = o.seed;
+    const bool at_once = std::isinf(rate);
+    t.arrivals = {at_once               ? Arrivals::Kind::at_once
+                  : o.burstiness == 1.0 ? Arrivals::Kind::poisson
+                                        : Arrivals::Kind::gamma,
+                  at_once ? 1.0 : rate, o.burstiness};
+    t.input = parse_length_distribution("--input-distribution", o.input_distribution, input);
+    t.output = parse_length_distribution("--output-distribution", o.output_distribution, output);
+    // Each output token is a step of its sequence: at about 20 ns one, 2^28 of them take seconds.
+    if (count(o.requests) * t.output.mean() > count(1LL << 28))
+        reject("--requests", count(o.requests),
+               "times the mean output tokens must be at most 2^28 = 268435456 tokens simulated");
+    t.prefix_tokens = o.prefix_tokens;
+    t.prefix_share = o.prefix_tokens > 0 ? o.prefix_share : 0.0;
+    EngineLimits limits;
+    limits.scheduler = *scheduler;
+    limits.max_num_seqs = o.max_num_seqs;
+    limits.max_num_batched_tokens = o.max_num_batched_tokens;
+    const SimulationResult r =
+        simulate_serving(model, gpu, link, layout, generate_requests(t), limits, setup, collective);
+    const SimulationSummary s = summarize(r, slo);
+    if (!o.csv.empty()) io::write_text_file("--csv", o.csv, requests_csv(r));
+
+    if (json) {
+        nlohmann::json j{{"model", model.name},
+                         {"gpu", gpu.name},
+                         {"link", link.name},
+                         {"tp", layout.tp},
+                         {"pp", layout.pp},
+                         {"ep", layout.ep},
+                         {"gpus", layout.gpus()},
+                         {"weight_dtype", to_string(setup.weights)},
+                         {"kv_dtype", to_string(setup.kv)},
+                         {"scheduler", to_string(*scheduler)},
+                         {"max_num_seqs", o.max_num_seqs},
+                         {"max_num_batched_tokens", o.max_num_batched_tokens},
+                         {"kv_cache_blocks", r.kv_blocks},
+                         {"arrival_rate", at_once ? nlohmann::json("inf") : nlohmann::json(rate)},
+                         {"requests", s.requests},
+                         {"seed", o.seed},
+                         {"duration_s", s.duration},
+                         {"ttft_s", distribution_json(s.ttft)},
+                         {"tpot_s", distribution_json(s.tpot)},
+                         {"itl_s", distribution_json(s.itl)},
+                         {"e2e_s", distribution_json(s.e2e)},
+                         {"requests_per_s", s.requests_per_s},
+                         {"output_tokens_per_s", s.output_tokens_per_s},
+                         {"total_tokens_per_s", s.total_tokens_per_s},
+                         {"mean_batch", s.mean_batch},
+                         {"steps", s.steps},
+                         {"preemptions", s.preemptions},
+                         {"within_slo", s.within_slo},
+                         {"goodput_requests_per_s", s.goodput}};
+        return print_json(j);
+    }
+    printf_wrapped("%s on %lld x %s (tp %lld, pp %lld, ep %lld) over %s; %s weights, %s KV cache\n",
+                   std::string(model.name).c_str(), layout.gpus(), std::string(gpu.name).c_str(), layout.tp, layout.pp,
+                   layout.ep, std::string(link.name).c_str(), std::string(to_string(setup.weights)).c_str(),
+                   std::string(to_string(setup.kv)).c_str());
+    const std::string arrivals = at_once               ? std::string("all at once")
+                                 : o.burstiness == 1.0 ? "Poisson at " + format_fixed(rate, 3) + " requests/s"
+                                                       : "gamma (burstiness " + format_fixed(o.burstiness, 2) +
+                                                             ") at " + format_fixed(rate, 3) + " requests/s";
+    printf_wrapped("simulated: %lld requests of %lld + %lld tokens (%s, %s), %s, seed %llu\n", s.requests, input,
+                   output, o.input_distribution.c_str(), o.output_distribution.c_str(), arrivals.c_str(),
+                   static_cast<unsigned long long>(o.seed));
+    printf_wrapped(
+        "engine: %s batching, at most %lld sequences and %lld tokens a step; KV cache %lld blocks of %lld "
+        "tokens\n",
+        std::string(to_string(*scheduler)).c_str(), o.max_num_seqs, o.max_num_batched_tokens, r.kv_blocks,
+        setup.kv_block_tokens);
+    printf_wrapped("\n%-12s %12s %12s %12s %12s\n", "", "mean", "p50", "p90", "p99");
+    const auto row = [](const char* name, const Distribution& d) {
+        printf_wrapped("%-12s %12s %12s %12s %12s\n", name, seconds_text(d.mean).c_str(), seconds_text(d.p50).c_str(),
+                       seconds_text(d.p90).c_str(), seconds_text(d.p99).c_str());
+    };
+    row("TTFT", s.ttft);
+    row("TPOT", s.tpot);
+    row("ITL", s.itl);
+    row("end to end", s.e2e);
+    printf_wrapped("\nserved: %.3f requests/s, %.1f output tokens/s (%.1f with the prompts) in %s\n", s.requests_per_s,
+                   s.output_tokens_per_s, s.total_tokens_per_s, seconds_text(s.duration).c_str());
+    printf_wrapped("engine: %lld steps, %.1f sequences a step on average, %lld preemptions\n", s.steps, s.mean_batch,
+                   s.preemptions);
+    if (o.slo_ttft || o.slo_tpot)
+        printf_wrapped("SLO (TTFT <= %s, TPOT <= %s): %lld of %lld requests, goodput %.3f requests/s\n",
+                       o.slo_ttft ? seconds_text(slo.ttft).c_str() : "any",
+                       o.slo_tpot ? seconds_text(slo.tpot).c_str() : "any", s.within_slo, s.requests, s.goodput);
+    if (!o.csv.empty()) printf_wrapped("requests written to %s\n", o.csv.c_str());
+}
+
+}  // namespace napkin::cli
