@@ -227,7 +227,7 @@ TEST_SUITE("cli/run") {
         CHECK(contains(second.output, "a100-80gb-sxm"));
     }
 
-    TEST_CASE("schedule --stages 0 is an error naming --stages; without --stages the file gives the shape") {
+    TEST_CASE("schedule --stages 0 is an error naming --stages — without --stages the file gives the shape") {
         const auto zero = run({"schedule", "--schedule", "1f1b", "--stages", "0", "--microbatches", "8",
                                "--forward-ms", "1", "--backward-ms", "2"});
         CHECK(zero.exit_code == 2);
@@ -398,7 +398,7 @@ TEST_SUITE("cli/run") {
                "--mtbf = \"10s\": is too short");
     }
 
-    TEST_CASE("plan --objective cost over --gpus 8-32: rows ordered by cost; time's fastest row is today's row 1") {
+    TEST_CASE("plan --objective cost over --gpus 8-32: rows ordered by cost — time's fastest row is today's row 1") {
         const std::vector<std::string> base{"plan", "--model", "gpt2-small", "--gpu", "a100-80gb-sxm",
                                             "--gpus-per-node", "8", "--global-batch", "64", "--top", "5"};
         const auto today = nlohmann::json::parse(run(with(base, {"--gpus", "16", "--json"})).output);
@@ -458,7 +458,7 @@ TEST_SUITE("cli/run") {
         CHECK(contains(falling.output, "--gpus = \"32-8\": the range must not fall"));
     }
 
-    TEST_CASE("serve --gpu-hour-price: $ / M output tokens = GPUs x price / 3,600 / tokens/s x 1e6; J per token") {
+    TEST_CASE("serve --gpu-hour-price: $ / M output tokens = GPUs x price / 3,600 / tokens/s x 1e6 — J per token") {
         const auto r = run({"serve", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--tp", "8", "--input-tokens",
                             "1024", "--output-tokens", "256", "--concurrency", "64", "--gpu-hour-price", "3",
                             "--json"});

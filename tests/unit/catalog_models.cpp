@@ -50,22 +50,22 @@ void check_config(const char* file, const TransformerShape& entry) {
 
 TEST_SUITE("catalog/models") {
     // L·(attention + 3·h·ffn + 2h) + V·h·(1 tied | 2) + h, attention = 2·h·H·d + 2·h·KV·d.
-    TEST_CASE("Llama 3.2 1B: 16 × 60,821,504 + 128,256 × 2,048 (tied) + 2,048 = 1,235,814,400; card 1.23B") {
+    TEST_CASE("Llama 3.2 1B: 16 × 60,821,504 + 128,256 × 2,048 (tied) + 2,048 = 1,235,814,400 — card 1.23B") {
         check_config("llama32_1b_config.json", catalog::llama3_2_1b);
         CHECK(parameter_count(catalog::llama3_2_1b) == 1'235'814'400);
         CHECK(agrees(parameter_count(catalog::llama3_2_1b), 1.23, 0.01));
     }
-    TEST_CASE("Llama 3.2 3B: 28 × 100,669,440 + 128,256 × 3,072 (tied) + 3,072 = 3,212,749,824; card 3.21B") {
+    TEST_CASE("Llama 3.2 3B: 28 × 100,669,440 + 128,256 × 3,072 (tied) + 3,072 = 3,212,749,824 — card 3.21B") {
         check_config("llama32_3b_config.json", catalog::llama3_2_3b);
         CHECK(parameter_count(catalog::llama3_2_3b) == 3'212'749'824);
         CHECK(agrees(parameter_count(catalog::llama3_2_3b), 3.21, 0.01));
     }
-    TEST_CASE("Llama 3.3 70B has Llama 3.1 70B's 70,553,706,496 weights; hub 70.6B") {
+    TEST_CASE("Llama 3.3 70B has Llama 3.1 70B's 70,553,706,496 weights — hub 70.6B") {
         check_config("llama33_70b_config.json", catalog::llama3_3_70b);
         CHECK(parameter_count(catalog::llama3_3_70b) == parameter_count(catalog::llama3_1_70b));
         CHECK(agrees(parameter_count(catalog::llama3_3_70b), 70.6, 0.1));
     }
-    TEST_CASE("Mistral 7B: 32 × 218,112,000 + 2 × 32,000 × 4,096 + 4,096 = 7,241,732,096; hub 7.24B") {
+    TEST_CASE("Mistral 7B: 32 × 218,112,000 + 2 × 32,000 × 4,096 + 4,096 = 7,241,732,096 — hub 7.24B") {
         check_config("mistral_7b_config.json", catalog::mistral_7b);
         CHECK(parameter_count(catalog::mistral_7b) == 7'241'732'096);
         CHECK(agrees(parameter_count(catalog::mistral_7b), 7.24, 0.01));
@@ -78,7 +78,7 @@ TEST_SUITE("catalog/models") {
     }
     TEST_CASE(
         "Mixtral 8x22B: 56 × (88,080,384 attention + 8 × 301,989,888 experts + 49,152 router + 12,288) "
-        "+ 2 × 32,000 × 6,144 + 6,144 = 140,620,634,112; hub 141B") {
+        "+ 2 × 32,000 × 6,144 + 6,144 = 140,620,634,112 — hub 141B") {
         check_config("mixtral_8x22b_config.json", catalog::mixtral_8x22b);
         CHECK(parameter_count(catalog::mixtral_8x22b) == 140'620'634'112);
         CHECK(agrees(parameter_count(catalog::mixtral_8x22b), 141, 1));
@@ -86,7 +86,7 @@ TEST_SUITE("catalog/models") {
     // Qwen2.5 (model_type qwen2): attention 2·h·H·d + 2·h·KV·d plus the Q, K and V biases H·d + 2·KV·d.
     // 0.5B: 2·896·(896 + 128) + 1,152 = 1,836,160; layer + 3·896·4,864 + 2·896 = 14,912,384;
     // 24 layers 357,897,216 (+ final norm 896: the card's 0.36B without embeddings); + 151,936 × 896 (tied).
-    TEST_CASE("Qwen2.5 0.5B: 24 × 14,912,384 + 151,936 × 896 (tied) + 896 = 494,032,768; card 0.49B") {
+    TEST_CASE("Qwen2.5 0.5B: 24 × 14,912,384 + 151,936 × 896 (tied) + 896 = 494,032,768 — card 0.49B") {
         check_config("qwen2_5_0_5b_config.json", catalog::qwen2_5_0_5b);
         const long long all = parameter_count(catalog::qwen2_5_0_5b);
         CHECK(all == 494'032'768);
@@ -94,7 +94,7 @@ TEST_SUITE("catalog/models") {
         CHECK(agrees(all - embedding_weights(catalog::qwen2_5_0_5b), 0.36, 0.01));
     }
     // 7B: 2·3,584·(3,584 + 512) + 4,608 = 29,364,736; + 3·3,584·18,944 + 7,168 = 233,057,792 a layer.
-    TEST_CASE("Qwen2.5 7B: 28 × 233,057,792 + 2 × 152,064 × 3,584 + 3,584 = 7,615,616,512; card 7.61B (6.53B)") {
+    TEST_CASE("Qwen2.5 7B: 28 × 233,057,792 + 2 × 152,064 × 3,584 + 3,584 = 7,615,616,512 — card 7.61B (6.53B)") {
         check_config("qwen2_5_7b_config.json", catalog::qwen2_5_7b);
         const long long all = parameter_count(catalog::qwen2_5_7b);
         CHECK(all == 7'615'616'512);
@@ -106,7 +106,7 @@ TEST_SUITE("catalog/models") {
         CHECK(all - parameter_count(no_bias) == 129'024);
     }
     // 72B: 2·8,192·(8,192 + 1,024) + 10,240 = 151,005,184; + 3·8,192·29,568 + 16,384 = 877,684,736 a layer.
-    TEST_CASE("Qwen2.5 72B: 80 × 877,684,736 + 2 × 152,064 × 8,192 + 8,192 = 72,706,203,648; card 72.7B") {
+    TEST_CASE("Qwen2.5 72B: 80 × 877,684,736 + 2 × 152,064 × 8,192 + 8,192 = 72,706,203,648 — card 72.7B") {
         check_config("qwen2_5_72b_config.json", catalog::qwen2_5_72b);
         const long long all = parameter_count(catalog::qwen2_5_72b);
         CHECK(all == 72'706'203'648);
@@ -134,12 +134,12 @@ TEST_SUITE("catalog/models") {
         CHECK(all - embedding_weights(catalog::qwen3_32b) == 31'206'298'624);
         CHECK(agrees(all - embedding_weights(catalog::qwen3_32b), 31.2, 0.1));
     }
-    TEST_CASE("Phi-3-mini: 32 × 113,252,352 + 2 × 32,064 × 3,072 + 3,072 = 3,821,079,552; hub 3.82B") {
+    TEST_CASE("Phi-3-mini: 32 × 113,252,352 + 2 × 32,064 × 3,072 + 3,072 = 3,821,079,552 — hub 3.82B") {
         check_config("phi3_mini_4k_config.json", catalog::phi3_mini);
         CHECK(parameter_count(catalog::phi3_mini) == 3'821'079'552);
         CHECK(agrees(parameter_count(catalog::phi3_mini), 3.82, 0.01));
     }
-    TEST_CASE("Phi-4: 40 × 340,797,440 + 2 × 100,352 × 5,120 + 5,120 = 14,659,507,200; hub 14.7B") {
+    TEST_CASE("Phi-4: 40 × 340,797,440 + 2 × 100,352 × 5,120 + 5,120 = 14,659,507,200 — hub 14.7B") {
         check_config("phi4_config.json", catalog::phi4);
         CHECK(parameter_count(catalog::phi4) == 14'659'507'200);
         CHECK(agrees(parameter_count(catalog::phi4), 14.7, 0.1));
@@ -178,7 +178,7 @@ TEST_SUITE("catalog/models") {
     // Gemma 2 (model_type gemma2): attention 2·h·H·d + 2·h·KV·d with d = head_dim (not h / H), GeGLU
     // 3·h·ffn, four RMSNorms 4·h a layer; tied embeddings V·h, final norm h.
     // 2B: 2·2,304·2,048 + 2·2,304·1,024 = 14,155,776; + 3·2,304·9,216 = 63,700,992; + 9,216: 77,865,984.
-    TEST_CASE("Gemma 2 2B: 26 × 77,865,984 + 256,000 × 2,304 + 2,304 = 2,614,341,888; hub 2.61B") {
+    TEST_CASE("Gemma 2 2B: 26 × 77,865,984 + 256,000 × 2,304 + 2,304 = 2,614,341,888 — hub 2.61B") {
         check_config("gemma2_2b_config.json", catalog::gemma2_2b);
         CHECK(layer_weights(catalog::gemma2_2b) == 77'865'984);
         CHECK(parameter_count(catalog::gemma2_2b) == 2'614'341'888);
@@ -187,7 +187,7 @@ TEST_SUITE("catalog/models") {
     // 9B: head_dim 256 while 3,584 / 16 = 224. Attention 2·3,584·4,096 + 2·3,584·2,048 = 44,040,192;
     // GeGLU 3·3,584·14,336 = 154,140,672; norms 4·3,584 = 14,336: 198,195,200 a layer; × 42 = 8,324,198,400;
     // + 256,000·3,584 = 917,504,000 + 3,584. With two norms a layer (Llama's count) it would be 42·7,168 fewer.
-    TEST_CASE("Gemma 2 9B: 42 × 198,195,200 + 256,000 × 3,584 + 3,584 = 9,241,705,984; hub 9.24B") {
+    TEST_CASE("Gemma 2 9B: 42 × 198,195,200 + 256,000 × 3,584 + 3,584 = 9,241,705,984 — hub 9.24B") {
         check_config("gemma2_9b_config.json", catalog::gemma2_9b);
         CHECK(head_dim(catalog::gemma2_9b) == 256);
         CHECK(layer_weights(catalog::gemma2_9b) == 198'195'200);
@@ -202,7 +202,7 @@ TEST_SUITE("catalog/models") {
     }
     // 27B: attention 2·4,608·4,096 + 2·4,608·2,048 = 56,623,104; GeGLU 3·4,608·36,864 = 509,607,936;
     // norms 18,432: 566,249,472 a layer.
-    TEST_CASE("Gemma 2 27B: 46 × 566,249,472 + 256,000 × 4,608 + 4,608 = 27,227,128,320; hub 27.2B") {
+    TEST_CASE("Gemma 2 27B: 46 × 566,249,472 + 256,000 × 4,608 + 4,608 = 27,227,128,320 — hub 27.2B") {
         check_config("gemma2_27b_config.json", catalog::gemma2_27b);
         CHECK(layer_weights(catalog::gemma2_27b) == 566'249'472);
         CHECK(parameter_count(catalog::gemma2_27b) == 27'227'128'320);
@@ -212,7 +212,7 @@ TEST_SUITE("catalog/models") {
     // Gemma 3 (model_type gemma3_text; gemma3 with text_config and vision_config): Gemma 2's layer plus
     // the Q and K norms 2·head_dim. 1B: attention 2·1,152·1,024 + 2·1,152·256 + 512 = 2,949,632;
     // GeGLU 3·1,152·6,912 = 23,887,872; norms 4,608: 26,842,112 a layer.
-    TEST_CASE("Gemma 3 1B: 26 × 26,842,112 + 262,144 × 1,152 + 1,152 = 999,885,952; hub 1,000M") {
+    TEST_CASE("Gemma 3 1B: 26 × 26,842,112 + 262,144 × 1,152 + 1,152 = 999,885,952 — hub 1,000M") {
         check_config("gemma3_1b_config.json", catalog::gemma3_1b);
         CHECK(layer_weights(catalog::gemma3_1b) == 26'842'112);
         CHECK(parameter_count(catalog::gemma3_1b) == 999'885'952);
@@ -225,7 +225,7 @@ TEST_SUITE("catalog/models") {
     // 4B text: attention 2·2,560·2,048 + 2·2,560·1,024 + 512 = 15,729,152; GeGLU 3·2,560·10,240 = 78,643,200;
     // norms 10,240: 94,382,592 a layer; × 34 = 3,209,008,128; + 262,208·2,560 = 671,252,480 + 2,560
     // = 3,880,263,168; vision 416,866,032 + 1,152 + 2,949,120 = 419,816,304.
-    TEST_CASE("Gemma 3 4B: 3,880,263,168 text + 419,816,304 vision = 4,300,079,472; hub 4.3B") {
+    TEST_CASE("Gemma 3 4B: 3,880,263,168 text + 419,816,304 vision = 4,300,079,472 — hub 4.3B") {
         check_config("gemma3_4b_config.json", catalog::gemma3_4b);
         CHECK(catalog::gemma3_4b.vision_weights == 419'816'304);
         CHECK(parameter_count(catalog::gemma3_4b) == 4'300'079'472);
@@ -237,7 +237,7 @@ TEST_SUITE("catalog/models") {
     // 12B: attention 2·3,840·4,096 + 2·3,840·2,048 + 512 = 47,186,432; GeGLU 3·3,840·15,360 = 176,947,200;
     // norms 15,360: 224,148,992 a layer; × 48 + 262,208·3,840 + 3,840 = 11,766,034,176;
     // vision 416,866,032 + 1,152 + 1,152·3,840 = 421,290,864.
-    TEST_CASE("Gemma 3 12B: 11,766,034,176 text + 421,290,864 vision = 12,187,325,040; hub 12.2B") {
+    TEST_CASE("Gemma 3 12B: 11,766,034,176 text + 421,290,864 vision = 12,187,325,040 — hub 12.2B") {
         check_config("gemma3_12b_config.json", catalog::gemma3_12b);
         CHECK(layer_weights(catalog::gemma3_12b) == 224'148'992);
         CHECK(parameter_count(catalog::gemma3_12b) == 12'187'325'040);
@@ -246,7 +246,7 @@ TEST_SUITE("catalog/models") {
     // 27B: head_dim 128. Attention 2·5,376·4,096 + 2·5,376·2,048 + 256 = 66,060,544; GeGLU 3·5,376·21,504
     // = 346,816,512; norms 21,504: 412,898,560 a layer; × 62 + 262,208·5,376 + 5,376 = 27,009,346,304;
     // vision 416,866,032 + 1,152 + 1,152·5,376 = 423,060,336.
-    TEST_CASE("Gemma 3 27B: 27,009,346,304 text + 423,060,336 vision = 27,432,406,640; hub 27.4B") {
+    TEST_CASE("Gemma 3 27B: 27,009,346,304 text + 423,060,336 vision = 27,432,406,640 — hub 27.4B") {
         check_config("gemma3_27b_config.json", catalog::gemma3_27b);
         CHECK(layer_weights(catalog::gemma3_27b) == 412'898'560);
         CHECK(parameter_count(catalog::gemma3_27b) == 27'432'406'640);

@@ -72,7 +72,7 @@ TEST_SUITE("cross validation") {
         CHECK(eager == 14);
     }
 
-    TEST_CASE("every row fitted: mean |error| at most 5 %, max at most 12 %; each source left out reported") {
+    TEST_CASE("every row fitted: mean |error| at most 5 %, max at most 12 % — each source left out reported") {
         const std::vector<MeasuredRun> runs = catalog::fitting_runs();
         const CrossValidation cv = every_row_validation();
         for (std::size_t i = 0; i < 4; ++i) CHECK(cv.fit.fitted[i]);

@@ -94,7 +94,7 @@ TEST_SUITE("hardening") {
         CHECK(in(usable_memory(validated(gpu)), units::GiB) == doctest::Approx(gpu.usable_fraction * 1e6).epsilon(1e-12));
     }
 
-    TEST_CASE("ceil_whole / floor_whole: no cast out of range; nan and inf have no whole value") {
+    TEST_CASE("ceil_whole / floor_whole: no cast out of range — nan and inf have no whole value") {
         CHECK(ceil_whole(bytes(1e20)).value() == 1e20);  // beyond 2^63, already whole
         CHECK(floor_whole(bytes(-1e20)).value() == -1e20);
         CHECK(ceil_whole(bytes(2.5)).value() == 3.0);
@@ -311,7 +311,7 @@ TEST_SUITE("hardening") {
         CHECK(contains(message("{\"hidden_size\": 4096,"), "cfg.json: not valid JSON"));
     }
 
-    TEST_CASE("nccl-tests: count and root are range-checked before the cast; negative times are named") {
+    TEST_CASE("nccl-tests: count and root are range-checked before the cast — negative times are named") {
         const std::string header = "#  Rank  0 Group  0 Pid 1 on host device  0\n#  Rank  1 Group  0 Pid 1 on host device  1\n";
         const auto message = [&](const std::string& row) {
             std::istringstream in(header + row);

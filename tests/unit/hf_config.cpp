@@ -156,7 +156,7 @@ TEST_SUITE("io/hf_config") {
     }
 
     // Gemma (tests/unit/catalog_models.cpp checks the seven files against the catalog and the hub's totals).
-    TEST_CASE("Gemma 3's text_config takes Gemma3TextConfig's defaults; errors name the nested field") {
+    TEST_CASE("Gemma 3's text_config takes Gemma3TextConfig's defaults — errors name the nested field") {
         // Only widths and layers given: 8 heads, 4 KV heads of 256, vocabulary 262,208, tied, window 4,096,
         // every 6th layer global, four norms, Q/K norms.
         const io::LoadedModel m = io::parse_hf_config(

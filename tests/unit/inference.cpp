@@ -61,7 +61,7 @@ TEST_SUITE("inference") {
         CHECK(round2(in(memory_per_gpu(m405b, 16).total(), units::GiB)) == 49.60);
     }
 
-    TEST_CASE("which settings fit: the fewest GPUs are 1, 2 and 11; 405B on 1 GPU does not fit") {
+    TEST_CASE("which settings fit: the fewest GPUs are 1, 2 and 11 — 405B on 1 GPU does not fit") {
         CHECK(fewest_gpus(m8b, a100) == 1);
         CHECK(fewest_gpus(m70b, a100) == 2);
         CHECK(fewest_gpus(m405b, a100) == 11);
@@ -77,7 +77,7 @@ TEST_SUITE("inference") {
         CHECK_FALSE(fewest_gpus(m8b, a100, huge).has_value());
     }
 
-    TEST_CASE("reading: 69.20 ms for the whole 70B model, 17.30 ms for a quarter; time × count stays constant") {
+    TEST_CASE("reading: 69.20 ms for the whole 70B model, 17.30 ms for a quarter — time × count stays constant") {
         // 141,107,412,992 bytes / 2,039 GB/s = 69.204 ms
         CHECK(ms2(weight_read_time(m70b, a100, 1)) == 69.20);
         CHECK(ms2(weight_read_time(m70b, a100, 4)) == 17.30);
@@ -86,7 +86,7 @@ TEST_SUITE("inference") {
                   doctest::Approx(in(weight_read_time(m70b, a100, 1), units::s)).epsilon(1e-9));
     }
 
-    TEST_CASE("compute: 2 operations per weight per token; 3.62 ms for 64 tokens on 8 GPUs, 0.45 ms for one on one") {
+    TEST_CASE("compute: 2 operations per weight per token — 3.62 ms for 64 tokens on 8 GPUs, 0.45 ms for one on one") {
         // 2 × 70,553,706,496 × 64 / (8 × 312e12) = 3.618 ms
         CHECK(ms2(token_compute_time(m70b, a100, 8, 64)) == 3.62);
         CHECK(ms2(token_compute_time(m70b, a100, 1, 1)) == 0.45);
@@ -161,7 +161,7 @@ TEST_SUITE("inference") {
         }
     }
 
-    TEST_CASE("8B speed-ups of each doubling: 1.77, 1.69, 1.35, then 0.94 (slower); 514 -> 483 tokens/s") {
+    TEST_CASE("8B speed-ups of each doubling: 1.77, 1.69, 1.35, then 0.94 (slower) — 514 -> 483 tokens/s") {
         const long long n[] = {1, 2, 4, 8, 16};
         const double gains[] = {1.77, 1.69, 1.35, 0.94};
         for (int i = 0; i < 4; ++i) CHECK(round2(ratio(slices(m8b, n[i], fast).total(), slices(m8b, n[i + 1], fast).total())) == gains[i]);
@@ -234,7 +234,7 @@ TEST_SUITE("inference") {
         }
     }
 
-    TEST_CASE("best counts: 10/8, 19/15, 36/28; dividing the heads 8, 16 and 32 on both links") {
+    TEST_CASE("best counts: 10/8, 19/15, 36/28 — dividing the heads 8, 16 and 32 on both links") {
         CHECK(best_gpu_count(m8b, a100, fast)->gpus == 10);
         CHECK(best_gpu_count(m8b, a100, slow)->gpus == 8);
         CHECK(best_gpu_count(m70b, a100, fast)->gpus == 19);

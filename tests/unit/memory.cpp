@@ -201,7 +201,7 @@ TEST_SUITE("memory") {
         CHECK(loss_logits_memory(catalog::megatron_22b, figure1(8, 1, 1, 4), off) == Bytes{});
     }
 
-    TEST_CASE("fragmentation is a share of the activations; the CUDA context a fixed allowance") {
+    TEST_CASE("fragmentation is a share of the activations — the CUDA context a fixed allowance") {
         const Parallelism par = figure1(8, 1, 1, 4);
         MemoryAllowances a = no_memory_allowances;
         a.fragmentation = 0.1;

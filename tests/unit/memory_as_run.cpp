@@ -185,7 +185,7 @@ TEST_SUITE("memory_as_run") {
         CHECK(fsdp_gather_buffers(catalog::llama3_1_8b, zero1, torchtitan_framework) == Bytes{});
     }
 
-    TEST_CASE("reserved adds the share of the transient memory; states are not transient") {
+    TEST_CASE("reserved adds the share of the transient memory — states are not transient") {
         const RunMemory m = memory_as_run(catalog::llama3_1_8b, titan_8b, torchtitan_framework);
         CHECK(m.allocated() == m.states + m.activations + m.recompute + m.gathered + m.logits);
         CHECK(m.reserved(0.1) == m.allocated() + 0.1 * m.transient());

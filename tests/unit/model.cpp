@@ -111,7 +111,7 @@ TEST_SUITE("model") {
     // a layer: Q, K, V, O 4·(1,152² + 1,152) = 5,313,024, MLP 2·1,152·4,304 + 4,304 + 1,152 = 9,921,872,
     // two LayerNorms 4,608: 15,239,504, × 27 = 411,466,608; final LayerNorm 2,304: 416,866,032.
     // Gemma 3's projection: RMSNorm 1,152 + 1,152 × text width.
-    TEST_CASE("a SigLIP tower at 896² has 416,866,032 weights; Gemma 3 adds 1,152 + 1,152·h to project them") {
+    TEST_CASE("a SigLIP tower at 896² has 416,866,032 weights — Gemma 3 adds 1,152 + 1,152·h to project them") {
         const VisionEncoder siglip{.layers = 27, .hidden = 1152, .ffn = 4304, .image_size = 896, .patch_size = 14};
         CHECK(vision_tower_weights(siglip, 2560) == 416'866'032 + 1'152 + 1'152LL * 2'560);
         CHECK(vision_tower_weights(siglip, 5376) - vision_tower_weights(siglip, 2560) == 1'152LL * (5'376 - 2'560));

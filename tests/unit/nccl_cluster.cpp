@@ -283,7 +283,7 @@ TEST_SUITE("nccl_cluster") {
         CHECK(c.time.latency.value() == doctest::Approx(56e-6));
     }
 
-    TEST_CASE("NVLS inside one node: η · 0.85 · 2(g−1)/(g+1) · 450 GB/s; g = 4 gets 1.2/1.556 of g = 8") {
+    TEST_CASE("NVLS inside one node: η · 0.85 · 2(g−1)/(g+1) · 450 GB/s — g = 4 gets 1.2/1.556 of g = 8") {
         const NcclShares s{.nvls = 1.0, .network = 1.0, .heads = 8};
         CHECK(cluster_bus_bandwidth(ClusterAlgorithm::nvls, ClusterOp::all_reduce, h100(8), s).value() ==
               doctest::Approx(0.85 * 14.0 / 9.0 * 450e9));
@@ -329,7 +329,7 @@ TEST_SUITE("nccl_cluster") {
               doctest::Approx(25.2e-6));
     }
 
-    TEST_CASE("NCCL's choice: LL for 8 B, Simple for 1 GiB; busbw = algbw · 2(n−1)/n") {
+    TEST_CASE("NCCL's choice: LL for 8 B, Simple for 1 GiB — busbw = algbw · 2(n−1)/n") {
         const NcclFabric f = h100(8);
         CHECK(choose_cluster_collective(ClusterOp::all_reduce, bytes(8), f).protocol == NcclProtocol::ll);
         const ClusterChoice big = choose_cluster_collective(ClusterOp::all_reduce, gibibytes(1), f);
@@ -370,7 +370,7 @@ TEST_SUITE("nccl_cluster") {
                              doctest::Contains("bytes"), invalid_argument);
     }
 
-    TEST_CASE("measured-collectives.json: every NCCL table stated; the shares are the fit; errors reported") {
+    TEST_CASE("measured-collectives.json: every NCCL table stated — the shares are the fit — errors reported") {
         const Collectives c = read_collectives();
         CHECK(c.refused == 0);
         CHECK(c.without_times.size() == 3);  // the DeepEP tables: bandwidths of DeepEP's own, no times

@@ -28,7 +28,7 @@ TEST_SUITE("pipeline") {
         }
     }
 
-    TEST_CASE("interleaved, p = 4, m = 8: v = 2 gives 9/2 = 4.5 ms, share 3/19, ratio 3/16; v = 4 share 3/35") {
+    TEST_CASE("interleaved, p = 4, m = 8: v = 2 gives 9/2 = 4.5 ms, share 3/19, ratio 3/16 — v = 4 share 3/35") {
         const PipelineShape v2{4, 8, 2}, v4{4, 8, 4};
         CHECK(ms(bubble_time(Interleaved{}, v2, fbw)) == exactly(4.5));
         CHECK(ms(step_time(Interleaved{}, v2, fbw)) == exactly(28.5));
@@ -56,7 +56,7 @@ TEST_SUITE("pipeline") {
               doctest::Approx(0.0));
     }
 
-    TEST_CASE("DualPipe, p = 8: (8/2 − 1)(F&B + B − 3W) = 3 × (3 + 2 − 3) = 6 ms; F&B = 2.5 ms gives 4.5 ms") {
+    TEST_CASE("DualPipe, p = 8: (8/2 − 1)(F&B + B − 3W) = 3 × (3 + 2 − 3) = 6 ms — F&B = 2.5 ms gives 4.5 ms") {
         const PipelineShape p8{8, 16};
         CHECK(ms(bubble_time(DualPipe{}, p8, fbw)) == exactly(6.0));
         CHECK(ms(bubble_time(DualPipe{milliseconds(2.5)}, p8, fbw)) == exactly(4.5));
@@ -65,7 +65,7 @@ TEST_SUITE("pipeline") {
         CHECK(ms(bubble_time(DualPipeV{}, {4, 8}, fbw)) == exactly(3.0));
     }
 
-    TEST_CASE("micro-batches in flight: GPipe m; 1F1B p − r; interleaved Megatron's warm-up + 1") {
+    TEST_CASE("micro-batches in flight: GPipe m — 1F1B p − r — interleaved Megatron's warm-up + 1") {
         CHECK(microbatches_in_flight(GPipe{}, p4m8, 2) == 8);
         CHECK(microbatches_in_flight(OneFOneB{}, p4m8, 0) == 4);
         CHECK(microbatches_in_flight(OneFOneB{}, p4m8, 3) == 1);

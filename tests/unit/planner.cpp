@@ -153,7 +153,7 @@ TEST_SUITE("inference_planner") {
         }
     }
 
-    TEST_CASE("fewest GPUs: 70B on 2 (the lesson); 405B on 12, since 11 is no t x p split") {
+    TEST_CASE("fewest GPUs: 70B on 2 (the lesson) — 405B on 12, since 11 is no t x p split") {
         // The lesson's 405B fits on 11 GPUs, but 11 is prime, divides neither the
         // 128 heads nor the 126 layers; at 12 = t4·p3 or t2·p6 it fits (share of
         // 2·405,853,388,800 B / 12 = 63.0 GiB + KV + 1.93 GiB working < 73.6 GiB usable).
@@ -325,7 +325,7 @@ TEST_SUITE("planner") {
         CHECK(plan_rows(small).size() == 4 * (1 + 4 + 2 + 1 + 4 + 2 + 1 + 4));
     }
 
-    TEST_CASE("every schedule of the training model is searched; GPipe only as 1F1B's dominated twin") {
+    TEST_CASE("every schedule of the training model is searched — GPipe only as 1F1B's dominated twin") {
         TrainingPlanQuery q = small;
         q.prune = false;
         unsigned seen = 0, seen_canonical = 0;

@@ -27,7 +27,7 @@ TEST_SUITE("io/quantity_parse") {
         CHECK_FALSE(io::parse_bytes("1GiBs"));
     }
 
-    TEST_CASE("rates: 400 Gb/s (InfiniBand NDR as sold) is 50 GB/s; a rate needs its unit") {
+    TEST_CASE("rates: 400 Gb/s (InfiniBand NDR as sold) is 50 GB/s — a rate needs its unit") {
         CHECK(io::parse_rate("400Gb/s")->value() == 50e9);  // 400e9 bits / 8
         CHECK(io::parse_rate("400Gbps")->value() == 50e9);
         CHECK(io::parse_rate("50GB/s")->value() == 50e9);
@@ -39,7 +39,7 @@ TEST_SUITE("io/quantity_parse") {
         CHECK_FALSE(io::parse_rate("-5GB/s"));
     }
 
-    TEST_CASE("times: ns, us, µs, ms, s, min, h; a time needs its unit") {
+    TEST_CASE("times: ns, us, µs, ms, s, min, h — a time needs its unit") {
         CHECK(io::parse_time("5us")->value() == doctest::Approx(5e-6));
         CHECK(io::parse_time("5\u00b5s")->value() == doctest::Approx(5e-6));
         CHECK(io::parse_time("1.5ms")->value() == doctest::Approx(1.5e-3));

@@ -141,7 +141,7 @@ TEST_SUITE("serving") {
         CHECK(one.ep == Seconds{});
     }
 
-    TEST_CASE("memory of 178 chats of 8,192 tokens on 8 H100, to the byte; 179 do not fit") {
+    TEST_CASE("memory of 178 chats of 8,192 tokens on 8 H100, to the byte — 179 do not fit") {
         // weights 17,638,426,624 + KV 59,726,888,960 + working 2,048·(3·28,672 + 4·8,192)·2 + 1 GiB
         // = 486,539,264 + 1,073,741,824 = 1,560,281,088 → 78,925,596,672 B of 79,027,398,246 usable
         // (80 GiB × 0.92, rounded down). One more chat adds 335,544,320 B and passes it.
@@ -459,7 +459,7 @@ TEST_SUITE("serving") {
         CHECK(ms(step.kv_read) == doctest::Approx(6'908'018'688.0 / 4.8e9).epsilon(1e-12));
     }
 
-    TEST_CASE("DeepSeek-V3 on 8 H200, FP8: B = 1 reads its 37.6 B active weights / 8; B = 256 nearly all 671 B") {
+    TEST_CASE("DeepSeek-V3 on 8 H200, FP8: B = 1 reads its 37.6 B active weights / 8 — B = 256 nearly all 671 B") {
         // Routed experts: 58 MoE layers × 256 × 3·7,168·2,048 = 653,908,770,816 weights; the rest (attention,
         // the 3 dense FFNs, the shared experts, routers, norms, tables) 671,026,404,352 − that = 17,117,633,536,
         // read whole by every step. Per GPU at 1 B per weight, tp 8:

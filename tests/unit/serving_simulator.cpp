@@ -73,7 +73,7 @@ std::string inflight_table(const std::vector<MeasuredInflightRun>& runs, const s
 }  // namespace
 
 TEST_SUITE("serving simulator") {
-    TEST_CASE("a step of decodes only is decode_step; a step of one chunk is prefill_time's pass") {
+    TEST_CASE("a step of decodes only is decode_step — a step of one chunk is prefill_time's pass") {
         for (const ServingProfile& profile : {roofline_serving, default_serving_profile}) {
             ServingSetup s;
             s.profile = profile;
@@ -172,7 +172,7 @@ TEST_SUITE("serving simulator") {
         CHECK(with.steps[0].prefill_tokens == 200);
     }
 
-    TEST_CASE("a small KV cache preempts and recomputes; every request still gets all its tokens") {
+    TEST_CASE("a small KV cache preempts and recomputes — every request still gets all its tokens") {
         // 40 requests of 100 + 100 tokens at once, 64 blocks of 16 tokens (1,024 tokens: 5 whole
         // sequences): continuous batching starts more than fit and preempts the newest; in-flight
         // batching reserves whole sequences and never preempts.
@@ -254,7 +254,7 @@ TEST_SUITE("serving simulator") {
               }) == "arrival rate (requests/s) = -1: must be positive and finite");
     }
 
-    TEST_CASE("measured-serving-runs.json's in-flight rows, replayed; the README's table") {
+    TEST_CASE("measured-serving-runs.json's in-flight rows, replayed — the README's table") {
         const io::ServingRunFile file =
             io::read_serving_runs("measured-serving-runs.json", NAPKIN_TEST_DATA_DIR "/measured-serving-runs.json");
         // 36 online rows of 5 measures (TensorRT-LLM 0.14) and 18 offline rows of one (0.17).

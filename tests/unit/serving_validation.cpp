@@ -129,7 +129,7 @@ TEST_SUITE("serving validation") {
         }
     }
 
-    TEST_CASE("the defaults are the fit to every row; each source left out is reported") {
+    TEST_CASE("the defaults are the fit to every row — each source left out is reported") {
         const io::ServingRunFile file = fitting_set();
         const ServingCrossValidation cv = cross_validate_serving(file.runs);
         MESSAGE("pass " << cv.fit.profile.pass_overhead.value() * 1e6 << " us, layer "
