@@ -50,13 +50,13 @@ public:
     // Gamma(shape k, scale θ) by Marsaglia and Tsang (2000, ACM TOMS 26(3)),
     // with their boost U^(1/k) for k < 1.
     double gamma(double shape, double scale) {
-        if (shape < 1.0) return gamma(shape + 1.0, scale) * std::pow(uniform(), 1.0 / shape);
-        const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+        const double boost = shape < 1.0 ? std::pow(uniform(), 1.0 / shape) : 1.0;
+        const double d = (shape < 1.0 ? shape + 1.0 : shape) - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
         for (;;) {
             const double x = normal(), v = std::pow(1.0 + c * x, 3.0);
             if (v <= 0.0) continue;
             const double u = uniform();
-            if (std::log(u) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v * scale;
+            if (std::log(u) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v * scale * boost;
         }
     }
 
