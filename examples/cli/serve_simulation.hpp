@@ -6,6 +6,7 @@
 
 #include "common.hpp"
 
+#include <napkin/io/hf_config.hpp>
 #include <napkin/io/quantity_parse.hpp>
 #include <napkin/io/text_file.hpp>
 #include <napkin/serving/engine.hpp>
@@ -13,7 +14,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,6 +35,9 @@ struct SimulationOptions {
     std::optional<std::string> slo_ttft, slo_tpot;
     std::string csv;
     bool model_only = false;
+    long long draft_tokens = 0;
+    double acceptance = 0.7;
+    std::string draft_model;
 };
 
 inline void add_simulation_options(CLI::App* sub, SimulationOptions& o) {
@@ -53,6 +59,10 @@ inline void add_simulation_options(CLI::App* sub, SimulationOptions& o) {
                     "simulator: TTFT bound with its unit, 2s: goodput counts requests within");
     sub->add_option("--slo-tpot", o.slo_tpot, "simulator: TPOT bound with its unit, 50ms");
     sub->add_option("--csv", o.csv, "simulator: write every request (arrival, first token, finish, lengths) here");
+    sub->add_option("--draft-tokens", o.draft_tokens, "simulator: speculative decoding, k drafts a step (0: off)");
+    sub->add_option("--acceptance", o.acceptance, "simulator: each draft's acceptance probability (0.7)");
+    sub->add_option("--draft-model", o.draft_model,
+                    "simulator: the draft model, catalog name or config.json (none: drafts cost nothing)");
     sub->add_flag("--model-only", o.model_only,
                   "the closed forms, not the simulator (they need --batch or --concurrency)");
 }
@@ -156,12 +166,31 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
                "times the mean output tokens must be at most 2^28 = 268435456 tokens simulated");
     t.prefix_tokens = o.prefix_tokens;
     t.prefix_share = o.prefix_tokens > 0 ? o.prefix_share : 0.0;
+    require(o.draft_tokens >= 0 && o.draft_tokens <= 64, "--draft-tokens", count(o.draft_tokens),
+            "must be from 0 to 64");
+    require(o.acceptance >= 0.0 && o.acceptance <= 1.0, "--acceptance", o.acceptance, "must be in [0, 1]");
+    std::optional<TransformerShape> draft;
+    if (!o.draft_model.empty()) {
+        if (o.draft_tokens == 0) reject("--draft-model", o.draft_model, "needs --draft-tokens k of at least 1");
+        if (const auto found = catalog::find_model(o.draft_model)) {
+            draft = *found;
+        } else if (o.draft_model.find('/') != std::string::npos || o.draft_model.ends_with(".json")) {
+            static std::deque<io::LoadedModel> loaded;  // owns the names the shapes point at
+            loaded.push_back(io::read_hf_config(o.draft_model));
+            draft = loaded.back().shape;
+        } else {
+            reject("--draft-model", o.draft_model, "is not a catalog model nor a path to a config.json (napkin list)");
+        }
+    }
     EngineLimits limits;
+    limits.draft_tokens = o.draft_tokens;
+    limits.acceptance = o.acceptance;
+    limits.seed = o.seed;
     limits.scheduler = *scheduler;
     limits.max_num_seqs = o.max_num_seqs;
     limits.max_num_batched_tokens = o.max_num_batched_tokens;
     const SimulationResult r =
-        simulate_serving(model, gpu, link, layout, generate_requests(t), limits, setup, collective);
+        simulate_serving(model, gpu, link, layout, generate_requests(t), limits, setup, collective, draft);
     const SimulationSummary s = summarize(r, slo);
     if (!o.csv.empty()) io::write_text_file("--csv", o.csv, requests_csv(r));
 
@@ -192,6 +221,8 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
                          {"total_tokens_per_s", s.total_tokens_per_s},
                          {"mean_batch", s.mean_batch},
                          {"steps", s.steps},
+                         {"draft_tokens", o.draft_tokens},
+                         {"acceptance", o.acceptance},
                          {"preemptions", s.preemptions},
                          {"within_slo", s.within_slo},
                          {"goodput_requests_per_s", s.goodput}};
@@ -213,6 +244,12 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
         "tokens\n",
         std::string(to_string(*scheduler)).c_str(), o.max_num_seqs, o.max_num_batched_tokens, r.kv_blocks,
         setup.kv_block_tokens);
+    if (o.draft_tokens > 0)
+        printf_wrapped(
+            "speculative decoding: %lld drafts a step at acceptance %.2f, %.3f tokens a step expected; "
+            "drafts by %s\n",
+            o.draft_tokens, o.acceptance, expected_tokens_per_step(o.draft_tokens, o.acceptance),
+            draft ? std::string(draft->name).c_str() : "nothing priced");
     printf_wrapped("\n%-12s %12s %12s %12s %12s\n", "", "mean", "p50", "p90", "p99");
     const auto row = [](const char* name, const Distribution& d) {
         printf_wrapped("%-12s %12s %12s %12s %12s\n", name, seconds_text(d.mean).c_str(), seconds_text(d.p50).c_str(),

@@ -195,7 +195,9 @@ foreach(bad IN ITEMS "scheduler|--arrival-rate 4 --scheduler fifo|--scheduler = 
                      "requests|--arrival-rate 4 --requests 0|--requests = 0: must be from 1 to 2^24"
                      "too_many_tokens|--arrival-rate 4 --requests 16000000|--requests = 16000000: times the mean output tokens must be at most 2^28"
                      "slo|--arrival-rate 4 --slo-ttft 2|--slo-ttft = \"2\": not a time"
-                     "csv_full|--arrival-rate 4 --requests 10 --csv /dev/full|--csv = \"/dev/full\": cannot be written")
+                     "csv_full|--arrival-rate 4 --requests 10 --csv /dev/full|--csv = \"/dev/full\": cannot be written"
+                     "draft_alone|--arrival-rate 4 --draft-model llama3.2-1b|--draft-model = \"llama3.2-1b\": needs --draft-tokens k"
+                     "acceptance|--arrival-rate 4 --draft-tokens 2 --acceptance 1.5|--acceptance = 1.5: must be in [0, 1]")
   string(REPLACE "|" ";" parts "${bad}")
   list(GET parts 0 name)
   list(GET parts 1 flags)
@@ -205,3 +207,8 @@ foreach(bad IN ITEMS "scheduler|--arrival-rate 4 --scheduler fifo|--scheduler = 
     COMMAND $<TARGET_FILE:napkin-cli> ${serve_8b} ${flags}
     EXPECT "${message}" EXIT_CODE 2)
 endforeach()
+# Speculative decoding: 4 drafts at acceptance 0.8 give (1 - 0.8^5) / 0.2 = 3.362 tokens a step.
+napkin_check_output(cli.serve.simulate_speculative
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_8b} --arrival-rate 4 --requests 50 --draft-tokens 4 --acceptance 0.8
+          --draft-model llama3.2-1b
+  EXPECT "3.362 tokens a step expected" "drafts by llama3.2-1b")

@@ -199,6 +199,29 @@ TEST_SUITE("serving simulator") {
         }
     }
 
+    TEST_CASE("speculative decoding: k = 4 drafts accepted at 0.8 give (1 − 0.8⁵)/0.2 = 3.3616 tokens a step") {
+        CHECK(expected_tokens_per_step(4, 0.8) == doctest::Approx(3.3616));
+        CHECK(expected_tokens_per_step(0, 0.8) == 1.0);
+        CHECK(expected_tokens_per_step(3, 1.0) == 4.0);
+        // Simulated: 20 requests of 20,000 tokens at once, a fixed step cost; output tokens past
+        // the first over the decode steps each sequence took (the last step of each is cut short).
+        std::vector<Request> requests(20, Request{0.0, 16, 20'000, 0});
+        EngineLimits limits;
+        limits.draft_tokens = 4;
+        limits.acceptance = 0.8;
+        const SimulationResult r = simulate(requests, limits, FixedStep{1e-3});
+        long long sequence_steps = 0;
+        for (const StepRecord& step : r.steps) sequence_steps += step.decodes;
+        CHECK(20.0 * 19'999.0 / count(sequence_steps) == doctest::Approx(3.3616).epsilon(0.01));
+        // The verifier computes 5 positions a sequence: one step of 8 sequences prices 40 tokens' GEMMs.
+        const ServingSetup roofline{.profile = roofline_serving};
+        const StepBatch one{8, 8.0 * 1000.0, {}, 1, 0}, five{8, 8.0 * 1000.0, {}, 5, 0};
+        const ServingStepTime t1 = step_time(llama8b, h100, nvlink, {}, one, roofline);
+        const ServingStepTime t5 = step_time(llama8b, h100, nvlink, {}, five, roofline);
+        CHECK(t5.compute.value() == doctest::Approx(5.0 * t1.compute.value()));
+        CHECK(t5.memory == t1.memory);  // the weights and the cache read once
+    }
+
     TEST_CASE("percentiles as numpy.percentile: 1 … 100 has p50 50.5, p90 90.1, p99 99.01") {
         std::vector<std::pair<double, long long>> samples;
         for (int i = 100; i >= 1; --i) samples.emplace_back(i, 1);

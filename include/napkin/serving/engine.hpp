@@ -16,6 +16,7 @@
 #include <napkin/serving/step.hpp>
 #include <napkin/serving/workload.hpp>
 
+#include <optional>
 #include <vector>
 
 namespace napkin {
@@ -42,8 +43,16 @@ struct StepPrice {
     ServingLayout layout;
     ServingSetup setup = default_serving_setup;
     Collective collective = lesson_collective;
+    // Speculative decoding: the draft model (an MTP head is a one-layer model), on the same
+    // GPUs, runs draft_steps decode steps of the sequences before the target verifies.
+    std::optional<TransformerShape> draft = std::nullopt;
     [[nodiscard]] Seconds operator()(const StepBatch& b) const {
-        return step_time(model, gpu, link, layout, b, setup, collective).total();
+        Seconds t = step_time(model, gpu, link, layout, b, setup, collective).total();
+        if (draft && b.draft_steps > 0 && b.decodes > 0) {
+            const StepBatch drafting{b.decodes, b.decode_context, {}, 1, 0};
+            t += count(b.draft_steps) * step_time(*draft, gpu, link, layout, drafting, setup, collective).total();
+        }
+        return t;
     }
 };
 
@@ -53,7 +62,8 @@ template <CollectivePolicy Collective = Ring>
 [[nodiscard]] SimulationResult simulate_serving(const TransformerShape& m, const Gpu& gpu, const Link& link,
                                                 const ServingLayout& l, const std::vector<Request>& requests,
                                                 EngineLimits limits, const ServingSetup& s = default_serving_setup,
-                                                const Collective& collective = lesson_collective) {
+                                                const Collective& collective = lesson_collective,
+                                                const std::optional<TransformerShape>& draft = std::nullopt) {
     (void)validated(m);
     (void)validated(gpu);
     (void)validated(link);
@@ -66,7 +76,12 @@ template <CollectivePolicy Collective = Ring>
             "holds the weights and working memory but leaves no room for a KV cache");
     limits.kv_blocks = std::min(limits.kv_blocks, blocks);
     limits.block_tokens = s.kv_block_tokens;
-    return simulate(requests, limits, StepPrice<Collective>{m, gpu, link, l, s, collective});
+    if (draft) {
+        (void)validated(*draft);
+        require(limits.draft_tokens > 0, "draft tokens", count(limits.draft_tokens),
+                "must be at least 1 with a draft model");
+    }
+    return simulate(requests, limits, StepPrice<Collective>{m, gpu, link, l, s, collective, draft});
 }
 
 }  // namespace napkin

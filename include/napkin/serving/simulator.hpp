@@ -40,6 +40,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <limits>
 #include <string>
@@ -64,6 +65,11 @@ struct EngineLimits {
     long long max_num_batched_tokens = 8192;  // tokens one step computes (TensorRT-LLM's default max_num_tokens)
     long long kv_blocks = 1LL << 40;          // blocks the KV cache holds (kv_cache_blocks for a real engine)
     long long block_tokens = 16;              // tokens per block (vLLM's default block size)
+    // Speculative decoding: k drafts per decode, each accepted with probability `acceptance`
+    // until the first rejection, drawn from `seed` (expected_tokens_per_step).
+    long long draft_tokens = 0;
+    double acceptance = 0.0;
+    std::uint64_t seed = 1;
 };
 
 // One request's life.
@@ -88,7 +94,8 @@ struct StepRecord {
 struct SimulationResult {
     std::vector<RequestRecord> requests;  // in arrival order
     std::vector<StepRecord> steps;
-    // The gaps between a sequence's successive tokens: {gap, how many}, in step order.
+    // The gaps between a sequence's successive token deliveries (several tokens at once with
+    // speculative decoding): {gap, how many}, in step order.
     std::vector<std::pair<double, long long>> token_gaps;
     long long kv_blocks = 0;  // the cache's size
 };
@@ -113,6 +120,10 @@ public:
         require_at_least_one("max-num-batched-tokens", limits.max_num_batched_tokens);
         require_at_least_one("KV cache blocks", limits.kv_blocks);
         require_at_least_one("KV block tokens", limits.block_tokens);
+        require(limits.draft_tokens >= 0 && limits.draft_tokens <= 64, "draft tokens", count(limits.draft_tokens),
+                "must be from 0 to 64");
+        require(limits.acceptance >= 0.0 && limits.acceptance <= 1.0, "acceptance", limits.acceptance,
+                "must be in [0, 1]");
         long long prefix = 0;
         for (std::size_t i = 0; i < requests.size(); ++i) {
             const Request& r = requests[i];
@@ -165,7 +176,8 @@ public:
             record.decodes = static_cast<long long>(decodes_.size());
             for (const PromptChunk& c : chunks_) record.prefill_tokens += c.tokens;
             record.kv_blocks_used = limits_.kv_blocks - free_;
-            const Seconds cost = price(StepBatch{record.decodes, decode_context_, chunks_});
+            const Seconds cost = price(
+                StepBatch{record.decodes, decode_context_, chunks_, 1 + limits_.draft_tokens, limits_.draft_tokens});
             require(std::isfinite(cost.value()) && cost.value() > 0.0, "step time (s)", cost.value(),
                     "must be positive and finite");
             record.duration = cost.value();
@@ -204,6 +216,12 @@ private:
         s.cached = s.shared;
         ++result_.requests[s.request].preemptions;
         waiting_.push_front(s);
+    }
+    // The cache positions a decode of running sequence i may fill: its token and the drafts,
+    // never past its whole length (so a whole-life reservation always holds them).
+    [[nodiscard]] long long decode_positions(std::size_t i) const {
+        const Request& r = requests_[running_[i].request];
+        return std::min(1 + limits_.draft_tokens, r.input + r.output - running_[i].cached);
     }
     // Blocks for `tokens` more of running sequence i, preempting the newest
     // until they are free; false when i itself had to go (it is then queued).
@@ -251,7 +269,8 @@ private:
         long long budget = limits_.max_num_batched_tokens;
         for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
             const bool prefilling = running_[i].cached < running_[i].prompt;
-            const long long want = prefilling ? std::min(running_[i].prompt - running_[i].cached, budget) : 1;
+            const long long want =
+                prefilling ? std::min(running_[i].prompt - running_[i].cached, budget) : decode_positions(i);
             if (!make_room(i, want)) break;
             if (prefilling) {
                 add_chunk(i, want);
@@ -294,12 +313,14 @@ private:
 
     void schedule_decodes() {
         for (std::size_t i = 0; i < running_.size(); ++i) {
-            if (!make_room(i, 1)) break;
+            if (!make_room(i, decode_positions(i))) break;
             add_decode(i);
         }
     }
 
-    void give_token(Running& s, double now) {
+    // `tokens` tokens delivered together at `now`: one gap since the last delivery (an
+    // inter-token latency as a streaming benchmark times it, per chunk it receives).
+    void give_token(Running& s, double now, long long tokens = 1) {
         RequestRecord& r = result_.requests[s.request];
         if (s.generated == 0) {
             r.first_token = now;
@@ -311,7 +332,7 @@ private:
                 result_.token_gaps.emplace_back(gap, 1);
             }
         }
-        ++s.generated;
+        s.generated += tokens;
         s.last_token = now;
     }
 
@@ -324,8 +345,12 @@ private:
         }
         for (std::size_t i : decodes_) {
             Running& s = running_[i];
-            ++s.cached;
-            give_token(s, now);
+            // The drafts accepted until the first rejection, and the target's own token; together.
+            long long accepted = 0;
+            while (accepted < limits_.draft_tokens && rng_.uniform() < limits_.acceptance) ++accepted;
+            const long long tokens = std::min(accepted + 1, requests_[s.request].output - s.generated);
+            s.cached += tokens;
+            give_token(s, now, tokens);
         }
         std::size_t finished = 0, kept = 0;
         for (std::size_t i = 0; i < running_.size(); ++i) {
@@ -352,6 +377,7 @@ private:
     std::vector<std::pair<std::size_t, long long>> in_step_;  // running index, prompt tokens this step
     std::vector<std::size_t> decodes_;
     double decode_context_ = 0.0;
+    SplitMix64 rng_{limits_.seed};
 };
 }  // namespace detail
 

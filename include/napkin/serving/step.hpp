@@ -31,13 +31,29 @@ struct PromptChunk {
     long long tokens = 0;
 };
 
-// What one engine step computes: `decodes` sequences each advance one token
-// over `decode_context` cached tokens in all, and the prompt chunks.
+// What one engine step computes: `decodes` sequences each advance over
+// `decode_context` cached tokens in all, and the prompt chunks. A decode
+// computes `decode_tokens` positions: 1, or with speculative decoding the last
+// token and k drafts the target model verifies at once (Leviathan et al. 2023,
+// "Fast Inference from Transformers via Speculative Decoding", ICML, Sec. 2),
+// after `draft_steps` = k steps of the draft model.
 struct StepBatch {
     long long decodes = 0;
     double decode_context = 0.0;
     std::span<const PromptChunk> chunks;
+    long long decode_tokens = 1;
+    long long draft_steps = 0;
 };
+
+// The tokens one verification gives a sequence on average when each of k
+// drafts is accepted with probability a, independently, until the first
+// rejection (Leviathan et al. 2023, Eq. 1): 1 + a + … + a^k = (1 − a^(k+1)) / (1 − a).
+[[nodiscard]] constexpr double expected_tokens_per_step(long long draft_tokens, double acceptance) {
+    require(draft_tokens >= 0, "draft tokens", count(draft_tokens), "must not be negative");
+    require(acceptance >= 0.0 && acceptance <= 1.0, "acceptance", acceptance, "must be in [0, 1]");
+    if (acceptance == 1.0) return count(draft_tokens + 1);
+    return (1.0 - detail::power(acceptance, draft_tokens + 1)) / (1.0 - acceptance);
+}
 
 struct ServingStepTime {
     Seconds memory;    // weights and KV caches read, stages in turn
@@ -72,7 +88,8 @@ template <CollectivePolicy Collective = Ring>
     double chunk_tokens = 0.0;
     for (const PromptChunk& c : batch.chunks) chunk_tokens += count(c.tokens);
     const double n = per_group(count(batch.decodes), l);
-    const double routed = n + per_group(chunk_tokens, l);
+    const double positions = count(batch.decode_tokens);  // each decode's query positions
+    const double routed = n * positions + per_group(chunk_tokens, l);
 
     // Decodes: as decode_step, at the group's mean context.
     const Tokens context = tokens(batch.decodes == 0 ? 0.0 : batch.decode_context / count(batch.decodes));
@@ -81,7 +98,8 @@ template <CollectivePolicy Collective = Ring>
     const Seconds decode_kv = detail::read_at(kv_bytes_per_gpu(m, l, s.kv, context, n), gpu,
                                               cached > 0.0 ? decode_attention_share(a, cached, k) : 1.0);
     const Flops gemms = flops(2.0 * count(active_parameter_count(m)) * routed);
-    const Flops decode_attention = attention_flops(m, cached, n * within_window(m, context.value()));
+    // Every query position attends to the cache (the drafts' own few positions not counted).
+    const Flops decode_attention = positions * attention_flops(m, cached, n * within_window(m, context.value()));
     Seconds math = roofline ? (gemms + decode_attention) / gpus / peak
                             : gemms / gpus / gemm_rate +
                                   decode_attention / gpus / (gpu.peak_flops * gemm_ceiling(a, DType::bf16, k));
