@@ -157,8 +157,8 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--ep", o->ep, "expert-parallel groups of a mixture of experts, dividing the experts (1)");
     sub->add_option("--weight-dtype", o->weight_dtype, "bf16, fp16, fp8, int8 or int4 (group-quantized, 128) (bf16)");
     sub->add_option("--kv-dtype", o->kv_dtype, "bf16 or fp8 (bf16)");
-    sub->add_option("--input-tokens", o->input, "prompt tokens per request")->required();
-    sub->add_option("--output-tokens", o->output, "generated tokens per request")->required();
+    sub->add_option("--input-tokens", o->input, "prompt tokens per request (required but with --trace)");
+    sub->add_option("--output-tokens", o->output, "generated tokens per request (required but with --trace)");
     sub->add_option("--batch", o->batch, "static batching: B requests start and end together");
     sub->add_option("--concurrency", o->concurrency, "continuous batching: N requests always in flight");
     sub->add_option("--sweep", o->sweep, "comma-separated concurrencies (or batch sizes): one row each");
@@ -223,6 +223,13 @@ NAPKIN_COMMAND(app) {
         if (*weights == WeightDType::fp8 && !has_fp8(gpu))
             reject("--weight-dtype", o->weight_dtype,
                    std::string(gpu.name) + " has no FP8 tensor cores (its data sheet gives no FP8 rate); use bf16, int8 or int4");
+        // A trace gives every request its lengths; the checks below then see one token each.
+        for (auto [flag, value] : {std::pair{"--input-tokens", &o->input}, std::pair{"--output-tokens", &o->output}}) {
+            if (value->has_value()) continue;
+            if (o->simulation.trace.empty())
+                throw napkin::invalid_argument("serve: " + std::string(flag) + " is required");
+            *value = 1;
+        }
         require_count("--input-tokens", *o->input, limits::sequence);
         require_count("--output-tokens", *o->output, limits::sequence);
         const long long length = *o->input + *o->output;  // at most 2^41: no overflow
@@ -231,7 +238,10 @@ NAPKIN_COMMAND(app) {
                    "exceeds the model's max_position_embeddings = " + std::to_string(model.max_position_embeddings));
         require(!std::isnan(o->arrival_rate) && o->arrival_rate >= 0.0, "--arrival-rate", o->arrival_rate,
                 "must not be negative");
-        const bool simulate = !o->batch && !o->concurrency && o->arrival_rate > 0 && !o->simulation.model_only;
+        const bool simulate = !o->batch && !o->concurrency && (o->arrival_rate > 0 || !o->simulation.trace.empty()) &&
+                              !o->simulation.model_only;
+        if (!o->simulation.trace.empty() && (o->batch || o->concurrency || o->arrival_rate > 0))
+            reject("--trace", o->simulation.trace, "replays its own arrivals: give no --arrival-rate, --batch or --concurrency");
         if (!simulate && o->batch.has_value() == o->concurrency.has_value())
             throw napkin::invalid_argument("give one of --batch (static batching) or --concurrency (continuous), or "
                                            "--arrival-rate alone (the request-level simulator)");

@@ -8,6 +8,7 @@
 
 #include <napkin/io/hf_config.hpp>
 #include <napkin/io/quantity_parse.hpp>
+#include <napkin/io/serving_trace.hpp>
 #include <napkin/io/text_file.hpp>
 #include <napkin/serving/engine.hpp>
 
@@ -38,6 +39,7 @@ struct SimulationOptions {
     long long draft_tokens = 0;
     double acceptance = 0.7;
     std::string draft_model;
+    std::string trace;
 };
 
 inline void add_simulation_options(CLI::App* sub, SimulationOptions& o) {
@@ -59,6 +61,9 @@ inline void add_simulation_options(CLI::App* sub, SimulationOptions& o) {
                     "simulator: TTFT bound with its unit, 2s: goodput counts requests within");
     sub->add_option("--slo-tpot", o.slo_tpot, "simulator: TPOT bound with its unit, 50ms");
     sub->add_option("--csv", o.csv, "simulator: write every request (arrival, first token, finish, lengths) here");
+    sub->add_option("--trace", o.trace,
+                    "simulator: replay this CSV or JSON Lines file of arrival_s, input_tokens, output_tokens "
+                    "(instead of --arrival-rate and the distributions)");
     sub->add_option("--draft-tokens", o.draft_tokens, "simulator: speculative decoding, k drafts a step (0: off)");
     sub->add_option("--acceptance", o.acceptance, "simulator: each draft's acceptance probability (0.7)");
     sub->add_option("--draft-model", o.draft_model,
@@ -189,8 +194,9 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
     limits.scheduler = *scheduler;
     limits.max_num_seqs = o.max_num_seqs;
     limits.max_num_batched_tokens = o.max_num_batched_tokens;
-    const SimulationResult r =
-        simulate_serving(model, gpu, link, layout, generate_requests(t), limits, setup, collective, draft);
+    const std::vector<Request> requests =
+        o.trace.empty() ? generate_requests(t) : io::read_serving_trace("--trace", o.trace);
+    const SimulationResult r = simulate_serving(model, gpu, link, layout, requests, limits, setup, collective, draft);
     const SimulationSummary s = summarize(r, slo);
     if (!o.csv.empty()) io::write_text_file("--csv", o.csv, requests_csv(r));
 
@@ -208,7 +214,10 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
                          {"max_num_seqs", o.max_num_seqs},
                          {"max_num_batched_tokens", o.max_num_batched_tokens},
                          {"kv_cache_blocks", r.kv_blocks},
-                         {"arrival_rate", at_once ? nlohmann::json("inf") : nlohmann::json(rate)},
+                         {"arrival_rate", !o.trace.empty() ? nlohmann::json(nullptr)
+                                          : at_once        ? nlohmann::json("inf")
+                                                           : nlohmann::json(rate)},
+                         {"trace", o.trace.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.trace)},
                          {"requests", s.requests},
                          {"seed", o.seed},
                          {"duration_s", s.duration},
@@ -236,9 +245,12 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
                                  : o.burstiness == 1.0 ? "Poisson at " + format_fixed(rate, 3) + " requests/s"
                                                        : "gamma (burstiness " + format_fixed(o.burstiness, 2) +
                                                              ") at " + format_fixed(rate, 3) + " requests/s";
-    printf_wrapped("simulated: %lld requests of %lld + %lld tokens (%s, %s), %s, seed %llu\n", s.requests, input,
-                   output, o.input_distribution.c_str(), o.output_distribution.c_str(), arrivals.c_str(),
-                   static_cast<unsigned long long>(o.seed));
+    if (o.trace.empty())
+        printf_wrapped("simulated: %lld requests of %lld + %lld tokens (%s, %s), %s, seed %llu\n", s.requests, input,
+                       output, o.input_distribution.c_str(), o.output_distribution.c_str(), arrivals.c_str(),
+                       static_cast<unsigned long long>(o.seed));
+    else
+        printf_wrapped("simulated: %lld requests replayed from %s\n", s.requests, o.trace.c_str());
     printf_wrapped(
         "engine: %s batching, at most %lld sequences and %lld tokens a step; KV cache %lld blocks of %lld "
         "tokens\n",

@@ -212,3 +212,15 @@ napkin_check_output(cli.serve.simulate_speculative
   COMMAND $<TARGET_FILE:napkin-cli> ${serve_8b} --arrival-rate 4 --requests 50 --draft-tokens 4 --acceptance 0.8
           --draft-model llama3.2-1b
   EXPECT "3.362 tokens a step expected" "drafts by llama3.2-1b")
+# A trace replayed: its three requests, whatever --requests says; its lengths, so --input-tokens is not needed.
+napkin_check_output(cli.serve.simulate_trace
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm
+          --trace ${CMAKE_CURRENT_SOURCE_DIR}/data/serving_trace.csv --json
+  EXPECT "\"requests\": 3" "\"arrival_rate\": null" "serving_trace.csv")
+napkin_check_output(cli.serve.simulate.bad.trace_and_rate
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm
+          --trace ${CMAKE_CURRENT_SOURCE_DIR}/data/serving_trace.csv --arrival-rate 3
+  EXPECT "replays its own arrivals: give no --arrival-rate, --batch or --concurrency" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.no_input_tokens
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --output-tokens 4 --concurrency 1
+  EXPECT "serve: --input-tokens is required" EXIT_CODE 2)

@@ -9,6 +9,7 @@
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/io/serving_runs.hpp>
+#include <napkin/io/serving_trace.hpp>
 #include <napkin/serving.hpp>
 #include <napkin/serving/engine.hpp>
 #include <napkin/serving/measured.hpp>
@@ -275,6 +276,31 @@ TEST_SUITE("serving simulator") {
                   t.arrivals.rate = -1.0;
                   return generate_requests(t);
               }) == "arrival rate (requests/s) = -1: must be positive and finite");
+    }
+
+    TEST_CASE("a trace: CSV with a header in any column order, or JSON Lines — replayed in arrival order") {
+        const std::vector<Request> csv = io::parse_serving_trace(
+            "output_tokens,arrival_s,input_tokens\n128,0.5,512\n300,0.25,64\n\n", "--trace", "t.csv");
+        REQUIRE(csv.size() == 2);
+        CHECK(csv[0].arrival == 0.25);
+        CHECK(csv[0].input == 64);
+        CHECK(csv[1].output == 128);
+        const std::vector<Request> jsonl =
+            io::parse_serving_trace(R"({"arrival_s": 0, "input_tokens": 900, "output_tokens": 3, "prefix_tokens": 800})"
+                                    "\n",
+                                    "--trace", "t.jsonl");
+        REQUIRE(jsonl.size() == 1);
+        CHECK(jsonl[0].prefix == 800);
+        CHECK(test::error_of([] {
+                  return io::parse_serving_trace("a,b\n1,2\n", "--trace", "t.csv");
+              }).find("--trace = \"t.csv\": line 1: the header must name") == 0);
+        CHECK(test::error_of([] {
+                  return io::parse_serving_trace("arrival_s,input_tokens,output_tokens\n0,1.5,2\n", "--trace", "t");
+              }) == "--trace = \"t\": line 2: input_tokens = 1.5 must be a whole number from 1 to 2^40");
+        CHECK(test::error_of([] { return io::parse_serving_trace("{\"arrival_s\": 1}\n", "--trace", "t"); }) ==
+              "--trace = \"t\": line 1: input_tokens is missing");
+        CHECK(test::error_of([] { return io::parse_serving_trace("\n\n", "--trace", "t"); }) ==
+              "--trace = \"t\": holds no requests");
     }
 
     TEST_CASE("measured-serving-runs.json's in-flight rows, replayed — the README's table") {
