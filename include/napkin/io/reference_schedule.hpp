@@ -7,9 +7,9 @@
 // and chunks count from 1 in the file and from 0 here, as in napkin::Operation.
 #pragma once
 
-#include <napkin/io/text_file.hpp>
 #include <napkin/checked.hpp>
 #include <napkin/error.hpp>
+#include <napkin/io/text_file.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/schedule.hpp>
 #include <napkin/units.hpp>
@@ -82,6 +82,15 @@ inline SyncKind reference_sync(const std::string& text) {
 inline constexpr long long max_reference_chunks = 1024;
 
 namespace detail {
+// A whole number of the file: a JSON integer (a float is refused before any
+// cast, so 7.8e76 is an error, not undefined behaviour).
+inline long long whole_of(const nlohmann::json& v, const std::string& what) {
+    if (!v.is_number_integer()) reject(what, printable(v.dump()), "must be a whole number");
+    return v.get<long long>();
+}
+inline long long whole_or(const nlohmann::json& object, const char* key, long long fallback, const std::string& what) {
+    return object.contains(key) ? whole_of(object.at(key), what) : fallback;
+}
 inline void check_span(std::string_view what, Seconds start, Seconds end) {
     require_non_negative(std::string(what) + ".start", start.value());
     require_non_negative(std::string(what) + ".end", end.value());
@@ -95,8 +104,9 @@ inline void check_span(std::string_view what, Seconds start, Seconds end) {
 [[nodiscard]] inline ReferenceSchedule parse_reference_schedule(const nlohmann::json& j) {
     ReferenceSchedule r;
     const auto& par = j.at("parallelism");
-    r.shape = {par.at("pp").get<long long>(), par.at("microbatchesPerPipeline").get<long long>(),
-               par.value("vpp", 1LL)};
+    r.shape = {detail::whole_of(par.at("pp"), "parallelism.pp"),
+               detail::whole_of(par.at("microbatchesPerPipeline"), "parallelism.microbatchesPerPipeline"),
+               detail::whole_or(par, "vpp", 1, "parallelism.vpp")};
     napkin::detail::check_shape(r.shape);
     require(r.shape.stages * r.shape.chunks <= max_reference_chunks, "parallelism.pp × vpp",
             count(r.shape.stages * r.shape.chunks), "must be at most 1024 in a reference schedule");
@@ -105,25 +115,25 @@ inline void check_span(std::string_view what, Seconds start, Seconds end) {
     for (const auto& stage : j.at("stages")) {
         auto& blocks = r.stages.emplace_back();
         for (const auto& c : stage.at("compute")) {
-            const long long microbatch = c.at("microbatch").get<long long>(), chunk = c.at("chunk").get<long long>();
+            const long long microbatch = detail::whole_of(c.at("microbatch"), "microbatch"),
+                            chunk = detail::whole_of(c.at("chunk"), "chunk");
             require(microbatch >= 1 && microbatch <= r.shape.microbatches, "compute.microbatch", count(microbatch),
                     "must lie in 1 … microbatchesPerPipeline");
             require(chunk >= 1 && chunk <= r.shape.chunks, "compute.chunk", count(chunk), "must lie in 1 … vpp");
             const Seconds start = seconds(c.at("start").get<double>()), end = seconds(c.at("end").get<double>());
             detail::check_span("compute", start, end);
-            const long long layers = c.value("layers", 0LL);
-            require(layers >= 0 && layers <= limits::layers, "compute.layers", count(layers),
-                    "must lie in 0 … 2^24");
+            const long long layers = detail::whole_or(c, "layers", 0, "compute.layers");
+            require(layers >= 0 && layers <= limits::layers, "compute.layers", count(layers), "must lie in 0 … 2^24");
             const double share = c.value("allToAllShare", 0.0);
             require_in_range("compute.allToAllShare", share, 0.0, 1.0, "must lie in [0, 1]");
-            blocks.push_back({detail::reference_pass(c.at("pass").get<std::string>()), microbatch - 1, chunk - 1,
-                              start, end, c.value("paired", false), layers, share});
+            blocks.push_back({detail::reference_pass(c.at("pass").get<std::string>()), microbatch - 1, chunk - 1, start,
+                              end, c.value("paired", false), layers, share});
         }
         auto& syncs = r.syncs.emplace_back();
         for (const auto& s : stage.value("sync", nlohmann::json::array())) {
             std::optional<long long> chunk;
             if (s.contains("chunk")) {
-                chunk = s.at("chunk").get<long long>() - 1;
+                chunk = detail::whole_of(s.at("chunk"), "chunk") - 1;
                 require(*chunk >= 0 && *chunk < r.shape.chunks, "sync.chunk", count(*chunk + 1), "must lie in 1 … vpp");
             }
             const Seconds start = seconds(s.at("start").get<double>()), end = seconds(s.at("end").get<double>());
@@ -132,20 +142,22 @@ inline void check_span(std::string_view what, Seconds start, Seconds end) {
         }
     }
     for (const auto& s : j.value("pipelineSends", nlohmann::json::array())) {
-        const long long from = s.at("fromStage").get<long long>(), to = s.at("toStage").get<long long>();
+        const long long from = detail::whole_of(s.at("fromStage"), "fromStage"),
+                        to = detail::whole_of(s.at("toStage"), "toStage");
         require(from >= 1 && from <= r.shape.stages, "pipelineSends.fromStage", count(from), "must lie in 1 … pp");
         require(to >= 1 && to <= r.shape.stages, "pipelineSends.toStage", count(to), "must lie in 1 … pp");
         const Seconds start = seconds(s.at("start").get<double>()), end = seconds(s.at("end").get<double>());
         detail::check_span("pipelineSends", start, end);
         r.sends.push_back({from - 1, to - 1, detail::reference_pass(s.at("dir").get<std::string>()),
-                           s.at("microbatch").get<long long>() - 1, start, end});
+                           detail::whole_of(s.at("microbatch"), "microbatch") - 1, start, end});
     }
     // layersPerStage: per stage, per chunk, [first, last] layer.
     if (par.contains("layersPerStage"))
         for (const auto& stage : par.at("layersPerStage")) {
             long long layers = 0;
             for (const auto& range : stage) {
-                const long long first = range.at(0).get<long long>(), last = range.at(1).get<long long>();
+                const long long first = detail::whole_of(range.at(0), "layersPerStage range"),
+                                last = detail::whole_of(range.at(1), "layersPerStage range");
                 require(first >= 0 && last >= first && last - first < limits::layers, "layersPerStage range",
                         count(last - first + 1), "must be [first, last] with first ≤ last, at most 2^24 layers");
                 layers = checked_add(layers, last - first + 1, "layersPerStage");
@@ -295,8 +307,10 @@ inline std::pair<std::vector<double>, double> fit_chunk_times(const ReferenceSch
         double lo = 0.0, hi = 1.0;
         for (int i = 0; i < 60; ++i) {
             const double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
-            if (detail::fit_chunk_times(ref, a).second < detail::fit_chunk_times(ref, b).second) hi = b;
-            else lo = a;
+            if (detail::fit_chunk_times(ref, a).second < detail::fit_chunk_times(ref, b).second)
+                hi = b;
+            else
+                lo = a;
         }
         h = (lo + hi) / 2.0;
     }
