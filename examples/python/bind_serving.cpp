@@ -6,8 +6,14 @@
 
 #include <napkin/layer_map.hpp>
 #include <napkin/serving.hpp>
+#include <napkin/serving/engine.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace napkin::python {
@@ -25,6 +31,44 @@ template <class T>
 auto per_second_field(PerSecond T::*member) {
     return std::make_pair([member](const T& t) { return (t.*member).value(); },
                           [member](T& t, double v) { t.*member = PerSecond::from_value(v); });
+}
+
+py::dict distribution_dict(const Distribution& d) {
+    py::dict out;
+    out["mean"] = d.mean, out["p50"] = d.p50, out["p90"] = d.p90, out["p99"] = d.p99;
+    return out;
+}
+
+// The simulator's result: "summary" (as `napkin serve --json` prints it) and
+// "requests", one row per request (a pandas DataFrame when pandas imports).
+py::dict simulation_dict(const SimulationResult& r) {
+    const SimulationSummary s = summarize(r);
+    py::dict summary;
+    summary["requests"] = s.requests, summary["duration_s"] = s.duration;
+    summary["ttft_s"] = distribution_dict(s.ttft), summary["tpot_s"] = distribution_dict(s.tpot);
+    summary["itl_s"] = distribution_dict(s.itl), summary["e2e_s"] = distribution_dict(s.e2e);
+    summary["requests_per_s"] = s.requests_per_s, summary["output_tokens_per_s"] = s.output_tokens_per_s;
+    summary["total_tokens_per_s"] = s.total_tokens_per_s, summary["mean_batch"] = s.mean_batch;
+    summary["steps"] = s.steps, summary["preemptions"] = s.preemptions, summary["kv_cache_blocks"] = r.kv_blocks;
+    py::dict columns;
+    std::vector<double> arrival, first, finish, ttft, tpot, e2e;
+    std::vector<long long> input, output, preemptions;
+    for (const RequestRecord& q : r.requests) {
+        arrival.push_back(q.arrival), first.push_back(q.first_token), finish.push_back(q.finish);
+        ttft.push_back(q.ttft()), tpot.push_back(q.tpot()), e2e.push_back(q.e2e());
+        input.push_back(q.input), output.push_back(q.output), preemptions.push_back(q.preemptions);
+    }
+    columns["arrival_s"] = arrival, columns["first_token_s"] = first, columns["finish_s"] = finish;
+    columns["ttft_s"] = ttft, columns["tpot_s"] = tpot, columns["e2e_s"] = e2e;
+    columns["input_tokens"] = input, columns["output_tokens"] = output, columns["preemptions"] = preemptions;
+    py::dict out;
+    out["summary"] = summary;
+    try {
+        out["requests"] = py::module_::import("pandas").attr("DataFrame")(columns);
+    } catch (const py::error_already_set&) {
+        out["requests"] = columns;  // no pandas: the columns as lists
+    }
+    return out;
 }
 
 }  // namespace
@@ -132,6 +176,42 @@ void bind_serving(py::module_& m) {
         "Memory, decode step, prefill, TTFT, TPOT, throughput of one serving layout (ServingEstimate), as "
         "`napkin serve`. base_latency: NCCL's per-call latency in seconds (None: 6.6 µs). ValueError names the "
         "first bad argument.");
+    m.def(
+        "simulate_serving",
+        [](const TransformerShape& model, const Gpu& gpu, const Link& link, const ServingLayout& layout,
+           long long input_tokens, long long output_tokens, double arrival_rate, long long request_count,
+           std::uint64_t seed, const std::string& scheduler, long long max_num_seqs, long long max_num_batched_tokens,
+           const ServingSetup& setup, const std::optional<double>& base_latency) {
+            TrafficSpec t;
+            t.requests = request_count;
+            t.seed = seed;
+            require(!std::isnan(arrival_rate) && arrival_rate > 0.0, "arrival_rate", arrival_rate,
+                    "must be positive (inf: every request at once)");
+            t.arrivals = {std::isinf(arrival_rate) ? Arrivals::Kind::at_once : Arrivals::Kind::poisson,
+                          std::isinf(arrival_rate) ? 1.0 : arrival_rate, 1.0};
+            require_at_least_one("input_tokens", input_tokens);
+            require_at_least_one("output_tokens", output_tokens);
+            t.input = fixed_length(input_tokens);
+            t.output = fixed_length(output_tokens);
+            EngineLimits limits;
+            const auto known = std::find_if(scheduler_names.begin(), scheduler_names.end(),
+                                            [&](const auto& n) { return n.name == scheduler; });
+            if (known == scheduler_names.end())
+                reject("scheduler", scheduler, "must be continuous, prefill-first, inflight or static");
+            limits.scheduler = known->value;
+            limits.max_num_seqs = max_num_seqs;
+            limits.max_num_batched_tokens = max_num_batched_tokens;
+            return simulation_dict(simulate_serving(model, gpu, link, layout, generate_requests(t), limits, setup,
+                                                    ring_of(base_latency)));
+        },
+        py::arg("model"), py::arg("gpu"), py::arg("link"), py::arg("layout"), py::arg("input_tokens"),
+        py::arg("output_tokens"), py::arg("arrival_rate"), py::arg("requests") = 1000, py::arg("seed") = 1,
+        py::arg("scheduler") = "continuous", py::arg("max_num_seqs") = 256,
+        py::arg("max_num_batched_tokens") = 8192, py::arg("setup") = default_serving_setup,
+        py::arg("base_latency") = py::none(),
+        "The request-level simulator, as `napkin serve --arrival-rate R`: Poisson arrivals (inf: all at once) of "
+        "fixed lengths through the scheduler. Returns {'summary': percentiles and throughput, 'requests': one row "
+        "per request (a pandas DataFrame when pandas imports)}.");
     m.def(
         "serving_sweep",
         [](const TransformerShape& model, const Gpu& gpu, const Link& link, const ServingLayout& layout,

@@ -226,3 +226,25 @@ def test_training_options_change_the_result():
     assert none.memory.allowances == 0.0
     assert close(base.memory.total - none.memory.total, base.memory.allowances)
 
+
+
+def test_simulate_serving_equals_napkin_serve_json(napkin_cli):
+    # The request-level simulator through Python and through `napkin serve --arrival-rate`: the same run.
+    args = ("serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--input-tokens", 467, "--output-tokens", 64,
+            "--arrival-rate", 8, "--requests", 100, "--seed", 3)
+    j = napkin_cli(*args)
+    r = napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
+                                napkin.ServingLayout(), 467, 64, arrival_rate=8, requests=100, seed=3)
+    s = r["summary"]
+    for key in ("ttft_s", "tpot_s", "itl_s", "e2e_s"):
+        for q in ("mean", "p50", "p90", "p99"):
+            assert close(s[key][q], j[key][q]), (key, q)
+    assert s["steps"] == j["steps"]
+    assert close(s["output_tokens_per_s"], j["output_tokens_per_s"])
+    assert len(r["requests"]["ttft_s"]) == 100
+
+
+def test_simulate_serving_bad_input_names_it():
+    with pytest.raises(ValueError, match="scheduler"):
+        napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
+                                napkin.ServingLayout(), 10, 10, arrival_rate=1, scheduler="fifo")
