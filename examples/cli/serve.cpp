@@ -268,7 +268,7 @@ NAPKIN_COMMAND(app) {
         const ServingLayout layout{o->tp, o->pp, o->ep};
         if (simulate)
             return run_simulation(o->simulation, o->arrival_rate, model, gpu, link, layout, *o->input, *o->output,
-                                  setup, ring, o->json);
+                                  setup, ring, o->json, o->svg);
         const long long most = max_concurrency(model, gpu, layout, length, setup);
         if (most == 0) {
             const ServingMemory empty = serving_memory(model, gpu, layout, 0, length, setup);

@@ -9,6 +9,7 @@
 #include <napkin/io/hf_config.hpp>
 #include <napkin/io/quantity_parse.hpp>
 #include <napkin/io/serving_trace.hpp>
+#include <napkin/io/svg.hpp>
 #include <napkin/io/text_file.hpp>
 #include <napkin/serving/engine.hpp>
 
@@ -40,6 +41,7 @@ struct SimulationOptions {
     double acceptance = 0.7;
     std::string draft_model;
     std::string trace;
+    std::string timeline;
 };
 
 inline void add_simulation_options(CLI::App* sub, SimulationOptions& o) {
@@ -64,6 +66,9 @@ inline void add_simulation_options(CLI::App* sub, SimulationOptions& o) {
     sub->add_option("--trace", o.trace,
                     "simulator: replay this CSV or JSON Lines file of arrival_s, input_tokens, output_tokens "
                     "(instead of --arrival-rate and the distributions)");
+    sub->add_option("--timeline", o.timeline,
+                    "simulator: write every engine step (start, duration, decodes, prompt tokens, running, "
+                    "waiting, KV blocks) to this CSV");
     sub->add_option("--draft-tokens", o.draft_tokens, "simulator: speculative decoding, k drafts a step (0: off)");
     sub->add_option("--acceptance", o.acceptance, "simulator: each draft's acceptance probability (0.7)");
     sub->add_option("--draft-model", o.draft_model,
@@ -120,6 +125,30 @@ inline nlohmann::json distribution_json(const Distribution& d) {
     return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99}};
 }
 
+inline std::string steps_csv(const SimulationResult& r) {
+    std::string out = "start_s,duration_s,decodes,prefill_tokens,running,waiting,kv_blocks_used\n";
+    char line[200];
+    for (const StepRecord& q : r.steps) {
+        std::snprintf(line, sizeof line, "%.9g,%.9g,%lld,%lld,%lld,%lld,%lld\n", q.start, q.duration, q.decodes,
+                      q.prefill_tokens, q.running, q.waiting, q.kv_blocks_used);
+        out += line;
+    }
+    return out;
+}
+
+// Sequences running and KV cache in use over the run, 24 spans.
+inline io::svg::Document occupancy_chart(const SimulationResult& r, const std::string& title) {
+    std::vector<std::string> labels;
+    io::svg::Series running{"running", {}, io::svg::palette::blue};
+    io::svg::Series kv{"KV used (%)", {}, io::svg::palette::vermillion};
+    for (const Occupancy& o : occupancy(r, 24)) {
+        labels.push_back(format_fixed(o.start, 1));
+        running.values.push_back(o.running);
+        kv.values.push_back(100.0 * o.kv_share);
+    }
+    return io::svg::line_chart(title, labels, {running, kv}, "time (s)", "sequences running, KV cache used (%)", 1100, 420);
+}
+
 inline std::string requests_csv(const SimulationResult& r) {
     std::string out = "arrival_s,first_token_s,finish_s,input_tokens,output_tokens,prefix_tokens,preemptions\n";
     char line[200];
@@ -135,7 +164,7 @@ inline std::string requests_csv(const SimulationResult& r) {
 template <class Collective>
 void run_simulation(const SimulationOptions& o, double rate, const TransformerShape& model, const Gpu& gpu,
                     const Link& link, const ServingLayout& layout, long long input, long long output,
-                    const ServingSetup& setup, const Collective& collective, bool json) {
+                    const ServingSetup& setup, const Collective& collective, bool json, const std::string& svg) {
     require(o.requests >= 1 && o.requests <= (1LL << 24), "--requests", count(o.requests),
             "must be from 1 to 2^24 = 16777216");
     const auto scheduler = parse_scheduler(o.scheduler);
@@ -199,6 +228,11 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
     const SimulationResult r = simulate_serving(model, gpu, link, layout, requests, limits, setup, collective, draft);
     const SimulationSummary s = summarize(r, slo);
     if (!o.csv.empty()) io::write_text_file("--csv", o.csv, requests_csv(r));
+    if (!o.timeline.empty()) io::write_text_file("--timeline", o.timeline, steps_csv(r));
+    if (!svg.empty())
+        occupancy_chart(r, std::string(model.name) + " on " + std::to_string(layout.gpus()) + " x " +
+                               std::string(gpu.name) + ": the engine's load")
+            .save(svg);
 
     if (json) {
         nlohmann::json j{{"model", model.name},
@@ -280,6 +314,8 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
                        o.slo_ttft ? seconds_text(slo.ttft).c_str() : "any",
                        o.slo_tpot ? seconds_text(slo.tpot).c_str() : "any", s.within_slo, s.requests, s.goodput);
     if (!o.csv.empty()) printf_wrapped("requests written to %s\n", o.csv.c_str());
+    if (!o.timeline.empty()) printf_wrapped("engine steps written to %s\n", o.timeline.c_str());
+    if (!svg.empty()) printf_wrapped("load over time written to %s\n", svg.c_str());
 }
 
 }  // namespace napkin::cli

@@ -224,3 +224,6 @@ napkin_check_output(cli.serve.simulate.bad.trace_and_rate
 napkin_check_output(cli.serve.bad.no_input_tokens
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --output-tokens 4 --concurrency 1
   EXPECT "serve: --input-tokens is required" EXIT_CODE 2)
+napkin_check_output(cli.serve.simulate_svg_timeline
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_8b} --arrival-rate 8 --requests 40 --svg load.svg --timeline steps.csv
+  EXPECT "load over time written to load.svg" "engine steps written to steps.csv")

@@ -278,6 +278,21 @@ TEST_SUITE("serving simulator") {
               }) == "arrival rate (requests/s) = -1: must be positive and finite");
     }
 
+    TEST_CASE("occupancy: a step's sequences and KV blocks weighted by its time in each span") {
+        // Steps [0, 1) with 2 running and 10 of 100 blocks, [1, 4) with 6 and 40: two spans of 2 s
+        // hold 2·1 + 6·1 = 8 over 2 s (4 running, 25 % KV), then 6 and 40 %.
+        SimulationResult r;
+        r.kv_blocks = 100;
+        r.steps = {{0.0, 1.0, 0, 0, 2, 0, 10}, {1.0, 3.0, 0, 0, 6, 0, 40}};
+        const std::vector<Occupancy> o = occupancy(r, 2);
+        REQUIRE(o.size() == 2);
+        CHECK(o[0].running == doctest::Approx(4.0));
+        CHECK(o[0].kv_share == doctest::Approx(0.25));
+        CHECK(o[1].start == 2.0);
+        CHECK(o[1].running == doctest::Approx(6.0));
+        CHECK(o[1].kv_share == doctest::Approx(0.40));
+    }
+
     TEST_CASE("a trace: CSV with a header in any column order, or JSON Lines — replayed in arrival order") {
         const std::vector<Request> csv = io::parse_serving_trace(
             "output_tokens,arrival_s,input_tokens\n128,0.5,512\n300,0.25,64\n\n", "--trace", "t.csv");

@@ -424,6 +424,38 @@ struct Distribution {
     return d;
 }
 
+// The engine's load over time in `bins` equal spans from the first step's
+// start to the last one's end: sequences running and the share of KV blocks
+// in use, each averaged over the time its steps take in the span.
+struct Occupancy {
+    double start = 0.0;                    // seconds
+    double running = 0.0, kv_share = 0.0;  // sequences; 0 … 1
+};
+[[nodiscard]] inline std::vector<Occupancy> occupancy(const SimulationResult& r, std::size_t bins) {
+    std::vector<Occupancy> out;
+    if (r.steps.empty() || bins == 0) return out;
+    const double t0 = r.steps.front().start, t1 = r.steps.back().start + r.steps.back().duration;
+    const double width = (t1 - t0) / static_cast<double>(bins);
+    std::vector<double> time(bins, 0.0);
+    out.resize(bins);
+    for (std::size_t b = 0; b < bins; ++b) out[b].start = t0 + width * static_cast<double>(b);
+    for (const StepRecord& step : r.steps) {
+        // A step's weight in each span it overlaps.
+        const double a = step.start, z = step.start + step.duration;
+        auto b = static_cast<std::size_t>(std::max(0.0, (a - t0) / width));
+        for (; b < bins && out[b].start < z; ++b) {
+            const double overlap = std::min(z, out[b].start + width) - std::max(a, out[b].start);
+            if (overlap <= 0.0) continue;
+            time[b] += overlap;
+            out[b].running += overlap * count(step.running);
+            out[b].kv_share += overlap * count(step.kv_blocks_used) / count(std::max(1LL, r.kv_blocks));
+        }
+    }
+    for (std::size_t b = 0; b < bins; ++b)
+        if (time[b] > 0.0) out[b].running /= time[b], out[b].kv_share /= time[b];
+    return out;
+}
+
 struct ServiceLevel {
     double ttft = std::numeric_limits<double>::infinity();  // seconds
     double tpot = std::numeric_limits<double>::infinity();  // seconds
