@@ -146,7 +146,8 @@ inline io::svg::Document occupancy_chart(const SimulationResult& r, const std::s
         running.values.push_back(o.running);
         kv.values.push_back(100.0 * o.kv_share);
     }
-    return io::svg::line_chart(title, labels, {running, kv}, "time (s)", "sequences running, KV cache used (%)", 1100, 420);
+    return io::svg::line_chart(title, labels, {running, kv}, "time (s)", "sequences running, KV cache used (%)", 1100,
+                               420);
 }
 
 inline std::string requests_csv(const SimulationResult& r) {
