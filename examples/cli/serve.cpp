@@ -245,6 +245,7 @@ NAPKIN_COMMAND(app) {
         if (!simulate && o->batch.has_value() == o->concurrency.has_value())
             throw napkin::invalid_argument("give one of --batch (static batching) or --concurrency (continuous), or "
                                            "--arrival-rate alone (the request-level simulator)");
+        if (!simulate) reject_simulation_flags(sub);
         const bool continuous = o->concurrency.has_value();
         const char* n_flag = continuous ? "--concurrency" : "--batch";
         const long long n = simulate ? 1 : continuous ? *o->concurrency : *o->batch;

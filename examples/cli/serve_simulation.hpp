@@ -13,6 +13,7 @@
 #include <napkin/io/text_file.hpp>
 #include <napkin/serving/engine.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -113,10 +114,30 @@ inline LengthDistribution parse_length_distribution(const std::string& flag, con
     return d;
 }
 
-inline std::optional<Scheduler> parse_scheduler(const std::string& text) {
-    for (const auto& n : scheduler_names)
-        if (n.name == text) return n.value;
-    return std::nullopt;
+// The simulator's flags: with --batch or --concurrency (the closed forms) none of them applies.
+inline constexpr std::array simulation_flags{"--requests",
+                                             "--seed",
+                                             "--scheduler",
+                                             "--max-num-seqs",
+                                             "--max-num-batched-tokens",
+                                             "--burstiness",
+                                             "--input-distribution",
+                                             "--output-distribution",
+                                             "--prefix-tokens",
+                                             "--prefix-share",
+                                             "--slo-ttft",
+                                             "--slo-tpot",
+                                             "--csv",
+                                             "--trace",
+                                             "--timeline",
+                                             "--draft-tokens",
+                                             "--acceptance",
+                                             "--draft-model"};
+inline void reject_simulation_flags(const CLI::App* sub) {
+    for (const char* flag : simulation_flags)
+        if (sub->count(flag) > 0)
+            reject(flag, sub->get_option(flag)->as<std::string>(),
+                   "applies to the simulator only: give --arrival-rate without --batch or --concurrency");
 }
 
 inline std::string seconds_text(double s) { return to_string(seconds(s)); }
@@ -168,7 +189,7 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
                     const ServingSetup& setup, const Collective& collective, bool json, const std::string& svg) {
     require(o.requests >= 1 && o.requests <= (1LL << 24), "--requests", count(o.requests),
             "must be from 1 to 2^24 = 16777216");
-    const auto scheduler = parse_scheduler(o.scheduler);
+    const auto scheduler = value_of(o.scheduler, scheduler_names);
     if (!scheduler) reject("--scheduler", o.scheduler, "must be continuous, prefill-first, inflight or static");
     require(o.max_num_seqs >= 1 && o.max_num_seqs <= (1LL << 24), "--max-num-seqs", count(o.max_num_seqs),
             "must be from 1 to 2^24");

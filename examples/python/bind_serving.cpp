@@ -194,11 +194,9 @@ void bind_serving(py::module_& m) {
             t.input = fixed_length(input_tokens);
             t.output = fixed_length(output_tokens);
             EngineLimits limits;
-            const auto known = std::find_if(scheduler_names.begin(), scheduler_names.end(),
-                                            [&](const auto& n) { return n.name == scheduler; });
-            if (known == scheduler_names.end())
-                reject("scheduler", scheduler, "must be continuous, prefill-first, inflight or static");
-            limits.scheduler = known->value;
+            const auto known = value_of(scheduler, scheduler_names);
+            if (!known) reject("scheduler", scheduler, "must be continuous, prefill-first, inflight or static");
+            limits.scheduler = *known;
             limits.max_num_seqs = max_num_seqs;
             limits.max_num_batched_tokens = max_num_batched_tokens;
             return simulation_dict(simulate_serving(model, gpu, link, layout, generate_requests(t), limits, setup,

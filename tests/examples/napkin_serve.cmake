@@ -197,7 +197,8 @@ foreach(bad IN ITEMS "scheduler|--arrival-rate 4 --scheduler fifo|--scheduler = 
                      "slo|--arrival-rate 4 --slo-ttft 2|--slo-ttft = \"2\": not a time"
                      "csv_full|--arrival-rate 4 --requests 10 --csv /dev/full|--csv = \"/dev/full\": cannot be written"
                      "draft_alone|--arrival-rate 4 --draft-model llama3.2-1b|--draft-model = \"llama3.2-1b\": needs --draft-tokens k"
-                     "acceptance|--arrival-rate 4 --draft-tokens 2 --acceptance 1.5|--acceptance = 1.5: must be in [0, 1]")
+                     "acceptance|--arrival-rate 4 --draft-tokens 2 --acceptance 1.5|--acceptance = 1.5: must be in [0, 1]"
+                     "flag_with_closed_form|--concurrency 8 --scheduler inflight|--scheduler = \"inflight\": applies to the simulator only")
   string(REPLACE "|" ";" parts "${bad}")
   list(GET parts 0 name)
   list(GET parts 1 flags)
