@@ -2,6 +2,7 @@
 #include "command.hpp"
 #include "common.hpp"
 #include "run_flags.hpp"
+#include "serving_flags.hpp"
 #include "training_flags.hpp"
 
 #include <napkin/catalog/clusters.hpp>
@@ -503,7 +504,7 @@ NAPKIN_COMMAND(app) {
             const auto row_json = [&](const RunCandidate& c) {
                 nlohmann::json j = training_candidate_json(c.layout, node.gpu);
                 j["gpus"] = c.gpus;
-                j["run"] = run_json(c.run, run_query, steps);
+                j["run"] = io::json::run(c.run, run_query, steps);
                 return j;
             };
             if (o->json) {
@@ -692,11 +693,16 @@ NAPKIN_COMMAND(app) {
 }
 
 namespace {
-// The serving engine of plan-inference: runs when --tpot-ms or --ttft-ms is given.
+// The serving engine of plan-inference: runs when --tpot, --ttft, --arrival-rate
+// or --objective cost is given.
 template <class Options>
-std::optional<ServingPlan> plan_serving_from_flags(const Options& o, const TransformerShape& model, const Gpu& gpu,
-                                                   const Link& link, const Ring& ring) {
-    if (!o.tpot_ms && !o.ttft_ms) return std::nullopt;
+bool serving_engine_wanted(const Options& o) {
+    return o.tpot_ms || o.ttft_ms || o.arrival_rate || o.objective == "cost";
+}
+
+template <class Options>
+std::pair<ServingPlanQuery, ServingSetup> serving_query_from_flags(const Options& o, const TransformerShape& model,
+                                                                   const Gpu& gpu) {
     ServingPlanQuery query{.max_gpus = o.max_gpus, .max_concurrency = o.max_tokens,
                            .input_tokens = o.input_tokens, .output_tokens = o.output_tokens};
     if (o.tpot_ms) {
@@ -715,20 +721,12 @@ std::optional<ServingPlan> plan_serving_from_flags(const Options& o, const Trans
         reject("--input-tokens + --output-tokens", count(o.input_tokens + o.output_tokens),
                "exceeds the model's max_position_embeddings = " + std::to_string(model.max_position_embeddings));
     ServingSetup setup;
-    const auto weights = parse_weight_dtype(o.weight_dtype);
-    if (!weights) reject("--weight-dtype", o.weight_dtype, "must be bf16, fp16, fp8, int8 or int4");
-    if (*weights == WeightDType::fp8 && !has_fp8(gpu))
-        reject("--weight-dtype", o.weight_dtype,
-               std::string(gpu.name) + " has no FP8 tensor cores (its data sheet gives no FP8 rate); use bf16, int8 or int4");
-    const auto kv = parse_kv_dtype(o.kv_dtype);
-    if (!kv) reject("--kv-dtype", o.kv_dtype, "must be bf16 or fp8");
-    setup.weights = *weights;
-    setup.kv = *kv;
-    return plan_serving(model, gpu, link, query, setup, ring);
+    apply_serving_formats(setup, o.weight_dtype, o.kv_dtype, gpu);
+    return {query, setup};
 }
 
 template <class Options>
-nlohmann::json serving_plan_json(const ServingPlan& plan, const Options& o) {
+nlohmann::json serving_plan_json(const ServingPlan& plan, const Options& o, const Watts& power) {
     nlohmann::json j{{"tpot_bound_s", nullptr},
                      {"ttft_bound_s", nullptr},
                      {"input_tokens", o.input_tokens},
@@ -754,11 +752,64 @@ nlohmann::json serving_plan_json(const ServingPlan& plan, const Options& o) {
                      {"output_tokens_per_s_per_gpu", e.output_tokens_per_s_per_gpu.value()},
                      {"requests_per_s", e.requests_per_s.value()},
                      {"memory_total", json_bytes(e.memory.total())}};
+        add_token_cost_json(j["best"], token_cost(e, o.price, power));
     }
     return j;
 }
 
-void print_serving_plan(const ServingPlan& plan) {
+// The fleet for --arrival-rate: r replicas of the best layout, at the traffic they serve.
+template <class Options>
+TokenCost fleet_cost(const ServingFleet& f, const Options& o, const Watts& power) {
+    const double rate = *o.arrival_rate;
+    return token_cost(f.gpus(), tokens_per_second(rate * count(o.output_tokens)),
+                      tokens_per_second(rate * count(o.input_tokens)), o.price, power);
+}
+
+template <class Options>
+nlohmann::json serving_fleet_json(const ServingFleetPlan& plan, const Options& o, const Watts& power) {
+    nlohmann::json j{{"arrival_rate", *o.arrival_rate},
+                     {"tpot_bound_s", nullptr},
+                     {"ttft_bound_s", nullptr},
+                     {"input_tokens", o.input_tokens},
+                     {"output_tokens", o.output_tokens},
+                     {"best", nullptr},
+                     {"search",
+                      {{"points_evaluated", plan.points_evaluated},
+                       {"rejected", {{"memory", plan.rejected_memory}, {"latency", plan.rejected_latency}}}}}};
+    if (o.tpot_ms) j["tpot_bound_s"] = *o.tpot_ms / 1e3;
+    if (o.ttft_ms) j["ttft_bound_s"] = *o.ttft_ms / 1e3;
+    if (plan.best) {
+        const ServingFleet& f = *plan.best;
+        const ServingEstimate& e = f.replica;
+        j["best"] = {{"replicas", f.replicas},
+                     {"tp", e.layout.tp},
+                     {"pp", e.layout.pp},
+                     {"ep", e.layout.ep},
+                     {"gpus_per_replica", e.layout.gpus()},
+                     {"gpus", f.gpus()},
+                     {"concurrency", e.workload.concurrency},
+                     {"load", f.load},
+                     {"queue_s", e.queue.value()},
+                     {"ttft_s", e.ttft.value()},
+                     {"tpot_s", e.tpot.value()},
+                     {"e2e_s", e.e2e.value()},
+                     {"usd_per_hour", nullptr}};
+        if (o.price) j["best"]["usd_per_hour"] = count(f.gpus()) * *o.price;
+        add_token_cost_json(j["best"], fleet_cost(f, o, power));
+    }
+    return j;
+}
+
+// The cost line under a serving answer, when a price or a power was asked for.
+void print_token_cost(const TokenCost& c, const char* at) {
+    if (c.usd_per_million_output)
+        printf_wrapped("  cost: $%.3f per million output tokens ($%.3f per million input tokens) %s\n",
+                       *c.usd_per_million_output, *c.usd_per_million_input, at);
+    if (c.joules_per_output) printf_wrapped("  energy: %.3f J per output token %s\n", *c.joules_per_output, at);
+}
+
+template <class Options>
+void print_serving_plan(const ServingPlan& plan, const Options& o, const Watts& power) {
     if (!plan.best) {
         printf_wrapped("serving: no layout and concurrency meets the bounds (%lld points evaluated)\n",
                     plan.points_evaluated);
@@ -770,6 +821,25 @@ void print_serving_plan(const ServingPlan& plan) {
                 e.layout.tp, e.layout.pp, e.layout.ep, e.layout.gpus(), e.workload.concurrency,
                 e.output_tokens_per_s_per_gpu.value(), e.output_tokens_per_s.value(), to_string(e.tpot).c_str(),
                 to_string(e.ttft).c_str(), plan.points_evaluated, plan.pruned);
+    if (o.price || o.power) print_token_cost(token_cost(e, o.price, power), "at full load");
+}
+
+template <class Options>
+void print_serving_fleet(const ServingFleetPlan& plan, const Options& o, const Watts& power) {
+    if (!plan.best) {
+        printf_wrapped("serving %g requests/s: no layout and concurrency meets the bounds (%lld points evaluated)\n",
+                       *o.arrival_rate, plan.points_evaluated);
+        return;
+    }
+    const ServingFleet& f = *plan.best;
+    const ServingEstimate& e = f.replica;
+    printf_wrapped("serving %g requests/s: %lld x (t%lld x p%lld x e%lld) = %lld GPUs at concurrency %lld, each "
+                   "replica %.1f %% loaded: TTFT %s (%s queued), TPOT %s (%lld points evaluated)\n",
+                   *o.arrival_rate, f.replicas, e.layout.tp, e.layout.pp, e.layout.ep, f.gpus(),
+                   e.workload.concurrency, 100.0 * f.load, to_string(e.ttft).c_str(), to_string(e.queue).c_str(),
+                   to_string(e.tpot).c_str(), plan.points_evaluated);
+    if (o.price) printf_wrapped("  $%.2f per hour for %lld GPUs\n", count(f.gpus()) * *o.price, f.gpus());
+    if (o.price || o.power) print_token_cost(fleet_cost(f, o, power), "at that traffic");
 }
 
 }  // namespace
@@ -789,6 +859,8 @@ NAPKIN_COMMAND(app) {
         std::optional<std::string> latency, tpot, ttft;
         long long input_tokens = 1024, output_tokens = 256;
         std::string weight_dtype = "bf16", kv_dtype = "bf16";
+        std::optional<double> arrival_rate, price;
+        std::optional<std::string> power;
         bool json = false;
     };
     auto o = make_options<Options>();
@@ -805,7 +877,8 @@ NAPKIN_COMMAND(app) {
                     "longest time per token a user may wait, with its unit (20ms); the plan then maximises tokens/s");
     sub->add_option("--latency-ms", o->latency_ms, "the same in ms");
     sub->add_option("--objective", o->objective,
-                    "latency or throughput (default: latency, throughput when --latency-ms is given)");
+                    "latency or throughput (default: latency, throughput when --latency-ms is given); cost: the "
+                    "serving engine's cheapest answer (needs --gpu-hour-price)");
     sub->add_option("--tpot", o->tpot,
                     "serving engine: longest time per output token with its unit (50ms); plans the layout and "
                     "concurrency with the most output tokens/s per GPU");
@@ -816,6 +889,12 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--output-tokens", o->output_tokens, "serving engine: generated tokens per request (256)");
     sub->add_option("--weight-dtype", o->weight_dtype, "serving engine: bf16, fp16, fp8, int8 or int4 (bf16)");
     sub->add_option("--kv-dtype", o->kv_dtype, "serving engine: bf16 or fp8 (bf16)");
+    sub->add_option("--arrival-rate", o->arrival_rate,
+                    "serving engine: requests/s of Poisson traffic to serve; plans the fewest GPUs (replicas of one "
+                    "layout) that serve it within --tpot and --ttft, queueing included");
+    sub->add_option("--gpu-hour-price", o->price, "serving engine: USD per GPU-hour; gives USD per million tokens");
+    sub->add_option("--power", o->power,
+                    "serving engine: power per GPU with its unit, 700W (the catalog's board power): J per token");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o] {
         o->latency_ms = time_in_ms(o->latency_ms, o->latency, "--latency", "--latency-ms");
@@ -829,7 +908,24 @@ NAPKIN_COMMAND(app) {
         if (!link_given) o->link.name = catalog::default_links(o->gpu.name.empty() ? "inline" : o->gpu.name).intra->name;
         const Link link = resolve_link(o->link);
         const InferenceSetup setup = resolve_setup(o->setup);
-        const std::optional<ServingPlan> serving = plan_serving_from_flags(*o, model, gpu, link, resolve_ring(o->link));
+        const bool cost_objective = o->objective == "cost";
+        if (cost_objective && !o->price) throw napkin::invalid_argument("--objective cost needs --gpu-hour-price");
+        (void)price_flag(o->price);
+        const Watts power = power_flag(o->power, gpu);
+        if (o->arrival_rate) {
+            require_positive("--arrival-rate", *o->arrival_rate);
+            require(*o->arrival_rate <= 1e12, "--arrival-rate", *o->arrival_rate, "must be at most 1e12 requests/s");
+        }
+        std::optional<ServingPlan> serving;
+        std::optional<ServingFleetPlan> fleet;
+        if (serving_engine_wanted(*o)) {
+            const auto [serving_query, serving_setup] = serving_query_from_flags(*o, model, gpu);
+            if (o->arrival_rate)
+                fleet = plan_serving_fleet(model, gpu, link, serving_query, per_second(*o->arrival_rate), serving_setup,
+                                           resolve_ring(o->link));
+            else
+                serving = plan_serving(model, gpu, link, serving_query, serving_setup, resolve_ring(o->link));
+        }
         require_at_least_one("--max-gpus", o->max_gpus);
         require_at_least_one("--max-tokens", o->max_tokens);
         InferencePlanQuery query{.max_gpus = o->max_gpus, .max_tokens_in_flight = o->max_tokens};
@@ -840,17 +936,19 @@ NAPKIN_COMMAND(app) {
         }
         if (o->objective == "latency") query.objective = InferenceObjective::latency;
         else if (o->objective == "throughput") query.objective = InferenceObjective::throughput;
-        else if (!o->objective.empty())
-            throw napkin::invalid_argument("--objective \"" + o->objective + "\": must be latency or throughput");
+        else if (!o->objective.empty() && !cost_objective)
+            throw napkin::invalid_argument("--objective \"" + o->objective +
+                                           "\": must be latency, throughput or cost");
 
         const auto start = std::chrono::steady_clock::now();
         const InferencePlan plan = plan_inference(model, gpu, link, query, setup, resolve_ring(o->link));
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const std::string objective = query.objective == InferenceObjective::latency ? "latency" : "throughput";
+        const std::string asked = cost_objective ? "cost" : objective;
 
         if (o->json) {
             nlohmann::json j{{"model", model.name},   {"gpu", gpu.name},           {"link", link.name},
-                             {"objective", objective}, {"max_gpus", o->max_gpus}, {"fewest", nullptr},
+                             {"objective", asked},     {"max_gpus", o->max_gpus}, {"fewest", nullptr},
                              {"best", nullptr}};
             j["latency_bound_s"] = nullptr;
             if (o->latency_ms) j["latency_bound_s"] = in(query.latency_bound, units::s);
@@ -859,7 +957,8 @@ NAPKIN_COMMAND(app) {
             j["search"] = search_json(plan.points_evaluated, plan.rejected_memory + plan.rejected_latency, seconds);
             j["search"]["rejected"] = {{"memory", plan.rejected_memory}, {"latency", plan.rejected_latency}};
             j["search"]["points_pruned"] = plan.pruned;
-            if (serving) j["serving"] = serving_plan_json(*serving, *o);
+            if (serving) j["serving"] = serving_plan_json(*serving, *o, power);
+            if (fleet) j["serving"] = serving_fleet_json(*fleet, *o, power);
             return print_json(j);
         }
         if (!link_given) std::printf("link: %s (the GPU's usual one; --link to choose)\n", std::string(link.name).c_str());
@@ -878,7 +977,8 @@ NAPKIN_COMMAND(app) {
         printf_wrapped("search: %lld points evaluated, %lld rejected (%lld memory, %lld latency), %lld pruned, %.3f s\n",
                     plan.points_evaluated, plan.rejected_memory + plan.rejected_latency, plan.rejected_memory,
                     plan.rejected_latency, plan.pruned, seconds);
-        if (serving) print_serving_plan(*serving);
+        if (serving) print_serving_plan(*serving, *o, power);
+        if (fleet) print_serving_fleet(*fleet, *o, power);
     });
 }
 

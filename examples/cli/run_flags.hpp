@@ -11,6 +11,7 @@
 #include <napkin/hardware.hpp>
 #include <napkin/io/quantity_parse.hpp>
 #include <napkin/run_cost.hpp>
+#include <napkin/serving.hpp>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -59,6 +60,22 @@ inline Seconds time_flag(const std::string& flag, const std::optional<std::strin
     return t;
 }
 
+// --gpu-hour-price, checked where it is read: USD per GPU-hour in [0, 1e6].
+inline std::optional<double> price_flag(const std::optional<double>& price) {
+    if (price)
+        require_in_range("--gpu-hour-price", *price, 0.0, run_limits::usd_per_gpu_hour,
+                         "must be in [0, 1e6] USD per GPU-hour");
+    return price;
+}
+
+// --power with its unit (700W), checked; without it the GPU's board power.
+inline Watts power_flag(const std::optional<std::string>& power, const Gpu& gpu) {
+    if (!power) return gpu.board_power;
+    const Watts w = io::parse_power("--power", *power);
+    if (!(w.value() >= 1.0 && w.value() <= 1e6)) reject("--power", *power, "must be in [1 W, 1 MW]");
+    return w;
+}
+
 // What the flags say, for a run of `gpus` GPUs of `gpu` (the useful time apart).
 inline RunQuery run_query_from_flags(const RunFlags& f, const Gpu& gpu, long long gpus, Bytes checkpoint) {
     if (!run_requested(f)) {
@@ -69,18 +86,10 @@ inline RunQuery run_query_from_flags(const RunFlags& f, const Gpu& gpu, long lon
                 "or --steps");
     }
     RunQuery q{.gpus = gpus};
-    if (f.price)
-        require_in_range("--gpu-hour-price", *f.price, 0.0, run_limits::usd_per_gpu_hour,
-                         "must be in [0, 1e6] USD per GPU-hour");
-    q.usd_per_gpu_hour = f.price.value_or(0.0);
+    q.usd_per_gpu_hour = price_flag(f.price).value_or(0.0);
     require_in_range("--pue", f.pue, 1.0, run_limits::max_pue, "must be in [1, 3] (facility / IT energy)");
     q.pue = f.pue;
-    q.power_per_gpu = gpu.board_power;
-    if (f.power) {
-        q.power_per_gpu = io::parse_power("--power", *f.power);
-        if (!(q.power_per_gpu.value() >= 1.0 && q.power_per_gpu.value() <= 1e6))
-            reject("--power", *f.power, "must be in [1 W, 1 MW]");
-    }
+    q.power_per_gpu = power_flag(f.power, gpu);
     const bool checkpoint_flags =
         f.checkpoint_write || f.checkpoint_bandwidth || f.restart || f.snapshot || f.interval || f.async;
     if (!f.mtbf) {
@@ -137,38 +146,6 @@ inline RunCost run_of(const RunFlags& f, RunQuery q, double steps, Seconds step)
     }
 }
 
-// "run": {"time_s", "cost_usd", "energy_kwh", "failures", "checkpoint_interval_s", "goodput", ...}; null where
-// the input was not given (no price, no power, no --mtbf).
-inline nlohmann::json run_json(const RunCost& r, const RunQuery& q, double steps) {
-    nlohmann::json j{{"steps", steps},
-                     {"useful_s", r.useful.value()},
-                     {"time_s", r.wall.value()},
-                     {"cost_usd", nullptr},
-                     {"energy_kwh", nullptr},
-                     {"facility_mw", nullptr},
-                     {"power_per_gpu_w", nullptr},
-                     {"pue", q.pue},
-                     {"failures", nullptr},
-                     {"job_mtbf_s", nullptr},
-                     {"checkpoint_interval_s", nullptr},
-                     {"lost_per_failure_s", nullptr},
-                     {"goodput", nullptr}};
-    if (q.usd_per_gpu_hour > 0) j["cost_usd"] = r.cost_usd;
-    if (q.power_per_gpu.value() > 0) {
-        j["energy_kwh"] = in(r.energy, units::kWh);
-        j["facility_mw"] = in(r.facility_power, units::MW);
-        j["power_per_gpu_w"] = q.power_per_gpu.value();
-    }
-    if (r.failures_modelled) {
-        j["failures"] = r.failures;
-        j["job_mtbf_s"] = r.job_mtbf.value();
-        j["checkpoint_interval_s"] = r.interval.value();
-        j["lost_per_failure_s"] = r.lost_per_failure.value();
-        j["goodput"] = r.goodput;
-    }
-    return j;
-}
-
 // A duration as people plan in: "61.3 days", "5.2 h", "12.0 min", "40.0 s".
 inline std::string duration_words(Seconds t) {
     const double s = t.value();
@@ -206,6 +183,41 @@ inline std::string checkpoint_line(const RunCost& r) {
     return "  checkpoint every " + duration_words(r.interval) + " (Young " + duration_words(r.young) + ", Daly " +
            duration_words(r.daly) + "); a failure every " + duration_words(r.job_mtbf) + " loses " +
            duration_words(r.lost_per_failure);
+}
+
+// What a token costs at the estimate's throughput: each kind of token carries
+// the whole GPU cost (the output price of an API, or the input one), and the
+// joules the GPUs draw at `power` each for it.
+struct TokenCost {
+    std::optional<double> usd_per_million_output, usd_per_million_input;
+    std::optional<double> joules_per_output;
+};
+
+inline TokenCost token_cost(long long gpus, TokensPerSecond output, TokensPerSecond input, std::optional<double> price,
+                            const Watts& power) {
+    TokenCost c;
+    if (price && output.value() > 0) {
+        c.usd_per_million_output = usd_per_million_tokens(gpus, *price, output);
+        c.usd_per_million_input = usd_per_million_tokens(gpus, *price, input);
+    }
+    if (power.value() > 0 && output.value() > 0)
+        c.joules_per_output = in(joules_per_token(gpus, power, output), units::joules_per_token);
+    return c;
+}
+
+// One replica at its throughput.
+inline TokenCost token_cost(const ServingEstimate& e, std::optional<double> price, const Watts& power) {
+    const TokensPerSecond input = tokens_per_second(e.requests_per_s.value() * count(e.workload.input_tokens));
+    return token_cost(e.layout.gpus(), e.output_tokens_per_s, input, price, power);
+}
+
+inline void add_token_cost_json(nlohmann::json& j, const TokenCost& c) {
+    j["usd_per_million_output_tokens"] = nullptr;
+    j["usd_per_million_input_tokens"] = nullptr;
+    j["joules_per_output_token"] = nullptr;
+    if (c.usd_per_million_output) j["usd_per_million_output_tokens"] = *c.usd_per_million_output;
+    if (c.usd_per_million_input) j["usd_per_million_input_tokens"] = *c.usd_per_million_input;
+    if (c.joules_per_output) j["joules_per_output_token"] = *c.joules_per_output;
 }
 
 }  // namespace napkin::cli

@@ -5,6 +5,8 @@
 #include "serve_simulation.hpp"
 #include "serving_profile.hpp"
 #include "common.hpp"
+#include "run_flags.hpp"
+#include "serving_flags.hpp"
 
 #include <napkin/io/svg.hpp>
 #include <napkin/run_cost.hpp>
@@ -93,36 +95,6 @@ void print_estimate(const ServingEstimate& e) {
                 e.output_tokens_per_s_per_user.value(), e.requests_per_s.value());
 }
 
-// What a token costs at the estimate's throughput: each kind of token carries
-// the whole GPU cost (the output price of an API, or the input one), and the
-// joules the GPUs draw at `power` each for it.
-struct TokenCost {
-    std::optional<double> usd_per_million_output, usd_per_million_input;
-    std::optional<double> joules_per_output;
-};
-
-TokenCost token_cost(const ServingEstimate& e, std::optional<double> price, const Watts& power) {
-    TokenCost c;
-    const long long gpus = e.layout.gpus();
-    const TokensPerSecond input = tokens_per_second(e.requests_per_s.value() * count(e.workload.input_tokens));
-    if (price && e.output_tokens_per_s.value() > 0) {
-        c.usd_per_million_output = usd_per_million_tokens(gpus, *price, e.output_tokens_per_s);
-        c.usd_per_million_input = usd_per_million_tokens(gpus, *price, input);
-    }
-    if (power.value() > 0 && e.output_tokens_per_s.value() > 0)
-        c.joules_per_output = in(joules_per_token(gpus, power, e.output_tokens_per_s), units::joules_per_token);
-    return c;
-}
-
-void add_token_cost_json(nlohmann::json& j, const TokenCost& c) {
-    j["usd_per_million_output_tokens"] = nullptr;
-    j["usd_per_million_input_tokens"] = nullptr;
-    j["joules_per_output_token"] = nullptr;
-    if (c.usd_per_million_output) j["usd_per_million_output_tokens"] = *c.usd_per_million_output;
-    if (c.usd_per_million_input) j["usd_per_million_input_tokens"] = *c.usd_per_million_input;
-    if (c.joules_per_output) j["joules_per_output_token"] = *c.joules_per_output;
-}
-
 }  // namespace
 
 NAPKIN_COMMAND(app) {
@@ -198,14 +170,8 @@ NAPKIN_COMMAND(app) {
         require_non_negative("--base-latency-us", o->link.base_latency_us);
 
         // Every argument checked here, by the flag the user typed.
-        if (o->price)
-            require_in_range("--gpu-hour-price", *o->price, 0.0, run_limits::usd_per_gpu_hour,
-                             "must be in [0, 1e6] USD per GPU-hour");
-        Watts power = gpu.board_power;
-        if (o->power) {
-            power = io::parse_power("--power", *o->power);
-            if (!(power.value() >= 1.0 && power.value() <= 1e6)) reject("--power", *o->power, "must be in [1 W, 1 MW]");
-        }
+        (void)price_flag(o->price);
+        const Watts power = power_flag(o->power, gpu);
         require_at_least_one("--tp", o->tp);
         require_at_least_one("--pp", o->pp);
         require_at_least_one("--ep", o->ep);
@@ -216,13 +182,8 @@ NAPKIN_COMMAND(app) {
         require(o->ep == 1 || model.experts > 0, "--ep", count(o->ep), "must be 1 for a dense model");
         require(model.experts == 0 || model.experts % o->ep == 0, "--ep", count(o->ep),
                 "must divide the model's " + std::to_string(model.experts) + " experts");
-        const auto weights = parse_weight_dtype(o->weight_dtype);
-        if (!weights) reject("--weight-dtype", o->weight_dtype, "must be bf16, fp16, fp8, int8 or int4");
-        const auto kv = parse_kv_dtype(o->kv_dtype);
-        if (!kv) reject("--kv-dtype", o->kv_dtype, "must be bf16 or fp8");
-        if (*weights == WeightDType::fp8 && !has_fp8(gpu))
-            reject("--weight-dtype", o->weight_dtype,
-                   std::string(gpu.name) + " has no FP8 tensor cores (its data sheet gives no FP8 rate); use bf16, int8 or int4");
+        ServingSetup setup;
+        apply_serving_formats(setup, o->weight_dtype, o->kv_dtype, gpu);
         // A trace gives every request its lengths; the checks below then see one token each.
         for (auto [flag, value] : {std::pair{"--input-tokens", &o->input}, std::pair{"--output-tokens", &o->output}}) {
             if (value->has_value()) continue;
@@ -255,9 +216,6 @@ NAPKIN_COMMAND(app) {
                     "must be finite with --batch or --concurrency (inf: alone, every request at once)");
         require_non_negative("--prefill-chunk", count(o->prefill_chunk));
 
-        ServingSetup setup;
-        setup.weights = *weights;
-        setup.kv = *kv;
         setup.prefill_chunk = o->prefill_chunk;
         const auto kernels = parse_kernel_profile(o->kernels);
         if (!kernels) reject("--kernels", o->kernels, "must be measured or roofline");
@@ -396,10 +354,10 @@ NAPKIN_COMMAND(app) {
             printf_wrapped("energy: %.3f J per output token at %s per GPU\n", *cost.joules_per_output,
                            to_string(power).c_str());
         if (!sweep.empty()) {
-            printf_wrapped("\n%8s %-5s %12s %12s %14s %12s %12s\n", continuous ? "N" : "B", "fits", "TTFT", "TPOT",
+            printf_wrapped("\n%8s %-5s %11s %11s %14s %12s %12s\n", continuous ? "N" : "B", "fits", "TTFT", "TPOT",
                         "tokens/s", "per GPU", "per user");
             for (const ServingEstimate& r : rows)
-                printf_wrapped("%8lld %-5s %12s %12s %14.1f %12.1f %12.1f\n", r.workload.concurrency,
+                printf_wrapped("%8lld %-5s %11s %11s %14.1f %12.1f %12.1f\n", r.workload.concurrency,
                             r.memory.fits() ? "yes" : "no", to_string(r.ttft).c_str(), to_string(r.tpot).c_str(),
                             r.output_tokens_per_s.value(), r.output_tokens_per_s_per_gpu.value(),
                             r.output_tokens_per_s_per_user.value());

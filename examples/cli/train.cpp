@@ -284,7 +284,7 @@ NAPKIN_COMMAND(app) {
                         {"stages", stages_json(model, cluster, par, options)},
                         {"ops", ops_json(model, cluster, par, options)},
                         {"collectives", collectives_json(model, cluster, par, options)}};
-            if (run) j["run"] = run_json(*run, run_query, steps);
+            if (run) j["run"] = io::json::run(*run, run_query, steps);
             print_json(j);
             return;
         }

@@ -35,7 +35,7 @@ inline std::string_view intern(std::string_view text) {
 
 // How a float attribute prints in a repr.
 enum class Kind { plain, bytes, seconds, bytes_per_second, flops, flops_per_second, tokens, tokens_per_second,
-                  bytes_per_token };
+                  bytes_per_token, watts };
 
 inline std::string format_as(Kind kind, double v) {
     switch (kind) {
@@ -47,6 +47,7 @@ inline std::string format_as(Kind kind, double v) {
         case Kind::tokens: return to_string(Tokens::from_value(v));
         case Kind::tokens_per_second: return to_string(TokensPerSecond::from_value(v));
         case Kind::bytes_per_token: return format_trimmed(v, 2) + " B/token";
+        case Kind::watts: return to_string(Watts::from_value(v));
         case Kind::plain: break;
     }
     return py::cast<std::string>(py::repr(py::float_(v)));
@@ -62,6 +63,7 @@ inline const char* unit_of(Kind kind) {
         case Kind::tokens: return "tokens";
         case Kind::tokens_per_second: return "tokens/s";
         case Kind::bytes_per_token: return "bytes/token";
+        case Kind::watts: return "W";
         case Kind::plain: break;
     }
     return "";
@@ -255,6 +257,7 @@ void bind_inference(py::module_& m);
 void bind_pipeline(py::module_& m);
 void bind_training(py::module_& m);
 void bind_serving(py::module_& m);
+void bind_cost(py::module_& m);
 void bind_io(py::module_& m);
 
 }  // namespace napkin::python

@@ -85,6 +85,7 @@ void bind_shapes(py::module_& m) {
                 choices_of(Architecture::unknown, Architecture::ampere, Architecture::hopper, Architecture::blackwell,
                            Architecture::cdna2, Architecture::cdna3),
                 "what the GEMM model needs with sm_count; unknown: training uses the flat model")
+        .quantity("board_power", &Gpu::board_power, Kind::watts, "what the card may draw at full load (0: not given)")
         .computed("usable_memory", [](const Gpu& g) { return usable_memory(g).value(); }, Kind::bytes,
                   "memory · usable_fraction, rounded down to whole bytes")
         .finish([](const Gpu& g) { (void)validated(g); });
@@ -244,5 +245,6 @@ PYBIND11_MODULE(napkin, m) {
     bind_pipeline(m);
     bind_training(m);
     bind_serving(m);
+    bind_cost(m);
     bind_io(m);
 }

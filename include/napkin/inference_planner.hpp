@@ -305,4 +305,122 @@ template <CollectivePolicy Collective = Ring>
     return plan;
 }
 
+
+// ---------------------------------------------------------------------------
+// A fleet for a traffic level: the fewest GPUs (so the least cost at one price
+// per GPU-hour) that serve λ requests/s within the bounds.
+//
+// r replicas of one layout at concurrency N share Poisson arrivals, λ/r each
+// (a random split of a Poisson stream is Poisson). A replica serves
+// μ = requests_per_s(N); below that load its TPOT is at most TPOT(N) (the step
+// never shrinks as N grows), and its TTFT is the unloaded t₀ plus the M/D/1
+// wait of its load ρ = λ/(rμ) (evaluate_serving's queue term). The wait stays
+// within the TTFT bound T while ρ ≤ md1_admissible_load(1/μ, 1/μ + T − t₀), so
+// r = ⌈λ / (μ·ρ_max)⌉ (and ρ < 1: a queue at full load never drains).
+
+struct ServingFleet {
+    ServingEstimate replica;  // one replica at its share λ/r of the traffic (its queue included)
+    long long replicas = 0;
+    double load = 0.0;  // λ / (r·μ): the share of each replica's capacity in use
+    [[nodiscard]] constexpr long long gpus() const { return replicas * replica.layout.gpus(); }
+};
+
+struct ServingFleetPlan {
+    std::optional<ServingFleet> best;  // the fewest GPUs; ties: the lower TTFT, then the lower TPOT
+    long long points_evaluated = 0;    // (layout, N) points estimated
+    long long rejected_memory = 0;     // layouts where not one sequence fits
+    long long rejected_latency = 0;    // points over a bound even unloaded
+};
+
+namespace detail {
+// The replicas of capacity μ that carry λ at a load of at most ρ_max and below 1;
+// 0 when none can (ρ_max = 0: the unloaded TTFT is already over the bound).
+[[nodiscard]] constexpr long long replicas_for(const PerSecond& traffic, const PerSecond& capacity,
+                                               double admissible_load) {
+    if (!(admissible_load > 0.0)) return 0;
+    const double needed = traffic / capacity / admissible_load;
+    require(needed <= count(limits::gpus), "requests/s", traffic.value(),
+            "needs more than 2^40 replicas of the layout");
+    auto r = static_cast<long long>(needed);  // ⌈needed⌉, at least 1
+    if (count(r) < needed || r < 1) ++r;
+    if (!(traffic / capacity / count(r) < 1.0)) ++r;  // ρ = 1 exactly: the queue never drains
+    return r;
+}
+
+constexpr bool better_fleet(const ServingFleet& a, const ServingFleet& b) {
+    if (a.gpus() != b.gpus()) return a.gpus() < b.gpus();
+    if (a.replica.ttft != b.replica.ttft) return a.replica.ttft < b.replica.ttft;
+    return a.replica.tpot < b.replica.tpot;
+}
+}  // namespace detail
+
+// The smallest fleet for `traffic` requests/s over plan_serving's search space
+// (every layout of at most query.max_gpus GPUs a replica, every N up to
+// query.max_concurrency), each replica within query.tpot_bound and, with its
+// queue, query.ttft_bound.
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] constexpr ServingFleetPlan plan_serving_fleet(const TransformerShape& model, const Gpu& gpu,
+                                                            const Link& link, const ServingPlanQuery& query,
+                                                            const PerSecond& traffic,
+                                                            const ServingSetup& setup = default_serving_setup,
+                                                            const Collective& collective = lesson_collective) {
+    (void)validated(model);
+    require_positive("requests/s", traffic.value());
+    require(traffic.value() <= 1e12, "requests/s", traffic.value(), "must be at most 1e12");
+    require_at_least_one("max_gpus", query.max_gpus);
+    require_at_least_one("max_concurrency", query.max_concurrency);
+    if (query.tpot_bound.value() != std::numeric_limits<double>::infinity())
+        require_positive("tpot bound (s)", query.tpot_bound.value());
+    if (query.ttft_bound.value() != std::numeric_limits<double>::infinity())
+        require_positive("ttft bound (s)", query.ttft_bound.value());
+    require_at_least_one("input tokens", query.input_tokens);
+    require_at_least_one("output tokens", query.output_tokens);
+    require_within_context(model, query.input_tokens + query.output_tokens);
+    require_computable(gpu, setup.weights);
+    ServingFleetPlan plan;
+    const long long length = query.input_tokens + query.output_tokens;
+    const bool ttft_bounded = query.ttft_bound.value() != std::numeric_limits<double>::infinity();
+    for (long long tp = 1; tp <= std::min(query.max_gpus, model.heads); ++tp) {
+        if (model.heads % tp != 0) continue;
+        for (long long pp = 1; tp * pp <= query.max_gpus && pp <= model.layers; ++pp) {
+            if (model.layers % pp != 0) continue;
+            for (long long ep = 1; tp * pp * ep <= query.max_gpus; ++ep) {
+                if (ep > 1 && (model.experts == 0 || model.experts % ep != 0)) continue;
+                if (ep > 1 && ep > model.experts) break;
+                const ServingLayout layout{tp, pp, ep};
+                const long long most = std::min(max_concurrency(model, gpu, layout, length, setup), query.max_concurrency);
+                if (most == 0) ++plan.rejected_memory;
+                for (long long n = 1; n <= most; ++n) {
+                    ServingWorkload w{.input_tokens = query.input_tokens, .output_tokens = query.output_tokens,
+                                      .concurrency = n};
+                    const ServingEstimate unloaded = evaluate_serving(model, gpu, link, layout, w, setup, collective);
+                    ++plan.points_evaluated;
+                    if (unloaded.tpot > query.tpot_bound || unloaded.ttft > query.ttft_bound) {
+                        ++plan.rejected_latency;
+                        break;  // neither grows back under the bound as N grows (plan_serving)
+                    }
+                    const PerSecond mu = unloaded.requests_per_s;
+                    const Seconds service = seconds(1.0 / mu.value());
+                    const double admissible =
+                        ttft_bounded ? md1_admissible_load(service, service + query.ttft_bound - unloaded.ttft) : 1.0;
+                    long long r = detail::replicas_for(traffic, mu, admissible);
+                    if (r == 0) continue;
+                    // The load r replicas carry, priced exactly; rounding may leave the wait a hair over.
+                    w.arrival_rate = traffic / count(r);
+                    ServingEstimate loaded = evaluate_serving(model, gpu, link, layout, w, setup, collective);
+                    if (loaded.ttft > query.ttft_bound) {
+                        ++r;
+                        w.arrival_rate = traffic / count(r);
+                        loaded = evaluate_serving(model, gpu, link, layout, w, setup, collective);
+                    }
+                    const ServingFleet fleet{.replica = loaded, .replicas = r, .load = traffic / mu / count(r)};
+                    if (!plan.best || detail::better_fleet(fleet, *plan.best)) plan.best = fleet;
+                }
+                if (model.experts == 0) break;
+            }
+        }
+    }
+    return plan;
+}
+
 }  // namespace napkin

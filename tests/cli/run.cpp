@@ -458,6 +458,69 @@ TEST_SUITE("cli/run") {
         CHECK(contains(falling.output, "--gpus = \"32-8\": the range must not fall"));
     }
 
+    TEST_CASE("plan-inference --objective cost --arrival-rate: USD per hour = GPUs x price, $ / M tokens at the traffic") {
+        // 4 requests/s of 1,024 + 256 tokens of 70B on H100 within TPOT 50 ms and TTFT 2 s: r replicas of one
+        // layout; the fleet costs GPUs x $3 an hour and serves 4 x 256 output tokens/s, so
+        // $ / M output tokens = GPUs x 3 / 3,600 / 1,024 x 1e6, and J per token = GPUs x 700 W / 1,024.
+        const std::vector<std::string> base{"plan-inference", "--model", "llama3.1-70b", "--gpu", "h100-sxm",
+                                            "--max-gpus", "8", "--max-tokens", "64", "--input-tokens", "1024",
+                                            "--output-tokens", "256", "--tpot", "50ms", "--ttft", "2s"};
+        const auto r = run(with(base, {"--objective", "cost", "--gpu-hour-price", "3", "--arrival-rate", "4", "--json"}));
+        REQUIRE(r.exit_code == 0);
+        const auto j = nlohmann::json::parse(r.output);
+        CHECK(j["objective"] == "cost");
+        const auto& best = j["serving"]["best"];
+        REQUIRE(!best.is_null());
+        const double gpus = best["gpus"].get<double>();
+        CHECK(gpus == best["replicas"].get<double>() * best["gpus_per_replica"].get<double>());
+        CHECK(best["usd_per_hour"].get<double>() == doctest::Approx(gpus * 3.0).epsilon(1e-12));
+        CHECK(best["usd_per_million_output_tokens"].get<double>() ==
+              doctest::Approx(gpus * 3.0 / 3600.0 / (4.0 * 256.0) * 1e6).epsilon(1e-12));
+        CHECK(best["joules_per_output_token"].get<double>() == doctest::Approx(gpus * 700.0 / 1024.0).epsilon(1e-12));
+        CHECK(best["ttft_s"].get<double>() <= 2.0);
+        CHECK(best["tpot_s"].get<double>() <= 0.05);
+        CHECK(best["load"].get<double>() < 1.0);
+        // Twice the traffic needs at least as many GPUs, and never more than twice as many.
+        const auto twice = nlohmann::json::parse(
+            run(with(base, {"--objective", "cost", "--gpu-hour-price", "3", "--arrival-rate", "8", "--json"})).output);
+        CHECK(twice["serving"]["best"]["gpus"].get<double>() >= gpus);
+        CHECK(twice["serving"]["best"]["gpus"].get<double>() <= 2.0 * gpus);
+        // Without a traffic level: the layout with the most tokens/s per GPU, the cheapest token at full load.
+        const auto full = nlohmann::json::parse(
+            run(with(base, {"--objective", "cost", "--gpu-hour-price", "3", "--json"})).output);
+        const auto& one = full["serving"]["best"];
+        CHECK(one["usd_per_million_output_tokens"].get<double>() ==
+              doctest::Approx(one["gpus"].get<double>() * 3.0 / 3600.0 / one["output_tokens_per_s"].get<double>() * 1e6)
+                  .epsilon(1e-12));
+        const auto text = run(with(base, {"--objective", "cost", "--gpu-hour-price", "3", "--arrival-rate", "4"}));
+        CHECK(text.exit_code == 0);
+        CHECK(widest(text.output) <= 80);
+        CHECK(contains(text.output, "serving 4 requests/s: "));
+        CHECK(contains(text.output, "per million output tokens"));
+    }
+
+    TEST_CASE("serve --sweep: the table's rows fit 80 columns, one row a line (it wrapped at 81)") {
+        const auto r = run({"serve", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--tp", "8", "--input-tokens",
+                            "4096", "--output-tokens", "4096", "--concurrency", "178", "--sweep", "1,64,178,256"});
+        REQUIRE(r.exit_code == 0);
+        CHECK(widest(r.output) <= 80);
+        CHECK(contains(r.output, "\n     256 no "));  // a row starts its own line, not a wrapped tail
+    }
+
+    TEST_CASE("plan-inference: --objective cost without a price, a bad objective, a bad rate: one error line each") {
+        const std::vector<std::string> base{"plan-inference", "--model", "llama3.1-8b", "--gpu", "h100-sxm"};
+        const auto no_price = run(with(base, {"--objective", "cost"}));
+        CHECK(no_price.exit_code == 2);
+        CHECK(contains(no_price.output, "--objective cost needs --gpu-hour-price"));
+        const auto bad = run(with(base, {"--objective", "speed"}));
+        CHECK(contains(bad.output, "--objective \"speed\": must be latency, throughput or cost"));
+        const auto rate = run(with(base, {"--arrival-rate", "0"}));
+        CHECK(rate.exit_code == 2);
+        CHECK(contains(rate.output, "--arrival-rate = 0: must be positive"));
+        const auto price = run(with(base, {"--objective", "cost", "--gpu-hour-price", "-1"}));
+        CHECK(contains(price.output, "--gpu-hour-price = -1"));
+    }
+
     TEST_CASE("serve --gpu-hour-price: $ / M output tokens = GPUs x price / 3,600 / tokens/s x 1e6 — J per token") {
         const auto r = run({"serve", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--tp", "8", "--input-tokens",
                             "1024", "--output-tokens", "256", "--concurrency", "64", "--gpu-hour-price", "3",

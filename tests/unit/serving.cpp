@@ -308,6 +308,91 @@ TEST_SUITE("serving") {
 }
 
 TEST_SUITE("serving") {
+    TEST_CASE("plan_serving_fleet: the fewest GPUs for a traffic level, checked against every layout, N and replica count") {
+        // 8B on replicas of up to 4 H100, N ≤ 48, 30 requests/s of 1,024 + 128 tokens, TPOT ≤ 15 ms and
+        // TTFT ≤ 300 ms with each replica's M/D/1 wait at λ/r: for every point within the bounds unloaded,
+        // the smallest r whose load is below 1 and whose TTFT stays within the bound; the fewest GPUs
+        // (ties: the lower TTFT, then the lower TPOT).
+        ServingPlanQuery q{.max_gpus = 4, .max_concurrency = 48, .input_tokens = 1024, .output_tokens = 128};
+        q.tpot_bound = milliseconds(15);
+        q.ttft_bound = milliseconds(300);
+        const PerSecond traffic = per_second(30);
+        const ServingFleetPlan plan = plan_serving_fleet(m8b, h100, catalog::nvlink4, q, traffic);
+        long long best_gpus = 0, best_replicas = 0, best_n = 0;
+        Seconds best_ttft{}, best_tpot{};
+        for (long long tp : {1LL, 2LL, 4LL})
+            for (long long pp : {1LL, 2LL, 4LL}) {
+                if (tp * pp > 4) continue;
+                for (long long n = 1; n <= 48; ++n) {
+                    ServingWorkload w{.input_tokens = 1024, .output_tokens = 128, .concurrency = n};
+                    const ServingEstimate e = evaluate_serving(m8b, h100, catalog::nvlink4, {tp, pp, 1}, w);
+                    if (!e.memory.fits() || e.tpot > q.tpot_bound || e.ttft > q.ttft_bound) continue;
+                    for (long long r = 1; r <= 10'000; ++r) {
+                        if (!(traffic / e.requests_per_s / count(r) < 1.0)) continue;
+                        w.arrival_rate = traffic / count(r);
+                        const ServingEstimate loaded = evaluate_serving(m8b, h100, catalog::nvlink4, {tp, pp, 1}, w);
+                        if (loaded.ttft > q.ttft_bound) continue;
+                        const long long gpus = r * tp * pp;
+                        const bool better = best_gpus == 0 || gpus < best_gpus ||
+                                            (gpus == best_gpus && (loaded.ttft < best_ttft ||
+                                                                   (loaded.ttft == best_ttft && loaded.tpot < best_tpot)));
+                        if (better) {
+                            best_gpus = gpus;
+                            best_replicas = r;
+                            best_n = n;
+                            best_ttft = loaded.ttft;
+                            best_tpot = loaded.tpot;
+                        }
+                        break;  // the smallest r for this point
+                    }
+                }
+            }
+        REQUIRE(best_gpus > 0);
+        REQUIRE(plan.best);
+        CHECK(plan.best->gpus() == best_gpus);
+        CHECK(plan.best->replicas == best_replicas);
+        CHECK(plan.best->replica.workload.concurrency == best_n);
+        CHECK(plan.best->replica.ttft <= q.ttft_bound);
+        CHECK(plan.best->replica.tpot <= q.tpot_bound);
+        // The load each replica carries: λ / (r·μ), below 1.
+        CHECK(plan.best->load < 1.0);
+        CHECK(plan.best->replica.queue.value() > 0.0);
+    }
+
+    TEST_CASE("plan_serving_fleet without a TTFT bound: r = ⌈λ/μ⌉, one more when the load would be exactly 1") {
+        // One H100, N = 1 (max_gpus = 1, max_concurrency = 1): μ = requests_per_s at N = 1.
+        // λ = 2.5μ → r = 3 at load 2.5/3; λ = 2μ → r = 2 would load each replica fully (ρ = 1: the M/D/1
+        // wait ρD/(2(1 − ρ)) is unbounded), so r = 3 at load 2/3.
+        const ServingPlanQuery q{.max_gpus = 1, .max_concurrency = 1, .input_tokens = 512, .output_tokens = 64};
+        const PerSecond mu =
+            evaluate_serving(m8b, h100, catalog::nvlink4, {}, {.input_tokens = 512, .output_tokens = 64}).requests_per_s;
+        const ServingFleetPlan a = plan_serving_fleet(m8b, h100, catalog::nvlink4, q, mu * 2.5);
+        REQUIRE(a.best);
+        CHECK(a.best->replicas == 3);
+        CHECK(a.best->load == doctest::Approx(2.5 / 3.0).epsilon(1e-12));
+        const ServingFleetPlan b = plan_serving_fleet(m8b, h100, catalog::nvlink4, q, mu * 2.0);
+        REQUIRE(b.best);
+        CHECK(b.best->replicas == 3);
+        CHECK(b.best->load == doctest::Approx(2.0 / 3.0).epsilon(1e-12));
+        // Its TTFT is the unloaded one plus the M/D/1 wait at ρ = 2/3: ρ/(2(1 − ρ))/μ = 1/μ.
+        const ServingEstimate unloaded =
+            evaluate_serving(m8b, h100, catalog::nvlink4, {}, {.input_tokens = 512, .output_tokens = 64});
+        CHECK(in(b.best->replica.ttft, units::s) ==
+              doctest::Approx(in(unloaded.ttft, units::s) + 1.0 / mu.value()).epsilon(1e-12));
+    }
+
+    TEST_CASE("plan_serving_fleet: a TTFT bound below every unloaded TTFT finds no fleet, and bad traffic is an error") {
+        ServingPlanQuery q{.max_gpus = 2, .max_concurrency = 8, .input_tokens = 1024, .output_tokens = 128};
+        q.ttft_bound = seconds(1e-6);
+        const ServingFleetPlan none = plan_serving_fleet(m8b, h100, catalog::nvlink4, q, per_second(1));
+        CHECK(!none.best);
+        CHECK(none.rejected_latency > 0);
+        CHECK(error_of([] { (void)plan_serving_fleet(m8b, h100, catalog::nvlink4, {}, per_second(0)); }) ==
+              "requests/s = 0: must be positive");
+    }
+}
+
+TEST_SUITE("serving") {
     TEST_CASE("README's serving example: 55.62 GiB of cache per GPU, 178 chats fit, KV 13.37 ms against weights 5.27 ms") {
         // Mean decode context 4,096 + 4,096/2 = 6,144 tokens: 327,680 B × 6,144 × 178 / 8 = 44,795,166,720 B,
         // / 3.35 TB/s = 13.37 ms.

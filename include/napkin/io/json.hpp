@@ -22,6 +22,7 @@
 #include <napkin/inference.hpp>
 #include <napkin/model.hpp>
 #include <napkin/parallelism.hpp>
+#include <napkin/run_cost.hpp>
 #include <napkin/training.hpp>
 
 #include <nlohmann/json.hpp>
@@ -153,6 +154,38 @@ inline constexpr int schema_version = 1;
     return {{"compute", b.compute.value()}, {"recompute", b.recompute.value()}, {"tp", b.tp.value()},
             {"pp", b.pp.value()},           {"bubble", b.bubble.value()},       {"dp", b.dp.value()},
             {"ep", b.ep.value()},           {"cp", b.cp.value()},               {"optimizer", b.optimizer.value()}};
+}
+
+// A whole run (napkin/run_cost.hpp), the "run" object of train and plan: {"time_s", "cost_usd", "energy_kwh", "failures", "checkpoint_interval_s", "goodput", ...}; null where
+// the input was not given (no price, no power, no --mtbf).
+[[nodiscard]] inline json run(const RunCost& r, const RunQuery& q, double steps) {
+    json j{{"steps", steps},
+           {"useful_s", r.useful.value()},
+           {"time_s", r.wall.value()},
+           {"cost_usd", nullptr},
+           {"energy_kwh", nullptr},
+           {"facility_mw", nullptr},
+           {"power_per_gpu_w", nullptr},
+           {"pue", q.pue},
+           {"failures", nullptr},
+           {"job_mtbf_s", nullptr},
+           {"checkpoint_interval_s", nullptr},
+           {"lost_per_failure_s", nullptr},
+           {"goodput", nullptr}};
+    if (q.usd_per_gpu_hour > 0) j["cost_usd"] = r.cost_usd;
+    if (q.power_per_gpu.value() > 0) {
+        j["energy_kwh"] = in(r.energy, units::kWh);
+        j["facility_mw"] = in(r.facility_power, units::MW);
+        j["power_per_gpu_w"] = q.power_per_gpu.value();
+    }
+    if (r.failures_modelled) {
+        j["failures"] = r.failures;
+        j["job_mtbf_s"] = r.job_mtbf.value();
+        j["checkpoint_interval_s"] = r.interval.value();
+        j["lost_per_failure_s"] = r.lost_per_failure.value();
+        j["goodput"] = r.goodput;
+    }
+    return j;
 }
 
 }  // namespace napkin::io::json

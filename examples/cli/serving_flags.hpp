@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// The serving engine's flags that `napkin serve` and `napkin plan-inference`
+// share, read once: --weight-dtype and --kv-dtype, each refusal naming the flag
+// and, for a format the GPU cannot compute in, what its data sheet lacks.
+#pragma once
+
+#include <napkin/error.hpp>
+#include <napkin/hardware.hpp>
+#include <napkin/serving.hpp>
+
+#include <string>
+
+namespace napkin::cli {
+
+// The number formats of --weight-dtype and --kv-dtype for `gpu`, into `setup`.
+inline void apply_serving_formats(ServingSetup& setup, const std::string& weight_dtype, const std::string& kv_dtype,
+                                  const Gpu& gpu) {
+    const auto weights = parse_weight_dtype(weight_dtype);
+    if (!weights) reject("--weight-dtype", weight_dtype, "must be bf16, fp16, fp8, int8 or int4");
+    const auto kv = parse_kv_dtype(kv_dtype);
+    if (!kv) reject("--kv-dtype", kv_dtype, "must be bf16 or fp8");
+    if (*weights == WeightDType::fp8 && !has_fp8(gpu))
+        reject("--weight-dtype", weight_dtype,
+               std::string(gpu.name) +
+                   " has no FP8 tensor cores (its data sheet gives no FP8 rate); use bf16, int8 or int4");
+    setup.weights = *weights;
+    setup.kv = *kv;
+}
+
+}  // namespace napkin::cli
