@@ -887,8 +887,8 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--ttft-ms", o->ttft_ms, "the same in ms");
     sub->add_option("--input-tokens", o->input_tokens, "serving engine: prompt tokens per request (1024)");
     sub->add_option("--output-tokens", o->output_tokens, "serving engine: generated tokens per request (256)");
-    sub->add_option("--weight-dtype", o->weight_dtype, "serving engine: bf16, fp16, fp8, int8 or int4 (bf16)");
-    sub->add_option("--kv-dtype", o->kv_dtype, "serving engine: bf16 or fp8 (bf16)");
+    sub->add_option("--weight-dtype", o->weight_dtype, "serving engine: " + names_of(weight_dtype_names) + " (bf16)");
+    sub->add_option("--kv-dtype", o->kv_dtype, "serving engine: " + names_of(kv_dtype_names) + " (bf16)");
     sub->add_option("--arrival-rate", o->arrival_rate,
                     "serving engine: requests/s of Poisson traffic to serve; plans the fewest GPUs (replicas of one "
                     "layout) that serve it within --tpot and --ttft, queueing included");

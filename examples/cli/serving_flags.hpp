@@ -6,6 +6,7 @@
 
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
+#include <napkin/names.hpp>
 #include <napkin/serving.hpp>
 
 #include <string>
@@ -16,13 +17,12 @@ namespace napkin::cli {
 inline void apply_serving_formats(ServingSetup& setup, const std::string& weight_dtype, const std::string& kv_dtype,
                                   const Gpu& gpu) {
     const auto weights = parse_weight_dtype(weight_dtype);
-    if (!weights) reject("--weight-dtype", weight_dtype, "must be bf16, fp16, fp8, int8 or int4");
+    if (!weights) reject("--weight-dtype", weight_dtype, "must be " + names_of(weight_dtype_names));
     const auto kv = parse_kv_dtype(kv_dtype);
-    if (!kv) reject("--kv-dtype", kv_dtype, "must be bf16 or fp8");
-    if (*weights == WeightDType::fp8 && !has_fp8(gpu))
+    if (!kv) reject("--kv-dtype", kv_dtype, "must be " + names_of(kv_dtype_names));
+    if (const std::string_view missing = missing_for(gpu, *weights); !missing.empty())
         reject("--weight-dtype", weight_dtype,
-               std::string(gpu.name) +
-                   " has no FP8 tensor cores (its data sheet gives no FP8 rate); use bf16, int8 or int4");
+               std::string(gpu.name) + " has " + std::string(missing) + "; use " + computable_formats(gpu));
     setup.weights = *weights;
     setup.kv = *kv;
 }

@@ -45,12 +45,6 @@ const std::map<std::string, std::string, std::less<>>& sources() {
         {"gpt2-medium", "Radford et al. 2019, Table 2; config.json of openai-community/gpt2-medium"},
         {"gpt2-large", "Radford et al. 2019, Table 2; config.json of openai-community/gpt2-large"},
         {"gpt2-xl", "Radford et al. 2019, Table 2; config.json of openai-community/gpt2-xl"},
-        {"a100-80gb-sxm", "NVIDIA A100 Tensor Core GPU data sheet (June 2021), 80 GB SXM column"},
-        {"a100-40gb-sxm", "NVIDIA A100 Tensor Core GPU data sheet (June 2021), 40 GB SXM column"},
-        {"h100-sxm", "NVIDIA H100 Tensor Core GPU data sheet, H100 SXM column"},
-        {"h200-sxm", "NVIDIA H200 Tensor Core GPU data sheet, H200 SXM column"},
-        {"b200", "NVIDIA DGX B200 data sheet, per GPU"},
-        {"gh200", "NVIDIA GH200 Grace Hopper Superchip data sheet, the H100 part"},
         {"nvlink-a100", "NVIDIA A100 data sheet: NVLink 600 GB/s (both directions, as written)"},
         {"pcie-gen4", "NVIDIA A100 data sheet: PCIe Gen4 64 GB/s (both directions, as written)"},
         {"nvlink3", "Krashinsky et al. 2020 (NVIDIA Ampere in depth): 12 links × 25 GB/s each way"},
@@ -74,8 +68,27 @@ const std::map<std::string, std::string, std::less<>>& sources() {
 }
 
 std::string source_of(std::string_view name) {
+    if (const auto g = catalog::find_gpu(name); g && !g->source.empty()) return std::string(g->source);
     const auto found = sources().find(name);
     return found != sources().end() ? found->second : "the comment beside it in include/napkin/catalog/";
+}
+
+// The narrower tensor formats' dense peaks and the board power: "FP8 1.98 PFLOP/s, INT8 1.98 POP/s; 700 W".
+std::string narrow_formats(const Gpu& g) {
+    std::string text;
+    const auto add = [&](const char* format, FlopsPerSecond rate, bool ops) {
+        if (rate.value() <= 0) return;
+        std::string figure = to_string(rate);
+        if (ops) figure.replace(figure.find("FLOP/s"), 6, "OP/s");
+        text += (text.empty() ? "" : ", ") + std::string(format) + " " + figure;
+    };
+    add("FP8", g.fp8_flops, false);
+    add("FP6", g.fp6_flops, false);
+    add("FP4", g.fp4_flops, false);
+    add("INT8", g.int8_ops, true);
+    if (text.empty()) text = "no FP8, FP6, FP4 or INT8 tensor rate";
+    if (g.board_power.value() > 0) text += "; " + to_string(g.board_power);
+    return text + " (dense, per the data sheet)";
 }
 
 std::string link_text(const Link& l) {
@@ -127,6 +140,7 @@ NAPKIN_COMMAND(app) {
             text = "gpu " + std::string(g->name) + ": " + to_string(g->memory) + " (" +
                    to_string(usable_memory(*g)) + " usable), " + to_string(g->memory_bandwidth) + ", " +
                    to_string(g->peak_flops) + " dense 16-bit";
+            text += "\n  " + narrow_formats(*g);
         } else if (const auto l = catalog::find_link(o->name)) {
             j = {{"kind", "link"}, {"link", link_json(*l)}};
             text = "link " + link_text(*l) + "\n  bandwidth: " + std::string(catalog::bandwidth_convention(l->name));

@@ -35,7 +35,7 @@ inline std::string_view intern(std::string_view text) {
 
 // How a float attribute prints in a repr.
 enum class Kind { plain, bytes, seconds, bytes_per_second, flops, flops_per_second, tokens, tokens_per_second,
-                  bytes_per_token, watts };
+                  bytes_per_token, watts, ops_per_second };
 
 inline std::string format_as(Kind kind, double v) {
     switch (kind) {
@@ -48,6 +48,10 @@ inline std::string format_as(Kind kind, double v) {
         case Kind::tokens_per_second: return to_string(TokensPerSecond::from_value(v));
         case Kind::bytes_per_token: return format_trimmed(v, 2) + " B/token";
         case Kind::watts: return to_string(Watts::from_value(v));
+        case Kind::ops_per_second: {  // the FLOP/s scale with "OP/s": INT8 "624 TOP/s"
+            std::string text = to_string(FlopsPerSecond::from_value(v));
+            return text.replace(text.find("FLOP/s"), 6, "OP/s");
+        }
         case Kind::plain: break;
     }
     return py::cast<std::string>(py::repr(py::float_(v)));
@@ -64,6 +68,7 @@ inline const char* unit_of(Kind kind) {
         case Kind::tokens_per_second: return "tokens/s";
         case Kind::bytes_per_token: return "bytes/token";
         case Kind::watts: return "W";
+        case Kind::ops_per_second: return "op/s";
         case Kind::plain: break;
     }
     return "";

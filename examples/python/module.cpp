@@ -83,9 +83,14 @@ void bind_shapes(py::module_& m) {
         .quantity("fp8_flops", &Gpu::fp8_flops, Kind::flops_per_second, "dense FP8 tensor throughput (0: none)")
         .choice("architecture", &Gpu::architecture,
                 choices_of(Architecture::unknown, Architecture::ampere, Architecture::hopper, Architecture::blackwell,
-                           Architecture::cdna2, Architecture::cdna3),
+                           Architecture::cdna2, Architecture::cdna3, Architecture::volta, Architecture::ada,
+                           Architecture::cdna4),
                 "what the GEMM model needs with sm_count; unknown: training uses the flat model")
         .quantity("board_power", &Gpu::board_power, Kind::watts, "what the card may draw at full load (0: not given)")
+        .quantity("fp6_flops", &Gpu::fp6_flops, Kind::flops_per_second, "dense FP6 tensor throughput (0: none)")
+        .quantity("fp4_flops", &Gpu::fp4_flops, Kind::flops_per_second, "dense FP4 tensor throughput (0: none)")
+        .quantity("int8_ops", &Gpu::int8_ops, Kind::ops_per_second, "dense INT8 tensor operations per second (0: none)")
+        .name("source", &Gpu::source, "the data sheet (and column) its figures come from")
         .computed("usable_memory", [](const Gpu& g) { return usable_memory(g).value(); }, Kind::bytes,
                   "memory · usable_fraction, rounded down to whole bytes")
         .finish([](const Gpu& g) { (void)validated(g); });

@@ -16,12 +16,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace napkin {
 
 // The GPU's architecture generation: the GEMM model (napkin/gemm.hpp) fits one
 // achievable share of the tensor-core peak per generation.
-enum class Architecture { unknown, ampere, hopper, blackwell, cdna2, cdna3 };
+enum class Architecture { unknown, ampere, hopper, blackwell, cdna2, cdna3, volta, ada, cdna4 };
 
 [[nodiscard]] constexpr std::string_view to_string(Architecture a) {
     switch (a) {
@@ -31,6 +32,9 @@ enum class Architecture { unknown, ampere, hopper, blackwell, cdna2, cdna3 };
         case Architecture::blackwell: return "blackwell";
         case Architecture::cdna2: return "cdna2";
         case Architecture::cdna3: return "cdna3";
+        case Architecture::volta: return "volta";
+        case Architecture::ada: return "ada";
+        case Architecture::cdna4: return "cdna4";
     }
     return "?";
 }
@@ -49,6 +53,14 @@ struct Gpu {
     // What the card may draw at full load: its board power (NVIDIA's TDP or
     // "max thermal design power", AMD's TBP). 0: not given.
     Watts board_power{};
+    // The narrower tensor formats' dense peaks. 0: the data sheet gives none
+    // (FP4: NVFP4 on NVIDIA Blackwell, MXFP4 on Blackwell and CDNA 4; INT8 in
+    // operations per second, the data sheets' TOPS).
+    FlopsPerSecond fp6_flops{};
+    FlopsPerSecond fp4_flops{};
+    FlopsPerSecond int8_ops{};
+    // Where the figures come from (a data sheet and its column), for `napkin show`.
+    std::string_view source{};
 };
 
 // Whether the GPU carries the facts the GEMM model needs.
@@ -104,6 +116,13 @@ constexpr void check_rate(std::string_view argument, double value, double ceilin
     if (gpu.fp8_flops.value() > 0.0)  // 0: no FP8 tensor cores
         detail::check_rate("Gpu.fp8_flops (FLOP/s)", gpu.fp8_flops.value(), limits::peak_flops_per_s,
                            "must be at most 1e21 FLOP/s");
+    for (const auto& [field, rate] : {std::pair{"Gpu.fp6_flops (FLOP/s)", gpu.fp6_flops.value()},
+                                      std::pair{"Gpu.fp4_flops (FLOP/s)", gpu.fp4_flops.value()},
+                                      std::pair{"Gpu.int8_ops (op/s)", gpu.int8_ops.value()}}) {
+        require_non_negative(field, rate);
+        if (rate > 0.0)  // 0: the data sheet gives none
+            detail::check_rate(field, rate, limits::peak_flops_per_s, "must be at most 1e21 per second");
+    }
     require_non_negative("Gpu.board_power (W)", gpu.board_power.value());
     if (gpu.board_power.value() > 0.0) {  // 0: not given
         require(gpu.board_power.value() >= 1.0, "Gpu.board_power (W)", gpu.board_power.value(),

@@ -35,9 +35,11 @@
 #include <napkin/inference.hpp>
 #include <napkin/kernels.hpp>
 #include <napkin/model.hpp>
+#include <napkin/names.hpp>
 #include <napkin/units.hpp>
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <optional>
 #include <string>
@@ -53,42 +55,35 @@ using PerSecond = Quotient<double, Seconds>;
 // ---------------------------------------------------------------------------
 // Number formats
 
-enum class WeightDType { bf16, fp16, fp8, int8, int4 };
-enum class KvDType { bf16, fp8 };
+enum class WeightDType { bf16, fp16, fp8, int8, int4, nvfp4, mxfp4 };
+enum class KvDType { bf16, fp8, int8, int4 };
 
-[[nodiscard]] constexpr std::string_view to_string(WeightDType d) {
-    switch (d) {
-        case WeightDType::bf16:
-            return "bf16";
-        case WeightDType::fp16:
-            return "fp16";
-        case WeightDType::fp8:
-            return "fp8";
-        case WeightDType::int8:
-            return "int8";
-        case WeightDType::int4:
-            return "int4";
-    }
-    return "?";
-}
-[[nodiscard]] constexpr std::string_view to_string(KvDType d) { return d == KvDType::bf16 ? "bf16" : "fp8"; }
+inline constexpr std::array weight_dtype_names{
+    Named{WeightDType::bf16, "bf16"}, Named{WeightDType::fp16, "fp16"},   Named{WeightDType::fp8, "fp8"},
+    Named{WeightDType::int8, "int8"}, Named{WeightDType::int4, "int4"},   Named{WeightDType::nvfp4, "nvfp4"},
+    Named{WeightDType::mxfp4, "mxfp4"}};
+inline constexpr std::array kv_dtype_names{Named{KvDType::bf16, "bf16"}, Named{KvDType::fp8, "fp8"},
+                                           Named{KvDType::int8, "int8"}, Named{KvDType::int4, "int4"}};
 
+[[nodiscard]] constexpr std::string_view to_string(WeightDType d) { return name_of(d, weight_dtype_names); }
+[[nodiscard]] constexpr std::string_view to_string(KvDType d) { return name_of(d, kv_dtype_names); }
 [[nodiscard]] constexpr std::optional<WeightDType> parse_weight_dtype(std::string_view s) {
-    for (WeightDType d : {WeightDType::bf16, WeightDType::fp16, WeightDType::fp8, WeightDType::int8, WeightDType::int4})
-        if (to_string(d) == s) return d;
-    return std::nullopt;
+    return value_of(s, weight_dtype_names);
 }
-[[nodiscard]] constexpr std::optional<KvDType> parse_kv_dtype(std::string_view s) {
-    for (KvDType d : {KvDType::bf16, KvDType::fp8})
-        if (to_string(d) == s) return d;
-    return std::nullopt;
-}
+[[nodiscard]] constexpr std::optional<KvDType> parse_kv_dtype(std::string_view s) { return value_of(s, kv_dtype_names); }
 
 // Integer weights are group-quantized: one FP16 scale per group of 128 weights
 // along the input dimension (AWQ, Lin et al. 2023, arXiv 2306.00978, Sec. 5.1;
 // GPTQ, Frantar et al. 2022, arXiv 2210.17323, Sec. 5 "grouping" with 128).
 inline constexpr double quantization_group = 128.0;
 inline constexpr double quantization_scale_bytes = 2.0;
+// NVFP4: 4-bit E2M1 values with one FP8 E4M3 scale per block of 16 (NVIDIA,
+// "Introducing NVFP4 for Efficient and Accurate Low-Precision Inference", 2025;
+// its per-tensor FP32 scale is not counted). MXFP4: 4-bit E2M1 values with one
+// 8-bit E8M0 scale per block of 32 (OCP Microscaling Formats (MX) Specification
+// v1.0, 2023, Sec. 5).
+inline constexpr double nvfp4_block = 16.0;
+inline constexpr double mxfp4_block = 32.0;
 
 // Bytes per weight, the group scales included. FP8 weights carry one FP32
 // scale per tensor (Micikevicius et al. 2022, "FP8 Formats for Deep Learning",
@@ -104,27 +99,88 @@ inline constexpr double quantization_scale_bytes = 2.0;
             return 1.0 + quantization_scale_bytes / quantization_group;  // 1.015625
         case WeightDType::int4:
             return 0.5 + quantization_scale_bytes / quantization_group;  // 0.515625
+        case WeightDType::nvfp4:
+            return 0.5 + 1.0 / nvfp4_block;  // 0.5625
+        case WeightDType::mxfp4:
+            return 0.5 + 1.0 / mxfp4_block;  // 0.53125
     }
     return 2.0;
 }
 
-// KV cache values: 16-bit, or FP8 (vLLM's fp8 KV cache, one scale per tensor).
-[[nodiscard]] constexpr double bytes_per_kv_value(KvDType d) { return d == KvDType::bf16 ? 2.0 : 1.0; }
+// KV cache values: 16-bit; FP8 (vLLM's fp8 KV cache, one scale per tensor); or
+// INT8 / INT4 with an FP16 scale and zero point per head and token (LMDeploy,
+// "KV Cache Quantization", docs/en/quantization/kv_quant.md: per-head per-token
+// asymmetric), 4 bytes per head of 128 values.
+inline constexpr double kv_quantization_head = 128.0;
+[[nodiscard]] constexpr double bytes_per_kv_value(KvDType d) {
+    switch (d) {
+        case KvDType::bf16:
+            return 2.0;
+        case KvDType::fp8:
+            return 1.0;
+        case KvDType::int8:
+            return 1.0 + 4.0 / kv_quantization_head;  // 1.03125
+        case KvDType::int4:
+            return 0.5 + 4.0 / kv_quantization_head;  // 0.53125
+    }
+    return 2.0;
+}
 
 // Which GPUs compute in FP8: those whose data sheet gives a dense FP8 tensor
-// rate (Gpu::fp8_flops: Hopper, Blackwell, MI300X and MI325X in the catalog;
+// rate (Gpu::fp8_flops: Hopper, Ada, Blackwell, CDNA 3 and 4 in the catalog;
 // Ampere's data sheet lists TF32, BF16, FP16, INT8 and INT4, no FP8).
 [[nodiscard]] constexpr bool has_fp8(const Gpu& gpu) { return gpu.fp8_flops.value() > 0.0; }
+// FP4 likewise (Gpu::fp4_flops: Blackwell, CDNA 4); NVFP4 is NVIDIA's format,
+// MI355X's data sheet gives its FP4 as MXFP4 only.
+[[nodiscard]] constexpr bool has_fp4(const Gpu& gpu) { return gpu.fp4_flops.value() > 0.0; }
+
+// What the GPU lacks, from its data sheet, to compute in a weight format ("": nothing).
+[[nodiscard]] constexpr std::string_view missing_for(const Gpu& gpu, WeightDType d) {
+    switch (d) {
+        case WeightDType::fp8:
+            return has_fp8(gpu) ? "" : "no FP8 tensor cores (its data sheet gives no FP8 rate)";
+        case WeightDType::nvfp4:
+            if (!has_fp4(gpu)) return "no FP4 tensor cores (its data sheet gives no FP4 rate)";
+            return gpu.architecture == Architecture::blackwell ? "" : "no NVFP4 (its data sheet gives FP4 as MXFP4)";
+        case WeightDType::mxfp4:
+            return has_fp4(gpu) ? "" : "no FP4 tensor cores (its data sheet gives no FP4 rate)";
+        case WeightDType::bf16:
+        case WeightDType::fp16:
+        case WeightDType::int8:
+        case WeightDType::int4:
+            return "";
+    }
+    return "";
+}
+
+// The weight formats a GPU computes in, for an error's suggestion: "bf16, fp16, fp8, int8 or int4".
+[[nodiscard]] inline std::string computable_formats(const Gpu& gpu) {
+    std::string names;
+    std::string_view last;
+    for (const auto& named : weight_dtype_names) {
+        if (!missing_for(gpu, named.value).empty()) continue;
+        if (!last.empty()) names += (names.empty() ? "" : ", ") + std::string(last);
+        last = named.name;
+    }
+    return names.empty() ? std::string(last) : names + " or " + std::string(last);
+}
 
 // The matrix throughput a weight format runs at. FP8 weights run W8A8 on FP8
-// tensor cores; INT8 and INT4 are weight-only (W8A16, W4A16): the kernels
-// dequantize to 16 bit before the multiply (AWQ Sec. 4; TensorRT-LLM's
-// weight-only GEMMs), so they run at the 16-bit peak on any GPU.
+// tensor cores, NVFP4 and MXFP4 W4A4 on FP4 tensor cores; INT8 and INT4 are
+// weight-only (W8A16, W4A16): the kernels dequantize to 16 bit before the
+// multiply (AWQ Sec. 4; TensorRT-LLM's weight-only GEMMs), so they run at the
+// 16-bit peak on any GPU.
 [[nodiscard]] constexpr FlopsPerSecond serving_peak(const Gpu& gpu, WeightDType d) {
-    return d == WeightDType::fp8 ? gpu.fp8_flops : gpu.peak_flops;
+    if (d == WeightDType::fp8) return gpu.fp8_flops;
+    if (d == WeightDType::nvfp4 || d == WeightDType::mxfp4) return gpu.fp4_flops;
+    return gpu.peak_flops;
 }
-// The GEMMs' precision on the kernel layer: FP8 weights in FP8, the rest in 16 bit.
-[[nodiscard]] constexpr DType gemm_precision(WeightDType d) { return d == WeightDType::fp8 ? DType::fp8 : DType::bf16; }
+// The GEMMs' precision on the kernel layer, for the measured share of the peak:
+// FP8 weights in FP8; FP4 has no measured GEMM row, so it takes its
+// generation's FP8 share (the nearest precision measured); the rest 16 bit.
+[[nodiscard]] constexpr DType gemm_precision(WeightDType d) {
+    return d == WeightDType::fp8 || d == WeightDType::nvfp4 || d == WeightDType::mxfp4 ? DType::fp8 : DType::bf16;
+}
 
 // How an engine's passes are priced: the kernel layer's ceilings, and what the
 // engine spends per forward pass (a decode step or a prefill chunk) beyond its
@@ -237,12 +293,11 @@ constexpr void check_serving_setup(const ServingSetup& s) {
     return layout;
 }
 
-// A model's weights in a format the GPU can compute in; names the format.
+// A model's weights in a format the GPU can compute in; names the format and what the GPU lacks.
 constexpr void require_computable(const Gpu& gpu, WeightDType d) {
-    if (d == WeightDType::fp8 && !has_fp8(gpu))
+    if (const std::string_view missing = missing_for(gpu, d); !missing.empty())
         reject("weight dtype", to_string(d),
-               "needs FP8 tensor cores (a data-sheet FP8 rate, Gpu::fp8_flops); this GPU has none, use bf16, int8 or "
-               "int4");
+               std::string(gpu.name) + " has " + std::string(missing) + "; use " + computable_formats(gpu));
 }
 
 // A sequence of `length` tokens within the model's trained context, when known.

@@ -59,8 +59,16 @@ napkin_check_output(cli.serve.bad.fp8_on_a100
           --input-tokens 100 --output-tokens 100 --concurrency 1
   EXPECT "--weight-dtype = \"fp8\": a100-80gb-sxm has no FP8 tensor cores" EXIT_CODE 2)
 napkin_check_output(cli.serve.bad.dtype
-  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --kv-dtype int4 --input-tokens 100 --output-tokens 100 --concurrency 1
-  EXPECT "--kv-dtype = \"int4\": must be bf16 or fp8" EXIT_CODE 2)
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --kv-dtype int2 --input-tokens 100 --output-tokens 100 --concurrency 1
+  EXPECT "--kv-dtype = \"int2\": must be bf16, fp8, int8 or int4" EXIT_CODE 2)
+# FP4 weights need FP4 tensor cores, NVFP4 NVIDIA's: each refusal names what the GPU's data sheet lacks.
+napkin_check_output(cli.serve.bad.nvfp4_on_h100
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --weight-dtype nvfp4 --input-tokens 100 --output-tokens 100 --concurrency 1
+  EXPECT "--weight-dtype = \"nvfp4\": h100-sxm has no FP4 tensor cores (its data sheet gives no FP4 rate); use bf16, fp16, fp8, int8 or int4" EXIT_CODE 2)
+napkin_check_output(cli.serve.bad.nvfp4_on_mi355x
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu mi355x --weight-dtype nvfp4
+          --input-tokens 100 --output-tokens 100 --concurrency 1
+  EXPECT "--weight-dtype = \"nvfp4\": mi355x has no NVFP4 (its data sheet gives FP4 as MXFP4); use bf16, fp16, fp8, int8, int4 or mxfp4" EXIT_CODE 2)
 # A KV cache that fits for no N, within the 131,072 positions: 70B on 2 H100 keeps 79,027,398,246
 # - 70,553,706,496 (weights) - 1,560,281,088 (working) = 6,913,410,662 B (6.44 GiB) for the cache; one sequence of
 # 131,000 tokens (131,008 paged) needs 327,680 / 2 x 131,008 = 21,464,350,720 B (19.99 GiB).

@@ -191,6 +191,7 @@ TEST_SUITE("gemm") {
         CHECK(in(catalog::mi300x.fp8_flops, units::TFLOPps) == doctest::Approx(2614.9));
         CHECK(catalog::mi300x.architecture == Architecture::cdna3);
         CHECK(catalog::gb200.architecture == Architecture::blackwell);
-        CHECK(catalog::gpus.size() == 15);
+        CHECK(catalog::gpus.size() == 23);  // round 2's 15, and the 2026 catalog's H20, L40S, L4, RTX PRO 6000,
+                                            // B300, GB300, MI355X and V100
     }
 }

@@ -61,8 +61,9 @@ TEST_SUITE("hardware") {
     TEST_CASE("every catalog GPU carries its data sheet's board power (H100 SXM 700 W, MI300X 750 W, GB200 1,200 W)") {
         for (const Gpu* gpu : catalog::gpus) {
             CAPTURE(gpu->name);
-            CHECK(gpu->board_power.value() >= 250.0);   // the smallest: A100 40 GB PCIe, 250 W
-            CHECK(gpu->board_power.value() <= 1200.0);  // the largest: GB200, 1,200 W
+            CHECK(gpu->board_power.value() >= 72.0);    // the smallest: L4, 72 W
+            CHECK(gpu->board_power.value() <= 1400.0);  // the largest: GB300 and MI355X, 1,400 W
+            CHECK(!gpu->source.empty());                // every figure cites its data sheet
         }
         CHECK(catalog::h100_sxm.board_power == watts(700));
         CHECK(catalog::a100_80gb_sxm.board_power == watts(400));
@@ -74,6 +75,75 @@ TEST_SUITE("hardware") {
 #include <napkin/catalog/clusters.hpp>
 
 TEST_SUITE("hardware") {
+    TEST_CASE("the 2026 GPUs: each data sheet's dense rates, half the sparse ones it prints") {
+        // L40S: 733 TFLOP/s BF16 with sparsity / 2 = 362.05 (the sheet: 362.05 | 733); FP8 and INT8 1,466 / 2 = 733.
+        CHECK(catalog::l40s.peak_flops == teraflops_per_second(362.05));
+        CHECK(catalog::l40s.fp8_flops == teraflops_per_second(1466.0 / 2));
+        CHECK(catalog::l40s.int8_ops == teraflops_per_second(1466.0 / 2));
+        CHECK(catalog::l40s.memory_bandwidth == gigabytes_per_second(864));
+        // L4: 242 / 2 = 121 BF16, 485 / 2 = 242.5 FP8; 24 GB at 300 GB/s, 72 W.
+        CHECK(catalog::l4.peak_flops == teraflops_per_second(242.0 / 2));
+        CHECK(catalog::l4.fp8_flops == teraflops_per_second(485.0 / 2));
+        CHECK(catalog::l4.memory == gigabytes(24));
+        // H20: the GH100 at 148 BF16 and 296 FP8 dense, 96 GB at 4.0 TB/s.
+        CHECK(catalog::h20.fp8_flops == catalog::h20.peak_flops * 2.0);
+        CHECK(catalog::h20.architecture == Architecture::hopper);
+        // B200: FP4 144 PFLOP/s with sparsity over 8 GPUs = 18 per GPU, dense 9; FP6 at the FP8 rate.
+        CHECK(catalog::b200.fp4_flops == petaflops_per_second(144.0 / 8 / 2));
+        CHECK(catalog::b200.fp6_flops == catalog::b200.fp8_flops);
+        // Fifth-generation tensor cores double the rate as the width halves: 16-bit × 2 = FP8, × 2 = FP4.
+        for (const Gpu* g : {&catalog::b200, &catalog::gb200, &catalog::rtx_pro_6000}) {
+            CAPTURE(g->name);
+            CHECK(g->fp8_flops == g->peak_flops * 2.0);
+            CHECK(g->fp4_flops == g->fp8_flops * 2.0);
+        }
+        // Blackwell Ultra raises dense FP4 1.5x over Blackwell at the same FP8: B300 108 PFLOP/s / 8 = 13.5,
+        // GB300 1,080 / 72 = 15 (against 9 and 10).
+        CHECK(catalog::b300.fp4_flops == petaflops_per_second(108.0 / 8));
+        CHECK(catalog::gb300.fp4_flops == petaflops_per_second(1080.0 / 72));
+        CHECK(catalog::b300.fp4_flops == catalog::b200.fp4_flops * 1.5);
+        CHECK(catalog::gb300.fp4_flops == catalog::gb200.fp4_flops * 1.5);
+        CHECK(catalog::b300.memory == catalog::gb300.memory);
+        // MI355X: FP8 and INT8 twice the 16-bit rate, MXFP6 and MXFP4 four times (2,516.6 × 4 = 10,066.4).
+        CHECK(in(catalog::mi355x.fp8_flops, units::TFLOPps) ==
+              doctest::Approx(2.0 * in(catalog::mi355x.peak_flops, units::TFLOPps)).epsilon(1e-12));
+        CHECK(in(catalog::mi355x.fp4_flops, units::TFLOPps) ==
+              doctest::Approx(4.0 * in(catalog::mi355x.peak_flops, units::TFLOPps)).epsilon(1e-12));
+        CHECK(catalog::mi355x.fp6_flops == catalog::mi355x.fp4_flops);
+        CHECK(catalog::mi355x.architecture == Architecture::cdna4);
+        // V100: 125 TFLOP/s FP16 tensor and no narrower tensor format; 900 GB/s.
+        CHECK(catalog::v100_32gb_sxm.peak_flops == teraflops_per_second(125));
+        CHECK(catalog::v100_32gb_sxm.fp8_flops.value() == 0.0);
+        CHECK(catalog::v100_32gb_sxm.int8_ops.value() == 0.0);
+        // Hopper's INT8 equals its FP8 (H100 SXM: 3,958 TOPS with sparsity); A100 624 TOPS, no FP8.
+        CHECK(catalog::h100_sxm.int8_ops == catalog::h100_sxm.fp8_flops);
+        CHECK(catalog::a100_80gb_sxm.int8_ops == teraflops_per_second(1248.0 / 2));
+    }
+
+    TEST_CASE("a narrow tensor rate of 0 is none, and a negative or an impossible one is rejected by name") {
+        Gpu gpu = catalog::h100_sxm;
+        gpu.fp4_flops = flops_per_second(-1);
+        CHECK_THROWS_WITH((void)validated(gpu), "Gpu.fp4_flops (FLOP/s) = -1: must not be negative");
+        gpu.fp4_flops = flops_per_second(1e22);
+        CHECK_THROWS_WITH((void)validated(gpu), "Gpu.fp4_flops (FLOP/s) = 1e+22: must be at most 1e21 per second");
+        gpu.fp4_flops = {};
+        gpu.int8_ops = flops_per_second(-5);
+        CHECK_THROWS_WITH((void)validated(gpu), "Gpu.int8_ops (op/s) = -5: must not be negative");
+    }
+
+    TEST_CASE("the 2026 GPUs' default links: PCIe for L40S, L4 and RTX PRO 6000, XDR for Blackwell Ultra") {
+        CHECK(catalog::default_links("l40s").intra == &catalog::pcie4);
+        CHECK(catalog::default_links("l4").intra == &catalog::pcie4);
+        CHECK(catalog::default_links("rtx-pro-6000").intra == &catalog::pcie5);
+        CHECK(catalog::default_links("b300").inter == &catalog::ib_xdr);
+        CHECK(catalog::default_links("gb300").intra == &catalog::nvlink5);
+        CHECK(catalog::default_links("h20").intra == &catalog::nvlink4);
+        CHECK(catalog::default_links("h200-sxm").intra == &catalog::nvlink4);
+        CHECK(catalog::default_links("v100-32gb-sxm").intra == &catalog::nvlink2);
+        // MI355X's Infinity Fabric: 7 links of 153.6 GB/s both ways, 7 × 76.8 = 537.6 GB/s each way.
+        CHECK(catalog::default_links("mi355x").intra->bandwidth == gigabytes_per_second(537.6));
+    }
+
     TEST_CASE("GH200 quad node: 4 GPUs, a pair's NVLink 6 × 25 = 150 GB/s each way, Slingshot-11 200 Gb/s = 25 GB/s") {
         const auto node = catalog::find_node("gh200-quad");
         REQUIRE(node.has_value());

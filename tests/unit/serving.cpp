@@ -1,4 +1,5 @@
 // napkin/serving.hpp: the serving model's numbers, each derived by hand.
+#include <napkin/catalog/clusters.hpp>
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/inference.hpp>
@@ -181,6 +182,61 @@ TEST_SUITE("serving") {
         CHECK_FALSE(has_fp8(a100));
     }
 
+    TEST_CASE("FP4 and quantized KV formats: NVFP4 4 + 8/16 bits, MXFP4 4 + 8/32, INT8 KV 1 + 4/128 bytes") {
+        // NVFP4: an FP8 scale per 16 values, 0.5 + 1/16 = 0.5625 B; MXFP4: an E8M0 scale per 32, 0.5 + 1/32.
+        CHECK(bytes_per_weight(WeightDType::nvfp4) == 0.5625);
+        CHECK(bytes_per_weight(WeightDType::mxfp4) == 0.53125);
+        // 70B in NVFP4 on one GPU: 70,553,706,496 × 0.5625 = 39,686,459,904 B.
+        CHECK(serving_weights_per_gpu(m70b, {}, WeightDType::nvfp4).value() == 39'686'459'904.0);
+        // INT8 / INT4 KV: an FP16 scale and zero point (4 B) per head of 128 values.
+        CHECK(bytes_per_kv_value(KvDType::int8) == 1.03125);
+        CHECK(bytes_per_kv_value(KvDType::int4) == 0.53125);
+        ServingSetup int8kv = lesson;
+        int8kv.kv = KvDType::int8;
+        // 70B on 8 H100, one token of cache: 327,680 B/token in 16 bit / 8 GPUs × 1.03125 / 2 = 21,120 B.
+        CHECK(kv_bytes_per_gpu(m70b, {.tp = 8}, KvDType::int8, tokens(1)).value() == 327'680.0 / 8 * 1.03125 / 2);
+        CHECK(serving_memory(m70b, h100, {.tp = 8}, 10, 8192, int8kv).kv_cache.value() ==
+              doctest::Approx(serving_memory(m70b, h100, {.tp = 8}, 10, 8192).kv_cache.value() * 1.03125 / 2)
+                  .epsilon(1e-9));
+        // FP4 weights run W4A4 at the data sheet's dense FP4 rate: B200 9,000 TFLOP/s, twice its FP8.
+        CHECK(serving_peak(catalog::b200, WeightDType::nvfp4) == catalog::b200.fp4_flops);
+        CHECK(serving_peak(catalog::mi355x, WeightDType::mxfp4) == catalog::mi355x.fp4_flops);
+        // A compute-bound prefill (8B, 8,192 tokens, one B200, roofline) takes half as long in NVFP4 as in FP8.
+        ServingSetup fp8 = lesson, nvfp4 = lesson;
+        fp8.weights = WeightDType::fp8;
+        nvfp4.weights = WeightDType::nvfp4;
+        const PrefillTime p8 = prefill_time(m8b, catalog::b200, catalog::nvlink5, {}, 1, 8192, fp8);
+        const PrefillTime p4 = prefill_time(m8b, catalog::b200, catalog::nvlink5, {}, 1, 8192, nvfp4);
+        CHECK(in(p4.compute, units::s) == doctest::Approx(in(p8.compute, units::s) / 2).epsilon(1e-12));
+    }
+
+    TEST_CASE("a format the GPU cannot compute in is refused, naming what its data sheet lacks") {
+        CHECK(missing_for(a100, WeightDType::fp8) == "no FP8 tensor cores (its data sheet gives no FP8 rate)");
+        CHECK(missing_for(h100, WeightDType::nvfp4) == "no FP4 tensor cores (its data sheet gives no FP4 rate)");
+        CHECK(missing_for(h100, WeightDType::mxfp4) == "no FP4 tensor cores (its data sheet gives no FP4 rate)");
+        CHECK(missing_for(catalog::mi355x, WeightDType::nvfp4) == "no NVFP4 (its data sheet gives FP4 as MXFP4)");
+        CHECK(missing_for(catalog::mi355x, WeightDType::mxfp4).empty());
+        CHECK(missing_for(catalog::gb300, WeightDType::nvfp4).empty());
+        CHECK(missing_for(catalog::mi300x, WeightDType::fp8).empty());  // MI300X: 2,614.9 TFLOP/s FP8 dense
+        CHECK(computable_formats(a100) == "bf16, fp16, int8 or int4");
+        CHECK(computable_formats(catalog::b200) == "bf16, fp16, fp8, int8, int4, nvfp4 or mxfp4");
+        CHECK(error_of([] {
+                  ServingSetup s = lesson;
+                  s.weights = WeightDType::mxfp4;
+                  (void)evaluate_serving(m8b, h100, catalog::nvlink4, {}, {.input_tokens = 8, .output_tokens = 8}, s);
+              }) == "weight dtype = \"mxfp4\": h100-sxm has no FP4 tensor cores (its data sheet gives no FP4 rate); "
+                    "use bf16, fp16, fp8, int8 or int4");
+        // Every catalog GPU states a served model in 16 bit, and in FP8 wherever its data sheet gives FP8.
+        for (const Gpu* g : catalog::gpus) {
+            CAPTURE(g->name);
+            ServingSetup s = lesson;
+            s.weights = has_fp8(*g) ? WeightDType::fp8 : WeightDType::bf16;
+            const ServingEstimate e = evaluate_serving(m8b, *g, *catalog::default_links(g->name).intra, {},
+                                                       {.input_tokens = 512, .output_tokens = 64}, s);
+            CHECK(e.output_tokens_per_s.value() > 0.0);
+        }
+    }
+
     TEST_CASE("TTFT of a 2,048-token prompt on one H100 (8B, continuous, O = 256), by hand: 39.25 ms") {
         // Prefill, one pass: 2·8,030,261,248·2,048 = 32,891,950,071,808 FLOPs + causal attention
         // 4·32·4,096·(2,048·2,049/2) = 1,100,048,498,688 → 33,991,998,570,496 / 989 TFLOP/s = 34.3701 ms,
@@ -254,7 +310,7 @@ TEST_SUITE("serving") {
         CHECK(serve({.input_tokens = 16, .output_tokens = -3}) == "output tokens = -3: must be at least 1");
         ServingSetup fp8 = lesson;
         fp8.weights = WeightDType::fp8;
-        CHECK(serve({.input_tokens = 16, .output_tokens = 16}, a100, fp8).starts_with("weight dtype = \"fp8\": needs FP8"));
+        CHECK(serve({.input_tokens = 16, .output_tokens = 16}, a100, fp8).starts_with("weight dtype = \"fp8\": a100-80gb-sxm has no FP8 tensor cores"));
         // The context: Mixtral was trained for 32,768 positions.
         CHECK(error_of([] {
                   (void)evaluate_serving(mixtral, h100, catalog::nvlink4, {.tp = 2},

@@ -17,7 +17,9 @@ def test_catalog():
     assert a100.memory == 80 * napkin.GiB and a100.peak_flops == 312e12 and a100.memory_bandwidth == 2039e9
     assert repr(a100) == ("Gpu(name='a100-80gb-sxm', memory=80.00 GiB, usable_fraction=0.92, "
                           "memory_bandwidth=2.04 TB/s, peak_flops=312 TFLOP/s, sm_count=108, fp8_flops=0 FLOP/s, "
-                          "architecture='ampere', board_power=400 W, usable_memory=73.60 GiB)")
+                          "architecture='ampere', board_power=400 W, fp6_flops=0 FLOP/s, fp4_flops=0 FLOP/s, "
+                          "int8_ops=624 TOP/s, source='NVIDIA A100 Tensor Core GPU data sheet (June 2021), 80 GB SXM "
+                          "column', usable_memory=73.60 GiB)")
     assert repr(catalog.link("nvlink-a100")) == "Link(name='nvlink-a100', bandwidth=600 GB/s, step_latency=600.00 ns)"
     with pytest.raises(ValueError, match=r'^gpu = "h1000": not in the catalog'):
         catalog.gpu("h1000")

@@ -95,8 +95,13 @@ inline constexpr std::array nodes{&dgx_a100, &dgx_h100, &dgx_b200, &gb200_nvl72,
 // sheet has the same NVLink 4 and ConnectX-7 400 Gb/s); B200, GB200 → DGX B200
 // and GB200 NVL72 (nvlink5, ib-ndr: both data sheets list ConnectX-7 at
 // 400 Gb/s; ib-xdr is ConnectX-8's 800 Gb/s); MI300X, MI325X → Infinity Fabric
-// and a 400 Gb/s Ethernet NIC per GPU (AMD Instinct MI300X platform). Any other
-// GPU (or one given inline) gets the A100 server's links.
+// and a 400 Gb/s Ethernet NIC per GPU (AMD Instinct MI300X platform); H20 →
+// HGX H20 (nvlink4, ib-ndr); B300, GB300 → HGX B300 and GB300 NVL72 (nvlink5,
+// ib-xdr: both list ConnectX-8 at 800 Gb/s); MI355X → its Infinity Fabric and
+// a 400 Gb/s NIC per GPU (AMD Instinct MI355X platform); L40S, L4 and RTX PRO
+// 6000 → PCIe servers (pcie4 or pcie5 between GPUs, ib-ndr); V100 → DGX-2 era
+// HGX V100 (nvlink2, ib-hdr). Any other GPU (or one given inline) gets the A100
+// server's links.
 struct DefaultLinks {
     const Link* intra;
     const Link* inter;
@@ -111,6 +116,14 @@ struct DefaultLinks {
         return {&nvlink5, &ib_ndr, "DGX B200/GB200 NVL72",
                 "their data sheets list ConnectX-7 at 400 Gb/s, not ConnectX-8's XDR"};
     if (starts("mi300x") || starts("mi325x")) return {&infinity_fabric_mi300x, &roce_400g, "AMD MI300X platform"};
+    if (starts("h20")) return {&nvlink4, &ib_ndr, "HGX H20"};
+    if (starts("b300") || starts("gb300")) return {&nvlink5, &ib_xdr, "HGX B300/GB300 NVL72"};
+    if (starts("mi355x")) return {&infinity_fabric_mi355x, &roce_400g, "AMD MI355X platform"};
+    if (starts("l40s") || starts("l4"))
+        return {&pcie4, &ib_ndr, "a PCIe Gen4 server", "L40S and L4 have no NVLink: GPUs talk over PCIe"};
+    if (starts("rtx-pro-6000"))
+        return {&pcie5, &ib_ndr, "a PCIe Gen5 server", "the RTX PRO 6000 has no NVLink: GPUs talk over PCIe"};
+    if (starts("v100")) return {&nvlink2, &ib_hdr, "HGX V100"};
     if (starts("a100")) return {&nvlink3, &ib_hdr, "DGX A100"};
     return {&nvlink3, &ib_hdr, "DGX A100, for a GPU the catalog does not place"};
 }

@@ -67,7 +67,14 @@ inline constexpr int schema_version = 1;
             {"usable_fraction", g.usable_fraction},
             {"usable_bytes", exact_bytes(usable_memory(g))},
             {"memory_bandwidth_bytes_per_s", g.memory_bandwidth.value()},
-            {"peak_flops_per_s", g.peak_flops.value()}};
+            {"peak_flops_per_s", g.peak_flops.value()},
+            {"fp8_flops_per_s", g.fp8_flops.value()},
+            {"fp6_flops_per_s", g.fp6_flops.value()},
+            {"fp4_flops_per_s", g.fp4_flops.value()},
+            {"int8_ops_per_s", g.int8_ops.value()},
+            {"sm_count", g.sm_count},
+            {"architecture", to_string(g.architecture)},
+            {"board_power_w", g.board_power.value()}};
 }
 
 [[nodiscard]] inline json model(const TransformerShape& m) {

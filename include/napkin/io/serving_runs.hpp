@@ -144,16 +144,12 @@ inline MeasuredServingRun parse_run_header(const nlohmann::json& row, const std:
     (void)validated(run.layout, m);
     const std::string weights = detail::text_field(row, "weight_dtype", where, "bf16");
     const auto w = parse_weight_dtype(weights);
-    if (!w) reject(where + ".weight_dtype", weights, "must be bf16, fp16, fp8, int8 or int4");
+    if (!w) reject(where + ".weight_dtype", weights, "must be " + names_of(weight_dtype_names));
     run.setup.weights = *w;
     const std::string kv = detail::text_field(row, "kv_dtype", where, "bf16");
-    if (kv == "fp16" || kv == "bf16") {
-        run.setup.kv = KvDType::bf16;
-    } else if (kv == "fp8") {
-        run.setup.kv = KvDType::fp8;
-    } else {
-        reject(where + ".kv_dtype", kv, "must be bf16, fp16 or fp8");
-    }
+    const auto k = kv == "fp16" ? std::optional{KvDType::bf16} : parse_kv_dtype(kv);  // a 16-bit cache either way
+    if (!k) reject(where + ".kv_dtype", kv, "must be fp16 or " + names_of(kv_dtype_names));
+    run.setup.kv = *k;
     require_computable(run.gpu, run.setup.weights);
     return run;
 }

@@ -54,6 +54,9 @@ inline constexpr double cdna3_16bit = 668.4 / 1300.0;
             return kernel_ceilings::cdna2_16bit;
         case Architecture::cdna3:
             return kernel_ceilings::cdna3_16bit;
+        case Architecture::volta:  // no MAMF row of these generations: the data sheet's peak
+        case Architecture::ada:
+        case Architecture::cdna4:
         case Architecture::unknown:
             return 1.0;
     }

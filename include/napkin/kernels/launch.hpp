@@ -31,6 +31,9 @@ inline constexpr double cdna2_us = 1.956;   // gpubenches-smallkernel-fit-mi210
             return seconds(kernel_launch::cdna2_us * 1e-6);
         case Architecture::blackwell:
         case Architecture::cdna3:
+        case Architecture::volta:
+        case Architecture::ada:
+        case Architecture::cdna4:
         case Architecture::unknown:
             return Seconds{};
     }

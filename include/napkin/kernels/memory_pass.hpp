@@ -39,8 +39,11 @@ inline constexpr double cdna3 = 4090.0 / 5300.0;
             return kernel_bandwidth::cdna3;
         case Architecture::blackwell:
         case Architecture::cdna2:
+        case Architecture::volta:
+        case Architecture::ada:
+        case Architecture::cdna4:
         case Architecture::unknown:
-            return 1.0;
+            return 1.0;  // no STREAM row of the generation: the data sheet's bandwidth
     }
     return 1.0;
 }
