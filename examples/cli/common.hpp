@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdarg>
 #include <cstdio>
 #include <sstream>
@@ -363,6 +364,22 @@ inline InferenceSetup resolve_setup(SetupOptions o) {
     setup.working_tokens = tokens(o.working_tokens);
     setup.working_allowance = gibibytes(o.overhead_gib);
     return setup;
+}
+
+// A whole number a flag holds as text (beside a word it also takes, as
+// --concurrency max): the errors of a whole-number flag, one line each.
+inline long long whole_number(const std::string& flag, const std::string& text) {
+    long long value = 0;
+    const char* first = text.data() + (text.starts_with('+') ? 1 : 0);
+    const char* last = text.data() + text.size();
+    const auto [end, ec] = std::from_chars(first, last, value);
+    const bool digits = first != last && std::all_of(text.front() == '-' || text.front() == '+' ? text.begin() + 1
+                                                                                               : text.begin(),
+                                                     text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (ec == std::errc::result_out_of_range && digits)
+        reject(flag, text, text.front() == '-' ? "too small a whole number" : "too large a whole number");
+    if (ec != std::errc{} || end != last || !digits) reject(flag, text, "not a whole number");
+    return value;
 }
 
 // --- sizes -----------------------------------------------------------------------

@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -108,6 +109,7 @@ NAPKIN_COMMAND(app) {
         std::string weight_dtype = "bf16", kv_dtype = "bf16";
         std::string kernels = "measured", profile;
         std::optional<long long> input, output, batch, concurrency;
+        std::optional<std::string> concurrency_text;  // a whole number, or max
         std::string sweep;
         std::string svg;
         double arrival_rate = 0;
@@ -132,7 +134,9 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--input-tokens", o->input, "prompt tokens per request (required but with --trace)");
     sub->add_option("--output-tokens", o->output, "generated tokens per request (required but with --trace)");
     sub->add_option("--batch", o->batch, "static batching: B requests start and end together");
-    sub->add_option("--concurrency", o->concurrency, "continuous batching: N requests always in flight");
+    sub->add_option("--concurrency", o->concurrency_text,
+                    "continuous batching: N requests always in flight; max: the offline maximum (the simulator with "
+                    "every request at once, as --arrival-rate inf)");
     sub->add_option("--sweep", o->sweep, "comma-separated concurrencies (or batch sizes): one row each");
     sub->add_option("--svg", o->svg, "write the throughput-latency frontier of the sweep to this SVG file");
     sub->add_option("--arrival-rate", o->arrival_rate,
@@ -199,6 +203,14 @@ NAPKIN_COMMAND(app) {
                    "exceeds the model's max_position_embeddings = " + std::to_string(model.max_position_embeddings));
         require(!std::isnan(o->arrival_rate) && o->arrival_rate >= 0.0, "--arrival-rate", o->arrival_rate,
                 "must not be negative");
+        if (o->concurrency_text == "max") {
+            // The offline maximum an engine's throughput benchmark reports: every request at once.
+            if (sub->count("--arrival-rate") > 0)
+                reject("--concurrency", "max", "is every request at once: give no --arrival-rate");
+            o->arrival_rate = std::numeric_limits<double>::infinity();
+        } else if (o->concurrency_text) {
+            o->concurrency = whole_number("--concurrency", *o->concurrency_text);
+        }
         const bool simulate = !o->batch && !o->concurrency && (o->arrival_rate > 0 || !o->simulation.trace.empty()) &&
                               !o->simulation.model_only;
         if (!o->simulation.trace.empty() && (o->batch || o->concurrency || o->arrival_rate > 0))

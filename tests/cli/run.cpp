@@ -499,6 +499,24 @@ TEST_SUITE("cli/run") {
         CHECK(contains(text.output, "per million output tokens"));
     }
 
+    TEST_CASE("serve --concurrency max is the offline maximum: the same run as --arrival-rate inf") {
+        const std::vector<std::string> base{"serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--input-tokens",
+                                            "512", "--output-tokens", "64", "--requests", "200", "--json"};
+        const auto at_once = run(with(base, {"--arrival-rate", "inf"}));
+        const auto max = run(with(base, {"--concurrency", "max"}));
+        REQUIRE(at_once.exit_code == 0);
+        REQUIRE(max.exit_code == 0);
+        CHECK(max.output == at_once.output);
+        CHECK(contains(max.output, "\"output_tokens_per_s\""));
+        const auto both = run(with(base, {"--concurrency", "max", "--arrival-rate", "4"}));
+        CHECK(both.exit_code == 2);
+        CHECK(contains(both.output, "--concurrency = \"max\": is every request at once: give no --arrival-rate"));
+        const auto word = run(with(base, {"--concurrency", "many"}));
+        CHECK(contains(word.output, "--concurrency = \"many\": not a whole number"));
+        const auto huge = run(with(base, {"--concurrency", "99999999999999999999"}));
+        CHECK(contains(huge.output, "--concurrency = \"99999999999999999999\": too large a whole number"));
+    }
+
     TEST_CASE("serve --sweep: the table's rows fit 80 columns, one row a line (it wrapped at 81)") {
         const auto r = run({"serve", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--tp", "8", "--input-tokens",
                             "4096", "--output-tokens", "4096", "--concurrency", "178", "--sweep", "1,64,178,256"});
