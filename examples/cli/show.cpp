@@ -91,6 +91,8 @@ std::string narrow_formats(const Gpu& g) {
     return text + " (dense, per the data sheet)";
 }
 
+bool looks_like_path(const std::string& name) { return name.find('/') != std::string::npos || name.ends_with(".json"); }
+
 std::string link_text(const Link& l) {
     return std::string(l.name) + ": " + to_string(l.bandwidth) + ", " + to_string(l.step_latency) + " per step";
 }
@@ -99,17 +101,28 @@ std::string link_text(const Link& l) {
 
 NAPKIN_COMMAND(app) {
     struct Options {
-        std::string name;
+        std::string name, model;
         bool json = false;
     };
     auto o = make_options<Options>();
     auto* sub = app.add_subcommand("show", "one catalog entry (model, GPU, link or node) with its source");
-    sub->add_option("name", o->name, "its catalog name (napkin list)")->required();
+    sub->add_option("name", o->name, "its catalog name (napkin list), or a config.json's path");
+    sub->add_option("--model", o->model, "a Hugging Face config.json: prints what napkin reads from it");
     sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
     sub->callback([o] {
+        if (o->name.empty() == o->model.empty())
+            throw napkin::invalid_argument("show: give a catalog name or --model FILE (one of them)");
         nlohmann::json j;
         std::string text;
-        if (const auto m = catalog::find_model(o->name)) {
+        // A config.json (--model FILE, or a path as the name): what the reader made of it.
+        std::optional<TransformerShape> from_file;
+        std::string file_source;
+        if (!o->model.empty() || (!catalog::find_model(o->name) && looks_like_path(o->name))) {
+            const std::string path = o->model.empty() ? o->name : o->model;
+            from_file = resolve_model(ModelOptions{path});
+            file_source = "read from " + path + " (napkin's reading of its config.json)";
+        }
+        if (const auto m = from_file ? from_file : catalog::find_model(o->name)) {
             j = {{"kind", "model"}, {"model", io::json::model(*m)}};
             text = "model " + std::string(m->name) + ": " + grouped(parameter_count(*m)) + " weights";
             if (m->experts > 0) text += " (" + grouped(active_parameter_count(*m)) + " active)";
@@ -127,6 +140,9 @@ NAPKIN_COMMAND(app) {
             if (m->experts > 0)
                 text += ", " + std::to_string(m->experts) + " experts (" + std::to_string(m->experts_per_token) +
                         " per token) of " + grouped(m->expert_ffn);
+            if (m->shared_experts > 0)
+                text += ", " + std::to_string(m->shared_experts) + " shared of " + grouped(m->shared_expert_ffn);
+            if (m->dense_layers > 0) text += ", the first " + std::to_string(m->dense_layers) + " layers dense";
             if (m->norms_per_layer != 2) text += ", " + std::to_string(m->norms_per_layer) + " norms a layer";
             if (m->sliding_window > 0)
                 text += "\n  sliding window of " + grouped(m->sliding_window) + " tokens on " +
@@ -162,9 +178,10 @@ NAPKIN_COMMAND(app) {
                 names.insert(names.end(), list.begin(), list.end());
             not_in_catalog("show", o->name, names);
         }
-        j["source"] = source_of(o->name);
+        const std::string source = from_file ? file_source : source_of(o->name);
+        j["source"] = source;
         if (o->json) return print_json(j);
-        std::istringstream lines(text + "\n  source: " + source_of(o->name));
+        std::istringstream lines(text + "\n  source: " + source);
         for (std::string line; std::getline(lines, line);) std::printf("%s\n", wrap_line(line).c_str());
     });
 }

@@ -499,6 +499,27 @@ TEST_SUITE("cli/run") {
         CHECK(contains(text.output, "per million output tokens"));
     }
 
+    TEST_CASE("show --model FILE prints what napkin read: gpt-oss-120b's 116.8 B weights, its window, its source") {
+        const std::string file = NAPKIN_TEST_DATA_DIR "/gpt_oss_120b_config.json";
+        const auto text = run({"show", "--model", file});
+        REQUIRE(text.exit_code == 0);
+        CHECK(contains(text.output, "116,789,232,960 weights"));
+        CHECK(contains(text.output, "128 experts (4 per token) of 2,880"));
+        CHECK(contains(text.output, "sliding window of 128 tokens on 18 of 36 layers"));
+        CHECK(contains(text.output, "source: read from "));
+        CHECK(widest(text.output) <= 80);
+        // The path as the name says the same; --json carries the shape.
+        CHECK(run({"show", file}).output == text.output);
+        const auto json = nlohmann::json::parse(run({"show", "--model", file, "--json"}).output);
+        CHECK(json["model"]["parameters"] == 116'789'232'960LL);
+        const auto neither = run({"show"});
+        CHECK(neither.exit_code == 2);
+        CHECK(contains(neither.output, "show: give a catalog name or --model FILE"));
+        const auto maverick = run({"show", "--model", NAPKIN_TEST_DATA_DIR "/llama4_maverick_config.json"});
+        CHECK(maverick.exit_code == 2);
+        CHECK(contains(maverick.output, "interleave_moe_layer_step\" = 2"));
+    }
+
     TEST_CASE("serve --concurrency max is the offline maximum: the same run as --arrival-rate inf") {
         const std::vector<std::string> base{"serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--input-tokens",
                                             "512", "--output-tokens", "64", "--requests", "200", "--json"};

@@ -188,11 +188,12 @@ TEST_SUITE("io/hf_config") {
                               "g.json"),
                           "g.json: field \"text_config.intermediate_size\" is missing (a required field)");
         CHECK_THROWS_WITH((void)io::parse_hf_config(
-                              R"({"model_type": "llava", "text_config": {"hidden_size": 64, "num_hidden_layers": 2,
+                              R"({"model_type": "qwen2", "text_config": {"hidden_size": 64, "num_hidden_layers": 2,
                                   "num_attention_heads": 2, "intermediate_size": 64, "vocab_size": 10},
                                   "vision_config": {}})",
                               "l.json"),
-                          "l.json: field \"vision_config\" is read for Gemma 3 (model_type gemma3) only");
+                          "l.json: field \"vision_config\" is read for Gemma 3 and Llama 4 (model_type gemma3, "
+                          "llama4) only");
         CHECK_THROWS_WITH((void)io::parse_hf_config(
                               R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text",
                                   "hidden_size": 2560, "intermediate_size": 10240, "num_hidden_layers": 34},
@@ -209,3 +210,84 @@ TEST_SUITE("io/hf_config") {
     }
 }
 
+TEST_SUITE("io/hf_config") {
+    TEST_CASE("gpt-oss-120b and 20b: 116.8 B and 20.9 B weights, 5.1 B and 3.6 B active as their card counts") {
+        // tests/data/gpt_oss_{120b,20b}_config.json: the fields of openai/gpt-oss-{120b,20b}'s config.json.
+        // Per layer: attention 2880·64·64 + 2·2880·8·64 + 64·64·2880 + Q/K/V biases 4,096 + 2·512 =
+        // 26,546,176; 128 experts × 3·2880·2880 = 3,185,049,600 and a router 2880 × 128; two norms 5,760.
+        // Embeddings 2 × 201,088 × 2,880 (untied). The card (openai.com, "gpt-oss model card", 2025,
+        // Table 1) gives 116.83 B total and 5.13 B active, its active count leaving out the input
+        // embedding (579,133,440), which napkin counts.
+        const io::LoadedModel big = io::read_hf_config(data + "/gpt_oss_120b_config.json");
+        const TransformerShape& m = big.shape;
+        CHECK(m.experts == 128);
+        CHECK(m.experts_per_token == 4);
+        CHECK(m.expert_ffn == 2880);
+        CHECK(m.qkv_bias);
+        // layer_types alternate sliding_attention and full_attention: a window of 128 on 18 of 36 layers.
+        CHECK(m.sliding_window == 128);
+        CHECK(local_attention_layers(m) == 18);
+        CHECK(static_cast<double>(parameter_count(m)) == doctest::Approx(116.83e9).epsilon(0.001));
+        const double input_embedding = 201'088.0 * 2'880.0;
+        CHECK(static_cast<double>(active_parameter_count(m)) - input_embedding ==
+              doctest::Approx(5.13e9).epsilon(0.005));
+        const io::LoadedModel small = io::read_hf_config(data + "/gpt_oss_20b_config.json");
+        CHECK(static_cast<double>(parameter_count(small.shape)) == doctest::Approx(20.91e9).epsilon(0.001));
+        CHECK(static_cast<double>(active_parameter_count(small.shape)) - input_embedding ==
+              doctest::Approx(3.61e9).epsilon(0.005));
+    }
+
+    TEST_CASE("Llama 4 Scout: 109 B weights and 17 B active, a shared expert, chunked attention as a window") {
+        // tests/data/llama4_scout_config.json: the fields of meta-llama/Llama-4-Scout-17B-16E's config.json.
+        // Per layer: attention 2·5120·5120 + 2·5120·1024 = 62,914,560; 16 experts and one shared expert of
+        // 3·5120·8192 = 125,829,120 each, a router 5120 × 16. Embeddings 2 × 202,048 × 5,120. The model card
+        // (Meta, Llama 4, 2025): 17 B active, 109 B total.
+        const io::LoadedModel loaded = io::read_hf_config(data + "/llama4_scout_config.json");
+        const TransformerShape& m = loaded.shape;
+        CHECK(m.experts == 16);
+        CHECK(m.experts_per_token == 1);
+        CHECK(m.shared_experts == 1);
+        CHECK(m.shared_expert_ffn == 8192);
+        CHECK(m.expert_ffn == 8192);
+        CHECK(m.ffn == 16384);  // intermediate_size_mlp: a dense layer's width
+        // Chunks of 8,192 on three layers of four (no_rope_layers), every 4th global.
+        CHECK(m.sliding_window == 8192);
+        CHECK(global_attention_layers(m) == 12);
+        CHECK(m.vision_weights > 0);
+        CHECK(static_cast<double>(parameter_count(m)) == doctest::Approx(109e9).epsilon(0.01));
+        CHECK(static_cast<double>(active_parameter_count(m)) == doctest::Approx(17e9).epsilon(0.02));
+        // The text model alone, by hand: 48 × (62,914,560 + 17 × 125,829,120 + 81,920 + 2 × 5,120) + 2 ×
+        // 202,048 × 5,120 + 5,120 (final norm) = 107,769,861,120.
+        CHECK(parameter_count(m) - m.vision_weights == 107'769'861'120LL);
+    }
+
+    TEST_CASE("a config napkin would misread is refused: Maverick's MoE on every other layer, an unknown model_type") {
+        CHECK_THROWS_WITH((void)io::read_hf_config(data + "/llama4_maverick_config.json"),
+                          doctest::Contains("field \"text_config.interleave_moe_layer_step\" = 2: MoE on every "
+                                            "n-th layer (Llama 4 Maverick) is not modelled"));
+        CHECK_THROWS_WITH((void)io::parse_hf_config(R"({"model_type": "mamba", "hidden_size": 64})", "m.json"),
+                          doctest::Contains("m.json: field \"model_type\" = \"mamba\": not an architecture napkin "
+                                            "models (it reads gpt2, llama,"));
+        // A text_config's own model_type is checked too.
+        CHECK_THROWS_WITH(
+            (void)io::parse_hf_config(R"({"model_type": "llama4", "text_config": {"model_type": "rwkv"}})", "r.json"),
+            doctest::Contains("field \"text_config.model_type\" = \"rwkv\""));
+        // layer_types in a pattern napkin does not model: two sliding, one full, one sliding, ...
+        CHECK_THROWS_WITH((void)io::parse_hf_config(
+                              R"({"model_type": "gpt_oss", "hidden_size": 64, "num_hidden_layers": 4,
+                                  "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+                                  "sliding_window": 8, "layer_types": ["sliding_attention", "sliding_attention",
+                                  "full_attention", "full_attention"]})",
+                              "p.json"),
+                          doctest::Contains("field \"layer_types\" must mark every p-th layer global"));
+        // Every config in tests/data names a model_type napkin reads.
+        for (const auto& entry : std::filesystem::directory_iterator(data)) {
+            const std::string file = entry.path().filename().string();
+            if (!file.ends_with("_config.json") || file.starts_with("malformed") || file.starts_with("missing") ||
+                file.starts_with("llama4_maverick"))
+                continue;
+            CAPTURE(file);
+            CHECK_NOTHROW((void)io::read_hf_config(entry.path()));
+        }
+    }
+}

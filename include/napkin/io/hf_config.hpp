@@ -8,8 +8,13 @@
 // Qwen2-MoE and Qwen3-MoE (num_experts, shared_expert_intermediate_size), GPT-2
 // (n_embd, n_layer, n_head), and Gemma 2 and 3 (model_type gemma2, gemma3_text:
 // four norms a layer, sliding-window attention; gemma3: the language model in
-// text_config, a SigLIP vision tower in vision_config). A missing or malformed
-// field is an error naming the field and the file.
+// text_config, a SigLIP vision tower in vision_config), gpt-oss (model_type
+// gpt_oss: every layer a mixture of experts, sliding-window attention on the
+// layers layer_types marks) and Llama 4 Scout (llama4: a shared expert beside
+// the routed ones, chunked attention on three layers of four, a ViT vision
+// tower). A missing or malformed field is an error naming the field and the
+// file; so is a model_type napkin does not model, and a field that would make
+// it read the model wrongly (Llama 4 Maverick's MoE on every other layer).
 #pragma once
 
 #include <napkin/io/text_file.hpp>
@@ -20,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -66,6 +72,19 @@ inline int json_depth(std::string_view text) {
         else if ((c == ']' || c == '}') && depth > 0) --depth;
     }
     return deepest;
+}
+
+// The architectures the reader models, by config.json's model_type
+// (transformers' names); a config without one is read as the Llama family.
+inline constexpr std::array<std::string_view, 17> modelled_types{
+    "gpt2",      "llama",      "mistral",     "mixtral",     "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe", "phi3",
+    "gemma2",    "gemma3",     "gemma3_text", "deepseek_v2", "deepseek_v3", "gpt_oss", "llama4", "llama4_text"};
+
+inline std::string modelled_type_list() {
+    std::string text;
+    for (std::size_t i = 0; i < modelled_types.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == modelled_types.size() ? " or " : ", ") + std::string(modelled_types[i]);
+    return text;
 }
 
 class ConfigFields {
@@ -128,6 +147,49 @@ inline std::string json_error_text(const nlohmann::json::exception& e) {
 }
 }  // namespace detail
 
+namespace detail {
+// The period p of a list that marks every p-th layer (1-based) `global_mark`
+// and every other layer not: Gemma 2's and gpt-oss's alternation (p = 2),
+// Llama 4's no_rope_layers (p = 4). Any other pattern is refused by name.
+inline long long global_period(const ConfigFields& f, const char* field, long long layers, int global_mark) {
+    const auto& list = f.at(field);
+    if (!list.is_array() || static_cast<long long>(list.size()) != layers)
+        f.fail(field, "must list every layer (" + std::to_string(layers) + " entries)");
+    long long period = 0;
+    for (long long i = 0; i < layers; ++i) {
+        const auto& v = list[static_cast<std::size_t>(i)];
+        const bool global = v.is_string() ? v.get<std::string>() == "full_attention"
+                                          : v.is_number_integer() && v.get<long long>() == global_mark;
+        if (global && period == 0) period = i + 1;
+    }
+    if (period == 0) period = layers + 1;  // none global: every layer local
+    for (long long i = 0; i < layers; ++i) {
+        const auto& v = list[static_cast<std::size_t>(i)];
+        const bool global = v.is_string() ? v.get<std::string>() == "full_attention"
+                                          : v.is_number_integer() && v.get<long long>() == global_mark;
+        if (global != ((i + 1) % period == 0))
+            f.fail(field, "must mark every p-th layer global and the rest local: napkin models no other pattern");
+    }
+    return period;
+}
+}  // namespace detail
+
+// layer_types (gpt-oss, newer transformers for any model): "sliding_attention"
+// or "full_attention" per layer. All full: no window; else a window of
+// sliding_window on all but every p-th layer.
+inline void read_layer_types(const detail::ConfigFields& f, TransformerShape& m) {
+    if (!f.has("layer_types")) return;
+    const auto& list = f.at("layer_types");
+    const bool any_sliding =
+        list.is_array() && std::any_of(list.begin(), list.end(), [](const nlohmann::json& v) {
+            return v.is_string() && v.get<std::string>() == "sliding_attention";
+        });
+    const long long period = detail::global_period(f, "layer_types", m.layers, 0);
+    if (!any_sliding) return;
+    m.sliding_window = f.count("sliding_window", limits::sequence);
+    m.global_every = period > m.layers ? 0 : period;  // 0: every layer local
+}
+
 // Parses the text of a config.json; `origin` names it in error messages.
 // Every error, whatever the text, is a napkin::invalid_argument naming the
 // origin (and the field, where there is one), echoing at most ~80 printable
@@ -150,6 +212,17 @@ inline std::string json_error_text(const nlohmann::json::exception& e) {
     if (nested && !json["text_config"].is_object())
         top.fail("text_config", "must be an object, not " + detail::echo(json["text_config"]));
     const detail::ConfigFields f(nested ? json["text_config"] : json, origin, nested ? "text_config." : "");
+    // An architecture napkin does not model is refused, not read as a Llama.
+    for (const detail::ConfigFields* fields : {&top, &f}) {
+        if (!fields->has("model_type")) continue;
+        const auto& type = fields->at("model_type");
+        if (!type.is_string() ||
+            std::find(detail::modelled_types.begin(), detail::modelled_types.end(), type.get<std::string>()) ==
+                detail::modelled_types.end())
+            fields->fail("model_type", "= " + detail::echo(type) +
+                                           ": not an architecture napkin models (it reads " +
+                                           detail::modelled_type_list() + ")");
+    }
 
     LoadedModel loaded{std::make_unique<std::string>(name.empty() ? origin : name), {}};
     TransformerShape& m = loaded.shape;
@@ -174,6 +247,7 @@ inline std::string json_error_text(const nlohmann::json::exception& e) {
         // positions, tied embeddings (transformers 4.50, configuration_gemma3.py).
         const bool gemma3 = type == "gemma3_text";
         const bool gemma = gemma3 || type == "gemma2";
+        const bool llama4 = type == "llama4_text";
         const auto required = [&](const char* field, long long gemma3_default, long long bound) {
             return gemma3 ? f.count_or(field, gemma3_default, bound) : f.count(field, bound);
         };
@@ -182,12 +256,13 @@ inline std::string json_error_text(const nlohmann::json::exception& e) {
         m.heads = required("num_attention_heads", 8, limits::heads);
         m.kv_heads = f.count_or("num_key_value_heads", gemma3 ? 4 : m.heads, limits::heads);
         m.head_dim = f.count_or("head_dim", gemma3 ? 256 : 0, limits::width);
-        m.ffn = f.count("intermediate_size", limits::width);
+        // Llama 4: intermediate_size is an expert's width, intermediate_size_mlp a dense layer's.
+        m.ffn = llama4 ? f.count("intermediate_size_mlp", limits::width) : f.count("intermediate_size", limits::width);
         m.vocabulary = required("vocab_size", 262208, limits::vocabulary);
         m.tied_embeddings = f.flag_or("tie_word_embeddings", gemma);  // Gemma2Config, Gemma3TextConfig: tied
         // Qwen2 puts biases on Q, K and V (Qwen2 technical report Sec. 2.1); Qwen3 drops them and
         // normalises Q and K per head (Qwen3 technical report Sec. 2).
-        m.qkv_bias = type == "qwen2" || type == "qwen2_moe";
+        m.qkv_bias = type == "qwen2" || type == "qwen2_moe" || (type == "gpt_oss" && f.flag_or("attention_bias", false));
         m.qk_norm = type == "qwen3" || type == "qwen3_moe" || gemma3;  // Gemma 3: arXiv 2503.19786 Sec. 2
         m.max_position_embeddings = f.count_or("max_position_embeddings", gemma3 ? 131072 : 0, limits::sequence);
         if (gemma) {
@@ -199,10 +274,32 @@ inline std::string json_error_text(const nlohmann::json::exception& e) {
             m.sliding_window = f.count_or("sliding_window", 4096, limits::sequence);
             m.global_every = gemma3 ? f.count_or("sliding_window_pattern", 6, limits::layers) : 2;
         }
-        if (f.has("num_local_experts")) {  // Mixtral
+        if (!gemma) read_layer_types(f, m);
+        if (llama4) {
+            // Llama 4 (transformers' Llama4TextConfig): chunked attention of attention_chunk_size on the
+            // layers no_rope_layers marks 1, every 4th a global NoPE layer by default; a chunked layer keeps
+            // at most a chunk of the cache, priced as a window of that size.
+            m.sliding_window = f.count_or("attention_chunk_size", 8192, limits::sequence);
+            m.global_every = 4;
+            if (f.has("no_rope_layers")) m.global_every = global_period(f, "no_rope_layers", m.layers, 0);
+        }
+        if (f.has("num_local_experts")) {  // Mixtral, gpt-oss, Llama 4
             m.experts = f.count("num_local_experts", limits::experts);
             m.experts_per_token = f.count("num_experts_per_tok", limits::experts);
-            m.expert_ffn = m.ffn;
+            m.expert_ffn = f.count("intermediate_size", limits::width);
+            if (llama4) {
+                // Every MoE layer adds one shared expert of the experts' width (Llama4TextMoe.shared_expert).
+                m.shared_experts = 1;
+                m.shared_expert_ffn = m.expert_ffn;
+                if (f.count_or("interleave_moe_layer_step", 1, limits::layers) != 1)
+                    f.fail("interleave_moe_layer_step",
+                           "= " + detail::echo(f.at("interleave_moe_layer_step")) +
+                               ": MoE on every n-th layer (Llama 4 Maverick) is not modelled; napkin models MoE on "
+                               "every layer after the first dense ones");
+                if (f.has("moe_layers") && !(f.at("moe_layers").is_array() &&
+                                             static_cast<long long>(f.at("moe_layers").size()) == m.layers))
+                    f.fail("moe_layers", "must list every layer: napkin reads every layer as MoE");
+            }
         } else if (f.has("n_routed_experts")) {  // DeepSeek-V2/V3 (DeepseekV2Config, DeepseekV3Config)
             m.experts = f.count("n_routed_experts", limits::experts);
             m.experts_per_token = f.count("num_experts_per_tok", limits::experts);
@@ -237,8 +334,13 @@ inline std::string json_error_text(const nlohmann::json::exception& e) {
     if (top.has("vision_config")) {
         // Gemma 3's SigLIP tower and projector (model.hpp's vision_tower_weights),
         // transformers' SiglipVisionConfig defaults for what a file leaves out.
-        if (top.text_or("model_type", "") != "gemma3")
-            top.fail("vision_config", "is read for Gemma 3 (model_type gemma3) only");
+        // Llama 4's tower is a ViT of the same shape (Llama4VisionConfig: 34
+        // layers, 1,408 wide, MLP 5,632, 336² in patches of 14); its pixel-shuffle
+        // adapter and projector (about 61 M weights, 0.06 % of Scout) are
+        // counted as Gemma 3's projector.
+        const std::string top_type = top.text_or("model_type", "");
+        if (top_type != "gemma3" && top_type != "llama4")
+            top.fail("vision_config", "is read for Gemma 3 and Llama 4 (model_type gemma3, llama4) only");
         if (!json["vision_config"].is_object())
             top.fail("vision_config", "must be an object, not " + detail::echo(json["vision_config"]));
         const detail::ConfigFields v(json["vision_config"], origin, "vision_config.");
