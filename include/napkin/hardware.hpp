@@ -16,7 +16,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 
 namespace napkin {
 
@@ -96,6 +95,11 @@ constexpr void check_rate(std::string_view argument, double value, double ceilin
     require(value >= limits::slowest_rate, argument, value, "must be at least 1 per second");
     require(value <= ceiling, argument, value, ceiling_text);
 }
+// A narrower format's rate: 0 when the data sheet gives none, else a rate as above.
+constexpr void check_narrow_rate(std::string_view argument, double value) {
+    require_non_negative(argument, value);
+    if (value > 0.0) check_rate(argument, value, limits::peak_flops_per_s, "must be at most 1e21 per second");
+}
 }  // namespace detail
 
 [[nodiscard]] constexpr const Gpu& validated(const Gpu& gpu) {
@@ -116,13 +120,9 @@ constexpr void check_rate(std::string_view argument, double value, double ceilin
     if (gpu.fp8_flops.value() > 0.0)  // 0: no FP8 tensor cores
         detail::check_rate("Gpu.fp8_flops (FLOP/s)", gpu.fp8_flops.value(), limits::peak_flops_per_s,
                            "must be at most 1e21 FLOP/s");
-    for (const auto& [field, rate] : {std::pair{"Gpu.fp6_flops (FLOP/s)", gpu.fp6_flops.value()},
-                                      std::pair{"Gpu.fp4_flops (FLOP/s)", gpu.fp4_flops.value()},
-                                      std::pair{"Gpu.int8_ops (op/s)", gpu.int8_ops.value()}}) {
-        require_non_negative(field, rate);
-        if (rate > 0.0)  // 0: the data sheet gives none
-            detail::check_rate(field, rate, limits::peak_flops_per_s, "must be at most 1e21 per second");
-    }
+    detail::check_narrow_rate("Gpu.fp6_flops (FLOP/s)", gpu.fp6_flops.value());
+    detail::check_narrow_rate("Gpu.fp4_flops (FLOP/s)", gpu.fp4_flops.value());
+    detail::check_narrow_rate("Gpu.int8_ops (op/s)", gpu.int8_ops.value());
     require_non_negative("Gpu.board_power (W)", gpu.board_power.value());
     if (gpu.board_power.value() > 0.0) {  // 0: not given
         require(gpu.board_power.value() >= 1.0, "Gpu.board_power (W)", gpu.board_power.value(),
