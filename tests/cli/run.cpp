@@ -105,6 +105,36 @@ TEST_SUITE("cli/run") {
         CHECK(contains(library.output, "--gpus"));
     }
 
+    TEST_CASE("a value with a newline, a tab or an escape in it is echoed on one line, its control characters written out") {
+        // Every path that prints an error: a library check, a catalog name, CLI11's conversion, an
+        // unknown command or flag, a file that cannot be opened. Each is one line ending in the one '\n'.
+        const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+            {{"train", "--model", "llama\nfoo", "--global-batch", "64"}, "--model \"llama\\nfoo\": not a catalog"},
+            {{"bubble", "--schedule", "1f1b\nx", "--stages", "2", "--microbatches", "2"}, "\"1f1b\\nx\""},
+            {{"train", "--model", "llama3.1-8b", "--global-batch", "64", "--tp", "1\n2"},
+             "--tp = \"1\\n2\": not a whole number"},
+            {{"tra\nin"}, "unknown command \"tra\\nin\""},
+            {{"train", "--fo\no"}, "unknown flag \"--fo\\no\""},
+            {{"schedule", "--times", "/no/such\r\nfile"}, "--times = \"/no/such\\r\\nfile\": cannot be opened"},
+            {{"train", "--model", "llama3.1-8b", "--global-batch", "64", "--schedule", "a\tb\x1b[31m"},
+             "--schedule \"a\\tb\\x1b[31m\""},
+            {{"show", "x\x7fy"}, "show \"x\\x7fy\""},
+        };
+        for (const auto& [args, part] : cases) {
+            CAPTURE(args.front());
+            CAPTURE(part);
+            const auto r = run(args);
+            CHECK(r.exit_code == 2);
+            CHECK(lines_of(r.output) == 1);
+            CHECK(r.output.back() == '\n');
+            CHECK(r.output.starts_with("napkin: error: "));
+            CHECK(contains(r.output, part));
+            CHECK(std::none_of(r.output.begin(), r.output.end() - 1, [](char c) {
+                return (static_cast<unsigned char>(c) < 0x20) || c == 0x7f;
+            }));
+        }
+    }
+
     TEST_CASE("a mistyped subcommand or flag exits 2 with a suggestion") {
         const auto sub = run({"splitt", "--model", "llama3.1-70b"});
         CHECK(sub.exit_code == 2);
