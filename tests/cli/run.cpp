@@ -135,6 +135,89 @@ TEST_SUITE("cli/run") {
         }
     }
 
+    TEST_CASE("every count flag of bubble, schedule, train and plan: 2^62, 2^63 - 1 and products that wrap are one error line") {
+        // The values: 2^62 and 2^63 − 1; 6148914691236517206 = (2^64 + 2)/3, which three times wraps to 2
+        // (schedule --stages 3 --chunks it crashed on it); 2^32 and 3037000500 = ⌈√(2^63)⌉, whose squares
+        // pass 2^63; 2^40 and 2^24 + 1, just at and beyond the documented bounds; −2^63.
+        const std::vector<std::string> values{"4611686018427387904", "9223372036854775807", "6148914691236517206",
+                                              "4294967296",          "3037000500",          "1099511627776",
+                                              "16777217",            "-9223372036854775808"};
+        // Flags whose large value is an answer, not an error: a node larger than the layout (the layout is
+        // part of one), a search cap beyond every size the search meets, a long sequence or many steps.
+        const std::vector<std::string> may_answer{"--gpus-per-node", "--max-tp", "--max-cp", "--max-ep",
+                                                  "--max-pp",        "--seq-len", "--steps"};
+        // Each subcommand from a call that answers; its count flags are read from its help ("--flag INT").
+        const std::vector<std::vector<std::string>> bases{
+            {"bubble", "--schedule", "interleaved", "--stages", "4", "--microbatches", "8", "--chunks", "2"},
+            {"schedule", "--schedule", "interleaved", "--stages", "4", "--microbatches", "8", "--chunks", "2",
+             "--forward-ms", "1", "--backward-ms", "2"},
+            // 8 layers on 2 × 2 virtual stages: 2 first, then (8 − 2)/3 = 2 each.
+            {"schedule", "--schedule", "interleaved", "--stages", "2", "--microbatches", "4", "--chunks", "2",
+             "--layers", "8", "--layer-forward-ms", "1", "--layer-backward-ms", "1", "--first-stage-layers", "2"},
+            {"schedule", "--schedule", "1f1b", "--stages", "2", "--microbatches", "4", "--layers", "2",
+             "--layer-forward-ms", "1", "--layer-backward-ms", "1"},
+            // GPT-2 small's 12 layers on pp 2 × vp 2: 3 first, then (12 − 3)/3 = 3 each.
+            {"train", "--model", "gpt2-small", "--tp", "1", "--pp", "2", "--dp", "2", "--vp", "2", "--global-batch",
+             "8", "--first-stage-layers", "3"},
+            {"plan", "--model", "gpt2-small", "--gpus", "8", "--global-batch", "16", "--threads", "1"},
+            {"plan", "--model", "gpt2-small", "--gpus", "8", "--global-batch", "16", "--threads", "1", "--pp", "2",
+             "--vp", "2", "--first-stage-layers", "3"},
+        };
+        const auto check = [&](const std::vector<std::string>& args, const std::vector<std::string>& flags) {
+            const auto r = run(args);
+            CAPTURE(r.output);
+            REQUIRE(r.exit_code != 1);  // no internal error (an in-process signal ends the test run itself)
+            // (train --cp 2^32 --seq-len 2^32 is 2^34 GPUs, within the 2^40 bound: an answer.)
+            const bool answers = std::any_of(flags.begin(), flags.end(), [&](const std::string& f) {
+                return std::find(may_answer.begin(), may_answer.end(), f) != may_answer.end();
+            });
+            if (r.exit_code == 0 && answers) return;
+            CHECK(r.exit_code == 2);
+            CHECK(lines_of(r.output) == 1);
+            CHECK(r.output.starts_with("napkin: error: "));
+            // It names the flag, or the companion a flag given alone needs (--layers without a layer map).
+            CHECK((std::any_of(flags.begin(), flags.end(), [&](const std::string& f) { return contains(r.output, f); }) ||
+                   contains(r.output, " is required")));
+        };
+        std::size_t runs = 0;
+        for (const auto& base : bases) {
+            CAPTURE(base.front());
+            REQUIRE(run(base).exit_code == 0);
+            static const std::regex count_flag("(--[a-z0-9-]+) U?INT");
+            const std::string help = run({base.front(), "--help"}).output;
+            std::vector<std::string> flags;
+            for (auto m = std::sregex_iterator(help.begin(), help.end(), count_flag); m != std::sregex_iterator(); ++m)
+                flags.push_back((*m)[1].str());
+            if (base.front() == "plan") flags.push_back("--gpus");  // a list of counts, one here
+            REQUIRE(flags.size() >= 4);
+            for (const auto& flag : flags)
+                for (const auto& value : values) {
+                    CAPTURE(flag);
+                    CAPTURE(value);
+                    check(with(base, {flag, value}), {flag});
+                    ++runs;
+                }
+            // Two at once: 2^32 · 2^32 wraps to 0, 3037000500² passes 2^63 − 1, 3 · 6148914691236517206
+            // wraps to 2 (issue 28: schedule --stages 3 --chunks 6148914691236517206 --layers 2 crashed).
+            const std::vector<std::pair<std::string, std::string>> pairs{{"4294967296", "4294967296"},
+                                                                         {"3037000500", "3037000500"},
+                                                                         {"3", "6148914691236517206"},
+                                                                         {"6148914691236517206", "3"}};
+            for (const auto& a : flags)
+                for (const auto& b : flags)
+                    for (const auto& [x, y] : pairs) {
+                        if (a == b) continue;
+                        CAPTURE(a);
+                        CAPTURE(b);
+                        CAPTURE(x);
+                        CAPTURE(y);
+                        check(with(base, {a, x, b, y}), {a, b});
+                        ++runs;
+                    }
+        }
+        CHECK(runs > 1000);
+    }
+
     TEST_CASE("a mistyped subcommand or flag exits 2 with a suggestion") {
         const auto sub = run({"splitt", "--model", "llama3.1-70b"});
         CHECK(sub.exit_code == 2);
