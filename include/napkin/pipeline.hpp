@@ -211,7 +211,11 @@ struct ZeroBubbleH1 {
 // zero when F = T_B = W, for (2p − 1)·M_B of activations. The bubble is each
 // stage's idle time inside its own span: the step is a parallelogram whose
 // first and last stages start and end (p − 1)·F apart, and the paper overlaps
-// consecutive steps (post-validation instead of an optimizer barrier, Sec. 4).
+// consecutive steps (post-validation instead of an optimizer barrier, Sec. 4),
+// so step_time is the time per step of a run of them. One step alone, with an
+// optimizer barrier after it, takes m(F + B) + (p − 1)·max(F, F + B − 3W)
+// (schedule.hpp simulates that step; its Timeline::overlapped_step_time is this
+// closed form's step, tests/unit/schedule.cpp).
 struct ZeroBubbleH2 {
     static constexpr std::string_view name = "zb-h2";
     constexpr void validate(const PipelineShape& s) const { detail::require_one_chunk(s); }

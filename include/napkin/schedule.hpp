@@ -454,25 +454,43 @@ public:
         for (long long r = 0; r < shape_.stages; ++r) idle += idle_time(r);
         return ratio(idle, count(shape_.stages) * step_);
     }
-    // Idle time inside the rank's own span, first start to last end: the
-    // bubble as the zero-bubble paper counts it (Qi et al. 2023 Sec. 3.1).
-    [[nodiscard]] Seconds idle_within_span(long long rank) const {
+    // The rank's span: its first pass's start to its last pass's end (0 without passes).
+    [[nodiscard]] Seconds span(long long rank) const {
         const auto r = static_cast<std::size_t>(rank);
         if (offsets_[r] == offsets_[r + 1]) return Seconds{};
         if (!compact_) {
             const std::vector<Operation>& ops = operations_->ops;
-            return ops[offsets_[r + 1] - 1].end - ops[offsets_[r]].start - busy_time(rank);
+            return ops[offsets_[r + 1] - 1].end - ops[offsets_[r]].start;
         }
         std::optional<Seconds> first;
         compact_->for_each(rank, offsets_[r], offsets_[r], offsets_[r] + 1, [&](const Operation& op) {
             if (!first) first = op.start;
         });
-        return seconds(compact_->end(compact_->order[offsets_[r + 1] - 1], rank)) - *first - busy_time(rank);
+        return seconds(compact_->end(compact_->order[offsets_[r + 1] - 1], rank)) - *first;
+    }
+    // Idle time inside the rank's own span, first start to last end: the
+    // bubble as the zero-bubble paper counts it (Qi et al. 2023 Sec. 3.1).
+    [[nodiscard]] Seconds idle_within_span(long long rank) const {
+        return pass_count(rank) == 0 ? Seconds{} : span(rank) - busy_time(rank);
     }
     [[nodiscard]] Seconds largest_idle_within_span() const {
         Seconds worst{};
         for (long long r = 0; r < shape_.stages; ++r) worst = std::max(worst, idle_within_span(r));
         return worst;
+    }
+    // The time per step when consecutive steps overlap, each rank starting the
+    // next step's passes as soon as it has run this one's: the longest rank
+    // span. ZB-H2 needs this to reach its bubble (p − 1)(F + B − 3W): its
+    // step is a parallelogram whose last rank starts (p − 1)·F after the
+    // first and ends that much later, and the paper replaces the optimizer's
+    // barrier by post-validation so that the steps overlap (Qi et al. 2023,
+    // Sec. 3.1 and 4); pipeline.hpp's step_time is this one. For GPipe, 1F1B,
+    // interleaved and ZB-H1, rank 0 spans the whole step and it is step_time()
+    // (the head and tail spans, StepEnds, are not counted).
+    [[nodiscard]] Seconds overlapped_step_time() const {
+        Seconds longest{};
+        for (long long r = 0; r < shape_.stages; ++r) longest = std::max(longest, span(r));
+        return longest;
     }
 
 private:

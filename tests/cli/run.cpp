@@ -218,6 +218,60 @@ TEST_SUITE("cli/run") {
         CHECK(runs > 1000);
     }
 
+    TEST_CASE("bubble and schedule agree on uniform stages: the closed form is the simulated step when steps overlap") {
+        // p = 4, m = 8 and (F, B, W) within the zero-bubble paper's range (W ≤ F, W ≤ B − W). `bubble` gives the
+        // closed form: ZB-H2's step is m(F + B) + (p − 1)·max(0, F + B − 3W), the time per step when steps
+        // overlap (post-validation, Qi et al. 2023 Sec. 3.1 and 4); `schedule` simulates one step, whose
+        // longest rank span is that closed form and whose own length, the parallelogram's lean included, is
+        // m(F + B) + (p − 1)·max(F, F + B − 3W). They disagreed: 27 ms against 24 ms at F = 1, B = 2, W = 1,
+        // printed as "step 27.00 ms (closed form 24.00 ms)" beside bubble's "0 s of a 24.00 ms step".
+        struct Times {
+            double f, b, w;
+        };
+        const std::vector<Times> cases{{1, 2, 1}, {2, 2, 1}, {1, 3, 1}, {1, 2, 0.5}};
+        const auto json_of = [](const std::vector<std::string>& args) {
+            const auto r = run(args);
+            REQUIRE(r.exit_code == 0);
+            return nlohmann::json::parse(r.output);
+        };
+        const auto ms = [](const nlohmann::json& j, const char* key) { return j[key].get<double>() * 1e3; };
+        for (const Times& t : cases)
+            for (const std::string schedule : {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "dualpipe", "dualpipev"}) {
+                // DualPipe's closed form holds where B − W = F (README "Pipeline parallelism").
+                if (schedule.starts_with("dualpipe") && t.b - t.w != t.f) continue;
+                CAPTURE(schedule);
+                CAPTURE(t.f);
+                CAPTURE(t.b);
+                CAPTURE(t.w);
+                std::vector<std::string> args{"--schedule", schedule, "--stages", "4", "--microbatches", "8",
+                                              "--chunks", schedule == "interleaved" ? "2" : "1", "--forward-ms",
+                                              std::to_string(t.f), "--backward-ms", std::to_string(t.b),
+                                              "--weight-grad-ms", std::to_string(t.w), "--json"};
+                const auto closed = json_of(with({"bubble"}, args));
+                const auto simulated = json_of(with({"schedule"}, args));
+                CHECK(ms(simulated, "closed_form_step_s") == doctest::Approx(ms(closed, "step_s")).epsilon(1e-12));
+                CHECK(ms(simulated, "overlapped_step_s") == doctest::Approx(ms(closed, "step_s")).epsilon(1e-12));
+                CHECK(ms(simulated, "largest_idle_within_span_s") ==
+                      doctest::Approx(ms(closed, "bubble_s")).epsilon(1e-9).scale(1.0));
+                CHECK(closed["steps_overlap"].get<bool>() == (schedule == "zb-h2"));
+                if (schedule == "zb-h2")
+                    CHECK(ms(simulated, "step_s") ==
+                          doctest::Approx(8 * (t.f + t.b) + 3 * std::max(t.f, t.f + t.b - 3 * t.w)).epsilon(1e-12));
+                else
+                    CHECK(ms(simulated, "step_s") == doctest::Approx(ms(closed, "step_s")).epsilon(1e-12));
+            }
+        // The text says which step is which: F = B = 2, W = 1 gives 32 + 3·max(2, 1) = 38 ms alone, 32 + 3 = 35 ms
+        // a step when steps overlap.
+        const auto text = run({"schedule", "--schedule", "zb-h2", "--stages", "4", "--microbatches", "8",
+                               "--forward-ms", "2", "--backward-ms", "2", "--weight-grad-ms", "1"});
+        CHECK(contains(text.output, "step 38.00 ms alone, 35.00 ms a step when steps overlap (closed form 35.00 ms)"));
+        CHECK(widest(text.output) <= 80);
+        const auto bubble = run({"bubble", "--schedule", "zb-h2", "--stages", "4", "--microbatches", "8",
+                                 "--forward-ms", "2", "--backward-ms", "2", "--weight-grad-ms", "1"});
+        CHECK(contains(bubble.output, "bubble 3.00 ms of a 35.00 ms step"));
+        CHECK(contains(bubble.output, "when steps overlap"));
+    }
+
     TEST_CASE("a mistyped subcommand or flag exits 2 with a suggestion") {
         const auto sub = run({"splitt", "--model", "llama3.1-70b"});
         CHECK(sub.exit_code == 2);
