@@ -272,6 +272,35 @@ TEST_SUITE("cli/run") {
         CHECK(contains(bubble.output, "when steps overlap"));
     }
 
+    TEST_CASE("split and serve price one Mixtral 8x7B token alike: the 2 experts it hits, not all 8") {
+        // One sequence through tp GPUs of an H100 over NVLink 4 under the roofline kernels. serve's decode step
+        // also reads the KV cache of its sequence's context, which the split (no context) has not: take it away
+        // and the two are the same sum, weights read + tp all-reduces. Before, split read all 8 experts:
+        // 14.44 ms against serve's 4.35 ms at tp 2.
+        for (const char* tp : {"2", "4", "8"}) {
+            CAPTURE(tp);
+            const auto split = run({"split", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--link", "nvlink4",
+                                    "--gpus", tp, "--json"});
+            const auto serve = run({"serve", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--link", "nvlink4",
+                                    "--tp", tp, "--concurrency", "1", "--kernels", "roofline", "--input-tokens", "1",
+                                    "--output-tokens", "1", "--json"});
+            REQUIRE(split.exit_code == 0);
+            REQUIRE(serve.exit_code == 0);
+            const auto row = nlohmann::json::parse(split.output)["rows"][0];
+            const auto step = nlohmann::json::parse(serve.output)["decode_step"];
+            REQUIRE(step["memory_bound"].get<bool>());
+            CHECK(row["read_s"].get<double>() ==
+                  doctest::Approx(step["weights_read_s"].get<double>()).epsilon(1e-12));
+            CHECK(row["transfer_s"].get<double>() == doctest::Approx(step["tp_s"].get<double>()).epsilon(1e-12));
+            CHECK(row["total_s"].get<double>() ==
+                  doctest::Approx(step["total_s"].get<double>() - step["kv_read_s"].get<double>()).epsilon(1e-12));
+        }
+        // tp 2 by hand: 12,879,925,248 B a GPU (tests/unit/serving.cpp) / 3.35 TB/s = 3.845 ms, + 0.500 ms.
+        const auto text = run({"split", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--link", "nvlink4",
+                               "--gpus", "2"});
+        CHECK(contains(text.output, "    2  yes       45.22 GiB       4.35 ms"));
+    }
+
     TEST_CASE("a mistyped subcommand or flag exits 2 with a suggestion") {
         const auto sub = run({"splitt", "--model", "llama3.1-70b"});
         CHECK(sub.exit_code == 2);
