@@ -301,6 +301,48 @@ TEST_SUITE("cli/run") {
         CHECK(contains(text.output, "    2  yes       45.22 GiB       4.35 ms"));
     }
 
+    TEST_CASE("show --json carries every number show prints, for every catalog model: DeepSeek-V3's MLA head dims") {
+        // show deepseek-v3 printed "128 heads of 128 + 64 (Q·K), 128 (V), latent 512" and its JSON only
+        // "head_dim": 56 (7,168 / 128, no width of the model).
+        const auto list = nlohmann::json::parse(run({"list", "--json"}).output);
+        REQUIRE(list["models"].size() >= 30);
+        const std::regex number("[0-9][0-9,]*");
+        for (const auto& entry : list["models"]) {
+            const std::string name = entry["name"].get<std::string>();
+            CAPTURE(name);
+            const auto text = run({"show", name});
+            const auto json = run({"show", name, "--json"});
+            REQUIRE(text.exit_code == 0);
+            REQUIRE(json.exit_code == 0);
+            const auto model = nlohmann::json::parse(json.output)["model"];
+            std::vector<long long> values;
+            for (const auto& [key, value] : model.items())
+                if (value.is_number_integer()) values.push_back(value.get<long long>());
+            // Every number of the text before its source line ("3.3B" and "Table 2" are the source's).
+            const std::string shown = text.output.substr(0, text.output.find("  source:"));
+            for (auto m = std::sregex_iterator(shown.begin(), shown.end(), number); m != std::sregex_iterator(); ++m) {
+                std::string digits = (*m)[0].str();
+                digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+                if (digits.empty()) continue;
+                const long long n = std::stoll(digits);
+                // The name's own digits ("llama3.1-8b", "gemma3-4b") are no figure.
+                if (contains(name, digits) && (*m).position() < static_cast<std::ptrdiff_t>(name.size() + 8)) continue;
+                CAPTURE(n);
+                CHECK(std::find(values.begin(), values.end(), n) != values.end());
+            }
+        }
+        const auto v3 = nlohmann::json::parse(run({"show", "deepseek-v3", "--json"}).output)["model"];
+        CHECK(v3["qk_nope_head_dim"] == 128);
+        CHECK(v3["qk_rope_head_dim"] == 64);
+        CHECK(v3["v_head_dim"] == 128);
+        CHECK(v3["kv_lora_rank"] == 512);
+        CHECK(v3["q_lora_rank"] == 1536);
+        CHECK(v3["head_dim"] == 56);  // kept: hidden / heads, as before
+        const auto gemma = nlohmann::json::parse(run({"show", "gemma2-9b", "--json"}).output)["model"];
+        CHECK(gemma["local_attention_layers"] == 21);  // every other of 42 layers local
+        CHECK(gemma["global_attention_layers"] == 21);
+    }
+
     TEST_CASE("a mistyped subcommand or flag exits 2 with a suggestion") {
         const auto sub = run({"splitt", "--model", "llama3.1-70b"});
         CHECK(sub.exit_code == 2);
