@@ -137,7 +137,9 @@ NAPKIN_COMMAND(app) {
                               {"bubble_fraction_of_step", share},
                               {"bubble_ratio_to_ideal", ratio_to_ideal},
                               {"activation_memory_multiplier", activation_memory_multiplier(schedule, shape)},
-                              {"parameter_memory_multiplier", parameter_memory_multiplier(schedule)}});
+                              {"parameter_memory_multiplier", parameter_memory_multiplier(schedule)},
+                              {"steps_overlap",
+                               std::is_same_v<std::decay_t<decltype(schedule)>, ZeroBubbleH2>}});
                     return print_json(j);
                 }
                 printf_wrapped("%s, p = %lld, m = %lld, v = %lld (F %s, B %s, W %s)\n", std::string(schedule.name).c_str(),
@@ -148,6 +150,9 @@ NAPKIN_COMMAND(app) {
                             to_string(ideal_step_time(shape, times)).c_str());
                 printf_wrapped("activations: %.4g micro-batches of a stage at the peak; parameters %.4g x a rank's share\n",
                             activation_memory_multiplier(schedule, shape), parameter_memory_multiplier(schedule));
+                if constexpr (std::is_same_v<std::decay_t<decltype(schedule)>, ZeroBubbleH2>)
+                    printf_wrapped("the step is the time per step when steps overlap (post-validation, Qi et "
+                                   "al. 2023 Sec. 4); napkin schedule also gives one step alone\n");
             },
             resolve_schedule(o->pipeline));
     });
@@ -169,6 +174,10 @@ void print_schedule_json(std::string_view name, const ScheduleRun& run, const Ti
     nlohmann::json j = shape_json(name, shape);
     j["schema"] = io::json::schema(current_command());  // streamed, so not through print_json
     j["step_s"] = t.step_time().value();
+    // Per step when steps overlap (the longest rank span; ZB-H2's closed form), and the bubble as the
+    // closed forms count it, each rank's idle time within its span: what `napkin bubble` gives.
+    j["overlapped_step_s"] = t.overlapped_step_time().value();
+    j["largest_idle_within_span_s"] = t.largest_idle_within_span().value();
     j["idle_fraction"] = t.idle_fraction();
     if (run.uniform)
         j["closed_form_step_s"] =
@@ -417,7 +426,14 @@ NAPKIN_COMMAND(app) {
                 if (o->pipeline.json) return print_schedule_json(schedule.name, run, t, o->threads);
                 std::printf("%s, p = %lld, m = %lld, v = %lld: %zu passes\n", std::string(schedule.name).c_str(),
                             shape.stages, shape.microbatches, shape.chunks, t.pass_count());
-                if (run.uniform)
+                const Seconds overlapped = t.overlapped_step_time();
+                if (run.uniform && overlapped < t.step_time() * (1.0 - 1e-12))
+                    // ZB-H2: its closed form is the time per step of steps that overlap.
+                    printf_wrapped("step %s alone, %s a step when steps overlap (closed form %s), idle %.2f%% of p x "
+                                   "step\n",
+                                   to_string(t.step_time()).c_str(), to_string(overlapped).c_str(),
+                                   to_string(step_time(schedule, shape, *run.uniform)).c_str(), 100 * t.idle_fraction());
+                else if (run.uniform)
                     printf_wrapped("step %s (closed form %s), idle %.2f%% of p x step\n", to_string(t.step_time()).c_str(),
                                 to_string(step_time(schedule, shape, *run.uniform)).c_str(), 100 * t.idle_fraction());
                 else

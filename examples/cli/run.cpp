@@ -21,6 +21,8 @@
 #include <optional>
 #include <regex>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 #ifndef NAPKIN_VERSION
 #error "NAPKIN_VERSION (the project version) must be defined by the build"
@@ -30,6 +32,33 @@ namespace napkin::cli {
 namespace {
 
 constexpr const char* description = "analytical performance models for distributed GPU training and inference";
+
+// An error as one line: a value typed with a newline, a tab or an escape
+// sequence in it is echoed with those characters written out (\n, \t,
+// \x1b), so the message stays the one line the exit convention promises and
+// cannot move the terminal's cursor. Bytes from 0x80 up (UTF-8: ×, µ) pass.
+std::string one_line(std::string_view text) {
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '\n')
+            out += "\\n";
+        else if (c == '\r')
+            out += "\\r";
+        else if (c == '\t')
+            out += "\\t";
+        else if (u < 0x20 || u == 0x7f)
+            out += std::string("\\x") + hex[u >> 4] + hex[u & 0xf];
+        else
+            out += c;
+    }
+    return out;
+}
+
+// "napkin: error: " and the message, on one line of standard error.
+void print_error(std::string_view message) { std::cerr << "napkin: error: " << one_line(message) << "\n"; }
 
 // The help's groups, in the order they are listed; a subcommand not named here
 // is listed under "other".
@@ -252,7 +281,8 @@ std::string out_of_range(const std::string& text, const CLI::Option* opt) {
 
 // CLI11's parse errors as one line naming the flag and the value.
 std::string parse_error_line(const CLI::ParseError& e, CLI::App& app, const std::vector<std::string>& args) {
-    const std::string what = e.what();
+    // Written out first, so that a value with a newline in it still matches below.
+    const std::string what = one_line(e.what());
     CLI::App* sub = chosen_subcommand(app, args);
     const std::string where = sub != nullptr ? sub->get_name() + ": " : "";
     static const std::regex convert("Could not convert: (\\S+) = (.*)");
@@ -490,8 +520,8 @@ int dispatch(const std::vector<std::string>& args, const RunOptions& options) {
         const std::shared_ptr<CLI::App> app = options.build_every_command ? every_command() : app_with(args[1], false);
         CLI::App* sub = app != nullptr ? find_subcommand(*app, args[1]) : nullptr;
         if (sub == nullptr) {
-            std::cerr << "napkin: error: help \"" << args[1] << "\": not a command"
-                      << did_you_mean(args[1], all_subcommand_names()) << " (napkin help lists them)\n";
+            print_error("help \"" + args[1] + "\": not a command" + did_you_mean(args[1], all_subcommand_names()) +
+                        " (napkin help lists them)");
             return exit_invalid_input;
         }
         std::cout << wrap_help(sub->help());
@@ -500,8 +530,8 @@ int dispatch(const std::vector<std::string>& args, const RunOptions& options) {
     const std::shared_ptr<CLI::App> built = app_for(args, options);
     CLI::App& app = *built;
     if (!args[0].starts_with("-") && find_subcommand(app, args[0]) == nullptr) {
-        std::cerr << "napkin: error: unknown command \"" << args[0] << "\""
-                  << did_you_mean(args[0], all_subcommand_names()) << " (napkin help lists them)\n";
+        print_error("unknown command \"" + args[0] + "\"" + did_you_mean(args[0], all_subcommand_names()) +
+                    " (napkin help lists them)");
         return exit_invalid_input;
     }
     // A mistyped flag is named before CLI11 would complain of a required one missing.
@@ -512,8 +542,8 @@ int dispatch(const std::vector<std::string>& args, const RunOptions& options) {
             if (!a.starts_with("--")) continue;
             const std::string flag = a.substr(0, a.find('='));
             if (std::find(known.begin(), known.end(), flag) != known.end()) continue;
-            std::cerr << "napkin: error: " << sub->get_name() << ": unknown flag \"" << flag << "\""
-                      << did_you_mean(flag, known) << " (napkin " << sub->get_name() << " --help lists them)\n";
+            print_error(sub->get_name() + ": unknown flag \"" + flag + "\"" + did_you_mean(flag, known) + " (napkin " +
+                        sub->get_name() + " --help lists them)");
             return exit_invalid_input;
         }
         // An empty number ("--forward-ms ''", "--tp=") is an error naming the flag, not 0; so is a whole
@@ -528,12 +558,11 @@ int dispatch(const std::vector<std::string>& args, const RunOptions& options) {
             const CLI::Option* opt = option_named(sub, flag);
             if (opt == nullptr || opt->get_type_size() == 0 || kind_of(opt) == "a value") continue;
             if (value.empty()) {
-                std::cerr << "napkin: error: " << flag << " = \"\": not " << kind_of(opt) << "\n";
+                print_error(flag + " = \"\": not " + kind_of(opt));
                 return exit_invalid_input;
             }
             if (kind_of(opt) == "a whole number" && beyond_long_long(value)) {
-                std::cerr << "napkin: error: " << flag << " = \"" << value << "\": " << out_of_range(value, opt)
-                          << "\n";
+                print_error(flag + " = \"" + value + "\": " + out_of_range(value, opt));
                 return exit_invalid_input;
             }
         }
@@ -560,16 +589,16 @@ int dispatch(const std::vector<std::string>& args, const RunOptions& options) {
         std::cout << e.what() << "\n";
         return exit_answered;
     } catch (const CLI::ParseError& e) {
-        std::cerr << "napkin: error: " << parse_error_line(e, app, args) << "\n";
+        print_error(parse_error_line(e, app, args));
         return exit_invalid_input;
     } catch (const napkin::invalid_argument& e) {
-        std::cerr << "napkin: error: " << with_flag(e.what(), app, args) << "\n";
+        print_error(with_flag(e.what(), app, args));
         return exit_invalid_input;
     } catch (const nlohmann::json::parse_error& e) {
-        std::cerr << "napkin: error: not JSON: " << e.what() << "\n";
+        print_error(std::string("not JSON: ") + e.what());
         return exit_invalid_input;
     } catch (const std::exception& e) {
-        std::cerr << "napkin: internal error: " << e.what() << "\n";
+        std::cerr << "napkin: internal error: " << one_line(e.what()) << "\n";
         return exit_internal_error;
     }
     return exit_answered;

@@ -173,6 +173,9 @@ void bind_pipeline(py::module_& m) {
         .def_property_readonly("idle_fraction", &Timeline::idle_fraction, "idle time summed ÷ (p × step time)")
         .def_property_readonly("largest_idle_within_span",
                                [](const Timeline& t) { return t.largest_idle_within_span().value(); }, "seconds")
+        .def_property_readonly("overlapped_step_time",
+                               [](const Timeline& t) { return t.overlapped_step_time().value(); },
+                               "seconds per step when steps overlap: the longest rank span (ZB-H2's closed form)")
         .def("__len__", [](const Timeline& t) { return t.pass_count(); })
         .def("__repr__", [](const Timeline& t) {
             return "Timeline(stages=" + std::to_string(t.shape().stages) + ", microbatches=" +

@@ -5,8 +5,9 @@
 // ("groups": each GPU holds whole layers).
 //
 // The model follows the split lesson (shared reference
-// lesson-split-one-model-over-gpus.txt): weights are read once per step,
-// reading and computing overlap, and the communication comes on top.
+// lesson-split-one-model-over-gpus.txt): weights are read once per step (of a
+// mixture of experts, the experts the step's tokens hit), reading and
+// computing overlap, and the communication comes on top.
 #pragma once
 
 #include <napkin/collectives.hpp>
@@ -141,10 +142,33 @@ struct InferenceMemory {
 // ---------------------------------------------------------------------------
 // Time per generated token
 
-// Each GPU reads its share of the weights once per step.
+// Each GPU reads its share of the weights once per step (all of a mixture's
+// experts: the step of a batch that hits every one).
 [[nodiscard]] constexpr Seconds weight_read_time(const TransformerShape& model, const Gpu& gpu, long long gpus,
                                                  const InferenceSetup& setup = lesson_setup) {
     return read_time(weights_per_gpu(model, gpus, setup), gpu);
+}
+
+// The bytes one of `gpus` GPUs reads in a step of `tokens_in_flight` tokens:
+// its share of the weights, once; of a mixture's routed experts only those the
+// tokens hit, E·(1 − (1 − k/E)^N) of the E of each layer
+// (expected_distinct_experts, model.hpp). This is serving.hpp's count for the
+// same GPUs (weights_read_per_gpu, term by term), so `split` and `serve`
+// price a mixture's token alike: one Mixtral 8x7B token reads 2 of its 8
+// experts, not all 8 (it read all 8 here, 3.6 times the bytes, while its
+// compute counted the 2).
+[[nodiscard]] constexpr Bytes weights_read_in_step(const TransformerShape& model, long long gpus,
+                                                   long long tokens_in_flight,
+                                                   const InferenceSetup& setup = lesson_setup) {
+    if (model.experts == 0) return weights_per_gpu(model, gpus, setup);
+    require_at_least_one("gpus", gpus);
+    require_at_least_one("tokens_in_flight", tokens_in_flight);
+    const double b = setup.bytes_per_weight;
+    const double experts = count(routed_expert_weights(model));
+    const double rest = count(parameter_count(model)) - experts;
+    const double hit = expected_distinct_experts(model.experts, model.experts_per_token, count(tokens_in_flight)) /
+                       count(model.experts);
+    return ceil_whole(bytes(b * (rest / count(gpus) + hit * experts / count(gpus))));
 }
 
 // Two operations (a multiply and an add) per weight per token, shared over the GPUs.
@@ -179,7 +203,7 @@ template <CollectivePolicy Collective>
 [[nodiscard]] constexpr TokenTime token_time_of(const TransformerShape& model, const Gpu& gpu, const Link& link,
                                                 Deployment where, const InferenceSetup& setup,
                                                 const Collective& collective) {
-    const Seconds busy = std::max(weight_read_time(model, gpu, where.gpus, setup),
+    const Seconds busy = std::max(read_time(weights_read_in_step(model, where.gpus, where.tokens_in_flight, setup), gpu),
                                   token_compute_time(model, gpu, where.gpus, where.tokens_in_flight));
     const Bytes message = hidden_vector(model, setup.bytes_per_activation) * tokens(count(where.tokens_in_flight));
     if (where.split == Split::tensor) {

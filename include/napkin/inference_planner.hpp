@@ -10,6 +10,8 @@
 // of tp GPUs. With k tokens in flight and a share S = weights / (tp·pp) per GPU:
 //
 //   busy     = max(S / memory bandwidth, 2·N_active·k / (tp·pp) / peak)
+//              (a mixture of experts reads of S only the experts the k tokens
+//              hit: inference.hpp, weights_read_in_step)
 //   read     = pp · busy                      (the groups work in turn)
 //   transfer = a·L · AllReduce(k·h·b, tp)     (a all-reduces per layer, every
 //                                              layer once, each among tp GPUs)
@@ -94,7 +96,7 @@ template <CollectivePolicy Collective = Ring>
     // function 17 % slower than its raw-double twin (bench_formulas,
     // combined_token_time); the checks and the arithmetic are the same.
     const long long gpus = split.gpus();
-    const Seconds read = weight_read_time(model, gpu, gpus, setup);
+    const Seconds read = read_time(weights_read_in_step(model, gpus, split.tokens_in_flight, setup), gpu);
     const Seconds compute = token_compute_time(model, gpu, gpus, split.tokens_in_flight);
     const Seconds busy = std::max(read, compute);
     const Bytes message = hidden_vector(model, setup.bytes_per_activation) * tokens(count(split.tokens_in_flight));

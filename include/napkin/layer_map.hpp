@@ -8,6 +8,7 @@
 // The embedding sits on the first stage, the LM head and loss on the last.
 #pragma once
 
+#include <napkin/checked.hpp>
 #include <napkin/error.hpp>
 #include <napkin/model.hpp>
 
@@ -15,6 +16,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace napkin {
@@ -55,9 +57,25 @@ struct LayerMap {
 };
 
 namespace detail {
+// The counts a map is built from, checked before anything is allocated or
+// indexed: the layers within their bound, p and v at least 1, and the p·v
+// virtual stages (a product that must not wrap: checked_mul) at most the
+// layers, each holding one at least. Returns p·v.
+inline long long check_map_counts(long long layers, long long stages, long long chunks) {
+    require_count("layers", layers, limits::layers);
+    require_count("stages", stages, limits::gpus);
+    require_count("chunks", chunks, limits::layers);
+    const long long virtual_stages = checked_mul(stages, chunks, "stages × chunks");
+    if (virtual_stages > layers)
+        reject_exact("stages × chunks", std::to_string(virtual_stages),
+                     "must be at most the model's " + std::to_string(layers) +
+                         " layers (every virtual stage holds one at least)");
+    return virtual_stages;
+}
+
 // Every layer 1 … layers exactly once; `name` is the flag, `text` the entry.
 inline void check_layer_cover(const LayerMap& map, long long layers, std::string_view name) {
-    std::vector<int> seen(static_cast<std::size_t>(layers) + 1, 0);
+    std::vector<unsigned char> seen(static_cast<std::size_t>(layers) + 1, 0);
     for (long long s = 0; s < map.stages; ++s)
         for (long long c = 0; c < map.chunks; ++c) {
             const LayerRange& r = map.at(s, c);
@@ -92,8 +110,8 @@ inline long long parse_layer_number(std::string_view text, const std::string& en
 // pipeline stages; `name` (the flag as the user typed it) names the entry in errors.
 [[nodiscard]] inline LayerMap parse_layer_map(std::string_view text, long long layers, long long stages,
                                               std::string_view name = "--layer-map") {
-    require_at_least_one("layers", layers);
-    require_at_least_one("stages", stages);
+    require_count("layers", layers, limits::layers);
+    require_count("stages", stages, limits::gpus);
     LayerMap map{stages, 0, {}};
     long long stage = 0;
     std::size_t at = 0;
@@ -142,14 +160,13 @@ inline long long parse_layer_number(std::string_view text, const std::string& en
 // 0 for first or last: that stage takes an equal share too.
 [[nodiscard]] inline LayerMap first_last_layer_map(long long layers, long long stages, long long chunks,
                                                    long long first, long long last) {
-    require_at_least_one("layers", layers);
-    require_at_least_one("--pp", stages);
-    require_at_least_one("--vp", chunks);
-    require_non_negative("--first-stage-layers", static_cast<double>(first));
-    require_non_negative("--last-stage-layers", static_cast<double>(last));
-    const long long virtual_stages = stages * chunks;
+    const long long virtual_stages = detail::check_map_counts(layers, stages, chunks);
+    // Each at most the layers, so that first + last and what they leave stay exact.
+    for (const auto& [name, given] : {std::pair{"--first-stage-layers", first}, std::pair{"--last-stage-layers", last}})
+        if (given < 0 || given > layers)
+            reject_exact(name, std::to_string(given), "must lie in 0 … " + std::to_string(layers) + " (the model's layers)");
     const long long fixed = (first > 0 ? 1 : 0) + (last > 0 ? 1 : 0);
-    require(virtual_stages > fixed || (virtual_stages == 1 && first + last <= layers), "--pp", static_cast<double>(stages),
+    require(virtual_stages > fixed || (virtual_stages == 1 && first + last <= layers), "stages", count(stages),
             "must leave a stage between the first and the last");
     const long long middle = virtual_stages - fixed;
     const long long rest = layers - first - last;

@@ -52,9 +52,20 @@ constexpr void check_shape(const PipelineShape& s) {
     require_count("PipelineShape.stages", s.stages, limits::gpus);
     require_count("PipelineShape.microbatches", s.microbatches, limits::batch);
     require_count("PipelineShape.chunks", s.chunks, limits::layers);
-    // The closed forms count m·v and p·v passes; both stay below 2^64.
-    (void)checked_mul(s.microbatches, s.chunks, "PipelineShape.microbatches × chunks");
-    (void)checked_mul(s.stages, s.chunks, "PipelineShape.stages × chunks");
+    // The closed forms count m·v virtual micro-batches and p·v virtual
+    // stages, and Interleaved's warm-up adds (v − 1)·p and 2(p − 1) to
+    // extra_warmup ≤ m·v: each product formed without wrapping (checked_mul),
+    // then bounded (p·v by limits::passes like Parallelism's pp × v, m·v by
+    // limits::tokens) so that every sum of them stays exact below 2^63.
+    const long long virtual_microbatches =
+        checked_mul(s.microbatches, s.chunks, "PipelineShape.microbatches × chunks");
+    if (virtual_microbatches > limits::tokens)
+        reject_exact("PipelineShape.microbatches × chunks", std::to_string(virtual_microbatches),
+                     "must be at most 2^53 = " + std::to_string(limits::tokens));
+    const long long virtual_stages = checked_mul(s.stages, s.chunks, "PipelineShape.stages × chunks");
+    if (virtual_stages > limits::passes)
+        reject_exact("PipelineShape.stages × chunks", std::to_string(virtual_stages),
+                     "must be at most 2^40 = " + std::to_string(limits::passes));
 }
 constexpr void check_times(const StageTimes& t) {
     require_non_negative("StageTimes.forward (s)", t.forward.value());
@@ -200,7 +211,11 @@ struct ZeroBubbleH1 {
 // zero when F = T_B = W, for (2p − 1)·M_B of activations. The bubble is each
 // stage's idle time inside its own span: the step is a parallelogram whose
 // first and last stages start and end (p − 1)·F apart, and the paper overlaps
-// consecutive steps (post-validation instead of an optimizer barrier, Sec. 4).
+// consecutive steps (post-validation instead of an optimizer barrier, Sec. 4),
+// so step_time is the time per step of a run of them. One step alone, with an
+// optimizer barrier after it, takes m(F + B) + (p − 1)·max(F, F + B − 3W)
+// (schedule.hpp simulates that step; its Timeline::overlapped_step_time is this
+// closed form's step, tests/unit/schedule.cpp).
 struct ZeroBubbleH2 {
     static constexpr std::string_view name = "zb-h2";
     constexpr void validate(const PipelineShape& s) const { detail::require_one_chunk(s); }

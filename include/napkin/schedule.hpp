@@ -109,6 +109,19 @@ struct StepEnds {
     Seconds optimizer{};
 };
 
+namespace detail {
+// p·v, the chunks a ScheduleTimes holds one StageTimes for: the shape checked
+// (its products cannot wrap), and at most 2^26, as the simulator's passes, so
+// that nothing is allocated for a shape it would refuse.
+inline std::size_t simulated_chunks(const PipelineShape& shape) {
+    check_shape(shape);
+    const long long chunks = checked_mul(shape.stages, shape.chunks, "PipelineShape.stages × chunks");
+    if (chunks > limits::simulated_passes)
+        reject_exact("PipelineShape.stages × chunks", std::to_string(chunks), "must be at most 2^26 to simulate");
+    return static_cast<std::size_t>(chunks);
+}
+}  // namespace detail
+
 struct ScheduleTimes {
     PipelineShape shape;
     std::vector<StageTimes> per_chunk;
@@ -124,21 +137,19 @@ struct ScheduleTimes {
     // Equal stages and chunks: a chunk takes the stage's F/v, B/v, W/v.
     [[nodiscard]] static ScheduleTimes uniform(const PipelineShape& shape, const StageTimes& stage,
                                                Seconds send = Seconds{}) {
-        detail::check_shape(shape);
-        require(shape.stages * shape.chunks <= limits::simulated_passes, "PipelineShape.stages × chunks",
-                count(shape.stages * shape.chunks), "must be at most 2^26 to simulate");
+        const std::size_t chunks = detail::simulated_chunks(shape);
         const double v = count(shape.chunks);
         const StageTimes chunk{stage.forward / v, stage.backward / v, stage.weight_grad / v};
-        return {shape, std::vector<StageTimes>(static_cast<std::size_t>(shape.stages * shape.chunks), chunk), send,
-                {}};
+        return {shape, std::vector<StageTimes>(chunks, chunk), send, {}};
     }
     // One StageTimes per stage, each split evenly over its v chunks.
     [[nodiscard]] static ScheduleTimes per_stage(const PipelineShape& shape, std::span<const StageTimes> stages,
                                                  Seconds send = Seconds{}) {
-        detail::check_shape(shape);
+        const std::size_t chunks = detail::simulated_chunks(shape);
         require(count(stages.size()) == count(shape.stages), "stages.size()", count(stages.size()),
                         "must equal PipelineShape.stages");
         ScheduleTimes t{shape, {}, send, {}};
+        t.per_chunk.reserve(chunks);
         const double v = count(shape.chunks);
         for (const StageTimes& s : stages)
             for (long long c = 0; c < shape.chunks; ++c)
@@ -152,8 +163,8 @@ struct ScheduleTimes {
     [[nodiscard]] static ScheduleTimes per_layer(const PipelineShape& shape, std::span<const long long> layers,
                                                  const StageTimes& layer, const StageTimes& first = {},
                                                  const StageTimes& last = {}, Seconds send = Seconds{}) {
-        detail::check_shape(shape);
-        require(count(layers.size()) == count(shape.stages * shape.chunks), "layers.size()", count(layers.size()),
+        const std::size_t chunks = detail::simulated_chunks(shape);
+        require(layers.size() == chunks, "layers.size()", count(layers.size()),
                 "must be PipelineShape.stages × PipelineShape.chunks");
         ScheduleTimes t{shape, {}, send, {}};
         for (long long n : layers) {
@@ -443,25 +454,43 @@ public:
         for (long long r = 0; r < shape_.stages; ++r) idle += idle_time(r);
         return ratio(idle, count(shape_.stages) * step_);
     }
-    // Idle time inside the rank's own span, first start to last end: the
-    // bubble as the zero-bubble paper counts it (Qi et al. 2023 Sec. 3.1).
-    [[nodiscard]] Seconds idle_within_span(long long rank) const {
+    // The rank's span: its first pass's start to its last pass's end (0 without passes).
+    [[nodiscard]] Seconds span(long long rank) const {
         const auto r = static_cast<std::size_t>(rank);
         if (offsets_[r] == offsets_[r + 1]) return Seconds{};
         if (!compact_) {
             const std::vector<Operation>& ops = operations_->ops;
-            return ops[offsets_[r + 1] - 1].end - ops[offsets_[r]].start - busy_time(rank);
+            return ops[offsets_[r + 1] - 1].end - ops[offsets_[r]].start;
         }
         std::optional<Seconds> first;
         compact_->for_each(rank, offsets_[r], offsets_[r], offsets_[r] + 1, [&](const Operation& op) {
             if (!first) first = op.start;
         });
-        return seconds(compact_->end(compact_->order[offsets_[r + 1] - 1], rank)) - *first - busy_time(rank);
+        return seconds(compact_->end(compact_->order[offsets_[r + 1] - 1], rank)) - *first;
+    }
+    // Idle time inside the rank's own span, first start to last end: the
+    // bubble as the zero-bubble paper counts it (Qi et al. 2023 Sec. 3.1).
+    [[nodiscard]] Seconds idle_within_span(long long rank) const {
+        return pass_count(rank) == 0 ? Seconds{} : span(rank) - busy_time(rank);
     }
     [[nodiscard]] Seconds largest_idle_within_span() const {
         Seconds worst{};
         for (long long r = 0; r < shape_.stages; ++r) worst = std::max(worst, idle_within_span(r));
         return worst;
+    }
+    // The time per step when consecutive steps overlap, each rank starting the
+    // next step's passes as soon as it has run this one's: the longest rank
+    // span. ZB-H2 needs this to reach its bubble (p − 1)(F + B − 3W): its
+    // step is a parallelogram whose last rank starts (p − 1)·F after the
+    // first and ends that much later, and the paper replaces the optimizer's
+    // barrier by post-validation so that the steps overlap (Qi et al. 2023,
+    // Sec. 3.1 and 4); pipeline.hpp's step_time is this one. For GPipe, 1F1B,
+    // interleaved and ZB-H1, rank 0 spans the whole step and it is step_time()
+    // (the head and tail spans, StepEnds, are not counted).
+    [[nodiscard]] Seconds overlapped_step_time() const {
+        Seconds longest{};
+        for (long long r = 0; r < shape_.stages; ++r) longest = std::max(longest, span(r));
+        return longest;
     }
 
 private:
@@ -748,8 +777,9 @@ inline void check_schedule_times(const ScheduleTimes& t, const PipelineShape& sh
     require(t.shape.stages == shape.stages && t.shape.chunks == shape.chunks &&
                 t.shape.microbatches == shape.microbatches,
             "ScheduleTimes.shape.stages", count(t.shape.stages), "must match the simulated PipelineShape");
-    require(count(t.per_chunk.size()) == count(shape.stages * shape.chunks), "ScheduleTimes.per_chunk.size()",
-            count(t.per_chunk.size()), "must be PipelineShape.stages × PipelineShape.chunks");
+    const std::size_t chunks = simulated_chunks(shape);
+    require(t.per_chunk.size() == chunks, "ScheduleTimes.per_chunk.size()", count(t.per_chunk.size()),
+            "must be PipelineShape.stages × PipelineShape.chunks");
     for (const StageTimes& c : t.per_chunk) check_times(c);
     require_non_negative("ScheduleTimes.send (s)", t.send.value());
     require(t.send.value() <= limits::stage_seconds, "ScheduleTimes.send (s)", t.send.value(), "must be at most 1e9 s");
@@ -760,8 +790,7 @@ inline void check_schedule_times(const ScheduleTimes& t, const PipelineShape& sh
         require_non_negative("ScheduleTimes.microbatch_factor[j]", f);
         require(f <= 1e6, "ScheduleTimes.microbatch_factor[j]", f, "must be at most 1e6");
     }
-    const long long chunks = shape.stages * shape.chunks;
-    require(t.all_to_all.empty() || count(t.all_to_all.size()) == count(chunks), "ScheduleTimes.all_to_all.size()",
+    require(t.all_to_all.empty() || t.all_to_all.size() == chunks, "ScheduleTimes.all_to_all.size()",
             count(t.all_to_all.size()), "must be 0 or PipelineShape.stages × PipelineShape.chunks");
     for (std::size_t i = 0; i < t.all_to_all.size(); ++i) {
         const ChunkAllToAll& a = t.all_to_all[i];
@@ -778,7 +807,7 @@ inline void check_schedule_times(const ScheduleTimes& t, const PipelineShape& sh
             "StepEnds.param_all_gather.size()", count(e.param_all_gather.size()), "must be 0 or PipelineShape.stages");
     require(e.first_pass_after.empty() || count(e.first_pass_after.size()) == count(shape.stages),
             "StepEnds.first_pass_after.size()", count(e.first_pass_after.size()), "must be 0 or PipelineShape.stages");
-    require(e.grad_reduce_scatter.empty() || count(e.grad_reduce_scatter.size()) == count(chunks),
+    require(e.grad_reduce_scatter.empty() || e.grad_reduce_scatter.size() == chunks,
             "StepEnds.grad_reduce_scatter.size()", count(e.grad_reduce_scatter.size()),
             "must be 0 or PipelineShape.stages × PipelineShape.chunks");
     for (const Seconds& x : e.param_all_gather) require_non_negative("StepEnds.param_all_gather (s)", x.value());

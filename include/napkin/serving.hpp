@@ -274,13 +274,6 @@ constexpr void check_serving_setup(const ServingSetup& s) {
     require(s.profile.gemm_share > 0.0 && s.profile.gemm_share <= 1.0, "ServingProfile.gemm_share",
             s.profile.gemm_share, "must be in (0, 1]");
 }
-// a^n for a whole n ≥ 0 by squaring (constexpr, log n steps).
-[[nodiscard]] constexpr double power(double a, long long n) {
-    double result = 1.0;
-    for (; n > 0; n /= 2, a *= a)
-        if (n % 2 == 1) result *= a;
-    return result;
-}
 }  // namespace detail
 
 // Checks a serving setup, naming the field; a layout against its model.
@@ -307,35 +300,8 @@ constexpr void require_within_context(const TransformerShape& m, long long lengt
                "exceeds the model's max_position_embeddings = " + std::to_string(m.max_position_embeddings));
 }
 
-// ---------------------------------------------------------------------------
-// Mixture of experts: the experts a batch reads
-
-// n tokens each pick k of E experts, uniformly and independently: one token
-// misses a given expert with probability 1 − k/E, all n miss it with
-// (1 − k/E)^n, so by linearity of expectation the batch touches
-//   E · (1 − (1 − k/E)^n)
-// distinct experts (the occupancy problem: Feller 1968, "An Introduction to
-// Probability Theory", Vol. I, Sec. IV.2). One token: k; many: all E.
-[[nodiscard]] constexpr double expected_distinct_experts(long long experts, long long per_token, double tokens_routed) {
-    require_at_least_one("experts", experts);
-    require(per_token >= 1 && per_token <= experts, "experts_per_token", count(per_token), "must be in [1, experts]");
-    require_non_negative("tokens routed", tokens_routed);
-    const double miss = 1.0 - count(per_token) / count(experts);
-    return count(experts) * (1.0 - detail::power(miss, static_cast<long long>(tokens_routed)));
-}
-
-// Weights of all routed experts of one MoE layer.
-[[nodiscard]] constexpr long long expert_weights_per_layer(const TransformerShape& m) {
-    return m.experts == 0 ? 0 : m.experts * feed_forward_weights(m, m.expert_ffn);
-}
-
-// Weights of every routed expert of the model: only the MoE layers have them
-// (DeepSeek-V3's first 3 layers are dense). Everything else, the shared
-// experts included (Dai et al. 2024, DeepSeekMoE, Sec. 3.2: every token goes
-// through them), is read by every pass like a dense model's weights.
-[[nodiscard]] constexpr long long routed_expert_weights(const TransformerShape& m) {
-    return moe_layers(m) * expert_weights_per_layer(m);
-}
+// Mixture of experts: the experts a batch reads, expected_distinct_experts and
+// routed_expert_weights, are in model.hpp (the split lesson prices with them too).
 
 // ---------------------------------------------------------------------------
 // Memory per GPU

@@ -105,6 +105,244 @@ TEST_SUITE("cli/run") {
         CHECK(contains(library.output, "--gpus"));
     }
 
+    TEST_CASE("a value with a newline, a tab or an escape in it is echoed on one line, its control characters written out") {
+        // Every path that prints an error: a library check, a catalog name, CLI11's conversion, an
+        // unknown command or flag, a file that cannot be opened. Each is one line ending in the one '\n'.
+        const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+            {{"train", "--model", "llama\nfoo", "--global-batch", "64"}, "--model \"llama\\nfoo\": not a catalog"},
+            {{"bubble", "--schedule", "1f1b\nx", "--stages", "2", "--microbatches", "2"}, "\"1f1b\\nx\""},
+            {{"train", "--model", "llama3.1-8b", "--global-batch", "64", "--tp", "1\n2"},
+             "--tp = \"1\\n2\": not a whole number"},
+            {{"tra\nin"}, "unknown command \"tra\\nin\""},
+            {{"train", "--fo\no"}, "unknown flag \"--fo\\no\""},
+            {{"schedule", "--times", "/no/such\r\nfile"}, "--times = \"/no/such\\r\\nfile\": cannot be opened"},
+            {{"train", "--model", "llama3.1-8b", "--global-batch", "64", "--schedule", "a\tb\x1b[31m"},
+             "--schedule \"a\\tb\\x1b[31m\""},
+            {{"show", "x\x7fy"}, "show \"x\\x7fy\""},
+        };
+        for (const auto& [args, part] : cases) {
+            CAPTURE(args.front());
+            CAPTURE(part);
+            const auto r = run(args);
+            CHECK(r.exit_code == 2);
+            CHECK(lines_of(r.output) == 1);
+            CHECK(r.output.back() == '\n');
+            CHECK(r.output.starts_with("napkin: error: "));
+            CHECK(contains(r.output, part));
+            CHECK(std::none_of(r.output.begin(), r.output.end() - 1, [](char c) {
+                return (static_cast<unsigned char>(c) < 0x20) || c == 0x7f;
+            }));
+        }
+    }
+
+    TEST_CASE("every count flag of bubble, schedule, train and plan: 2^62, 2^63 - 1 and products that wrap are one error line") {
+        // The values: 2^62 and 2^63 − 1; 6148914691236517206 = (2^64 + 2)/3, which three times wraps to 2
+        // (schedule --stages 3 --chunks it crashed on it); 2^32 and 3037000500 = ⌈√(2^63)⌉, whose squares
+        // pass 2^63; 2^40 and 2^24 + 1, just at and beyond the documented bounds; −2^63.
+        const std::vector<std::string> values{"4611686018427387904", "9223372036854775807", "6148914691236517206",
+                                              "4294967296",          "3037000500",          "1099511627776",
+                                              "16777217",            "-9223372036854775808"};
+        // Flags whose large value is an answer, not an error: a node larger than the layout (the layout is
+        // part of one), a search cap beyond every size the search meets, a long sequence or many steps.
+        const std::vector<std::string> may_answer{"--gpus-per-node", "--max-tp", "--max-cp", "--max-ep",
+                                                  "--max-pp",        "--seq-len", "--steps"};
+        // Each subcommand from a call that answers; its count flags are read from its help ("--flag INT").
+        const std::vector<std::vector<std::string>> bases{
+            {"bubble", "--schedule", "interleaved", "--stages", "4", "--microbatches", "8", "--chunks", "2"},
+            {"schedule", "--schedule", "interleaved", "--stages", "4", "--microbatches", "8", "--chunks", "2",
+             "--forward-ms", "1", "--backward-ms", "2"},
+            // 8 layers on 2 × 2 virtual stages: 2 first, then (8 − 2)/3 = 2 each.
+            {"schedule", "--schedule", "interleaved", "--stages", "2", "--microbatches", "4", "--chunks", "2",
+             "--layers", "8", "--layer-forward-ms", "1", "--layer-backward-ms", "1", "--first-stage-layers", "2"},
+            {"schedule", "--schedule", "1f1b", "--stages", "2", "--microbatches", "4", "--layers", "2",
+             "--layer-forward-ms", "1", "--layer-backward-ms", "1"},
+            // GPT-2 small's 12 layers on pp 2 × vp 2: 3 first, then (12 − 3)/3 = 3 each.
+            {"train", "--model", "gpt2-small", "--tp", "1", "--pp", "2", "--dp", "2", "--vp", "2", "--global-batch",
+             "8", "--first-stage-layers", "3"},
+            {"plan", "--model", "gpt2-small", "--gpus", "8", "--global-batch", "16", "--threads", "1"},
+            {"plan", "--model", "gpt2-small", "--gpus", "8", "--global-batch", "16", "--threads", "1", "--pp", "2",
+             "--vp", "2", "--first-stage-layers", "3"},
+        };
+        const auto check = [&](const std::vector<std::string>& args, const std::vector<std::string>& flags) {
+            const auto r = run(args);
+            CAPTURE(r.output);
+            REQUIRE(r.exit_code != 1);  // no internal error (an in-process signal ends the test run itself)
+            // (train --cp 2^32 --seq-len 2^32 is 2^34 GPUs, within the 2^40 bound: an answer.)
+            const bool answers = std::any_of(flags.begin(), flags.end(), [&](const std::string& f) {
+                return std::find(may_answer.begin(), may_answer.end(), f) != may_answer.end();
+            });
+            if (r.exit_code == 0 && answers) return;
+            CHECK(r.exit_code == 2);
+            CHECK(lines_of(r.output) == 1);
+            CHECK(r.output.starts_with("napkin: error: "));
+            // It names the flag, or the companion a flag given alone needs (--layers without a layer map).
+            CHECK((std::any_of(flags.begin(), flags.end(), [&](const std::string& f) { return contains(r.output, f); }) ||
+                   contains(r.output, " is required")));
+        };
+        std::size_t runs = 0;
+        for (const auto& base : bases) {
+            CAPTURE(base.front());
+            REQUIRE(run(base).exit_code == 0);
+            static const std::regex count_flag("(--[a-z0-9-]+) U?INT");
+            const std::string help = run({base.front(), "--help"}).output;
+            std::vector<std::string> flags;
+            for (auto m = std::sregex_iterator(help.begin(), help.end(), count_flag); m != std::sregex_iterator(); ++m)
+                flags.push_back((*m)[1].str());
+            if (base.front() == "plan") flags.push_back("--gpus");  // a list of counts, one here
+            REQUIRE(flags.size() >= 4);
+            for (const auto& flag : flags)
+                for (const auto& value : values) {
+                    CAPTURE(flag);
+                    CAPTURE(value);
+                    check(with(base, {flag, value}), {flag});
+                    ++runs;
+                }
+            // Two at once: 2^32 · 2^32 wraps to 0, 3037000500² passes 2^63 − 1, 3 · 6148914691236517206
+            // wraps to 2 (issue 28: schedule --stages 3 --chunks 6148914691236517206 --layers 2 crashed).
+            const std::vector<std::pair<std::string, std::string>> pairs{{"4294967296", "4294967296"},
+                                                                         {"3037000500", "3037000500"},
+                                                                         {"3", "6148914691236517206"},
+                                                                         {"6148914691236517206", "3"}};
+            for (const auto& a : flags)
+                for (const auto& b : flags)
+                    for (const auto& [x, y] : pairs) {
+                        if (a == b) continue;
+                        CAPTURE(a);
+                        CAPTURE(b);
+                        CAPTURE(x);
+                        CAPTURE(y);
+                        check(with(base, {a, x, b, y}), {a, b});
+                        ++runs;
+                    }
+        }
+        CHECK(runs > 1000);
+    }
+
+    TEST_CASE("bubble and schedule agree on uniform stages: the closed form is the simulated step when steps overlap") {
+        // p = 4, m = 8 and (F, B, W) within the zero-bubble paper's range (W ≤ F, W ≤ B − W). `bubble` gives the
+        // closed form: ZB-H2's step is m(F + B) + (p − 1)·max(0, F + B − 3W), the time per step when steps
+        // overlap (post-validation, Qi et al. 2023 Sec. 3.1 and 4); `schedule` simulates one step, whose
+        // longest rank span is that closed form and whose own length, the parallelogram's lean included, is
+        // m(F + B) + (p − 1)·max(F, F + B − 3W). They disagreed: 27 ms against 24 ms at F = 1, B = 2, W = 1,
+        // printed as "step 27.00 ms (closed form 24.00 ms)" beside bubble's "0 s of a 24.00 ms step".
+        struct Times {
+            double f, b, w;
+        };
+        const std::vector<Times> cases{{1, 2, 1}, {2, 2, 1}, {1, 3, 1}, {1, 2, 0.5}};
+        const auto json_of = [](const std::vector<std::string>& args) {
+            const auto r = run(args);
+            REQUIRE(r.exit_code == 0);
+            return nlohmann::json::parse(r.output);
+        };
+        const auto ms = [](const nlohmann::json& j, const char* key) { return j[key].get<double>() * 1e3; };
+        for (const Times& t : cases)
+            for (const std::string schedule : {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "dualpipe", "dualpipev"}) {
+                // DualPipe's closed form holds where B − W = F (README "Pipeline parallelism").
+                if (schedule.starts_with("dualpipe") && t.b - t.w != t.f) continue;
+                CAPTURE(schedule);
+                CAPTURE(t.f);
+                CAPTURE(t.b);
+                CAPTURE(t.w);
+                std::vector<std::string> args{"--schedule", schedule, "--stages", "4", "--microbatches", "8",
+                                              "--chunks", schedule == "interleaved" ? "2" : "1", "--forward-ms",
+                                              std::to_string(t.f), "--backward-ms", std::to_string(t.b),
+                                              "--weight-grad-ms", std::to_string(t.w), "--json"};
+                const auto closed = json_of(with({"bubble"}, args));
+                const auto simulated = json_of(with({"schedule"}, args));
+                CHECK(ms(simulated, "closed_form_step_s") == doctest::Approx(ms(closed, "step_s")).epsilon(1e-12));
+                CHECK(ms(simulated, "overlapped_step_s") == doctest::Approx(ms(closed, "step_s")).epsilon(1e-12));
+                CHECK(ms(simulated, "largest_idle_within_span_s") ==
+                      doctest::Approx(ms(closed, "bubble_s")).epsilon(1e-9).scale(1.0));
+                CHECK(closed["steps_overlap"].get<bool>() == (schedule == "zb-h2"));
+                if (schedule == "zb-h2")
+                    CHECK(ms(simulated, "step_s") ==
+                          doctest::Approx(8 * (t.f + t.b) + 3 * std::max(t.f, t.f + t.b - 3 * t.w)).epsilon(1e-12));
+                else
+                    CHECK(ms(simulated, "step_s") == doctest::Approx(ms(closed, "step_s")).epsilon(1e-12));
+            }
+        // The text says which step is which: F = B = 2, W = 1 gives 32 + 3·max(2, 1) = 38 ms alone, 32 + 3 = 35 ms
+        // a step when steps overlap.
+        const auto text = run({"schedule", "--schedule", "zb-h2", "--stages", "4", "--microbatches", "8",
+                               "--forward-ms", "2", "--backward-ms", "2", "--weight-grad-ms", "1"});
+        CHECK(contains(text.output, "step 38.00 ms alone, 35.00 ms a step when steps overlap (closed form 35.00 ms)"));
+        CHECK(widest(text.output) <= 80);
+        const auto bubble = run({"bubble", "--schedule", "zb-h2", "--stages", "4", "--microbatches", "8",
+                                 "--forward-ms", "2", "--backward-ms", "2", "--weight-grad-ms", "1"});
+        CHECK(contains(bubble.output, "bubble 3.00 ms of a 35.00 ms step"));
+        CHECK(contains(bubble.output, "when steps overlap"));
+    }
+
+    TEST_CASE("split and serve price one Mixtral 8x7B token alike: the 2 experts it hits, not all 8") {
+        // One sequence through tp GPUs of an H100 over NVLink 4 under the roofline kernels. serve's decode step
+        // also reads the KV cache of its sequence's context, which the split (no context) has not: take it away
+        // and the two are the same sum, weights read + tp all-reduces. Before, split read all 8 experts:
+        // 14.44 ms against serve's 4.35 ms at tp 2.
+        for (const char* tp : {"2", "4", "8"}) {
+            CAPTURE(tp);
+            const auto split = run({"split", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--link", "nvlink4",
+                                    "--gpus", tp, "--json"});
+            const auto serve = run({"serve", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--link", "nvlink4",
+                                    "--tp", tp, "--concurrency", "1", "--kernels", "roofline", "--input-tokens", "1",
+                                    "--output-tokens", "1", "--json"});
+            REQUIRE(split.exit_code == 0);
+            REQUIRE(serve.exit_code == 0);
+            const auto row = nlohmann::json::parse(split.output)["rows"][0];
+            const auto step = nlohmann::json::parse(serve.output)["decode_step"];
+            REQUIRE(step["memory_bound"].get<bool>());
+            CHECK(row["read_s"].get<double>() ==
+                  doctest::Approx(step["weights_read_s"].get<double>()).epsilon(1e-12));
+            CHECK(row["transfer_s"].get<double>() == doctest::Approx(step["tp_s"].get<double>()).epsilon(1e-12));
+            CHECK(row["total_s"].get<double>() ==
+                  doctest::Approx(step["total_s"].get<double>() - step["kv_read_s"].get<double>()).epsilon(1e-12));
+        }
+        // tp 2 by hand: 12,879,925,248 B a GPU (tests/unit/serving.cpp) / 3.35 TB/s = 3.845 ms, + 0.500 ms.
+        const auto text = run({"split", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--link", "nvlink4",
+                               "--gpus", "2"});
+        CHECK(contains(text.output, "    2  yes       45.22 GiB       4.35 ms"));
+    }
+
+    TEST_CASE("show --json carries every number show prints, for every catalog model: DeepSeek-V3's MLA head dims") {
+        // show deepseek-v3 printed "128 heads of 128 + 64 (Q·K), 128 (V), latent 512" and its JSON only
+        // "head_dim": 56 (7,168 / 128, no width of the model).
+        const auto list = nlohmann::json::parse(run({"list", "--json"}).output);
+        REQUIRE(list["models"].size() >= 30);
+        const std::regex number("[0-9][0-9,]*");
+        for (const auto& entry : list["models"]) {
+            const std::string name = entry["name"].get<std::string>();
+            CAPTURE(name);
+            const auto text = run({"show", name});
+            const auto json = run({"show", name, "--json"});
+            REQUIRE(text.exit_code == 0);
+            REQUIRE(json.exit_code == 0);
+            const auto model = nlohmann::json::parse(json.output)["model"];
+            std::vector<long long> values;
+            for (const auto& [key, value] : model.items())
+                if (value.is_number_integer()) values.push_back(value.get<long long>());
+            // Every number of the text before its source line ("3.3B" and "Table 2" are the source's).
+            const std::string shown = text.output.substr(0, text.output.find("  source:"));
+            for (auto m = std::sregex_iterator(shown.begin(), shown.end(), number); m != std::sregex_iterator(); ++m) {
+                std::string digits = (*m)[0].str();
+                digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+                if (digits.empty()) continue;
+                const long long n = std::stoll(digits);
+                // The name's own digits ("llama3.1-8b", "gemma3-4b") are no figure.
+                if (contains(name, digits) && (*m).position() < static_cast<std::ptrdiff_t>(name.size() + 8)) continue;
+                CAPTURE(n);
+                CHECK(std::find(values.begin(), values.end(), n) != values.end());
+            }
+        }
+        const auto v3 = nlohmann::json::parse(run({"show", "deepseek-v3", "--json"}).output)["model"];
+        CHECK(v3["qk_nope_head_dim"] == 128);
+        CHECK(v3["qk_rope_head_dim"] == 64);
+        CHECK(v3["v_head_dim"] == 128);
+        CHECK(v3["kv_lora_rank"] == 512);
+        CHECK(v3["q_lora_rank"] == 1536);
+        CHECK(v3["head_dim"] == 56);  // kept: hidden / heads, as before
+        const auto gemma = nlohmann::json::parse(run({"show", "gemma2-9b", "--json"}).output)["model"];
+        CHECK(gemma["local_attention_layers"] == 21);  // every other of 42 layers local
+        CHECK(gemma["global_attention_layers"] == 21);
+    }
+
     TEST_CASE("a mistyped subcommand or flag exits 2 with a suggestion") {
         const auto sub = run({"splitt", "--model", "llama3.1-70b"});
         CHECK(sub.exit_code == 2);

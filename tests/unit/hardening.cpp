@@ -16,6 +16,7 @@
 #include <napkin/io/progress.hpp>
 #include <napkin/io/reference_schedule.hpp>
 #include <napkin/io/svg.hpp>
+#include <napkin/layer_map.hpp>
 #include <napkin/planner.hpp>
 #include <napkin/schedule.hpp>
 #include <napkin/training.hpp>
@@ -232,6 +233,37 @@ TEST_SUITE("hardening") {
                        "PipelineShape.stages = 10000000000000: must be at most 1099511627776"));
         CHECK(contains(error_of([] { return simulate(OneFOneB{}, {1'000'000, 1'000'000}, StageTimes{seconds(1), seconds(2)}); }),
                        "must be at most 2^26 = 67108864"));
+    }
+
+    TEST_CASE("pipeline counts: p·v and m·v are checked before a layer map or a schedule's times is sized by them") {
+        // Issue 28: 3 × 6148914691236517206 = 2^64 + 2 wrapped to 2 virtual stages, a map of 2 ranges was
+        // made for 2 layers, then indexed at (k mod 3)·v: a crash. Every count is now bounded first.
+        CHECK(error_of([] { return first_last_layer_map(2, 3, 6148914691236517206, 0, 0); }) ==
+              "chunks = 6148914691236517206: must be at most 16777216");
+        // 2^40 stages × 2^24 chunks = 2^64: each within its bound, the product not.
+        CHECK(error_of([] { return first_last_layer_map(1LL << 24, 1LL << 40, 1LL << 24, 0, 0); }) ==
+              "stages × chunks = 1099511627776 × 16777216: the product overflows a 64-bit count");
+        // Every virtual stage holds a layer: 3 × 2 = 6 of them cannot share 4 layers.
+        CHECK(error_of([] { return first_last_layer_map(4, 3, 2, 0, 0); }) ==
+              "stages × chunks = 6: must be at most the model's 4 layers (every virtual stage holds one at least)");
+        CHECK(error_of([] { return first_last_layer_map(45, 4, 2, std::numeric_limits<long long>::max(), 0); }) ==
+              "--first-stage-layers = 9223372036854775807: must lie in 0 … 45 (the model's layers)");
+        CHECK(error_of([] { return first_last_layer_map(45, 4, 2, 3, -1); }) ==
+              "--last-stage-layers = -1: must lie in 0 … 45 (the model's layers)");
+        // 2^62 layers would have sized a vector of 2^62 + 1 entries (bad_alloc, an internal error).
+        CHECK(error_of([] { return parse_layer_map("1/2", 1LL << 62, 2); }) ==
+              "layers = 4611686018427387904: must be at most 16777216");
+        // PipelineShape: p·v at most 2^40 (as Parallelism's pp × virtual_stages), m·v at most 2^53, so that
+        // Interleaved's warm-up, 2(p − 1) + (v − 1)·p + extra_warmup ≤ m·v, cannot pass 2^63
+        // ((2^40 − 1)·2^23 = 2^63 − 2^23 fits in 64 bits, then 2(p − 1) more would not).
+        CHECK(error_of([] { return validated(PipelineShape{(1LL << 40) - 1, 1LL << 23, 1LL << 23}); }) ==
+              "PipelineShape.stages × chunks = 9223372036846387200: must be at most 2^40 = 1099511627776");
+        CHECK(error_of([] { return validated(PipelineShape{1, 1LL << 40, 1LL << 14}); }) ==
+              "PipelineShape.microbatches × chunks = 18014398509481984: must be at most 2^53 = 9007199254740992");
+        // A schedule's times hold p·v entries: bounded as the simulator's passes before they are allocated.
+        const std::vector<StageTimes> stages(1 << 20, StageTimes{seconds(1), seconds(2)});
+        CHECK(error_of([&] { return ScheduleTimes::per_stage({1 << 20, 1, 1 << 10}, stages); }) ==
+              "PipelineShape.stages × chunks = 1073741824: must be at most 2^26 to simulate");
     }
 
     TEST_CASE("the inference planner lists divisors only: huge heads and layers, max_gpus capped by name") {

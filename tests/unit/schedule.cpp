@@ -99,6 +99,7 @@ TEST_SUITE("schedule") {
                     const auto check_step = [&](const auto& schedule) {
                         const Timeline sim = simulate(schedule, one, t);
                         CHECK(s(sim.step_time()) == near(s(step_time(schedule, one, t))));
+                        CHECK(s(sim.overlapped_step_time()) == near(s(sim.step_time())));  // rank 0 spans the step
                         CHECK(sim.idle_fraction() == near(bubble_share_of_step(schedule, one, t)));
                         ++checked;
                     };
@@ -128,6 +129,9 @@ TEST_SUITE("schedule") {
                         // before (p − 1)·F, so step = m(F + B) + (p − 1)·max(F, F + B − 3W).
                         const Timeline h2 = simulate(ZeroBubbleH2{}, one, t);
                         CHECK(s(h2.largest_idle_within_span()) == near(s(bubble_time(ZeroBubbleH2{}, one, t))));
+                        // The closed form's step is the longest rank span: the time per step when steps
+                        // overlap (post-validation, Qi et al. 2023 Sec. 4).
+                        CHECK(s(h2.overlapped_step_time()) == near(s(step_time(ZeroBubbleH2{}, one, t))));
                         const Seconds lean = count(p - 1) * std::max(t.forward, t.forward + t.backward -
                                                                                     3.0 * t.weight_grad);
                         CHECK(s(h2.step_time()) == near(s(ideal_step_time(one, t) + lean)));

@@ -67,6 +67,33 @@ TEST_SUITE("serving") {
               doctest::Approx(18.94).epsilon(3e-4));
     }
 
+    TEST_CASE("a mixture too: Mixtral 8x7B's decode step at no context is the split's token_time, experts hit alike") {
+        // The split read every expert (46.7B weights a token) while it computed with the 12.9B active ones, and
+        // disagreed with serve by 3.3x. By hand, tp 2 on an H100 (3.35 TB/s), bf16, one token: the routed experts
+        // 32 × 8 × 3 × 4,096 × 14,336 = 45,097,156,608 weights, the rest 46,702,792,704 − that = 1,605,636,096;
+        // one token hits 2 of 8, so a GPU reads 2 B × (1,605,636,096 + 45,097,156,608 / 4) / 2 = 12,879,925,248 B,
+        // 3.8448 ms.
+        CHECK(weights_read_in_step(mixtral, 2, 1).value() == 12'879'925'248.0);
+        CHECK(ms(token_time(mixtral, h100, catalog::nvlink4, {2, Split::tensor, 1}).read) ==
+              doctest::Approx(12'879'925'248.0 / 3.35e9).epsilon(1e-12));
+        // Two tokens hit 8·(1 − (6/8)²) = 3.5 experts a layer.
+        CHECK(weights_read_in_step(mixtral, 1, 2).value() ==
+              2.0 * (1'605'636'096.0 + 3.5 / 8 * 45'097'156'608.0));
+        // A dense model reads its whole share, as before.
+        CHECK(weights_read_in_step(m70b, 4, 64) == weights_per_gpu(m70b, 4));
+        // Term by term the same as the decode step of B sequences at context 0, tensor and pipeline splits.
+        for (long long n : {1LL, 2LL, 4LL, 8LL})
+            for (long long b : {1LL, 4LL, 64LL}) {
+                CAPTURE(n);
+                CAPTURE(b);
+                const DecodeBatch batch{b, tokens(0)};
+                CHECK(decode_step(mixtral, h100, catalog::nvlink4, {.tp = n}, batch, lesson).total() ==
+                      token_time(mixtral, h100, catalog::nvlink4, {n, Split::tensor, b}).total());
+                CHECK(decode_step(mixtral, h100, catalog::nvlink4, {.pp = n}, batch, lesson).total() ==
+                      token_time(mixtral, h100, catalog::nvlink4, {n, Split::pipeline, b}).total());
+            }
+    }
+
     TEST_CASE("70B on 8 H100, 178 chats at 8,192 tokens: weights 5.27 ms, KV cache 55.62 GiB = 17.83 ms per step") {
         // weights per GPU: 70,553,706,496 × 2 / 8 = 17,638,426,624 B, / 3.35 TB/s = 5.2652 ms;
         // KV cache: 2·80 layers·8 KV heads·128·2 B = 327,680 B/token; × 8,192 × 178 / 8 KV-head shares

@@ -63,3 +63,14 @@ def test_simulator_matches_closed_forms():
     for s, shape in (("1f1b", p4m8), ("gpipe", p4m8), ("interleaved", napkin.PipelineShape(stages=4, microbatches=8, chunks=2))):
         times = napkin.StageTimes(forward=1.0, backward=2.0)
         assert napkin.simulate_schedule(s, shape, times).step_time == pytest.approx(napkin.step_time(s, shape, times))
+
+
+def test_zb_h2_closed_form_is_the_overlapped_step():
+    # p = 4, m = 8, F = B = 2, W = 1: the closed form m(F + B) + (p − 1)(F + B − 3W) = 32 + 3 = 35 is the time per
+    # step when steps overlap (the longest rank span); one step alone is 32 + 3·max(F, F + B − 3W) = 38.
+    times = napkin.StageTimes(forward=2.0, backward=2.0, weight_grad=1.0)
+    t = napkin.simulate_schedule("zb-h2", p4m8, times)
+    assert napkin.step_time("zb-h2", p4m8, times) == pytest.approx(35.0)
+    assert t.overlapped_step_time == pytest.approx(35.0)
+    assert t.step_time == pytest.approx(38.0)
+    assert t.largest_idle_within_span == pytest.approx(napkin.bubble_time("zb-h2", p4m8, times))

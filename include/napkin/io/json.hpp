@@ -94,10 +94,22 @@ inline constexpr int schema_version = 1;
         j["expert_ffn"] = m.expert_ffn;
         j["active_parameters"] = active_parameter_count(m);
     }
+    // Latent attention (DeepSeek-V2/V3): "head_dim" above is hidden / heads, no width of the model; its heads
+    // are qk_nope_head_dim + qk_rope_head_dim wide for Q·K and v_head_dim for V, its cache one latent of
+    // kv_lora_rank (+ the rope part), its queries through a q_lora_rank latent (0: a full projection).
+    if (latent_attention(m)) {
+        j["kv_lora_rank"] = m.kv_lora_rank;
+        j["q_lora_rank"] = m.q_lora_rank;
+        j["qk_nope_head_dim"] = m.qk_nope_head_dim;
+        j["qk_rope_head_dim"] = m.qk_rope_head_dim;
+        j["v_head_dim"] = m.v_head_dim;
+    }
     if (m.norms_per_layer != 2) j["norms_per_layer"] = m.norms_per_layer;
     if (m.sliding_window > 0) {  // tokens; every global_every-th layer global (0: none)
         j["sliding_window"] = m.sliding_window;
         j["global_every"] = m.global_every;
+        j["local_attention_layers"] = local_attention_layers(m);
+        j["global_attention_layers"] = global_attention_layers(m);
     }
     if (m.vision_weights > 0) j["vision_parameters"] = m.vision_weights;  // in "parameters", not in the FLOPs
     return j;
