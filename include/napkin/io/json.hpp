@@ -93,6 +93,11 @@ inline constexpr int schema_version = 1;
         j["experts_per_token"] = m.experts_per_token;
         j["expert_ffn"] = m.expert_ffn;
         j["active_parameters"] = active_parameter_count(m);
+        if (m.shared_experts > 0) {
+            j["shared_experts"] = m.shared_experts;
+            j["shared_expert_ffn"] = m.shared_expert_ffn;
+        }
+        if (m.dense_layers > 0) j["dense_layers"] = m.dense_layers;  // the first layers, before the MoE ones
     }
     // Latent attention (DeepSeek-V2/V3): "head_dim" above is hidden / heads, no width of the model; its heads
     // are qk_nope_head_dim + qk_rope_head_dim wide for Q·K and v_head_dim for V, its cache one latent of
