@@ -120,7 +120,9 @@ TEST_SUITE("cli/run") {
              "--schedule \"a\\tb\\x1b[31m\""},
             {{"show", "x\x7fy"}, "show \"x\\x7fy\""},
         };
-        for (const auto& [args, part] : cases) {
+        for (const auto& one : cases) {
+            const auto& args = one.first;  // named, not bound: CAPTURE's lambda takes them (clang 14)
+            const auto& part = one.second;
             CAPTURE(args.front());
             CAPTURE(part);
             const auto r = run(args);
@@ -205,7 +207,9 @@ TEST_SUITE("cli/run") {
                                                                          {"6148914691236517206", "3"}};
             for (const auto& a : flags)
                 for (const auto& b : flags)
-                    for (const auto& [x, y] : pairs) {
+                    for (const auto& pair : pairs) {
+                        const std::string& x = pair.first;  // named, not bound: CAPTURE's lambda takes them
+                        const std::string& y = pair.second;
                         if (a == b) continue;
                         CAPTURE(a);
                         CAPTURE(b);
