@@ -84,6 +84,17 @@ void bind_serving(py::module_& m) {
             require_at_least_one("ServingLayout.pp", l.pp);
             require_at_least_one("ServingLayout.ep", l.ep);
         });
+    Struct<ServingProfile>(m, "ServingProfile",
+                           "How an engine's passes are priced: the kernel layer's rates (measured or roofline) and "
+                           "the engine's own cost per pass and per layer (napkin calibrate-serving fits them).")
+        .choice("kernels", &ServingProfile::kernels, choices_of(KernelProfile::measured, KernelProfile::roofline),
+                "measured (kernel rates) or roofline (data-sheet peaks, the lesson's closed forms)")
+        .quantity("pass_overhead", &ServingProfile::pass_overhead, Kind::seconds, "per forward pass and stage")
+        .quantity("layer_overhead", &ServingProfile::layer_overhead, Kind::seconds, "per layer and pass")
+        .value("gemm_share", &ServingProfile::gemm_share, "the GEMMs' share of the best GEMM's rate, in (0, 1]")
+        .finish([](const ServingProfile& p) { (void)validated(ServingSetup{.profile = p}); });
+    m.attr("roofline_serving") = roofline_serving;
+    m.attr("default_serving_profile") = default_serving_profile;
     Struct<ServingSetup>(m, "ServingSetup", "Number formats, paging, working memory and chunked prefill.")
         .choice("weights", &ServingSetup::weights,
                 choices_of(WeightDType::bf16, WeightDType::fp16, WeightDType::fp8, WeightDType::int8, WeightDType::int4,
@@ -97,6 +108,7 @@ void bind_serving(py::module_& m) {
         .quantity("working_tokens", &ServingSetup::working_tokens, Kind::tokens, "tokens of working memory")
         .quantity("working_allowance", &ServingSetup::working_allowance, Kind::bytes, "fixed working allowance")
         .value("prefill_chunk", &ServingSetup::prefill_chunk, "chunked prefill: tokens per chunk (0: whole prompt)")
+        .value("profile", &ServingSetup::profile, "ServingProfile: how passes are priced (default: the fit)")
         .finish([](const ServingSetup& s) { (void)validated(s); });
     const auto arrival = per_second_field(&ServingWorkload::arrival_rate);
     Struct<ServingWorkload>(m, "ServingWorkload", "Requests: prompt and output tokens, sequences in flight.")

@@ -46,6 +46,21 @@ def test_evaluate_serving_equals_napkin_serve_json(napkin_cli):
     assert_estimate_equals_json(e, j)
 
 
+def test_serving_profile_roofline_and_nvfp4_equal_napkin_serve_json(napkin_cli):
+    # ServingSetup.profile: napkin.roofline_serving is `serve --kernels roofline`; the fit is the default.
+    j = napkin_cli("serve", "--model", "llama3.1-8b", "--gpu", "b200", "--input-tokens", 1024, "--output-tokens", 128,
+                   "--concurrency", 32, "--kernels", "roofline", "--weight-dtype", "nvfp4", "--kv-dtype", "int8")
+    setup = napkin.ServingSetup(profile=napkin.roofline_serving, weights="nvfp4", kv="int8")
+    e = napkin.evaluate_serving(catalog.model("llama3.1-8b"), catalog.gpu("b200"), catalog.link("nvlink5"),
+                                napkin.ServingLayout(),
+                                napkin.ServingWorkload(input_tokens=1024, output_tokens=128, concurrency=32), setup)
+    assert_estimate_equals_json(e, j)
+    assert napkin.ServingSetup().profile.gemm_share == napkin.default_serving_profile.gemm_share
+    assert napkin.roofline_serving.kernels == "roofline" and napkin.roofline_serving.layer_overhead == 0.0
+    with pytest.raises(ValueError, match="ServingProfile.gemm_share"):
+        napkin.ServingProfile(gemm_share=1.5)
+
+
 def test_static_chunked_sweep_equals_napkin_serve_json(napkin_cli):
     j = napkin_cli("serve", "--model", "llama3.1-8b", "--gpu", "a100-80gb-sxm", "--tp", 2, "--pp", 2,
                    "--weight-dtype", "int4", "--input-tokens", 2000, "--output-tokens", 100, "--batch", 8,
