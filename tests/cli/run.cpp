@@ -343,6 +343,39 @@ TEST_SUITE("cli/run") {
         CHECK(gemma["global_attention_layers"] == 21);
     }
 
+    TEST_CASE("train and plan given the inline GPU flags without --gpu say in one line that the rest is the A100's") {
+        // H100 SXM figures typed inline: 80 GiB, 3,350 GB/s, 989 TFLOP/s. Without --gpu, train and plan keep
+        // the default A100 80 GB for everything else (108 SMs and the Ampere GEMM fit, no FP8, 400 W, the
+        // DGX A100 links), which they did silently: the step is the one of --gpu a100-80gb-sxm with those figures.
+        const std::vector<std::string> inline_gpu{"--gpu-memory-gib", "80", "--gpu-bandwidth-gbps", "3350",
+                                                  "--gpu-tflops", "989"};
+        const std::string line = "assumed from a100-80gb-sxm (no --gpu): 108 SMs, ampere, no FP8, 400 W, its links\n";
+        const std::vector<std::vector<std::string>> commands{
+            {"train", "--model", "llama3.1-8b", "--dp", "8", "--global-batch", "64"},
+            {"plan", "--model", "gpt2-small", "--gpus", "8", "--global-batch", "16", "--threads", "1"}};
+        for (const auto& command : commands) {
+            CAPTURE(command.front());
+            const auto text = run(with(command, inline_gpu));
+            REQUIRE(text.exit_code == 0);
+            CHECK(contains(text.output, "\n" + line));
+            const auto json = run(with(with(command, inline_gpu), {"--json"}));
+            REQUIRE(json.exit_code == 0);
+            const auto j = nlohmann::json::parse(json.output);
+            CHECK(j["gpu_assumed_from"] == "a100-80gb-sxm");
+            // Named: the same answer, and no line.
+            const auto named = run(with(with(command, {"--gpu", "a100-80gb-sxm"}), with(inline_gpu, {"--json"})));
+            REQUIRE(named.exit_code == 0);
+            auto k = nlohmann::json::parse(named.output);
+            CHECK_FALSE(k.contains("gpu_assumed_from"));
+            k["gpu_assumed_from"] = "a100-80gb-sxm";
+            auto same = j;
+            k.erase("search");  // plan's search statistics carry its wall-clock seconds
+            same.erase("search");
+            CHECK(k == same);
+            CHECK_FALSE(contains(run(with(command, {"--gpu", "h100-sxm"})).output, "assumed from"));
+        }
+    }
+
     TEST_CASE("a mistyped subcommand or flag exits 2 with a suggestion") {
         const auto sub = run({"splitt", "--model", "llama3.1-70b"});
         CHECK(sub.exit_code == 2);
