@@ -9,8 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -374,6 +378,66 @@ TEST_SUITE("cli/run") {
             CHECK(k == same);
             CHECK_FALSE(contains(run(with(command, {"--gpu", "h100-sxm"})).output, "assumed from"));
         }
+    }
+
+    TEST_CASE("every file napkin reads: a directory, a FIFO, 64 MiB + 1 and JSON nested 10^6 deep are one line naming the flag") {
+        // read_text_file takes regular files of at most 64 MiB (a FIFO would block the read forever, a
+        // directory reads as nothing); every JSON reader then refuses nesting deeper than 64 levels before
+        // nlohmann builds it (a 60 MB "[[[[…" took 2.2 GB and 5 s to refuse). The file comes last in each call.
+        namespace fs = std::filesystem;
+        const fs::path dir = fs::temp_directory_path() / ("napkin-cli-files-" + std::to_string(::getpid()));
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        const fs::path fifo = dir / "fifo";
+        REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+        const fs::path huge = dir / "huge.json";
+        std::ofstream(huge).close();
+        fs::resize_file(huge, (64ULL << 20) + 1);  // sparse: no 64 MiB written
+        const fs::path deep = dir / "deep.json";
+        std::ofstream(deep) << std::string(1'000'000, '[') << std::string(1'000'000, ']');
+        const fs::path deep_line = dir / "deep.jsonl";  // a JSON Lines trace nests per line
+        std::ofstream(deep_line) << "{\"arrival_s\": " << std::string(100'000, '[') << std::string(100'000, ']')
+                                 << "}\n";
+        const std::vector<std::string> serve{"serve",          "--model", "llama3.1-8b", "--gpu", "h100-sxm",
+                                             "--tp",           "1",       "--concurrency", "1",   "--input-tokens",
+                                             "10",             "--output-tokens", "10"};
+        struct Reader {
+            std::vector<std::string> args;
+            std::string names;  // the flag, or the positional's name
+            bool json = true;
+        };
+        const std::vector<Reader> readers{
+            {{"schedule", "--times"}, "--times"},
+            {{"schedule", "--reference"}, "--reference"},
+            {{"train", "--model", "llama3.1-8b", "--global-batch", "64", "--profile"}, "--profile"},
+            {with(serve, {"--profile"}), "--profile"},
+            {{"serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--tp", "1", "--trace"}, "--trace", false},
+            {{"calibrate-training"}, "RUNS"},
+            {{"calibrate-serving"}, "RUNS"},
+            {{"calibrate"}, "nccl-tests file", false},
+            {{"split", "--gpu", "h100-sxm", "--link", "nvlink4", "--model"}, "--model"},
+            {{"serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--tp", "1", "--arrival-rate", "1",
+              "--input-tokens", "10", "--output-tokens", "10", "--draft-tokens", "2", "--draft-model"},
+             "--draft-model"},
+        };
+        for (const Reader& reader : readers) {
+            std::vector<fs::path> files{dir, fifo, huge};
+            if (reader.json) files.push_back(deep);
+            if (reader.names == "--trace") files.push_back(deep_line);
+            for (const fs::path& file : files) {
+                CAPTURE(reader.args.front());
+                CAPTURE(reader.names);
+                CAPTURE(file.filename().string());
+                const auto r = run(with(reader.args, {file.string()}));
+                CAPTURE(r.output);
+                CHECK(r.exit_code == 2);
+                CHECK(lines_of(r.output) == 1);
+                CHECK(r.output.starts_with("napkin: error: "));
+                CHECK(contains(r.output, reader.names));
+                CHECK(contains(r.output, file.string()));
+            }
+        }
+        fs::remove_all(dir);
     }
 
     TEST_CASE("a mistyped subcommand or flag exits 2 with a suggestion") {
