@@ -87,6 +87,7 @@ std::vector<Row> read_rows(const std::string& path) {
         }
         return rows;
     }
+    io::require_json_depth("RUNS", path, in.str());
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(in);

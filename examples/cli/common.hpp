@@ -177,6 +177,28 @@ inline Gpu resolve_gpu(GpuOptions o) {
     return gpu;
 }
 
+// train and plan model an A100 80 GB when --gpu is not typed. Flags that set
+// the memory, bandwidth, peak or usable share (the inline GPU's) then change
+// those figures of it and keep the rest: its SM count and architecture (the
+// GEMM model's fit), its FP8 rate, board power and server links. The catalog
+// GPU the rest comes from, when that is so (the command says it in one line
+// and its JSON as "gpu_assumed_from"); none when --gpu was typed or no figure.
+inline std::optional<std::string> gpu_assumed_from(const CLI::App& sub, const GpuOptions& o) {
+    if (sub.count("--gpu") > 0 || o.name.empty()) return std::nullopt;
+    for (const char* flag : {"--gpu-memory", "--gpu-memory-gib", "--gpu-bandwidth", "--gpu-bandwidth-gbps",
+                             "--gpu-peak", "--gpu-tflops", "--gpu-usable"})
+        if (sub.count(flag) > 0) return o.name;
+    return std::nullopt;
+}
+
+// "assumed from a100-80gb-sxm (no --gpu): 108 SMs, ampere, no FP8, 400 W, its links" (≤ 80 columns).
+inline std::string gpu_assumed_line(const std::string& from, const Gpu& gpu) {
+    const std::string fp8 = gpu.fp8_flops.value() > 0.0 ? "FP8 " + to_string(gpu.fp8_flops) : "no FP8";
+    return "assumed from " + from + " (no --gpu): " + std::to_string(gpu.sm_count) + " SMs, " +
+           std::string(to_string(gpu.architecture)) + ", " + fp8 + ", " +
+           format_fixed(in(gpu.board_power, units::W), 0) + " W, its links";
+}
+
 // --- the link ------------------------------------------------------------------
 struct LinkOptions {
     std::string name;

@@ -412,6 +412,7 @@ NAPKIN_COMMAND(app) {
         require_non_negative("--max-ep", count(o->max_ep));
         const long long per_node = gpus_in_each_node("--gpus", o->gpus, o->node);
         const Node node = resolve_node(o->gpu, o->node, per_node, Nic::per_gpu);
+        const std::optional<std::string> assumed = gpu_assumed_from(*sub, o->gpu);
         TrainingPlanQuery query{.model = model, .cluster = cluster_of(node, o->gpus / per_node),
                                 .global_batch = o->global_batch, .sequence = o->sequence, .max_tp = o->max_tp,
                                 .max_cp = o->max_cp, .max_ep = o->max_ep,
@@ -538,12 +539,14 @@ NAPKIN_COMMAND(app) {
                 if (deadline.value() > 0) j["deadline_s"] = deadline.value();
                 if (!by_time.empty()) j["fastest"] = row_json(by_time.front());
                 if (!by_cost.empty() && run_query.usd_per_gpu_hour > 0) j["cheapest"] = row_json(by_cost.front());
+                if (assumed) j["gpu_assumed_from"] = *assumed;
                 return print_json(j);
             }
             printf_wrapped("%s on %s x %s, batch %s x %s tokens, %s steps\n", std::string(model.name).c_str(),
                            o->gpus_text.c_str(), std::string(node.gpu.name).c_str(), grouped(o->global_batch).c_str(),
                            grouped(o->sequence).c_str(), grouped(steps).c_str());
             std::printf("%s\n", wrap_line(links_line(o->gpu, o->node, node)).c_str());
+            if (assumed) std::printf("%s\n", wrap_line(gpu_assumed_line(*assumed, node.gpu)).c_str());
             for (const auto& x : searches)
                 std::printf("%s\n", wrap_line("search on " + grouped(x["gpus"].get<long long>()) + " GPUs: " +
                                               grouped(x["points_evaluated"].get<long long>()) + " points evaluated, " +
@@ -619,18 +622,20 @@ NAPKIN_COMMAND(app) {
                                       "the global batch or --max-tp rules them out (not points)"}}}};
             for (std::size_t i = 0; i < top.size(); ++i) top[i]["rank"] = i + 1;
             for (std::size_t i = 0; i < front.size(); ++i) front[i]["rank"] = i + 1;
-            return print_json({{"schema", "napkin.plan/1"},
-                               {"model", model.name},
-                               {"intra_link", link_json(node.intra)},
-                               {"inter_link", link_json(node.inter)},
-                               {"gpu", node.gpu.name},
-                               {"gpus", o->gpus},
-                               {"nodes", query.cluster.nodes},
-                               {"global_batch", o->global_batch},
-                               {"seq_len", o->sequence},
-                               {"top", top},
-                               {"pareto", front},
-                               {"search", search}});
+            nlohmann::json j{{"schema", "napkin.plan/1"},
+                             {"model", model.name},
+                             {"intra_link", link_json(node.intra)},
+                             {"inter_link", link_json(node.inter)},
+                             {"gpu", node.gpu.name},
+                             {"gpus", o->gpus},
+                             {"nodes", query.cluster.nodes},
+                             {"global_batch", o->global_batch},
+                             {"seq_len", o->sequence},
+                             {"top", top},
+                             {"pareto", front},
+                             {"search", search}};
+            if (assumed) j["gpu_assumed_from"] = *assumed;
+            return print_json(j);
         }
         if (o->csv) {
             print_training_csv_header();
@@ -645,6 +650,7 @@ NAPKIN_COMMAND(app) {
                     grouped(o->gpus).c_str(), std::string(node.gpu.name).c_str(), grouped(query.cluster.nodes).c_str(),
                     per_node, grouped(o->global_batch).c_str(), grouped(o->sequence).c_str());
         std::printf("%s\n", wrap_line(links_line(o->gpu, o->node, node)).c_str());
+        if (assumed) std::printf("%s\n", wrap_line(gpu_assumed_line(*assumed, node.gpu)).c_str());
         // points = evaluated + pruned + schedule-rejected; skipped layouts are not points.
         std::printf("%s\n", wrap_line("search: " + grouped(plan.points) + " points = " + grouped(plan.points_evaluated) +
                                       " evaluated (" + grouped(plan.points_fitting) + " fit) + " +

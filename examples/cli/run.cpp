@@ -423,6 +423,25 @@ std::string with_flag(const std::string& message, CLI::App& app, const std::vect
         from = to + times.size();
     }
     if (typed.empty()) typed = fallback;  // a product names its typed factors, else the subcommand's flags
+    // A reader's message names the file it read, as its argument ("cfg.json: not valid JSON (…)") or as its
+    // value ("config file = \"cfg/\": is a directory, not a file"): the flag that gave that file is named too.
+    if (typed.empty()) {
+        std::vector<std::string> given{name};
+        if (const std::size_t open = message.find(" = \""); open != std::string::npos)
+            if (const std::size_t close = message.find("\": ", open + 4); close != std::string::npos)
+                given.push_back(message.substr(open + 4, close - open - 4));
+        const auto is_given = [&](const std::string& value) {
+            return !value.empty() && std::find(given.begin(), given.end(), value) != given.end();
+        };
+        for (std::size_t i = 1; i < args.size(); ++i) {
+            if (args[i] == "--") break;
+            const std::size_t eq = args[i].find('=');
+            if (args[i].starts_with("--") && eq != std::string::npos && is_given(args[i].substr(eq + 1)))
+                return message + " (set by " + args[i].substr(0, eq) + ")";
+            if (is_given(args[i]) && args[i - 1].starts_with("--") && args[i - 1].find('=') == std::string::npos)
+                return message + " (set by " + args[i - 1] + ")";
+        }
+    }
     const auto was_typed = [&](const std::string& flag) {
         return std::any_of(args.begin(), args.end(),
                            [&](const std::string& a) { return a == flag || a.starts_with(flag + "="); });

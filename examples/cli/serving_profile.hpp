@@ -28,7 +28,7 @@ inline ServingProfile read_serving_profile(const std::string& path) {
     const std::string where = "--profile \"" + path + "\"";
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(io::read_text_file("--profile", path));
+        j = nlohmann::json::parse(io::read_json_file("--profile", path));
     } catch (const nlohmann::json::exception&) {
         throw napkin::invalid_argument(where + ": not valid JSON");
     }

@@ -229,6 +229,7 @@ NAPKIN_COMMAND(app) {
             .layer_map = map ? &*map : nullptr};
         apply_framework_flags(o->framework, node.gpu, options);
         const TrainingEstimate e = evaluate_training(model, cluster, par, options);
+        const std::optional<std::string> assumed = gpu_assumed_from(*sub, o->gpu);
         const StepBreakdown& b = e.breakdown;
         // The whole run (--train-tokens or --steps): time, dollars, energy, goodput.
         const RunQuery run_query = run_query_from_flags(o->run, node.gpu, total, checkpoint_bytes(model, par));
@@ -285,6 +286,7 @@ NAPKIN_COMMAND(app) {
                         {"ops", ops_json(model, cluster, par, options)},
                         {"collectives", collectives_json(model, cluster, par, options)}};
             if (run) j["run"] = io::json::run(*run, run_query, steps);
+            if (assumed) j["gpu_assumed_from"] = *assumed;
             print_json(j);
             return;
         }
@@ -295,6 +297,7 @@ NAPKIN_COMMAND(app) {
         std::printf("  %s micro-batches of %lld, %s schedule\n", grouped(microbatches(par)).c_str(), par.micro_batch,
                     std::string(to_string(resolved_schedule(par))).c_str());
         std::printf("%s\n", wrap_line(links_line(o->gpu, o->node, node)).c_str());
+        if (assumed) std::printf("%s\n", wrap_line(gpu_assumed_line(*assumed, node.gpu)).c_str());
         std::printf("memory per GPU: %s of %s usable (%s)\n", to_string(e.memory.total()).c_str(),
                     to_string(usable_memory(node.gpu)).c_str(), e.fits ? "fits" : "does not fit");
         std::printf("%s\n", wrap_line("  weights " + to_string(e.memory.weights) + ", gradients " +

@@ -51,7 +51,7 @@ inline EfficiencyProfile parse_efficiency_profile(const nlohmann::json& j, const
 }
 
 inline EfficiencyProfile read_efficiency_profile(const std::string& path) {
-    const std::string text = io::read_text_file("--profile", path);
+    const std::string text = io::read_json_file("--profile", path);
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text);

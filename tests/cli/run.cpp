@@ -9,8 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -345,6 +349,99 @@ TEST_SUITE("cli/run") {
         const auto gemma = nlohmann::json::parse(run({"show", "gemma2-9b", "--json"}).output)["model"];
         CHECK(gemma["local_attention_layers"] == 21);  // every other of 42 layers local
         CHECK(gemma["global_attention_layers"] == 21);
+    }
+
+    TEST_CASE("train and plan given the inline GPU flags without --gpu say in one line that the rest is the A100's") {
+        // H100 SXM figures typed inline: 80 GiB, 3,350 GB/s, 989 TFLOP/s. Without --gpu, train and plan keep
+        // the default A100 80 GB for everything else (108 SMs and the Ampere GEMM fit, no FP8, 400 W, the
+        // DGX A100 links), which they did silently: the step is the one of --gpu a100-80gb-sxm with those figures.
+        const std::vector<std::string> inline_gpu{"--gpu-memory-gib", "80", "--gpu-bandwidth-gbps", "3350",
+                                                  "--gpu-tflops", "989"};
+        const std::string line = "assumed from a100-80gb-sxm (no --gpu): 108 SMs, ampere, no FP8, 400 W, its links\n";
+        const std::vector<std::vector<std::string>> commands{
+            {"train", "--model", "llama3.1-8b", "--dp", "8", "--global-batch", "64"},
+            {"plan", "--model", "gpt2-small", "--gpus", "8", "--global-batch", "16", "--threads", "1"}};
+        for (const auto& command : commands) {
+            CAPTURE(command.front());
+            const auto text = run(with(command, inline_gpu));
+            REQUIRE(text.exit_code == 0);
+            CHECK(contains(text.output, "\n" + line));
+            const auto json = run(with(with(command, inline_gpu), {"--json"}));
+            REQUIRE(json.exit_code == 0);
+            const auto j = nlohmann::json::parse(json.output);
+            CHECK(j["gpu_assumed_from"] == "a100-80gb-sxm");
+            // Named: the same answer, and no line.
+            const auto named = run(with(with(command, {"--gpu", "a100-80gb-sxm"}), with(inline_gpu, {"--json"})));
+            REQUIRE(named.exit_code == 0);
+            auto k = nlohmann::json::parse(named.output);
+            CHECK_FALSE(k.contains("gpu_assumed_from"));
+            k["gpu_assumed_from"] = "a100-80gb-sxm";
+            auto same = j;
+            k.erase("search");  // plan's search statistics carry its wall-clock seconds
+            same.erase("search");
+            CHECK(k == same);
+            CHECK_FALSE(contains(run(with(command, {"--gpu", "h100-sxm"})).output, "assumed from"));
+        }
+    }
+
+    TEST_CASE("every file napkin reads: a directory, a FIFO, 64 MiB + 1 and JSON nested 10^6 deep are one line naming the flag") {
+        // read_text_file takes regular files of at most 64 MiB (a FIFO would block the read forever, a
+        // directory reads as nothing); every JSON reader then refuses nesting deeper than 64 levels before
+        // nlohmann builds it (a 60 MB "[[[[…" took 2.2 GB and 5 s to refuse). The file comes last in each call.
+        namespace fs = std::filesystem;
+        const fs::path dir = fs::temp_directory_path() / ("napkin-cli-files-" + std::to_string(::getpid()));
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        const fs::path fifo = dir / "fifo";
+        REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+        const fs::path huge = dir / "huge.json";
+        std::ofstream(huge).close();
+        fs::resize_file(huge, (64ULL << 20) + 1);  // sparse: no 64 MiB written
+        const fs::path deep = dir / "deep.json";
+        std::ofstream(deep) << std::string(1'000'000, '[') << std::string(1'000'000, ']');
+        const fs::path deep_line = dir / "deep.jsonl";  // a JSON Lines trace nests per line
+        std::ofstream(deep_line) << "{\"arrival_s\": " << std::string(100'000, '[') << std::string(100'000, ']')
+                                 << "}\n";
+        const std::vector<std::string> serve{"serve",          "--model", "llama3.1-8b", "--gpu", "h100-sxm",
+                                             "--tp",           "1",       "--concurrency", "1",   "--input-tokens",
+                                             "10",             "--output-tokens", "10"};
+        struct Reader {
+            std::vector<std::string> args;
+            std::string names;  // the flag, or the positional's name
+            bool json = true;
+        };
+        const std::vector<Reader> readers{
+            {{"schedule", "--times"}, "--times"},
+            {{"schedule", "--reference"}, "--reference"},
+            {{"train", "--model", "llama3.1-8b", "--global-batch", "64", "--profile"}, "--profile"},
+            {with(serve, {"--profile"}), "--profile"},
+            {{"serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--tp", "1", "--trace"}, "--trace", false},
+            {{"calibrate-training"}, "RUNS"},
+            {{"calibrate-serving"}, "RUNS"},
+            {{"calibrate"}, "nccl-tests file", false},
+            {{"split", "--gpu", "h100-sxm", "--link", "nvlink4", "--model"}, "--model"},
+            {{"serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--tp", "1", "--arrival-rate", "1",
+              "--input-tokens", "10", "--output-tokens", "10", "--draft-tokens", "2", "--draft-model"},
+             "--draft-model"},
+        };
+        for (const Reader& reader : readers) {
+            std::vector<fs::path> files{dir, fifo, huge};
+            if (reader.json) files.push_back(deep);
+            if (reader.names == "--trace") files.push_back(deep_line);
+            for (const fs::path& file : files) {
+                CAPTURE(reader.args.front());
+                CAPTURE(reader.names);
+                CAPTURE(file.filename().string());
+                const auto r = run(with(reader.args, {file.string()}));
+                CAPTURE(r.output);
+                CHECK(r.exit_code == 2);
+                CHECK(lines_of(r.output) == 1);
+                CHECK(r.output.starts_with("napkin: error: "));
+                CHECK(contains(r.output, reader.names));
+                CHECK(contains(r.output, file.string()));
+            }
+        }
+        fs::remove_all(dir);
     }
 
     TEST_CASE("a mistyped subcommand or flag exits 2 with a suggestion") {

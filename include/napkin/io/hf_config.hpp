@@ -51,28 +51,11 @@ inline std::string echo(const nlohmann::json& value) {
     return printable(value.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace));
 }
 
-// config.json files nest two or three levels; a value nested deeper than this
-// is rejected before it is parsed (nothing napkin reads is that deep, and the
-// stack holds it whatever the input).
-inline constexpr int max_json_depth = 64;
-
-// The deepest [ or { nesting of a JSON text, strings skipped.
-inline int json_depth(std::string_view text) {
-    int depth = 0, deepest = 0;
-    bool in_string = false, escaped = false;
-    for (const char c : text) {
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-            continue;
-        }
-        if (c == '"') in_string = true;
-        else if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
-        else if ((c == ']' || c == '}') && depth > 0) --depth;
-    }
-    return deepest;
-}
+// config.json files nest two or three levels; a value nested deeper than
+// io::max_json_depth is rejected before it is parsed (text_file.hpp), so the
+// stack holds it whatever the input.
+using io::json_depth;
+using io::max_json_depth;
 
 // The architectures the reader models, by config.json's model_type
 // (transformers' names); a config without one is read as the Llama family.

@@ -125,7 +125,7 @@ inline long long times_count(const nlohmann::json& j, const std::string& field) 
 }
 
 [[nodiscard]] inline ScheduleTimes read_schedule_times(const std::string& path, TimesSchedule* schedule = nullptr) {
-    const std::string text = read_text_file("--times", path);
+    const std::string text = read_json_file("--times", path);
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text);

@@ -200,6 +200,7 @@ inline MeasuredInflightRun parse_inflight_row(const nlohmann::json& row, const s
 // (the flag or parameter that gave it) and `path`, a row's error the row's id.
 [[nodiscard]] inline ServingRunFile parse_serving_runs(const std::string& text, const std::string& argument,
                                                        const std::string& path) {
+    require_json_depth(argument, path, text);
     nlohmann::json doc;
     try {
         doc = nlohmann::json::parse(text);
@@ -254,7 +255,7 @@ inline MeasuredInflightRun parse_inflight_row(const nlohmann::json& row, const s
 }
 
 [[nodiscard]] inline ServingRunFile read_serving_runs(const std::string& argument, const std::string& path) {
-    return parse_serving_runs(read_text_file(argument, path), argument, path);
+    return parse_serving_runs(read_json_file(argument, path), argument, path);
 }
 
 }  // namespace napkin::io

@@ -128,6 +128,8 @@ inline std::vector<Request> jsonl_trace(const std::vector<std::string_view>& lin
     std::vector<Request> requests;
     for (std::size_t i = 0; i < lines.size(); ++i) {
         if (trimmed(lines[i]).empty()) continue;
+        if (json_depth(lines[i]) > max_json_depth)
+            trace_error(argument, path, i + 1, "is nested deeper than 64 levels");
         const nlohmann::json row = nlohmann::json::parse(lines[i], nullptr, false);
         if (!row.is_object()) trace_error(argument, path, i + 1, "is not a JSON object");
         const auto field = [&](const char* key, bool required) {

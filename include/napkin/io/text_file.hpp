@@ -4,13 +4,15 @@
 //
 // A read is checked before anything is allocated: the path must name a regular
 // file (not a directory, a device or a FIFO that never ends) no larger than
-// `limit` bytes. A write is checked after the last byte: a full disk or a
-// closed pipe (`--svg /dev/full`) is an error naming the argument, never a
-// silent exit 0. Both throw napkin::invalid_argument, "ARGUMENT = "PATH": why".
+// `limit` bytes; a JSON input is also bounded in nesting before it is parsed.
+// A write is checked after the last byte: a full disk or a closed pipe
+// (`--svg /dev/full`) is an error naming the argument, never a silent exit 0.
+// Both throw napkin::invalid_argument, "ARGUMENT = "PATH": why".
 #pragma once
 
 #include <napkin/error.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -57,6 +59,50 @@ inline constexpr std::uintmax_t max_input_bytes = 64ULL << 20;
     in.read(text.data(), static_cast<std::streamsize>(size));
     if (in.bad()) reject(argument, path, "cannot be read");
     text.resize(static_cast<std::size_t>(in.gcount()));
+    return text;
+}
+
+// JSON inputs nest a few levels (a config.json two or three, napkin's own
+// files four). One nested deeper than this is rejected before it is parsed:
+// nothing napkin reads is that deep, and a 60 MB file of "[[[[…" took
+// nlohmann 2.2 GB and 5 s to refuse.
+inline constexpr int max_json_depth = 64;
+
+// The deepest [ or { nesting of a JSON text, strings skipped.
+[[nodiscard]] inline int json_depth(std::string_view text) {
+    int depth = 0, deepest = 0;
+    bool in_string = false, escaped = false;
+    for (const char c : text) {
+        if (in_string) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                in_string = false;
+            continue;
+        }
+        if (c == '"')
+            in_string = true;
+        else if (c == '[' || c == '{')
+            deepest = std::max(deepest, ++depth);
+        else if ((c == ']' || c == '}') && depth > 0)
+            --depth;
+    }
+    return deepest;
+}
+
+// Rejects a JSON text nested deeper than max_json_depth, naming the argument and the path.
+inline void require_json_depth(std::string_view argument, const std::string& path, std::string_view text) {
+    if (json_depth(text) > max_json_depth)
+        reject(argument, path,
+               "is nested deeper than " + std::to_string(max_json_depth) + " levels (no JSON napkin reads is)");
+}
+
+// The text of a JSON input: read_text_file, its nesting bounded (require_json_depth).
+[[nodiscard]] inline std::string read_json_file(std::string_view argument, const std::string& path) {
+    std::string text = read_text_file(argument, path);
+    require_json_depth(argument, path, text);
     return text;
 }
 
