@@ -431,7 +431,7 @@ NAPKIN_COMMAND(app) {
                 throw napkin::invalid_argument("--layer-map \"" + o->layer_map +
                                                "\": give it or --first-stage-layers/--last-stage-layers, not both");
             const auto stages = 1 + static_cast<long long>(std::count(o->layer_map.begin(), o->layer_map.end(), '/'));
-            map = parse_layer_map(o->layer_map, model.layers, stages, "--layer-map");
+            map = parse_layer_map(o->layer_map, model.layers, stages);
         } else if (shorthand) {
             if (sub->count("--pp") == 0)
                 throw napkin::invalid_argument("--first-stage-layers/--last-stage-layers need --pp");

@@ -19,7 +19,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -262,8 +261,9 @@ std::string kind_of(const CLI::Option* opt) {
 
 // A whole number written out: "-12", "+7", "99999999999999999999".
 bool integer_literal(const std::string& text) {
-    static const std::regex integer("[+-]?[0-9]+");
-    return std::regex_match(text, integer);
+    const std::size_t digits = !text.empty() && (text.front() == '+' || text.front() == '-') ? 1 : 0;
+    return text.size() > digits && std::all_of(text.begin() + static_cast<std::ptrdiff_t>(digits), text.end(),
+                                               [](char c) { return c >= '0' && c <= '9'; });
 }
 // One that no long long holds.
 bool beyond_long_long(const std::string& text) {
@@ -285,24 +285,33 @@ std::string parse_error_line(const CLI::ParseError& e, CLI::App& app, const std:
     const std::string what = one_line(e.what());
     CLI::App* sub = chosen_subcommand(app, args);
     const std::string where = sub != nullptr ? sub->get_name() + ": " : "";
-    static const std::regex convert("Could not convert: (\\S+) = (.*)");
-    static const std::regex missing("(\\S+): (\\d+) required (\\S+) missing");
-    static const std::regex unexpected("The following arguments? (?:was|were) not expected: (.*)");
-    static const std::regex required("(\\S+) is required");
-    std::smatch m;
-    if (std::regex_match(what, m, convert)) {
-        const CLI::Option* opt = option_named(sub, m[1].str());
-        const std::string head = m[1].str() + " = \"" + m[2].str() + "\": ";
-        // A whole number the flag's type cannot hold.
-        if (kind_of(opt) == "a whole number" && integer_literal(m[2].str()))
-            return head + out_of_range(m[2].str(), opt);
-        return head + "not " + kind_of(opt);
+    // CLI11's exception types carry no fields: the flag and the value are read
+    // from its fixed message shapes (CLI11 2.x Error.hpp), without a pattern library.
+    const auto no_space = [](std::string_view word) { return !word.empty() && word.find(' ') == word.npos; };
+    if (const std::string_view convert = "Could not convert: "; what.starts_with(convert)) {
+        const std::string rest = what.substr(convert.size());
+        if (const std::size_t eq = rest.find(" = "); eq != std::string::npos && no_space(rest.substr(0, eq))) {
+            const std::string flag = rest.substr(0, eq), value = rest.substr(eq + 3);
+            const CLI::Option* opt = option_named(sub, flag);
+            const std::string head = flag + " = \"" + value + "\": ";
+            // A whole number the flag's type cannot hold.
+            if (kind_of(opt) == "a whole number" && integer_literal(value)) return head + out_of_range(value, opt);
+            return head + "not " + kind_of(opt);
+        }
     }
-    if (std::regex_match(what, m, missing)) {
-        return m[1].str() + ": needs a value (" + kind_of(option_named(sub, m[1].str())) + ")";
+    // "--tp: 1 required INT missing"
+    if (const std::size_t colon = what.find(": "); colon != std::string::npos && what.ends_with(" missing") &&
+                                                   what.find(" required ", colon) != std::string::npos &&
+                                                   no_space(what.substr(0, colon))) {
+        const std::string flag = what.substr(0, colon);
+        return flag + ": needs a value (" + kind_of(option_named(sub, flag)) + ")";
     }
-    if (std::regex_match(what, m, unexpected)) {
-        std::istringstream words(m[1].str());
+    std::string extras;
+    for (const std::string_view unexpected :
+         {"The following argument was not expected: ", "The following arguments were not expected: "})
+        if (what.starts_with(unexpected)) extras = what.substr(unexpected.size());
+    if (!extras.empty()) {
+        std::istringstream words(extras);
         std::string first;
         words >> first;
         if (first.starts_with("-")) {
@@ -313,16 +322,16 @@ std::string parse_error_line(const CLI::ParseError& e, CLI::App& app, const std:
         }
         return where + "unexpected argument \"" + first + "\"";
     }
-    if (std::regex_match(what, m, required)) return where + m[1].str() + " is required";
-    return where + what;
+    return where + what;  // "--model is required" and any other shape, as CLI11 wrote it
 }
 
-// A library check names the field it guards ("Parallelism.tp = 2: ..."); the
-// line then also names the flag that set it, when the subcommand has one.
-// Irregular names are in the table; any other "Struct.field" or "field" maps
-// to --field with '_' and ' ' as '-', when the subcommand has that flag; a
-// product ("tp × cp × pp × dp") names the flags of its factors.
-std::vector<std::string> flags_of(const std::string& field) {
+// A library error names the field it guards (napkin::invalid_argument::field():
+// "Parallelism.tp"); the line then also names the flag that set it, when the
+// subcommand has one. This table is the CLI's spelling of the library's fields:
+// irregular names are listed; any other "Struct.field" or "field" maps to
+// --field with '_' and ' ' as '-', when the subcommand has that flag; a product
+// ("tp × cp × pp × dp") names the flags of its factors.
+const std::map<std::string, std::vector<std::string>>& field_flags() {
     static const std::map<std::string, std::vector<std::string>> table{
         {"Parallelism.virtual_stages", {"--vp", "--chunks"}},
         {"virtual_stages", {"--vp", "--chunks"}},
@@ -363,6 +372,9 @@ std::vector<std::string> flags_of(const std::string& field) {
         {"max_tokens_in_flight", {"--max-tokens"}},
         {"TensorPipelineSplit.tokens_in_flight", {"--tokens", "--context-tokens"}},
         {"CalibrationOptions.base_latency", {"--base-latency-us", "--base-latency"}},
+        {"LayerMap.stages", {"--layer-map"}},
+        {"LayerMap.chunks", {"--layer-map"}},
+        {"LayerMap layers", {"--layer-map"}},
         {"top_k", {"--top"}},
         {"instances", {"--disaggregate"}},
         {"ttft bound", {"--ttft-ms", "--tpot-ms"}},
@@ -371,7 +383,29 @@ std::vector<std::string> flags_of(const std::string& field) {
         {"sequence length", {"--input-tokens", "--output-tokens", "--seq-len"}},
         {"passes to simulate", {"--stages", "--microbatches", "--chunks"}},
     };
-    if (const auto found = table.find(field); found != table.end()) return found->second;
+    return table;
+}
+
+// Fields the CLI spells as its flag in the message itself (a file the flag
+// named, a value the flag gave whole): "times file = …" reads "--times = …",
+// "layer_map stage 2 chunk 1 = …" reads "--layer-map stage 2 chunk 1 = …".
+const std::map<std::string, std::string, std::less<>>& field_spelled_as_flag() {
+    static const std::map<std::string, std::string, std::less<>> table{
+        {"times file", "--times"},
+        {"reference file", "--reference"},
+        {"svg file", "--svg"},
+        {"optimizer", "--optimizer"},
+        {"layer_map", "--layer-map"},
+        {"first_stage_layers", "--first-stage-layers"},
+        {"last_stage_layers", "--last-stage-layers"},
+    };
+    return table;
+}
+
+std::vector<std::string> flags_of(const std::string& field) {
+    if (const auto found = field_flags().find(field); found != field_flags().end()) return found->second;
+    if (const auto spelled = field_spelled_as_flag().find(field); spelled != field_spelled_as_flag().end())
+        return {spelled->second};
     // Only a "Struct.field" (capitalised) or a plain lower-case name, not a file name.
     const std::size_t dot = field.find('.');
     if (dot != std::string::npos &&
@@ -386,52 +420,72 @@ std::vector<std::string> flags_of(const std::string& field) {
     return {"--" + name};
 }
 
+bool typed_flag(const std::string& flag, const std::vector<std::string>& args) {
+    return std::any_of(args.begin(), args.end(),
+                       [&](const std::string& a) { return a == flag || a.starts_with(flag + "="); });
+}
+
 // The flags that set `field` in this run: those typed, else the subcommand's own.
 std::vector<std::string> flags_for(const std::string& field, const CLI::App& sub,
                                    const std::vector<std::string>& args) {
     const auto flags = flags_of(field);
     std::vector<std::string> typed;
     for (const auto& flag : flags)
-        for (const auto& a : args)
-            if ((a == flag || a.starts_with(flag + "=")) && std::find(typed.begin(), typed.end(), flag) == typed.end())
-                typed.push_back(flag);
+        if (typed_flag(flag, args) && std::find(typed.begin(), typed.end(), flag) == typed.end()) typed.push_back(flag);
     if (!typed.empty()) return typed;
     for (const auto& flag : flags)
         if (option_named(&sub, flag) != nullptr) return {flag};
     return {};
 }
 
-std::string with_flag(const std::string& message, CLI::App& app, const std::vector<std::string>& args) {
+// The factors of a product of fields: "tp × cp × pp × dp" → tp, cp, pp, dp.
+std::vector<std::string> factors_of(const std::string& product) {
+    static const std::string times = " × ";
+    std::vector<std::string> factors;
+    for (std::size_t at = 0; at <= product.size();) {
+        std::size_t end = product.find(times, at);
+        if (end == std::string::npos) end = product.size();
+        factors.push_back(product.substr(at, end - at));
+        at = end + times.size();
+    }
+    return factors;
+}
+
+// The field in the CLI's spelling where a flag stands for it whole ("times file" → --times,
+// "layer_map stage 2 chunk 1" → --layer-map stage 2 chunk 1), or "".
+std::string flag_spelling(const std::string& field) {
+    for (const std::string& prefix : {field, field.substr(0, field.find(' '))})
+        if (const auto spelled = field_spelled_as_flag().find(prefix); spelled != field_spelled_as_flag().end())
+            return spelled->second + field.substr(prefix.size());
+    return "";
+}
+
+std::string with_flag(const napkin::invalid_argument& e, CLI::App& app, const std::vector<std::string>& args) {
     const CLI::App* sub = chosen_subcommand(app, args);
-    if (sub == nullptr || message.starts_with("-")) return message;
-    // The argument's name: what comes before " = " or ":", less a unit in parentheses.
-    std::string name = message.substr(0, std::min(message.find(" = "), message.find(':')));
-    if (const std::size_t unit = name.find(" ("); unit != std::string::npos) name.resize(unit);
-    if (name.empty() || name.size() > 80) return message;
+    // A message a front end wrote names its flag already.
+    if (sub == nullptr || e.field().empty() || e.field().starts_with("-")) return e.what();
+    std::string name = e.field();
+    // A field the flag stands for whole is written as the flag: "--layer-map stage 2 chunk 1 = …".
+    const std::string spelling = flag_spelling(name);
+    const std::string message =
+        spelling.empty() ? std::string(e.what())
+                         : spelling + (e.value().empty() ? "" : " = " + e.value()) + ": " + e.requirement();
+    // "micro-batches per step (global_batch / (micro_batch × dp))": the name, less what the parentheses say.
+    if (const std::size_t paren = name.find(" ("); paren != std::string::npos) name.resize(paren);
     std::vector<std::string> typed, fallback;
-    std::size_t from = 0;
-    const std::string times = " × ";
-    while (from <= name.size()) {
-        std::size_t to = name.find(times, from);
-        if (to == std::string::npos) to = name.size();
-        for (const auto& flag : flags_for(name.substr(from, to - from), *sub, args)) {
-            const bool was_typed = std::any_of(
-                args.begin(), args.end(), [&](const std::string& a) { return a == flag || a.starts_with(flag + "="); });
-            auto& into = was_typed ? typed : fallback;
+    for (const std::string& factor : spelling.empty() ? factors_of(name) : std::vector<std::string>{})
+        for (const auto& flag : flags_for(factor, *sub, args)) {
+            auto& into = typed_flag(flag, args) ? typed : fallback;
             if (std::find(into.begin(), into.end(), flag) == into.end()) into.push_back(flag);
         }
-        from = to + times.size();
-    }
     if (typed.empty()) typed = fallback;  // a product names its typed factors, else the subcommand's flags
-    // A reader's message names the file it read, as its argument ("cfg.json: not valid JSON (…)") or as its
+    // A reader's error names the file it read, as its field ("cfg.json: not valid JSON (…)") or as its
     // value ("config file = \"cfg/\": is a directory, not a file"): the flag that gave that file is named too.
-    if (typed.empty()) {
-        std::vector<std::string> given{name};
-        if (const std::size_t open = message.find(" = \""); open != std::string::npos)
-            if (const std::size_t close = message.find("\": ", open + 4); close != std::string::npos)
-                given.push_back(message.substr(open + 4, close - open - 4));
-        const auto is_given = [&](const std::string& value) {
-            return !value.empty() && std::find(given.begin(), given.end(), value) != given.end();
+    if (typed.empty() && spelling.empty()) {
+        std::string value = e.value();
+        if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+        const auto is_given = [&](const std::string& given) {
+            return !given.empty() && (given == e.field() || given == value);
         };
         for (std::size_t i = 1; i < args.size(); ++i) {
             if (args[i] == "--") break;
@@ -442,31 +496,17 @@ std::string with_flag(const std::string& message, CLI::App& app, const std::vect
                 return message + " (set by " + args[i - 1] + ")";
         }
     }
-    const auto was_typed = [&](const std::string& flag) {
-        return std::any_of(args.begin(), args.end(),
-                           [&](const std::string& a) { return a == flag || a.starts_with(flag + "="); });
-    };
     const auto join = [](const std::vector<std::string>& flags) {
         std::string text;
         for (const auto& flag : flags) text += (text.empty() ? "" : ", ") + flag;
         return text;
     };
-    // The factors the requirement names with their values ("must be a multiple of
+    // The other fields the requirement states with their values ("must be a multiple of
     // micro_batch × dp = 4294967296") add the flags typed for them.
-    static const std::regex factors("([a-z_]+(?: × [a-z_]+)*) = ");
-    const std::string requirement = message.substr(std::min(message.size(), name.size()));
-    for (auto m = std::sregex_iterator(requirement.begin(), requirement.end(), factors); m != std::sregex_iterator();
-         ++m) {
-        const std::string product = (*m)[1].str();
-        for (std::size_t at = 0; at <= product.size();) {
-            std::size_t end = product.find(times, at);
-            if (end == std::string::npos) end = product.size();
-            for (const auto& flag : flags_of(product.substr(at, end - at)))
-                if (was_typed(flag) && std::find(typed.begin(), typed.end(), flag) == typed.end())
-                    typed.push_back(flag);
-            at = end + times.size();
-        }
-    }
+    for (const std::string& related : e.related())
+        for (const auto& flag : flags_of(related))
+            if (typed_flag(flag, args) && std::find(typed.begin(), typed.end(), flag) == typed.end())
+                typed.push_back(flag);
     if (!typed.empty()) return message + " (set by " + join(typed) + ")";
     // A value the library derives from several flags (a stage's time from the
     // model, the sequence, the micro-batch, the GPU and the efficiency) names
@@ -500,7 +540,7 @@ std::string with_flag(const std::string& message, CLI::App& app, const std::vect
     if (inputs == derived.end()) return message;
     std::vector<std::string> sources;
     for (const auto& flag : *inputs->second)
-        if (was_typed(flag)) sources.push_back(flag);
+        if (typed_flag(flag, args)) sources.push_back(flag);
     if (sources.empty() && option_named(sub, "--model") != nullptr) sources.push_back("--model");
     return sources.empty() ? message : message + " (from " + join(sources) + ")";
 }
@@ -611,7 +651,7 @@ int dispatch(const std::vector<std::string>& args, const RunOptions& options) {
         print_error(parse_error_line(e, app, args));
         return exit_invalid_input;
     } catch (const napkin::invalid_argument& e) {
-        print_error(with_flag(e.what(), app, args));
+        print_error(with_flag(e, app, args));
         return exit_invalid_input;
     } catch (const nlohmann::json::parse_error& e) {
         print_error(std::string("not JSON: ") + e.what());

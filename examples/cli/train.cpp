@@ -207,7 +207,7 @@ NAPKIN_COMMAND(app) {
             if (sub->count("--first-stage-layers") + sub->count("--last-stage-layers") > 0)
                 throw napkin::invalid_argument("--layer-map \"" + o->layer_map +
                                                "\": give it or --first-stage-layers/--last-stage-layers, not both");
-            map = parse_layer_map(o->layer_map, model.layers, par.pp, "--layer-map");
+            map = parse_layer_map(o->layer_map, model.layers, par.pp);
             if (map->chunks != par.virtual_stages)
                 throw napkin::invalid_argument("--layer-map \"" + o->layer_map + "\": has " +
                                                std::to_string(map->chunks) + " chunks per stage; --vp is " +

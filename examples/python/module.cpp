@@ -204,6 +204,28 @@ void bind_shapes(py::module_& m) {
           "One token's hidden vector (float, bytes per token).");
 }
 
+// The library's field in Python's spelling: the keyword of the constructor or
+// function that takes it ("Parallelism.tp" → "tp", "Gpu.memory" → "memory";
+// irregular names are listed). A product of fields, a file or a message the
+// binding wrote itself has none: "".
+std::string python_keyword(const std::string& field) {
+    static const std::map<std::string, std::string, std::less<>> irregular{
+        {"ranks", "gpus"},
+        {"HierarchicalTopology.nodes", "nodes"},
+        {"Cluster.nodes", "nodes"},
+        {"Node.gpus", "gpus_per_node"},
+        {"LayerMap.stages", "layer_map"},
+        {"LayerMap.chunks", "layer_map"},
+        {"LayerMap layers", "layer_map"},
+    };
+    if (const auto found = irregular.find(field); found != irregular.end()) return found->second;
+    const std::string name = field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);
+    const bool identifier = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    return identifier && field.find(' ') == std::string::npos ? name : "";
+}
+
 }  // namespace napkin::python
 
 PYBIND11_MODULE(napkin, m) {
@@ -216,8 +238,24 @@ PYBIND11_MODULE(napkin, m) {
               "TypeError.";
     m.attr("__version__") = "0.2.0";
 
-    // napkin::invalid_argument is a ValueError with napkin's own message.
-    py::register_exception<napkin::invalid_argument>(m, "InvalidArgument", PyExc_ValueError);
+    // napkin::invalid_argument is a ValueError with napkin's own message and its
+    // data: .field ("Parallelism.tp"), .value, .requirement, .related, and
+    // .keyword, the field in Python's spelling (python_keyword).
+    static py::exception<napkin::invalid_argument> invalid_argument_type(m, "InvalidArgument", PyExc_ValueError);
+    py::register_exception_translator([](std::exception_ptr thrown) {
+        try {
+            if (thrown) std::rethrow_exception(thrown);
+        } catch (const napkin::invalid_argument& e) {
+            const py::object type = py::reinterpret_borrow<py::object>(invalid_argument_type);
+            py::object error = type(e.what());
+            error.attr("field") = e.field();
+            error.attr("value") = e.value();
+            error.attr("requirement") = e.requirement();
+            error.attr("related") = py::cast(e.related());
+            error.attr("keyword") = python_keyword(e.field());
+            PyErr_SetObject(invalid_argument_type.ptr(), error.ptr());
+        }
+    });
 
     // Units: multiply to give a number in SI units (80 * napkin.GiB), divide to read one.
     const std::pair<const char*, double> constants[] = {

@@ -5,7 +5,8 @@
 // the same keys and units (bytes, seconds) as the matching `napkin ... --json`
 // command, so a page shows exactly what the library computes and a test can
 // compare the two. Bad input comes back as {"error": "<message naming the
-// argument and its value>"} instead of an exception crossing into JavaScript.
+// argument and its value>", "field": the library's name, "input": the option
+// or argument that set it} instead of an exception crossing into JavaScript.
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/collectives.hpp>
@@ -21,7 +22,9 @@
 #define EMSCRIPTEN_KEEPALIVE  // a native build (tests/unit/web_bindings.cpp) exports nothing
 #endif
 
+#include <algorithm>
 #include <exception>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,10 +44,33 @@ std::string& reply() {
     return text;
 }
 
+// The library's field in the pages' spelling: the option key or argument that
+// set it ("tokens_in_flight" → "tokens"); a name the bindings check themselves
+// is already the key. "" where no one input sets it (a product, a file).
+std::string page_input(const std::string& field) {
+    static const std::map<std::string, std::string, std::less<>> spelled{
+        {"tokens_in_flight", "tokens"},
+        {"TensorPipelineSplit.tokens_in_flight", "tokens"},
+        {"ranks", "gpus"},
+        {"message", "bytes"},
+        {"HierarchicalTopology.nodes", "gpus"},
+        {"Link.bandwidth", "bandwidth_gbps"},
+        {"Link.step_latency", "latency_us"},
+    };
+    if (const auto found = spelled.find(field); found != spelled.end()) return found->second;
+    const bool key = !field.empty() && std::all_of(field.begin(), field.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    return key ? field : "";
+}
+
 template <class Compute>
 const char* answer(Compute compute) {
     try {
         reply() = compute().dump();
+    } catch (const napkin::invalid_argument& e) {
+        // The message, and as data the library's field and the page's input that set it.
+        reply() = json{{"error", e.what()}, {"field", e.field()}, {"input", page_input(e.field())}}.dump();
     } catch (const std::exception& e) {
         reply() = json{{"error", e.what()}}.dump();
     }

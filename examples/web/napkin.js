@@ -17,7 +17,10 @@
     function call(name, types, args) {
       const text = module.ccall(name, "string", types, args);
       const value = JSON.parse(text);
-      if (value && typeof value === "object" && "error" in value) throw new Error(value.error);
+      if (value && typeof value === "object" && "error" in value) {
+        // The message, and which input set the value (error.input: "gpus", "bandwidth_gbps"; "" when none).
+        throw Object.assign(new Error(value.error), {field: value.field || "", input: value.input || ""});
+      }
       return value;
     }
     return {

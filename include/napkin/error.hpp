@@ -4,8 +4,14 @@
 // Every check names the argument and its value. A check is a constexpr call:
 // evaluated at compile time (a constexpr Gpu, a static_assert) a failing check
 // is a compile error that points at the call to `reject`; at run time it
-// throws napkin::invalid_argument with a message such as
-//   "Gpu.usable_fraction = 1.5: must be in (0, 1]".
+// throws napkin::invalid_argument, which carries the error as data —
+//   field()       "Gpu.usable_fraction"   (the library's name, never a CLI flag)
+//   value()       "1.5"                   (as written in the message)
+//   requirement() "must be in (0, 1]"
+//   related()     other fields the requirement names ("micro_batch", "dp")
+// — and the one-line message "Gpu.usable_fraction = 1.5: must be in (0, 1]".
+// Each front end maps field() and related() to its own spelling (CLI flags,
+// Python keywords, web form fields) from one table beside its declarations.
 #pragma once
 
 #include <cstdio>
@@ -13,12 +19,38 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace napkin {
 
 class invalid_argument : public std::invalid_argument {
 public:
-    using std::invalid_argument::invalid_argument;
+    // A check's failure: "field = value: requirement", or "field: requirement"
+    // with no value (a file that is not JSON). `value` is written as it reads in
+    // the message (a number, or a string in quotes).
+    invalid_argument(std::string field, std::string value, std::string requirement,
+                     std::vector<std::string> related = {})
+        : std::invalid_argument(field + (value.empty() ? "" : " = " + value) + ": " + requirement),
+          field_(std::move(field)),
+          value_(std::move(value)),
+          requirement_(std::move(requirement)),
+          related_(std::move(related)) {}
+    // A message a front end wrote in its own spelling (a flag, a file's row):
+    // field(), value() and requirement() are empty.
+    explicit invalid_argument(const std::string& message) : std::invalid_argument(message) {}
+
+    // The library's name of what was rejected: "Parallelism.tp", "Gpu.memory",
+    // "tp × cp × pp × dp" (a product of fields), or a file a reader was given.
+    [[nodiscard]] const std::string& field() const noexcept { return field_; }
+    [[nodiscard]] const std::string& value() const noexcept { return value_; }
+    [[nodiscard]] const std::string& requirement() const noexcept { return requirement_; }
+    // The other fields whose values the requirement states ("must be a multiple of micro_batch × dp = 8").
+    [[nodiscard]] const std::vector<std::string>& related() const noexcept { return related_; }
+
+private:
+    std::string field_, value_, requirement_;
+    std::vector<std::string> related_;
 };
 
 namespace detail {
@@ -47,18 +79,23 @@ inline std::string number_text(double value) {
 //
 // Not constexpr on purpose: reaching it during constant evaluation is the
 // compile error, and the compiler's note shows the argument and its value.
-[[noreturn]] inline void reject(std::string_view argument, double value, std::string_view requirement) {
-    throw invalid_argument(std::string(argument) + " = " + detail::number_text(value) + ": " + std::string(requirement));
+[[noreturn]] inline void reject(std::string_view argument, double value, std::string_view requirement,
+                                std::vector<std::string> related = {}) {
+    throw invalid_argument(std::string(argument), detail::number_text(value), std::string(requirement),
+                           std::move(related));
 }
-[[noreturn]] inline void reject(std::string_view argument, std::string_view value, std::string_view requirement) {
-    throw invalid_argument(std::string(argument) + " = \"" + std::string(value) + "\": " + std::string(requirement));
+[[noreturn]] inline void reject(std::string_view argument, std::string_view value, std::string_view requirement,
+                                std::vector<std::string> related = {}) {
+    throw invalid_argument(std::string(argument), "\"" + std::string(value) + "\"", std::string(requirement),
+                           std::move(related));
 }
 
 // As above, with the value already written out (an exact integer, a product
 // of operands): "tp × cp × pp × dp = 4294967296 × 4294967296: ...".
 [[noreturn]] inline void reject_exact(std::string_view argument, std::string_view value_text,
-                                      std::string_view requirement) {
-    throw invalid_argument(std::string(argument) + " = " + std::string(value_text) + ": " + std::string(requirement));
+                                      std::string_view requirement, std::vector<std::string> related = {}) {
+    throw invalid_argument(std::string(argument), std::string(value_text), std::string(requirement),
+                           std::move(related));
 }
 
 // Rejects `value` unless `ok`.

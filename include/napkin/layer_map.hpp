@@ -73,17 +73,17 @@ inline long long check_map_counts(long long layers, long long stages, long long 
     return virtual_stages;
 }
 
-// Every layer 1 … layers exactly once; `name` is the flag, `text` the entry.
+// Every layer 1 … layers exactly once; `name` names the map in errors.
 inline void check_layer_cover(const LayerMap& map, long long layers, std::string_view name) {
     std::vector<unsigned char> seen(static_cast<std::size_t>(layers) + 1, 0);
     for (long long s = 0; s < map.stages; ++s)
         for (long long c = 0; c < map.chunks; ++c) {
             const LayerRange& r = map.at(s, c);
-            const std::string entry = std::string(name) + " stage " + std::to_string(s + 1) + " chunk " +
-                                      std::to_string(c + 1);
+            const std::string entry =
+                std::string(name) + " stage " + std::to_string(s + 1) + " chunk " + std::to_string(c + 1);
             if (!(r.first >= 1 && r.first <= r.last && r.last <= layers))
                 reject(entry, std::to_string(r.first) + "-" + std::to_string(r.last),
-                    "must be a range a-b with 1 <= a <= b <= " + std::to_string(layers) + " (the model's layers)");
+                       "must be a range a-b with 1 <= a <= b <= " + std::to_string(layers) + " (the model's layers)");
             for (long long l = r.first; l <= r.last; ++l)
                 if (++seen[static_cast<std::size_t>(l)] > 1)
                     reject(entry, std::to_string(r.first) + "-" + std::to_string(r.last),
@@ -91,8 +91,8 @@ inline void check_layer_cover(const LayerMap& map, long long layers, std::string
         }
     for (long long l = 1; l <= layers; ++l)
         if (seen[static_cast<std::size_t>(l)] == 0)
-            reject(name, static_cast<double>(l), "this layer is on no stage (every layer 1 … " + std::to_string(layers) +
-                                                     " exactly once)");
+            reject(name, static_cast<double>(l),
+                   "this layer is on no stage (every layer 1 … " + std::to_string(layers) + " exactly once)");
 }
 
 inline long long parse_layer_number(std::string_view text, const std::string& entry) {
@@ -107,9 +107,9 @@ inline long long parse_layer_number(std::string_view text, const std::string& en
 }  // namespace detail
 
 // Parses "1-6,25-29/7-12,30-35/…" for a model of `layers` layers on `stages`
-// pipeline stages; `name` (the flag as the user typed it) names the entry in errors.
+// pipeline stages; `name` names the entry in errors (a front end may pass its own spelling).
 [[nodiscard]] inline LayerMap parse_layer_map(std::string_view text, long long layers, long long stages,
-                                              std::string_view name = "--layer-map") {
+                                              std::string_view name = "layer_map") {
     require_count("layers", layers, limits::layers);
     require_count("stages", stages, limits::gpus);
     LayerMap map{stages, 0, {}};
@@ -136,19 +136,18 @@ inline long long parse_layer_number(std::string_view text, const std::string& en
             if (comma == std::string_view::npos) break;
             c_at = comma + 1;
         }
-        if (stage == 0) map.chunks = chunks;
-        else
-            if (chunks != map.chunks)
-                reject(std::string(name) + " stage " + std::to_string(stage + 1), stage_text,
-                    "has " + std::to_string(chunks) + " chunks; stage 1 has " + std::to_string(map.chunks) +
-                        " (every stage the same)");
+        if (stage == 0)
+            map.chunks = chunks;
+        else if (chunks != map.chunks)
+            reject(std::string(name) + " stage " + std::to_string(stage + 1), stage_text,
+                   "has " + std::to_string(chunks) + " chunks; stage 1 has " + std::to_string(map.chunks) +
+                       " (every stage the same)");
         ++stage;
         if (slash == std::string_view::npos) break;
         at = slash + 1;
     }
     if (stage != stages)
-        reject(name, text,
-            "has " + std::to_string(stage) + " stages; the pipeline has " + std::to_string(stages));
+        reject(name, text, "has " + std::to_string(stage) + " stages; the pipeline has " + std::to_string(stages));
     detail::check_layer_cover(map, layers, name);
     return map;
 }
@@ -162,18 +161,20 @@ inline long long parse_layer_number(std::string_view text, const std::string& en
                                                    long long first, long long last) {
     const long long virtual_stages = detail::check_map_counts(layers, stages, chunks);
     // Each at most the layers, so that first + last and what they leave stay exact.
-    for (const auto& [name, given] : {std::pair{"--first-stage-layers", first}, std::pair{"--last-stage-layers", last}})
+    for (const auto& [name, given] : {std::pair{"first_stage_layers", first}, std::pair{"last_stage_layers", last}})
         if (given < 0 || given > layers)
-            reject_exact(name, std::to_string(given), "must lie in 0 … " + std::to_string(layers) + " (the model's layers)");
+            reject_exact(name, std::to_string(given),
+                         "must lie in 0 … " + std::to_string(layers) + " (the model's layers)");
     const long long fixed = (first > 0 ? 1 : 0) + (last > 0 ? 1 : 0);
     require(virtual_stages > fixed || (virtual_stages == 1 && first + last <= layers), "stages", count(stages),
             "must leave a stage between the first and the last");
     const long long middle = virtual_stages - fixed;
     const long long rest = layers - first - last;
-    require(rest >= middle && (middle == 0 ? rest == 0 : rest % middle == 0), "--first-stage-layers",
-            static_cast<double>(first),
-            "with --last-stage-layers " + std::to_string(last) + " must leave the other " + std::to_string(middle) +
-                " virtual stages an equal share of the " + std::to_string(layers) + " layers, at least 1 each");
+    if (!(rest >= middle && (middle == 0 ? rest == 0 : rest % middle == 0)))
+        reject("first_stage_layers", static_cast<double>(first),
+               "with last_stage_layers = " + std::to_string(last) + " must leave the other " + std::to_string(middle) +
+                   " virtual stages an equal share of the " + std::to_string(layers) + " layers, at least 1 each",
+               {"last_stage_layers"});
     const long long each = middle == 0 ? 0 : rest / middle;
     // Virtual stage k = chunk·p + stage holds the k-th block of layers.
     std::vector<long long> counts(static_cast<std::size_t>(virtual_stages), each);
@@ -186,7 +187,7 @@ inline long long parse_layer_number(std::string_view text, const std::string& en
         map.ranges[static_cast<std::size_t>((k % stages) * chunks + k / stages)] = {next, next + n - 1};
         next += n;
     }
-    detail::check_layer_cover(map, layers, "--first-stage-layers");
+    detail::check_layer_cover(map, layers, "first_stage_layers");
     return map;
 }
 
@@ -205,8 +206,8 @@ inline long long parse_layer_number(std::string_view text, const std::string& en
     long long weights = 0;
     for (long long c = 0; c < map.chunks; ++c) {
         const LayerRange& r = map.at(stage, c);
-        const long long dense = m.experts == 0 ? r.size()
-                                               : std::max(0LL, std::min(r.last, m.dense_layers) - r.first + 1);
+        const long long dense =
+            m.experts == 0 ? r.size() : std::max(0LL, std::min(r.last, m.dense_layers) - r.first + 1);
         weights += dense * dense_layer_weights(m) + (r.size() - dense) * layer_weights(m);
     }
     const long long table = m.vocabulary * m.hidden;

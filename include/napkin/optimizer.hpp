@@ -28,7 +28,7 @@ enum class Optimizer : unsigned char { adam, muon };
 [[nodiscard]] inline Optimizer optimizer_from_name(std::string_view name) {
     if (name == "adam" || name == "adamw") return Optimizer::adam;
     if (name == "muon") return Optimizer::muon;
-    reject("--optimizer", name, "must be adam or muon");
+    reject("optimizer", name, "must be adam or muon");
 }
 
 // Jordan et al. 2024: five iterations.

@@ -282,10 +282,10 @@ constexpr void check_schedule(const Parallelism& par) {
                        " schedule (chunks per rank are the interleaved schedule's)");
         case ScheduleProblem::interleaved_groups:
             reject("micro-batches per step (global_batch / (micro_batch × dp))", count(m),
-                   "must be a multiple of pp = " + whole(par.pp) + " for the interleaved schedule");
+                   "must be a multiple of pp = " + whole(par.pp) + " for the interleaved schedule", {"pp"});
         case ScheduleProblem::zero_bubble_microbatches:
             reject("micro-batches per step (global_batch / (micro_batch × dp))", count(m),
-                   "must be at least pp = " + whole(par.pp) + " for the " + std::string(name) + " schedule");
+                   "must be at least pp = " + whole(par.pp) + " for the " + std::string(name) + " schedule", {"pp"});
         case ScheduleProblem::dualpipe_stages:
             reject("Parallelism.pp", count(par.pp), "must be even for the dualpipe schedule");
         case ScheduleProblem::dualpipe_microbatches:
@@ -317,13 +317,14 @@ constexpr void check_schedule(const Parallelism& par) {
         reject_exact("pp × virtual_stages", std::to_string(par.pp * par.virtual_stages), "must be at most 2^40");
     if (par.global_batch % checked_mul(par.micro_batch, par.dp, "micro_batch × dp") != 0)
         reject("Parallelism.global_batch", count(par.global_batch),
-                       "must be a multiple of micro_batch × dp = " + detail::whole(par.micro_batch * par.dp));
+                       "must be a multiple of micro_batch × dp = " + detail::whole(par.micro_batch * par.dp),
+               {"micro_batch", "dp"});
     if (checked_mul(par.dp, par.cp, "dp × cp") % par.ep != 0)
         reject("Parallelism.ep", count(par.ep),
-                       "must divide dp × cp = " + detail::whole(par.dp * par.cp));
+                       "must divide dp × cp = " + detail::whole(par.dp * par.cp), {"dp", "cp"});
     if (par.sequence % par.cp != 0)
         reject("Parallelism.sequence", count(par.sequence),
-                       "must be a multiple of cp = " + detail::whole(par.cp));
+                       "must be a multiple of cp = " + detail::whole(par.cp), {"cp"});
     if (par.virtual_stages > 1 && par.pp == 1)
         reject("Parallelism.virtual_stages", count(par.virtual_stages), "needs pp > 1");
     detail::check_schedule(par);
@@ -346,8 +347,8 @@ constexpr void check_schedule(const Parallelism& par) {
     if (!layer_map && model.layers % checked_mul(par.pp, par.virtual_stages, "pp × virtual_stages") != 0)
         reject("Parallelism.pp × virtual_stages", count(par.pp * par.virtual_stages),
                        "must divide the model's layers (" + detail::whole(model.layers) +
-                           ") unless a layer map places them (--layer-map, or --first-stage-layers and "
-                           "--last-stage-layers)");
+                           ") unless a layer map places them (a layer_map, or first_stage_layers and "
+                           "last_stage_layers)");
     // DualPipeV cuts the model into 2p stages, two per rank (DualPipe repository).
     if (!layer_map && resolved_schedule(par) == ScheduleKind::dualpipev &&
         model.layers % checked_mul(2, par.pp, "2 × pp") != 0)

@@ -159,11 +159,13 @@ struct Interleaved {
         // count changes nothing but the arithmetic's range.
         if (extra_warmup > checked_mul(s.microbatches, s.chunks, "PipelineShape.microbatches × chunks"))
             reject_exact("Interleaved.extra_warmup", std::to_string(extra_warmup),
-                   "must be at most PipelineShape.microbatches × chunks = " + std::to_string(s.microbatches * s.chunks));
+                   "must be at most PipelineShape.microbatches × chunks = " + std::to_string(s.microbatches * s.chunks),
+                         {"PipelineShape.microbatches", "PipelineShape.chunks"});
         if (s.chunks > 1 && s.microbatches % s.stages != 0)
             reject("PipelineShape.microbatches", count(s.microbatches),
                            "must be a multiple of PipelineShape.stages = " + std::to_string(s.stages) +
-                               " in Megatron's interleaved schedule");
+                               " in Megatron's interleaved schedule",
+                   {"PipelineShape.stages"});
     }
     [[nodiscard]] constexpr Seconds bubble(const PipelineShape& s, const StageTimes& t) const {
         return count(s.stages - 1) * (t.forward + t.backward) / count(s.chunks);

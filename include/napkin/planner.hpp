@@ -548,14 +548,15 @@ inline void check_query(const TrainingPlanQuery& q) {
     if (q.layer_map != nullptr) {
         const LayerMap& map = *q.layer_map;
         if (q.max_pp > 0 && map.stages > q.max_pp)
-            reject("--layer-map", count(map.stages), "has this many stages; --max-pp is " + std::to_string(q.max_pp));
+            reject("LayerMap.stages", count(map.stages), "must be at most max_pp = " + std::to_string(q.max_pp),
+                   {"max_pp"});
         if (gpus(q.cluster) % map.stages != 0)
-            reject("--layer-map", count(map.stages),
+            reject("LayerMap.stages", count(map.stages),
                    "has this many stages, which do not divide the " + std::to_string(gpus(q.cluster)) + " GPUs");
         long long layers = 0;
         for (const LayerRange& r : map.ranges) layers += r.size();
         if (layers != q.model.layers)
-            reject("--layer-map", count(layers),
+            reject("LayerMap layers", count(layers),
                    "places this many layers; the model has " + std::to_string(q.model.layers));
     }
     require_non_negative("top_k", count(q.top_k));

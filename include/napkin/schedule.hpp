@@ -729,10 +729,11 @@ void append_order(const ZeroBubbleH2&, const PipelineShape& s, long long rank, O
 // needs an even number of micro-batches, at least 2p.
 template <class Out>
 void append_order(const DualPipe&, const PipelineShape& s, long long rank, Out& out) {
-    require(s.microbatches % 2 == 0 && s.microbatches >= 2 * s.stages, "PipelineShape.microbatches",
-                    count(s.microbatches),
-                    "must be even and at least 2 × PipelineShape.stages = " + std::to_string(2 * s.stages) +
-                        " to simulate DualPipe (half enter at each end)");
+    if (!(s.microbatches % 2 == 0 && s.microbatches >= 2 * s.stages))
+        reject("PipelineShape.microbatches", count(s.microbatches),
+               "must be even and at least 2 × PipelineShape.stages = " + std::to_string(2 * s.stages) +
+                   " to simulate DualPipe (half enter at each end)",
+               {"PipelineShape.stages"});
     const long long half = s.stages / 2, second_half = rank >= half ? 1 : 0;
     schedule_order::DualOrder{.n = half,
                               .k = std::min(rank, s.stages - 1 - rank),
@@ -746,9 +747,10 @@ void append_order(const DualPipe&, const PipelineShape& s, long long rank, Out& 
 // on chunk 0 and back up on chunk 1. dualpipev.py needs at least 2p micro-batches.
 template <class Out>
 void append_order(const DualPipeV&, const PipelineShape& s, long long rank, Out& out) {
-    require(s.microbatches >= 2 * s.stages, "PipelineShape.microbatches", count(s.microbatches),
-                    "must be at least 2 × PipelineShape.stages = " + std::to_string(2 * s.stages) +
-                        " to simulate DualPipeV");
+    if (s.microbatches < 2 * s.stages)
+        reject("PipelineShape.microbatches", count(s.microbatches),
+               "must be at least 2 × PipelineShape.stages = " + std::to_string(2 * s.stages) + " to simulate DualPipeV",
+               {"PipelineShape.stages"});
     schedule_order::DualOrder{.n = s.stages, .k = rank, .M = s.microbatches, .first_chunk = 0, .microbatch_base = {0, 0}}
         .append(out);
 }

@@ -790,14 +790,14 @@ constexpr void for_each_stage(const TransformerShape& m, const Cluster& c, const
 // The layer map's shape against the layout: p stages of v chunks.
 inline void check_layer_map(const LayerMap& map, const Parallelism& par, const TransformerShape& m) {
     if (map.stages != par.pp)
-        reject("--layer-map", count(map.stages), "has this many stages; --pp is " + std::to_string(par.pp));
+        reject("LayerMap.stages", count(map.stages), "must equal pp = " + std::to_string(par.pp), {"pp"});
     if (map.chunks != par.virtual_stages)
-        reject("--layer-map", count(map.chunks),
-               "has this many chunks per stage; --vp is " + std::to_string(par.virtual_stages));
+        reject("LayerMap.chunks", count(map.chunks),
+               "must equal virtual_stages = " + std::to_string(par.virtual_stages), {"virtual_stages"});
     long long layers = 0;
     for (const LayerRange& r : map.ranges) layers += r.size();
     if (layers != m.layers)
-        reject("--layer-map", count(layers), "places this many layers; the model has " + std::to_string(m.layers));
+        reject("LayerMap layers", count(layers), "places this many layers; the model has " + std::to_string(m.layers));
 }
 
 

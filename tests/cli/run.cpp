@@ -611,6 +611,24 @@ TEST_SUITE("cli/run") {
         CHECK(contains(dp.output, "(set by --global-batch, --dp)"));
     }
 
+    TEST_CASE("a library error is mapped from its fields to the CLI's flags: the field, the fields it names, a spelled field") {
+        // The planner says LayerMap.stages = 4 must be at most max_pp = 2 (field, related {max_pp}); the CLI
+        // names --layer-map for the field and --max-pp, typed, for the related one.
+        const auto stages = run({"plan", "--model", "llama3.1-8b", "--gpus", "8", "--global-batch", "16",
+                                 "--layer-map", "1-8/9-16/17-24/25-32", "--max-pp", "2"});
+        CHECK(stages.exit_code == 2);
+        CHECK(stages.output ==
+              "napkin: error: LayerMap.stages = 4: must be at most max_pp = 2 (set by --layer-map, --max-pp)\n");
+        // A field the flag stands for whole is written as the flag: first_stage_layers reads --first-stage-layers,
+        // and the related last_stage_layers, typed, is named after it.
+        const auto first = run({"train", "--model", "llama3.1-8b", "--pp", "4", "--dp", "2", "--global-batch", "16",
+                                "--first-stage-layers", "4", "--last-stage-layers", "5"});
+        CHECK(first.exit_code == 2);
+        CHECK(first.output == "napkin: error: --first-stage-layers = 4: with last_stage_layers = 5 must leave the "
+                              "other 2 virtual stages an equal share of the 32 layers, at least 1 each (set by "
+                              "--last-stage-layers)\n");
+    }
+
     TEST_CASE("split prices every row before it prints: a bad GPU figure is one error line, no table head") {
         // 2^32 GiB of memory is 4.6e18 B, past the 1e18 B bound; it used to print the head first.
         const auto memory = run({"split", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--link", "nvlink4",

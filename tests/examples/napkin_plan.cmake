@@ -71,9 +71,9 @@ napkin_check_output(cli.plan.error.layer_map_max_pp
   COMMAND $<TARGET_FILE:napkin-cli> plan --model ${CMAKE_CURRENT_SOURCE_DIR}/data/reference_moe_config.json
           --gpu gh200 --gpus 1024 --gpus-per-node 4 --global-batch 4096 --seq-len 4096 --max-pp 2
           --layer-map 1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45
-  EXPECT "napkin: error: --layer-map = 4: has this many stages; --max-pp is 2" EXIT_CODE 2)
+  EXPECT "napkin: error: LayerMap.stages = 4: must be at most max_pp = 2 (set by --layer-map, --max-pp)" EXIT_CODE 2)
 napkin_check_output(cli.plan.error.layer_map_gpus
   COMMAND $<TARGET_FILE:napkin-cli> plan --model ${CMAKE_CURRENT_SOURCE_DIR}/data/reference_moe_config.json
           --gpu gh200 --gpus 6 --gpus-per-node 6 --global-batch 4096 --seq-len 4096
           --layer-map 1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45
-  EXPECT "napkin: error: --layer-map = 4: has this many stages, which do not divide the 6 GPUs" EXIT_CODE 2)
+  EXPECT "napkin: error: LayerMap.stages = 4: has this many stages, which do not divide the 6 GPUs (set by --layer-map)" EXIT_CODE 2)

@@ -176,10 +176,10 @@ napkin_check_output(cli.train.no_memory_allowances
 napkin_check_output(cli.train.error.fragmentation
   COMMAND $<TARGET_FILE:napkin-cli> train --model megatron-22b --tp 8 --global-batch 8 --fragmentation -0.1
   EXPECT "napkin: error: --fragmentation = -0.1: must not be negative" EXIT_CODE 2)
-# Uneven pipelines (issue 15): GPT-2 XL's 48 layers on 5 stages need a layer map, and the error names the flags.
+# Uneven pipelines (issue 15): GPT-2 XL's 48 layers on 5 stages need a layer map, and the error says so.
 napkin_check_output(cli.train.error.layer_map_needed
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-xl --pp 5 --global-batch 5
-  EXPECT "must divide the model's layers (48) unless a layer map places them (--layer-map, or --first-stage-layers"
+  EXPECT "must divide the model's layers (48) unless a layer map places them (a layer_map, or first_stage_layers"
   EXIT_CODE 2)
 # 1-30/31-48: stage 1 holds 30 layers, stage 2 the other 18 (and the LM head).
 napkin_check_output(cli.train.layer_map

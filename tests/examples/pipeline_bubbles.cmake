@@ -140,5 +140,5 @@ napkin_check_output(cli.schedule.layer_map_stages
 napkin_check_output(cli.schedule.first_last_stage_layers
   COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule interleaved --stages 4 --microbatches 8 --chunks 2
           --layers 45 --first-stage-layers 4 --last-stage-layers 6 --layer-forward-ms 5 --layer-backward-ms 9
-  EXPECT "--first-stage-layers = 4: with --last-stage-layers 6 must leave the other 6 virtual stages an equal share"
+  EXPECT "--first-stage-layers = 4: with last_stage_layers = 6 must leave the other 6 virtual stages an equal share"
   EXIT_CODE 2)

@@ -247,9 +247,9 @@ TEST_SUITE("hardening") {
         CHECK(error_of([] { return first_last_layer_map(4, 3, 2, 0, 0); }) ==
               "stages × chunks = 6: must be at most the model's 4 layers (every virtual stage holds one at least)");
         CHECK(error_of([] { return first_last_layer_map(45, 4, 2, std::numeric_limits<long long>::max(), 0); }) ==
-              "--first-stage-layers = 9223372036854775807: must lie in 0 … 45 (the model's layers)");
+              "first_stage_layers = 9223372036854775807: must lie in 0 … 45 (the model's layers)");
         CHECK(error_of([] { return first_last_layer_map(45, 4, 2, 3, -1); }) ==
-              "--last-stage-layers = -1: must lie in 0 … 45 (the model's layers)");
+              "last_stage_layers = -1: must lie in 0 … 45 (the model's layers)");
         // 2^62 layers would have sized a vector of 2^62 + 1 entries (bad_alloc, an internal error).
         CHECK(error_of([] { return parse_layer_map("1/2", 1LL << 62, 2); }) ==
               "layers = 4611686018427387904: must be at most 16777216");

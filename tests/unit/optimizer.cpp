@@ -33,7 +33,7 @@ TEST_SUITE("optimizer") {
         CHECK(optimizer_state_bytes(catalog::llama3_1_8b, Optimizer::adam).value() == 64'242'089'984.0);
         CHECK(optimizer_state_bytes(catalog::llama3_1_8b, Optimizer::muon).value() == 36'324'802'560.0);
         CHECK(optimizer_from_name("muon") == Optimizer::muon);
-        CHECK_THROWS_WITH_AS((void)optimizer_from_name("sgd"), "--optimizer = \"sgd\": must be adam or muon",
+        CHECK_THROWS_WITH_AS((void)optimizer_from_name("sgd"), "optimizer = \"sgd\": must be adam or muon",
                              napkin::invalid_argument);
     }
 }

@@ -5,9 +5,36 @@
 
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 using namespace napkin;
+using napkin::test::rejection_of;
 
 TEST_SUITE("parallelism") {
+    TEST_CASE("an error is data: field, value, requirement and the fields the requirement names") {
+        // global_batch 12 over micro_batch 2 × dp 4 = 8 sequences per step: 12 is no multiple of 8.
+        const auto batch = rejection_of([] { return validated(Parallelism{.dp = 4, .micro_batch = 2, .global_batch = 12}); });
+        REQUIRE(batch);
+        CHECK(batch->field() == "Parallelism.global_batch");
+        CHECK(batch->value() == "12");
+        CHECK(batch->requirement() == "must be a multiple of micro_batch × dp = 8");
+        CHECK(batch->related() == std::vector<std::string>{"micro_batch", "dp"});
+        CHECK(std::string(batch->what()) == "Parallelism.global_batch = 12: must be a multiple of micro_batch × dp = 8");
+        // A product of fields is the field; its factors are for the front end to split.
+        const auto product = rejection_of([] {
+            return validated(Parallelism{.tp = 1LL << 21, .dp = 1LL << 21, .global_batch = 1LL << 21});
+        });
+        REQUIRE(product);
+        CHECK(product->field() == "tp × cp × pp × dp");
+        CHECK(product->value() == "4398046511104");  // 2^42
+        CHECK(product->related().empty());
+        // A message a front end writes in its own spelling has no fields.
+        const napkin::invalid_argument own("--bytes (or --sweep) is required");
+        CHECK(own.field().empty());
+        CHECK(own.value().empty());
+        CHECK(std::string(own.what()) == "--bytes (or --sweep) is required");
+    }
+
     TEST_CASE("Megatron order: rank = tp + t·(cp + c·(dp + d·pp)), and back") {
         const Parallelism par{.tp = 8, .pp = 4, .dp = 2, .global_batch = 64};
         CHECK(gpus(par) == 64);

@@ -549,7 +549,7 @@ TEST_SUITE("schedule") {
             {"stage": 3, "forward_s": 1, "backward_s": 2}]})"),
                              "chunk_times.stage = 3: must lie in 1 … stages", napkin::invalid_argument);
         CHECK_THROWS_WITH_AS((void)parse(R"({"stages": 1, "microbatches": 2, "send_s": 1})"),
-                             "chunk_times = \"missing\": must list every stage's chunks in a --times file",
+                             "chunk_times = \"missing\": must list every stage's chunks in a schedule-times file",
                              napkin::invalid_argument);
     }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -19,6 +20,25 @@ inline std::string error_of(auto&& call) {
         return e.what();
     }
     return "(no error)";
+}
+
+// The rejection itself, its fields as data (field(), value(), requirement(),
+// related()); nullopt when the call accepts its input.
+inline std::optional<napkin::invalid_argument> rejection_of(auto&& call) {
+    try {
+        (void)call();
+    } catch (const napkin::invalid_argument& e) {
+        return e;
+    }
+    return std::nullopt;
+}
+// "field | value | requirement | related,…": a rejection's data on one line, for one CHECK.
+inline std::string fields_of(auto&& call) {
+    const auto e = rejection_of(call);
+    if (!e) return "(no error)";
+    std::string related;
+    for (const auto& r : e->related()) related += (related.empty() ? "" : ",") + r;
+    return e->field() + " | " + e->value() + " | " + e->requirement() + " | " + related;
 }
 
 // A share as the validation tables print it: 0.0312 → "3.1 %"; signed: "+3.1 %".

@@ -39,6 +39,13 @@ TEST_SUITE("web bindings") {
               "model = \"gpt-9\": not a catalog model");
     }
 
+    TEST_CASE("split: a library error names the page's input that set the value (tokens_in_flight is tokens)") {
+        const auto reply = call(napkin_web_split("llama3.1-70b", "a100-80gb-sxm", "nvlink-a100", 4, "tensor", 0));
+        CHECK(reply["error"] == "tokens_in_flight = 0: must be at least 1");
+        CHECK(reply["field"] == "tokens_in_flight");
+        CHECK(reply["input"] == "tokens");
+    }
+
     TEST_CASE("load_config: a pasted Llama 3.1 8B config.json becomes model \"custom\"") {
         const auto missing = call(napkin_web_load_config(R"({"hidden_size": 4096, "num_hidden_layers": 32})"));
         CHECK(missing["error"].get<std::string>().find("num_attention_heads") != std::string::npos);

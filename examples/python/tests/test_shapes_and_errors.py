@@ -120,6 +120,24 @@ def test_bad_input_is_a_value_error_naming_the_argument(call, message):
     assert isinstance(error.value, napkin.InvalidArgument)
 
 
+def test_an_error_carries_its_field_value_and_requirement_and_the_python_keyword():
+    # global_batch 12 is no multiple of micro_batch 2 × dp 4 = 8: the field, its value, the rule, the fields
+    # the rule names, and the keyword that set it, as data (a front end maps them, no parsing of the message).
+    with pytest.raises(napkin.InvalidArgument) as error:
+        napkin.Parallelism(dp=4, micro_batch=2, global_batch=12)
+    e = error.value
+    assert e.field == "Parallelism.global_batch"
+    assert e.value == "12"
+    assert e.requirement == "must be a multiple of micro_batch × dp = 8"
+    assert e.related == ["micro_batch", "dp"]
+    assert e.keyword == "global_batch"
+    assert str(e) == "Parallelism.global_batch = 12: must be a multiple of micro_batch × dp = 8"
+    # A product of fields has no single keyword.
+    with pytest.raises(napkin.InvalidArgument) as error:
+        napkin.Parallelism(tp=2 ** 21, dp=2 ** 21, global_batch=2 ** 21)
+    assert error.value.field == "tp × cp × pp × dp" and error.value.keyword == ""
+
+
 @pytest.mark.parametrize("call", [
     lambda: napkin.ring_allreduce("1 GB", 8, catalog.link("ib-ndr")),
     lambda: napkin.ring_allreduce(1e9, 8.5, catalog.link("ib-ndr")),

@@ -112,7 +112,7 @@ public:
         return json_[field].get<bool>();
     }
     [[noreturn]] void fail(const char* field, const std::string& what) const {
-        throw napkin::invalid_argument(origin_ + ": field \"" + prefix_ + field + "\" " + what);
+        throw napkin::invalid_argument(origin_, "", "field \"" + prefix_ + field + "\" " + what);
     }
 
 private:
@@ -180,15 +180,15 @@ inline void read_layer_types(const detail::ConfigFields& f, TransformerShape& m)
 [[nodiscard]] inline LoadedModel parse_hf_config(const std::string& text, const std::string& origin,
                                                  const std::string& name = "") {
     if (detail::json_depth(text) > detail::max_json_depth)
-        throw napkin::invalid_argument(origin + ": not a config.json (values nested deeper than " +
-                                       std::to_string(detail::max_json_depth) + " levels)");
+        throw napkin::invalid_argument(origin, "", "not a config.json (values nested deeper than " +
+                                                       std::to_string(detail::max_json_depth) + " levels)");
     nlohmann::json json;
     try {
         json = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {  // parse errors, and numbers beyond a double (1e400)
-        throw napkin::invalid_argument(origin + ": not valid JSON (" + detail::json_error_text(e) + ")");
+        throw napkin::invalid_argument(origin, "", "not valid JSON (" + detail::json_error_text(e) + ")");
     }
-    if (!json.is_object()) throw napkin::invalid_argument(origin + ": not a JSON object");
+    if (!json.is_object()) throw napkin::invalid_argument(origin, "", "not a JSON object");
     const detail::ConfigFields top(json, origin);
     // A multimodal model (Gemma 3 4B and up) keeps its language model in text_config.
     const bool nested = top.has("text_config");
@@ -343,7 +343,7 @@ inline void read_layer_types(const detail::ConfigFields& f, TransformerShape& m)
     try {
         (void)validated(m);
     } catch (const napkin::invalid_argument& e) {
-        throw napkin::invalid_argument(origin + ": " + e.what());
+        throw napkin::invalid_argument(origin, "", e.what());
     }
     return loaded;
 }

@@ -51,12 +51,24 @@ struct NumberAndUnit {
     double scale = 0;
     const bool binary = unit.size() == 3 && unit[1] == 'i';
     switch (unit.front()) {
-        case 'k': case 'K': scale = binary ? 1024.0 : 1e3; break;
-        case 'M': scale = binary ? 1024.0 * 1024 : 1e6; break;
-        case 'G': scale = binary ? 1024.0 * 1024 * 1024 : 1e9; break;
-        case 'T': scale = binary ? 1024.0 * 1024 * 1024 * 1024 : 1e12; break;
-        case 'P': scale = binary ? 1024.0 * 1024 * 1024 * 1024 * 1024 : 1e15; break;
-        default: return std::nullopt;
+        case 'k':
+        case 'K':
+            scale = binary ? 1024.0 : 1e3;
+            break;
+        case 'M':
+            scale = binary ? 1024.0 * 1024 : 1e6;
+            break;
+        case 'G':
+            scale = binary ? 1024.0 * 1024 * 1024 : 1e9;
+            break;
+        case 'T':
+            scale = binary ? 1024.0 * 1024 * 1024 * 1024 : 1e12;
+            break;
+        case 'P':
+            scale = binary ? 1024.0 * 1024 * 1024 * 1024 * 1024 : 1e15;
+            break;
+        default:
+            return std::nullopt;
     }
     if (unit.size() != (binary ? 3U : 2U)) return std::nullopt;
     if (unit.back() == 'B') return scale;
@@ -94,14 +106,22 @@ inline constexpr double largest_parsed_value = 1e30;
     if (!parsed) return std::nullopt;
     const std::string_view u = parsed->unit;
     double scale = 0;
-    if (u == "s") scale = 1;
-    else if (u == "ms") scale = 1e-3;
-    else if (u == "us" || u == "\u00b5s" || u == "\u03bcs") scale = 1e-6;  // micro sign or Greek mu
-    else if (u == "ns") scale = 1e-9;
-    else if (u == "min") scale = 60;
-    else if (u == "h") scale = 3600;
-    else if (u == "d") scale = 86400;  // a day of 24 hours
-    else return std::nullopt;
+    if (u == "s")
+        scale = 1;
+    else if (u == "ms")
+        scale = 1e-3;
+    else if (u == "us" || u == "\u00b5s" || u == "\u03bcs")
+        scale = 1e-6;  // micro sign or Greek mu
+    else if (u == "ns")
+        scale = 1e-9;
+    else if (u == "min")
+        scale = 60;
+    else if (u == "h")
+        scale = 3600;
+    else if (u == "d")
+        scale = 86400;  // a day of 24 hours
+    else
+        return std::nullopt;
     if (parsed->value * scale > largest_parsed_value) return std::nullopt;
     return seconds(parsed->value * scale);
 }
@@ -112,11 +132,20 @@ inline constexpr double largest_parsed_value = 1e30;
     std::string_view u = parsed->unit;
     double scale = 1;
     switch (u.empty() ? ' ' : u.front()) {
-        case 'G': scale = 1e9; break;
-        case 'T': scale = 1e12; break;
-        case 'P': scale = 1e15; break;
-        case 'E': scale = 1e18; break;
-        default: break;
+        case 'G':
+            scale = 1e9;
+            break;
+        case 'T':
+            scale = 1e12;
+            break;
+        case 'P':
+            scale = 1e15;
+            break;
+        case 'E':
+            scale = 1e18;
+            break;
+        default:
+            break;
     }
     if (scale != 1) u.remove_prefix(1);
     if (u != "FLOP/s" && u != "FLOPS" && u != "FLOPs/s") return std::nullopt;
@@ -129,10 +158,14 @@ inline constexpr double largest_parsed_value = 1e30;
     if (!parsed) return std::nullopt;
     const std::string_view u = parsed->unit;
     double scale = 0;
-    if (u == "W") scale = 1;
-    else if (u == "kW") scale = 1e3;
-    else if (u == "MW") scale = 1e6;
-    else return std::nullopt;
+    if (u == "W")
+        scale = 1;
+    else if (u == "kW")
+        scale = 1e3;
+    else if (u == "MW")
+        scale = 1e6;
+    else
+        return std::nullopt;
     if (parsed->value * scale > largest_parsed_value) return std::nullopt;
     return watts(parsed->value * scale);
 }
@@ -143,12 +176,18 @@ inline constexpr double largest_parsed_value = 1e30;
     if (!parsed) return std::nullopt;
     const std::string_view u = parsed->unit;
     double scale = 0;
-    if (u.empty()) scale = 1;
-    else if (u == "k" || u == "K") scale = 1e3;
-    else if (u == "M") scale = 1e6;
-    else if (u == "B" || u == "G") scale = 1e9;
-    else if (u == "T") scale = 1e12;
-    else return std::nullopt;
+    if (u.empty())
+        scale = 1;
+    else if (u == "k" || u == "K")
+        scale = 1e3;
+    else if (u == "M")
+        scale = 1e6;
+    else if (u == "B" || u == "G")
+        scale = 1e9;
+    else if (u == "T")
+        scale = 1e12;
+    else
+        return std::nullopt;
     if (parsed->value * scale > largest_parsed_value) return std::nullopt;
     return parsed->value * scale;
 }
@@ -157,41 +196,38 @@ inline constexpr double largest_parsed_value = 1e30;
 // and the text, with what would have been understood.
 [[nodiscard]] inline Bytes parse_bytes(const std::string& name, std::string_view text) {
     if (auto v = parse_bytes(text)) return *v;
-    throw napkin::invalid_argument(name + " = \"" + std::string(text) +
-                                   "\": not a size (a number, optionally with B, KB, MB, GB, TB, KiB, MiB, GiB, "
-                                   "TiB or bits Gb: 4096, 1MiB, 280GB)");
+    reject(name, text,
+           "not a size (a number, optionally with B, KB, MB, GB, TB, KiB, MiB, GiB, "
+           "TiB or bits Gb: 4096, 1MiB, 280GB)");
 }
 
 [[nodiscard]] inline BytesPerSecond parse_rate(const std::string& name, std::string_view text) {
     if (auto v = parse_rate(text)) return *v;
-    throw napkin::invalid_argument(name + " = \"" + std::string(text) +
-                                   "\": not a rate (a number with its unit: 50GB/s, 400Gb/s in bits, 3.35TB/s, "
-                                   "900GBps)");
+    reject(name, text,
+           "not a rate (a number with its unit: 50GB/s, 400Gb/s in bits, 3.35TB/s, "
+           "900GBps)");
 }
 
 [[nodiscard]] inline Seconds parse_time(const std::string& name, std::string_view text) {
     if (auto v = parse_time(text)) return *v;
-    throw napkin::invalid_argument(name + " = \"" + std::string(text) +
-                                   "\": not a time (a number with its unit: 5us, 1.5ms, 2s, 100ns, 10min, 90d)");
+    reject(name, text, "not a time (a number with its unit: 5us, 1.5ms, 2s, 100ns, 10min, 90d)");
 }
 
 [[nodiscard]] inline Watts parse_power(const std::string& name, std::string_view text) {
     if (auto v = parse_power(text)) return *v;
-    throw napkin::invalid_argument(name + " = \"" + std::string(text) +
-                                   "\": not a power (a number with its unit: 700W, 1.2kW, 20MW)");
+    reject(name, text, "not a power (a number with its unit: 700W, 1.2kW, 20MW)");
 }
 
 [[nodiscard]] inline double parse_count(const std::string& name, std::string_view text) {
     if (auto v = parse_count(text)) return *v;
-    throw napkin::invalid_argument(name + " = \"" + std::string(text) +
-                                   "\": not a count (a number, optionally with k, M, B or T: 15.6T, 300B)");
+    reject(name, text, "not a count (a number, optionally with k, M, B or T: 15.6T, 300B)");
 }
 
 [[nodiscard]] inline FlopsPerSecond parse_flop_rate(const std::string& name, std::string_view text) {
     if (auto v = parse_flop_rate(text)) return *v;
-    throw napkin::invalid_argument(name + " = \"" + std::string(text) +
-                                   "\": not a compute rate (a number with its unit: 989TFLOP/s, 1.98PFLOP/s, "
-                                   "312 TFLOPS)");
+    reject(name, text,
+           "not a compute rate (a number with its unit: 989TFLOP/s, 1.98PFLOP/s, "
+           "312 TFLOPS)");
 }
 
 }  // namespace napkin::io

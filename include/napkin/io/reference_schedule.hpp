@@ -180,11 +180,11 @@ inline void check_span(std::string_view what, Seconds start, Seconds end) {
 // range) is a napkin::invalid_argument naming the file, cut to 160 printable
 // characters.
 [[nodiscard]] inline ReferenceSchedule read_reference_schedule(const std::string& path) {
-    const std::string file = read_json_file("--reference", path);
+    const std::string file = read_json_file("reference file", path);
     try {
         return parse_reference_schedule(nlohmann::json::parse(file));
     } catch (const nlohmann::json::exception& e) {
-        throw napkin::invalid_argument(path + ": not a reference schedule (" + printable(e.what(), 160) + ")");
+        throw napkin::invalid_argument(path, "", "not a reference schedule (" + printable(e.what(), 160) + ")");
     }
 }
 

@@ -46,7 +46,7 @@ namespace detail {
 inline double times_number(const nlohmann::json& j, const std::string& field, std::optional<double> fallback = {}) {
     if (!j.contains(field)) {
         if (fallback) return *fallback;
-        napkin::reject(field, "missing", "is required in a --times file");
+        napkin::reject(field, "missing", "is required in a schedule-times file");
     }
     const auto& x = j.at(field);
     if (!x.is_number()) napkin::reject(field, x.is_string() ? x.get<std::string>() : x.type_name(), "must be a number");
@@ -57,7 +57,7 @@ inline double times_number(const nlohmann::json& j, const std::string& field, st
 inline long long times_count(const nlohmann::json& j, const std::string& field) {
     if (!j.contains(field) || !j.at(field).is_number_integer())
         napkin::reject(field, j.contains(field) ? j.at(field).dump().substr(0, 40) : "missing",
-                       "must be a whole number in a --times file");
+                       "must be a whole number in a schedule-times file");
     return j.at(field).get<long long>();
 }
 }  // namespace detail
@@ -67,7 +67,7 @@ inline long long times_count(const nlohmann::json& j, const std::string& field) 
                               j.contains("chunks") ? detail::times_count(j, "chunks") : 1};
     napkin::detail::check_shape(shape);
     require(shape.stages * shape.chunks <= 1'000'000, "stages × chunks", count(shape.stages * shape.chunks),
-            "must be at most 10^6 in a --times file");
+            "must be at most 10^6 in a schedule-times file");
     if (schedule) {
         if (j.contains("schedule")) schedule->name = j.at("schedule").get<std::string>();
         if (j.contains("extra_warmup")) schedule->extra_warmup = detail::times_count(j, "extra_warmup");
@@ -83,7 +83,7 @@ inline long long times_count(const nlohmann::json& j, const std::string& field) 
     std::vector<ChunkAllToAll> all_to_all(n);
     std::vector<Seconds> reduce_scatter(n);
     if (!j.contains("chunk_times") || !j.at("chunk_times").is_array())
-        napkin::reject("chunk_times", "missing", "must list every stage's chunks in a --times file");
+        napkin::reject("chunk_times", "missing", "must list every stage's chunks in a schedule-times file");
     for (const auto& c : j.at("chunk_times")) {
         const long long stage = detail::times_count(c, "stage"), chunk = c.contains("chunk") ? detail::times_count(c, "chunk") : 1;
         require(stage >= 1 && stage <= shape.stages, "chunk_times.stage", count(stage), "must lie in 1 … stages");
@@ -125,17 +125,17 @@ inline long long times_count(const nlohmann::json& j, const std::string& field) 
 }
 
 [[nodiscard]] inline ScheduleTimes read_schedule_times(const std::string& path, TimesSchedule* schedule = nullptr) {
-    const std::string text = read_json_file("--times", path);
+    const std::string text = read_json_file("times file", path);
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
-        napkin::reject("--times", path, std::string("is not JSON: ") + e.what());
+        napkin::reject("times file", path, std::string("is not JSON: ") + e.what());
     }
     try {
         return parse_schedule_times(j, schedule);
     } catch (const nlohmann::json::exception& e) {
-        napkin::reject("--times", path, std::string("has a field of the wrong type: ") + e.what());
+        napkin::reject("times file", path, std::string("has a field of the wrong type: ") + e.what());
     }
 }
 

@@ -125,7 +125,7 @@ public:
     }
 
     // Writes the document to `path`, given by `argument` (checked through the close).
-    void save(const std::string& path, std::string_view argument = "--svg") const {
+    void save(const std::string& path, std::string_view argument = "svg file") const {
         write_text_file(argument, path, str());
     }
 
