@@ -467,9 +467,9 @@ std::string with_flag(const napkin::invalid_argument& e, CLI::App& app, const st
     std::string name = e.field();
     // A field the flag stands for whole is written as the flag: "--layer-map stage 2 chunk 1 = …".
     const std::string spelling = flag_spelling(name);
-    const std::string message =
-        spelling.empty() ? std::string(e.what())
-                         : spelling + (e.value().empty() ? "" : " = " + e.value()) + ": " + e.requirement();
+    std::string message = spelling.empty()
+                              ? std::string(e.what())
+                              : spelling + (e.value().empty() ? "" : " = " + e.value()) + ": " + e.requirement();
     // "micro-batches per step (global_batch / (micro_batch × dp))": the name, less what the parentheses say.
     if (const std::size_t paren = name.find(" ("); paren != std::string::npos) name.resize(paren);
     std::vector<std::string> typed, fallback;

@@ -242,6 +242,8 @@ PYBIND11_MODULE(napkin, m) {
     // data: .field ("Parallelism.tp"), .value, .requirement, .related, and
     // .keyword, the field in Python's spelling (python_keyword).
     static py::exception<napkin::invalid_argument> invalid_argument_type(m, "InvalidArgument", PyExc_ValueError);
+    // pybind11's ExceptionTranslator is void (*)(std::exception_ptr): the pointer is taken by value.
+    // NOLINTNEXTLINE(performance-unnecessary-value-param)
     py::register_exception_translator([](std::exception_ptr thrown) {
         try {
             if (thrown) std::rethrow_exception(thrown);
