@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+// napkin/training/step.hpp — the parts paid once per step: the data-parallel
+// gradient synchronisation (DDP, ZeRO, FSDP; its exposed share) and the
+// optimizer step (Adam, Muon's Newton–Schulz). Part of napkin/training.hpp.
+#pragma once
+
+#include <napkin/training/microbatch.hpp>
+
+namespace napkin {
+
+// Data-parallel synchronisation of one group's gradients (`parameters` per
+// GPU over `group`): an all-reduce (Li et al. 2020, PyTorch DDP); with ZeRO-1/2 or
+// the distributed optimizer a reduce-scatter of the gradients and an
+// all-gather of the updated weights, the same volume; ZeRO-3 gathers the
+// weights again for the forward and the backward of every micro-batch, 1.5×
+// the volume at m = 1 (Rajbhandari et al. Sec. 7.2.2). Across nodes it runs
+// hierarchically: inside the node, then one ring per GPU position.
+// The same in parts: `reduce` (the all-reduce, or the gradients'
+// reduce-scatter), `gather` (the updated weights' all-gather after the
+// optimizer step) and, for ZeRO-3, `layer_gather`: one all-gather of the
+// weights, which ZeRO-3 repeats for the forward and the backward of every
+// micro-batch.
+struct GradientSync {
+    Seconds reduce, gather, layer_gather;
+};
+
+[[nodiscard]] constexpr GradientSync gradient_sync_parts(double parameters, const GroupPlacement& group,
+                                                        const Parallelism& par, const Cluster& c,
+                                                        const TrainingOptions& o) {
+    if (group.size == 1 || parameters == 0.0) return {};
+    const Bytes gradients = bytes(parameters * gradient_reduce_bytes(par, o));
+    const Bytes weights = bytes(parameters * bytes_of(par.weights));
+    const Seconds base = o.collective_base_latency;
+    const HierarchicalTopology topology = topology_of(group, c);
+    const bool across = group.crosses_nodes();
+    const Link link = c.node.intra;
+    const auto all_reduce = [&](Bytes b) {
+        return across ? hierarchical_all_reduce(b, topology, base) : ring_all_reduce(b, group.size, link, base);
+    };
+    const auto scatter = [&](Bytes b) {
+        return across ? hierarchical_reduce_scatter(b, topology, base) : reduce_scatter(b, group.size, link, base);
+    };
+    const auto gather = [&](Bytes b) {
+        return across ? hierarchical_all_gather(b, topology, base) : all_gather(b, group.size, link, base);
+    };
+    switch (par.sharding) {
+        case Sharding::none: return {all_reduce(gradients).total(), Seconds{}, Seconds{}};
+        case Sharding::zero1:
+        case Sharding::zero2:
+        case Sharding::distributed: return {scatter(gradients).total(), gather(weights).total(), Seconds{}};
+        case Sharding::zero3: return {scatter(gradients).total(), Seconds{}, gather(weights).total()};
+    }
+    return {};
+}
+
+[[nodiscard]] constexpr Seconds gradient_sync_time(double parameters, const GroupPlacement& group,
+                                                  const Parallelism& par, const Cluster& c,
+                                                  const TrainingOptions& o) {
+    const GradientSync g = gradient_sync_parts(parameters, group, par, c, o);
+    const double mb = count(microbatches(par));
+    // ZeRO-3 reduce-scatters each micro-batch's gradients (exposed_sync_time below).
+    const double reduces = par.sharding == Sharding::zero3 ? mb : 1.0;
+    return reduces * g.reduce + g.gather + 2.0 * mb * g.layer_gather;
+}
+
+// What of the synchronisation shows, given one micro-batch's forward and
+// backward time on the stage:
+//  - overlap_dp: the reduction runs bucket by bucket under the last
+//    micro-batch's backward (Li et al. 2020, PyTorch DDP, Sec. 3.2.3;
+//    Megatron's --overlap-grad-reduce); only what exceeds it shows;
+//  - overlap_param_gather: the all-gather under the first micro-batch's forward;
+//  - ZeRO-3 with fsdp_prefetch: each layer's gather runs under the previous
+//    layer's compute (PyTorch FSDP, Zhao et al. 2023, Sec. 3.3.2), so per
+//    micro-batch only what exceeds the forward shows, plus the first layer's
+//    gather, which nothing precedes. Without prefetch every gather shows.
+//  - ZeRO-3 keeps only its shard of the gradients (memory.hpp's P_os+g+p), so
+//    every micro-batch's backward reduce-scatters them (FSDP outside no_sync,
+//    Zhao et al. 2023, Sec. 3.3; ZeRO Sec. 7.2.2: 1.5× the data-parallel
+//    volume for every forward and backward); in that backward the reduce-
+//    scatter and the all-gathers share the GPU's links, so the two hide
+//    together: what their sum exceeds the backward by shows.
+[[nodiscard]] constexpr Seconds exposed_sync_time(const GradientSync& g, const Parallelism& par, double layers,
+                                                 Seconds forward, Seconds backward, const TrainingOptions& o) {
+    const auto beyond = [](Seconds work, Seconds cover) { return std::max(Seconds{}, work - cover); };
+    const double mb = count(microbatches(par));
+    const Seconds gather = o.overlap_param_gather ? beyond(g.gather, forward) : g.gather;
+    if (par.sharding == Sharding::zero3) {
+        if (o.fsdp_prefetch)
+            return gather + mb * (beyond(g.layer_gather, forward) + g.layer_gather / layers +
+                                  beyond(g.layer_gather + g.reduce, backward));
+        const Seconds reduce = o.overlap_dp ? beyond(g.reduce, backward) : g.reduce;
+        return gather + mb * (2.0 * g.layer_gather + reduce);
+    }
+    const Seconds reduce = o.overlap_dp ? beyond(g.reduce, backward) : g.reduce;
+    return reduce + gather;
+}
+
+// Adam's update is element-wise and memory-bound (Kingma & Ba 2015, Alg. 1):
+// per parameter it reads the gradient, the master weight and both moments,
+// writes them back and writes the 16-bit weight, at the GPU's memory
+// bandwidth, over the shard this GPU owns. `moments`: the moments kept per
+// parameter (2 for Adam; fewer for Muon, optimizer_moments below).
+[[nodiscard]] constexpr Seconds optimizer_time(const StageParameters& params, const Parallelism& par,
+                                              const Gpu& gpu, double moments = 2.0) {
+    const bool sharded = par.sharding != Sharding::none;
+    const double dense = params.dense / (sharded ? count(par.dp * par.cp) : 1.0);
+    const double expert = params.expert / (sharded ? count(par.dp * par.cp / par.ep) : 1.0);
+    const double per_parameter =
+        bytes_of(par.gradients) + 2.0 * (bytes_of(par.master) + moments * bytes_of(par.moments)) +
+        bytes_of(par.weights);
+    return read_time(bytes((dense + expert) * per_parameter), gpu);
+}
+
+// Moments kept per parameter, on average over the model: Adam's 2; Muon's 1
+// momentum on its matrices and AdamW's 2 on the rest (Liu et al. 2025, the
+// Moonlight paper, Sec. 2; napkin/optimizer.hpp's muon_parameter_count).
+[[nodiscard]] constexpr double optimizer_moments(const TransformerShape& m, Optimizer opt) {
+    if (opt == Optimizer::adam) return 2.0;
+    return 2.0 - count(muon_parameter_count(m)) / count(parameter_count(m));
+}
+
+// The share of the tensor-core peak the optimizer's Newton–Schulz GEMMs run at:
+// the GEMM model's fitted share of the generation, or the flat model's r.
+[[nodiscard]] constexpr double matrix_share(const Gpu& gpu, const TrainingOptions& o) {
+    return o.compute_model == ComputeModel::gemm && has_gemm_facts(gpu) ? tensor_share(o.profile, gpu.architecture)
+                                                                        : o.efficiency.peak_share;
+}
+
+// The optimizer step on one GPU: the element-wise update and, for Muon, the
+// Newton–Schulz iterations of every weight matrix (napkin/optimizer.hpp's
+// muon_step_flops) spread evenly over all GPUs (Megatron's distributed Muon
+// hands each rank whole matrices; balanced, that is 1/N of the FLOPs).
+[[nodiscard]] constexpr Seconds newton_schulz_time(const TransformerShape& m, const Parallelism& par, const Gpu& gpu,
+                                                  const TrainingOptions& o) {
+    if (o.optimizer == Optimizer::adam) return Seconds{};
+    return muon_step_time(m, count(gpus(par)), gpu.peak_flops * matrix_share(gpu, o));
+}
+
+[[nodiscard]] constexpr Seconds optimizer_step_time(const TransformerShape& m, const StageParameters& params,
+                                                   const Parallelism& par, const Gpu& gpu, const TrainingOptions& o) {
+    return optimizer_time(params, par, gpu, optimizer_moments(m, o.optimizer)) + newton_schulz_time(m, par, gpu, o);
+}
+
+// The exposed gradient synchronisation of a stage that runs `one` per
+// micro-batch over `layers` layers and keeps `params`: the dense weights over
+// the data-parallel group, the experts over the expert data-parallel group
+// (forward = compute/3, backward = 2·compute/3 + recompute, as stage_times).
+[[nodiscard]] constexpr Seconds stage_gradient_sync(const MicrobatchTime& one, const StageParameters& params,
+                                                   double layers, const Parallelism& par, const Cluster& c,
+                                                   const TrainingOptions& o) {
+    const Seconds forward = one.compute / 3.0;
+    const Seconds backward = (2.0 / 3.0) * one.compute + one.recompute;
+    return exposed_sync_time(gradient_sync_parts(params.dense, data_group(par, c), par, c, o), par, layers, forward,
+                             backward, o) +
+           exposed_sync_time(gradient_sync_parts(params.expert, expert_data_group(par, c), par, c, o), par, layers,
+                             forward, backward, o);
+}
+
+// The optimizer's memory against Adam's, which memory.hpp counts: master
+// weights and the optimizer's moments per parameter over master and two.
+[[nodiscard]] constexpr double optimizer_memory_scale(const TransformerShape& m, const Parallelism& par,
+                                                      Optimizer opt) {
+    const double adam = optimizer_bytes_per_parameter(par);
+    return adam > 0.0 ? (bytes_of(par.master) + optimizer_moments(m, opt) * bytes_of(par.moments)) / adam : 1.0;
+}
+
+}  // namespace napkin
