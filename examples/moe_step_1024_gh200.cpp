@@ -5,8 +5,8 @@
 // micro-batch 2 of 4,096 mb_tokens, 8 micro-batches per pipeline, Megatron's
 // interleaved 1F1B with --overlap-moe-expert-parallel-comm, Muon.
 //
-// Part 1 prices every op of one MoE layer and every collective of the step
-// from napkin's own model (shapes, roofline compute, alpha-beta links) and
+// Part 1 prices every op of one MoE layer (layer_ops under the flat model)
+// and every collective of the step (alpha-beta links) and
 // prints it next to the reference's figure; where they differ by more than
 // 15 % it says which assumption differs (the reference calls its timings
 // illustrative). Part 2 simulates the step from napkin's per-layer times;
@@ -22,7 +22,6 @@
 #include <napkin/io/reference_schedule.hpp>
 #include <napkin/layer_map.hpp>
 #include <napkin/model.hpp>
-#include <napkin/moe_layer.hpp>
 #include <napkin/optimizer.hpp>
 #include <napkin/schedule.hpp>
 #include <napkin/training.hpp>
@@ -86,43 +85,55 @@ int main(int argc, char** argv) {
                 node.inter.bandwidth.value() / 1e9);
 
     // --- Part 1: one MoE layer, one micro-batch, one GPU -------------------------------------------
-    // moe_layer.hpp: matrix work at compute.hpp's fitted share of peak (0.677), element-wise work at the
-    // memory bandwidth, the all-to-all sending each of the node's other GPUs its share over its own pair link.
-    const MoeLayerSetup setup{.sequence = sequence, .micro_batch = micro_batch, .expert_parallel = ep, .gpu = gpu,
-                              .expert_link = node.intra, .matrix_share = default_efficiency.peak_share,
-                              .collective_base = nccl::ring_ll_base_latency};
-    const auto ops = moe_layer_ops(moe, setup);
+    // training/ops.hpp's layer_ops under the flat model: every GEMM at compute.hpp's fitted share of peak
+    // (0.677), element-wise work at the memory bandwidth, the all-to-all by collectives.hpp.
+    const Parallelism layout{.tp = 1, .pp = 4, .dp = dp, .ep = ep, .virtual_stages = 2, .micro_batch = micro_batch,
+                             .global_batch = 4096, .sequence = sequence, .sharding = Sharding::distributed,
+                             .flash_attention = true, .gradients = DType::fp32};
+    const Cluster cluster = cluster_of(node, 256);
+    TrainingOptions flat;
+    flat.compute_model = ComputeModel::flat;
+    flat.causal = true;
+    flat.layer_map = &map;
+    const LayerOps flat_layer = layer_ops(moe, cluster, layout, flat);
+    const auto op_of = [](const LayerOps& layer, const char* name) {
+        for (std::size_t i = 0; i < layer.size; ++i)
+            if (layer.ops[i].op == name) return layer.ops[i];
+        return TrainingOp{};
+    };
     const double rate = gpu.peak_flops.value() * default_efficiency.peak_share;
     const double h = count(moe.hidden);
-    const double attention_s = ops[0].forward.value(), router_s = ops[1].forward.value(),
-                 all_to_all_s = ops[2].forward.value(), experts_s = ops[3].forward.value(),
-                 unpermute_s = ops[5].forward.value();
+    const double all_to_all_s = op_of(flat_layer, "dispatch all-to-all").forward.value();
     const nlohmann::json& fwd = ref_json.at("perLayer").at("forward");
     const nlohmann::json& bwd = ref_json.at("perLayer").at("backward");
-    std::printf("Part 1: one MoE layer, one micro-batch (%.0f tokens), one GPU; ms\n", mb_tokens);
+    std::printf("Part 1: one MoE layer, one micro-batch (%.0f tokens), one GPU, the flat model; ms\n", mb_tokens);
     std::printf("  %-34s %10s %10s  %7s\n", "op", "napkin", "reference", "napkin");
     const char* dense_fit = "napkin prices it at its dense fit (67.7% of peak, Megatron A100 runs); the "
                             "reference's kernel runs slower";
-    print({"attention, forward", 1e3 * attention_s, op_ms(fwd, "attention"), dense_fit});
-    print({"router and permute, forward", 1e3 * router_s, op_ms(fwd, "router and permute"),
-           "napkin counts the permute as one pass over the copies at full memory bandwidth"});
-    print({"dispatch all-to-all", 1e3 * all_to_all_s, op_ms(fwd, "dispatch all-to-all"),
-           "napkin drives all three NVLink pairs of a GPU at once (450 GB/s out); the reference's all-to-all "
-           "reaches about half of that"});
-    print({"experts (7 routed + 1 shared), fwd", 1e3 * experts_s, op_ms(fwd, "experts"),
+    print({"attention, forward", 1e3 * op_of(flat_layer, "attention").forward.value(), op_ms(fwd, "attention"),
+           dense_fit});
+    print({"router, forward", 1e3 * op_of(flat_layer, "router").forward.value(), op_ms(fwd, "router and permute"),
+           "napkin's router is its GEMM alone; the permute is in napkin's element-wise row"});
+    const char* one_link = "collectives.hpp's all-to-all sends 3/4 of the buffer through one 150 GB/s pair link in "
+                           "n - 1 steps; the reference's uses the three pair links at once";
+    print({"dispatch all-to-all", 1e3 * all_to_all_s, op_ms(fwd, "dispatch all-to-all"), one_link});
+    print({"experts (7 routed + 1 shared), fwd",
+           1e3 * (op_of(flat_layer, "routed experts").forward + op_of(flat_layer, "shared experts").forward).value(),
+           op_ms(fwd, "experts"),
            "expert GEMMs: napkin prices the 768-wide grouped GEMMs like dense ones (67.7% of peak); the "
            "reference's run at about 28%"});
-    print({"combine all-to-all", 1e3 * all_to_all_s, op_ms(fwd, "combine all-to-all"),
-           "as the dispatch: three pair links at once in napkin"});
-    print({"combine all-to-all, backward", 1e3 * all_to_all_s, op_ms(bwd, "combine all-to-all, backward"),
-           "as forward: the same bytes back over the same links"});
-    print({"dispatch all-to-all, backward", 1e3 * all_to_all_s, op_ms(bwd, "dispatch all-to-all, backward"),
-           "as forward: the same bytes back over the same links"});
-    print({"unpermute", 1e3 * unpermute_s, op_ms(fwd, "unpermute"),
-           "napkin reads the k outputs once at full memory bandwidth"});
+    print({"combine all-to-all", 1e3 * op_of(flat_layer, "combine all-to-all").forward.value(),
+           op_ms(fwd, "combine all-to-all"), one_link});
+    print({"combine all-to-all, backward", 1e3 * op_of(flat_layer, "combine all-to-all").backward.value(),
+           op_ms(bwd, "combine all-to-all, backward"), "as forward: the same bytes back over the same links"});
+    print({"dispatch all-to-all, backward", 1e3 * op_of(flat_layer, "dispatch all-to-all").backward.value(),
+           op_ms(bwd, "dispatch all-to-all, backward"), "as forward: the same bytes back over the same links"});
+    std::printf("  %-34s %10.3f %10s\n      (norms, activation, permute and unpermute at %.0f GB/s)\n",
+                "element-wise, forward", 1e3 * op_of(flat_layer, "element-wise").forward.value(), "-",
+                gpu.memory_bandwidth.value() / 1e9);
     // Backward: input and weight gradients, twice the forward's matrix work (Narayanan et al. 2021 Sec. 5.1).
-    const double forward_s = moe_layer_time(moe, setup)[0].value();
-    const double backward_s = moe_layer_time(moe, setup)[1].value();
+    const double forward_s = flat_layer.forward().value();
+    const double backward_s = flat_layer.backward().value();
     const double ref_forward = op_ms(fwd, "unpermute") > 0 ? 1e3 * fwd.back().at("end").get<double>() : 0.0;
     const double ref_backward = 1e3 * bwd.back().at("end").get<double>();
     print({"layer forward", 1e3 * forward_s, ref_forward, "the sum of the rows above"});
@@ -208,26 +219,18 @@ int main(int argc, char** argv) {
                 1e6 * worst, theirs.pair_hidden);
 
     // --- Part 4: the layout through evaluate_training (the GEMM model, per-op times) ---------------
-    const Parallelism layout{.tp = 1, .pp = 4, .dp = dp, .ep = ep, .virtual_stages = 2, .micro_batch = micro_batch,
-                             .global_batch = 4096, .sequence = sequence, .sharding = Sharding::distributed,
-                             .flash_attention = true, .gradients = DType::fp32};
     TrainingOptions options;
     options.optimizer = Optimizer::muon;
     options.causal = true;
     options.overlap_dp = true;            // the reference reduce-scatters each chunk's gradients under what follows
     options.overlap_param_gather = true;  // and gathers the weights before the first forward, overlapped
     options.layer_map = &map;
-    const Cluster cluster = cluster_of(node, 256);
     const TrainingEstimate e = evaluate_training(moe, cluster, layout, options);
     const LayerOps layer = layer_ops(moe, cluster, layout, options);
     std::printf("\nPart 4: the layout through evaluate_training (GEMM model, expert DP %lld); ms\n",
                 expert_data_parallel(layout));
     std::printf("  %-34s %10s %10s  %7s\n", "op", "napkin", "reference", "napkin");
-    const auto op = [&](const char* name) {
-        for (std::size_t i = 0; i < layer.size; ++i)
-            if (layer.ops[i].op == name) return layer.ops[i];
-        return TrainingOp{};
-    };
+    const auto op = [&](const char* name) { return op_of(layer, name); };
     const char* gemm_share = "the GEMM model's Hopper share (48.5% of peak, fitted to H100 runs) after tile and "
                              "wave quantization; the reference's kernels run slower";
     print({"attention, forward", 1e3 * op("attention").forward.value(), op_ms(fwd, "attention"), gemm_share});

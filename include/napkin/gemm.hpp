@@ -74,11 +74,14 @@ inline constexpr Tile flash_attention_tile{.rows = 128, .cols = 128};
 }
 
 // How one GEMM runs: the tensor-core peak of the precision, the share of it a
-// fully quantized GEMM reaches, and the bytes per element it moves.
+// fully quantized GEMM reaches, and the bytes per element it moves. `flat`:
+// compute.hpp's flat model, every GEMM at `share` of the peak whatever its
+// shape (no tile, wave or memory bound), for the lessons that price a layer so.
 struct GemmSettings {
     FlopsPerSecond peak;
     double share = 1.0;
     double element_bytes = 2.0;
+    bool flat = false;
 };
 
 // The bytes one GEMM reads and writes: its operands and result, m·k + k·n + m·n elements.
@@ -90,6 +93,7 @@ struct GemmSettings {
 // achievable share, after quantization) and its memory time.
 [[nodiscard]] constexpr Seconds gemm_time(const GemmShape& g, const Gpu& gpu, const GemmSettings& s,
                                           const Tile& tile = cublas_tile) {
+    if (s.flat) return gemm_flops(g) / (s.peak * s.share);
     const Seconds math = gemm_flops(g) / (s.peak * (s.share * quantization_efficiency(g, gpu.sm_count, tile)));
     return std::max(math, read_time(gemm_bytes(g, s), gpu));
 }
@@ -138,11 +142,16 @@ struct PassTimes {
     if (par.flash_attention) {
         // As an (s/c × d) output per head with 2 products of depth s (×½ causal).
         const GemmShape kernel{.m = q, .n = d, .k = attended, .batch = heads};
+        const double kv_share = count(m.kv_heads) / count(m.heads);
+        const Bytes moved = bytes(heads * q * d * (2.0 + 2.0 * kv_share) * s.element_bytes);
+        // The flat model: the two products at the share, backward twice the forward (compute.hpp's 3 × forward).
+        if (s.flat) {
+            const Seconds forward = 2.0 * gemm_flops(kernel) / (s.peak * s.share);
+            return {forward, 2.0 * forward, moved};
+        }
         const Seconds math =
             2.0 * gemm_flops(kernel) / (s.peak * (s.share * quantization_efficiency(kernel, gpu.sm_count,
                                                                                      flash_attention_tile)));
-        const double kv_share = count(m.kv_heads) / count(m.heads);
-        const Bytes moved = bytes(heads * q * d * (2.0 + 2.0 * kv_share) * s.element_bytes);
         const Seconds forward = std::max(math, read_time(moved, gpu));
         return {forward, std::max(2.5 * math, read_time(2.0 * moved, gpu)), moved};
     }

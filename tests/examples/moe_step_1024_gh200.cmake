@@ -2,8 +2,9 @@
 # - weights: 45 × 625,741,824 + 2·131,072·2048 + 2048 = 28,695,255,040 (tests/unit/model.cpp), 28.70 B;
 # - the pipeline send: 8,192 × 2048 × 2 B = 33,554,432 B over Slingshot-11 at 25 GB/s = 1.3422 ms, plus NCCL's
 #   6.6 µs base and 2.7 µs hop: 1.351 ms against the reference's 1.535 (−12 %, within 15 %: no note);
-# - the dispatch all-to-all: 7 copies of 8,192 × 2048 × 2 B = 234,881,024 B, a quarter to each GPU of the node,
-#   58,720,256 B per pair at 150 GB/s = 0.3915 ms + 7.2 µs = 0.399 ms against 0.714 (−44 %: the note);
+# - part 1 is layer_ops under the flat model: the dispatch all-to-all (collectives.hpp) sends 3/4 of 7 copies of
+#   8,192 × 2048 × 2 B = 234,881,024 B at 150 GB/s = 1.1744 ms + NCCL's 6.6 µs base + 3 steps of 0.6 µs
+#   = 1.183 ms against 0.714 (+66 %: the note);
 # - the experts: 2 · 8,192 · 8 · 3 · 2048 · 768 = 618,475,290,624 FLOP at 0.677 × 989 TFLOP/s = 0.924 ms;
 # - part 3 gives back the reference's step 1.797498 s and idle 0.265493 from its own times;
 # - part 4 states the layout to evaluate_training: expert data parallelism dp / ep = 256 / 4 = 64; the dispatch
@@ -14,8 +15,9 @@ napkin_check_output(example.moe_step_1024_gh200
          "On 256 x gh200-quad (1024 GPUs): nvlink4-gh200-pair pairs at 150 GB/s each way, slingshot-11 at 25 GB/s"
          "pipeline send: 33.55 MB"
          "pipeline send                           1.351      1.535     -12%"
-         "dispatch all-to-all                     0.399      0.714     -44%"
-         "napkin drives all three NVLink pairs of a GPU at once"
+         "Part 1: one MoE layer, one micro-batch (8192 tokens), one GPU, the flat model"
+         "dispatch all-to-all                     1.183      0.714     +66%"
+         "sends 3/4 of the buffer through one 150 GB/s pair link"
          "experts (7 routed + 1 shared), fwd      0.924      2.178     -58%"
          "expert GEMMs: napkin prices the 768-wide grouped GEMMs like dense ones"
          "optimizer step (Muon)"

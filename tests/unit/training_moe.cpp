@@ -40,6 +40,53 @@ constexpr Parallelism reference_layout{.tp = 1, .pp = 4, .dp = 256, .ep = 4, .vi
 }  // namespace
 
 TEST_SUITE("training moe") {
+    // The flat model per op (moe_layer.hpp's lesson, now through layer_ops): every GEMM at 0.677 of GH200's
+    // 989 TFLOP/s, no element-wise passes, the reference layout's micro-batch of T = 2 · 4096 = 8,192 tokens.
+    TEST_CASE("flat per-op times of the reference MoE layer by hand: experts, attention, all-to-all") {
+        const Cluster c = cluster_of(catalog::gh200_quad, 256);
+        const LayerMap map = parse_layer_map("1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45", 45, 4);
+        TrainingOptions o;
+        o.layer_map = &map;
+        o.compute_model = ComputeModel::flat;
+        o.causal = true;  // a causal kernel: each query against half the keys
+        o.efficiency = {.peak_share = 0.677, .half_width = 0.0, .memory_passes = 0.0};
+        const LayerOps ops = layer_ops(reference_moe, c, reference_layout, o);
+        REQUIRE(ops.size == 7);
+        const double rate = 0.677 * 989e12;
+        // Routed: 32 local experts × 1,792 rows × (2048 · 1536 + 768 · 2048) × 2 = 541,165,879,296 FLOP; shared:
+        // 8,192 × 4,718,592 × 2 = 77,309,411,328; together 618,475,290,624 = 7 + 1 experts' 3 matrices a token.
+        CHECK(ops.ops[3].forward.value() + ops.ops[4].forward.value() ==
+              doctest::Approx(618'475'290'624.0 / rate).epsilon(1e-12));
+        CHECK(ops.ops[3].backward.value() == doctest::Approx(2.0 * ops.ops[3].forward.value()).epsilon(1e-12));
+        // Attention: 2 · 8,192 · 4h² = 274,877,906,944 for the projections, and the causal half of the scores,
+        // 2 products × 2 · 4096 queries · 2048 keys · 128 · 32 heads = 137,438,953,472; backward twice.
+        CHECK(ops.ops[0].forward.value() == doctest::Approx((274'877'906'944.0 + 137'438'953'472.0) / rate));
+        CHECK(ops.ops[0].backward.value() == doctest::Approx(2.0 * ops.ops[0].forward.value()));
+        // The all-to-all is collectives.hpp's under either model: 3/4 of 7 · 33,554,432 B at 150 GB/s, NCCL's
+        // 6.6 µs base and 3 steps of 0.6 µs: 1,174.41 + 8.4 = 1,182.81 µs.
+        CHECK(ops.ops[2].forward.value() * 1e6 == doctest::Approx(0.75 * 7.0 * 33'554'432.0 / 150e9 * 1e6 + 8.4));
+        // No element-wise passes asked for: none priced.
+        CHECK(ops.ops[6].forward == Seconds{});
+        // A share outside (0, 1] is named.
+        o.efficiency.peak_share = 1.5;
+        CHECK(fields_of([&] { (void)layer_ops(reference_moe, c, reference_layout, o); }) ==
+              "EfficiencyModel.peak_share | 1.5 | must be in (0, 1] | ");
+    }
+
+    TEST_CASE("flat per-op times add up to the layer evaluate_training prices under the flat model") {
+        const Cluster c = cluster_of(catalog::gh200_quad, 256);
+        Parallelism par = reference_layout;
+        par.recompute = Recompute::none;
+        const LayerMap map = parse_layer_map("1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45", 45, 4);
+        TrainingOptions o;  // the default flat efficiency: 0.677, a half width and 2.18 passes
+        o.layer_map = &map;
+        o.compute_model = ComputeModel::flat;
+        const LayerOps ops = layer_ops(reference_moe, c, par, o);
+        const MicrobatchTime layer = layer_microbatch_time(one_layer_shape(reference_moe, par, false), par, c, o);
+        CHECK((ops.forward() + ops.backward()).value() ==
+              doctest::Approx((layer.compute + layer.tp + layer.ep).value()).epsilon(1e-12));
+    }
+
     TEST_CASE("45 layers on 4 x 2 chunks: rejected without a layer map, naming the flags — accepted with one") {
         const Cluster c = cluster_of(catalog::gh200_quad, 256);
         // p·v = 8 does not divide 45: the product is named, and the way out (a layer map).

@@ -48,16 +48,22 @@ struct LayerOps {
 // routed experts' grouped GEMMs, the shared experts, the combine all-to-all;
 // for a dense layer the MLP; then the element-wise work (norms, activation
 // functions, permutes, at the memory bandwidth) and the tensor-parallel
-// collectives. The GEMM model only (the flat model has no per-op shapes):
-// the ops then sum to layer_microbatch_time's compute + tp + ep without
-// recomputation.
+// collectives. Under the GEMM model each GEMM is priced from its shape; under
+// the flat one (TrainingOptions::compute_model = flat, or a GPU without GEMM
+// facts) every GEMM at the flat share of peak (achievable_efficiency), the
+// element-wise work at the flat model's passes. Either way the ops of the
+// stage's layers sum to its matrix work without recomputation and logits.
 [[nodiscard]] constexpr LayerOps layer_ops(const TransformerShape& m, const Cluster& c, const Parallelism& par,
                                            const TrainingOptions& o, bool dense = false) {
     const Gpu& gpu = c.node.gpu;
     const TransformerShape layer = one_layer_shape(m, par, dense);
     LayerOps out;
-    if (resolved_compute_model(gpu, o) != ComputeModel::gemm) return out;
-    const LayerGemmParts g = layer_gemm_parts(layer, par, gpu, gemm_settings(gpu, o), o.causal);
+    const bool flat = resolved_compute_model(gpu, o) == ComputeModel::flat;
+    const GemmSettings settings =
+        flat ? GemmSettings{.peak = gpu.peak_flops, .share = achievable_efficiency(o.efficiency, matmul_width(m, par)),
+                            .flat = true}
+             : gemm_settings(gpu, o);
+    const LayerGemmParts g = layer_gemm_parts(layer, par, gpu, settings, o.causal);
     out.add("attention", g.projections.forward + g.core.forward, g.projections.backward + g.core.backward,
             g.projections.moved + g.core.moved);
     if (layer.experts > 0) {
@@ -75,15 +81,17 @@ struct LayerOps {
     }
     Parallelism none = par;
     none.recompute = Recompute::none;
-    const ElementwiseTime e =
-        elementwise_time_per_microbatch(layer, none, gpu, EfficiencyModel{.memory_passes = o.profile.memory_passes});
-    const Seconds casts = o.compute_dtype == DType::fp8 ? fp8_cast_time(layer, par, gpu) : Seconds{};
+    // The passes over memory each model counts (flat_matrix_work, gemm_matrix_work); FP8 casts and the
+    // framework's own time are the GEMM model's.
+    const EfficiencyModel memory = flat ? o.efficiency : EfficiencyModel{.memory_passes = o.profile.memory_passes};
+    const ElementwiseTime e = elementwise_time_per_microbatch(layer, none, gpu, memory);
+    const Seconds casts = !flat && o.compute_dtype == DType::fp8 ? fp8_cast_time(layer, par, gpu) : Seconds{};
     // Forward: k passes over the layer's activation bytes (elementwise_time_per_microbatch), and
     // the fp8 casts' forward third at the memory bandwidth.
-    const Bytes passes = o.profile.memory_passes * activation_bytes_per_layer(layer, none);
+    const Bytes passes = memory.memory_passes * activation_bytes_per_layer(layer, none);
     out.add("element-wise", (e.compute + casts) / 3.0, 2.0 * (e.compute + casts) / 3.0,
             passes + (casts / 3.0) * gpu.memory_bandwidth);
-    if (o.eager_framework && o.profile.eager_layer_overhead_ms > 0.0)
+    if (!flat && o.eager_framework && o.profile.eager_layer_overhead_ms > 0.0)
         out.add("framework overhead", framework_layer_overhead(o) / 3.0, 2.0 * framework_layer_overhead(o) / 3.0);
     if (par.tp > 1) {
         const Seconds tp = tp_time_per_microbatch(layer, none, c, o);
