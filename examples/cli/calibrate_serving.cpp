@@ -36,7 +36,7 @@ NAPKIN_COMMAND(app) {
                                    "to measured serving benchmarks");
     sub->add_option("RUNS", o->runs, "measured serving runs: a JSON file with \"runs\"")->required();
     sub->add_option("--out", o->out, "write the fitted profile (JSON) here, for serve --profile");
-    sub->add_flag("--json", o->json, "machine-readable output");
+    add_json_flag(sub, o->json);
     sub->add_flag("--cross-validate", o->cross_validate,
                   "also refit with each source left out and predict it (a row's \"source\" field)");
     sub->callback([o] {

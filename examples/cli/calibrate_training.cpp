@@ -222,7 +222,7 @@ NAPKIN_COMMAND(app) {
                                    "element-wise passes) to measured runs");
     sub->add_option("RUNS", o->runs, "measured runs: a JSON file with \"runs\" or a CSV file");
     sub->add_option("--out", o->out, "write the fitted profile (JSON) here, for --profile");
-    sub->add_flag("--json", o->json, "machine-readable output");
+    add_json_flag(sub, o->json);
     sub->add_flag("--cross-validate", o->cross_validate,
                   "also refit with each source left out and predict it (a row's source: its \"source\" field, "
                   "else its label)");

@@ -70,7 +70,7 @@ void add_network_options(CLI::App* sub, NetworkOptions& o) {
     sub->add_option("--transport", o.transport,
                     "nccl: nvlink, pcie or network: the link's (nvlink on up to 8 GPUs, one node; network beyond), "
                     "or inside a node with --gpus-per-node (nvlink)");
-    sub->add_flag("--json", o.json, "machine-readable output in bytes and seconds");
+    add_json_flag(sub, o.json);
 }
 
 // Reads the flags with units into the numbers of the old flags beside them.
@@ -334,7 +334,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--latency", o->latency, "latency of one step (alpha): 5us");
     sub->add_option("--bandwidth-gbps", o->bandwidth_gbps, "the same in GB/s (gigabytes, not gigabits)");
     sub->add_option("--latency-us", o->latency_us, "the same in microseconds");
-    sub->add_flag("--json", o->json, "machine-readable output in bytes");
+    add_json_flag(sub, o->json);
     sub->callback([o] {
         require_at_least_one("--gpus", o->gpus);
         const auto gbps = rate_in_gbps(o->bandwidth_gbps, o->bandwidth, "--bandwidth", "--bandwidth-gbps");
@@ -378,7 +378,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--ranks", o->ranks, "rank count (default: the header's \"#  Rank\" lines)");
     sub->add_flag("--fit-base-latency", o->fit_base, "also fit a base latency (needs several rank counts)");
     sub->add_flag("--in-place", o->in_place, "use the in-place columns (default: out-of-place)");
-    sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    add_json_flag(sub, o->json);
     sub->callback([o] {
         std::optional<Collective> op;
         for (Collective c : {Collective::all_reduce, Collective::reduce_scatter, Collective::all_gather,

@@ -441,6 +441,11 @@ inline InferenceInputs resolve_inference(const InferenceOptions& o) {
 // JSON through the one serializer (io/json.hpp): keys and number types as the
 // lesson pages' bindings write them.
 // Every document carries "schema": "napkin.<command>/1" (io/json.hpp).
+// --json, as every command spells it: the output as one JSON document, quantities in SI base units.
+inline void add_json_flag(CLI::App* sub, bool& json) {
+    sub->add_flag("--json", json, "machine-readable output: one JSON document, bytes in B and times in s");
+}
+
 inline void print_json(nlohmann::json j) {
     if (j.is_object() && !j.contains("schema") && !current_command().empty())
         j["schema"] = io::json::schema(current_command());

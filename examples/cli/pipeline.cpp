@@ -2,6 +2,7 @@
 // closed-form bubble of a schedule, and an event-level simulation of one step.
 #include "command.hpp"
 #include "common.hpp"
+#include "layer_map_flags.hpp"
 
 #include <napkin/io/text_file.hpp>
 #include <napkin/io/reference_schedule.hpp>
@@ -63,7 +64,7 @@ void add_pipeline_options(CLI::App* sub, PipelineOptions& o, bool required = tru
                     "dualpipe, dualpipev: F&B, an overlapped forward + backward pair through a stage, with its "
                     "unit (default: F + B, no overlap)");
     sub->add_option("--overlapped-ms", o.overlapped_ms, "the same in ms");
-    sub->add_flag("--json", o.json, "machine-readable output in seconds");
+    add_json_flag(sub, o.json);
 }
 
 AnySchedule resolve_schedule(const PipelineOptions& o) {
@@ -229,9 +230,10 @@ NAPKIN_COMMAND(app) {
         PipelineOptions pipeline;
         std::optional<double> forward_ms, backward_ms, send_ms;
         std::optional<std::string> forward, backward, send;
-        std::string svg, times, reference, write_times, layer_map;
+        std::string svg, times, reference, write_times;
+        LayerMapOptions uneven;
         bool overlap_moe = false;
-        long long layers = 0, first_stage_layers = 0, last_stage_layers = 0;
+        long long layers = 0;
         std::optional<double> layer_forward_ms, layer_backward_ms, head_forward_ms, head_backward_ms;
         std::optional<std::string> layer_forward, layer_backward, head_forward, head_backward;
         double forward_all_to_all_share = 0, backward_all_to_all_share = 0, pair_hidden = 0;
@@ -261,12 +263,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--write-times", o->write_times, "write the simulated times in --times's format to this file");
     sub->add_option("--layers", o->layers, "uneven stages: the model's layers, with --layer-map or "
                                            "--first-stage-layers/--last-stage-layers and --layer-forward-ms");
-    sub->add_option("--layer-map", o->layer_map,
-                    "the layers of each stage and chunk, e.g. 1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45 "
-                    "(stages split by /, chunks by ,)");
-    sub->add_option("--first-stage-layers", o->first_stage_layers,
-                    "Megatron's shorthand: layers of the first (virtual) stage; the rest shared equally");
-    sub->add_option("--last-stage-layers", o->last_stage_layers, "layers of the last (virtual) stage");
+    add_layer_map_flags(sub, o->uneven, "; its stages must number --stages, its chunks --chunks", "");
     sub->add_option("--layer-forward", o->layer_forward, "uneven stages: one layer's forward with its unit, 5.2ms");
     sub->add_option("--layer-forward-ms", o->layer_forward_ms, "the same in ms");
     sub->add_option("--layer-backward", o->layer_backward, "uneven stages: one layer's backward with its unit");
@@ -341,8 +338,7 @@ NAPKIN_COMMAND(app) {
             matches("--stages", o->pipeline.stages, run.shape.stages);
             matches("--microbatches", o->pipeline.microbatches, run.shape.microbatches);
             if (o->pipeline.chunks != 1) matches("--chunks", o->pipeline.chunks, run.shape.chunks);
-        } else if (o->layers != 0 || !o->layer_map.empty() || o->first_stage_layers != 0 ||
-                   o->last_stage_layers != 0) {
+        } else if (o->layers != 0 || layer_map_given(*sub, o->uneven)) {
             // Uneven stages: each chunk priced by its layers.
             if (o->pipeline.schedule.empty()) throw napkin::invalid_argument("--schedule is required");
             if (o->pipeline.stages == 0) throw napkin::invalid_argument("--stages is required");
@@ -352,19 +348,14 @@ NAPKIN_COMMAND(app) {
                 throw napkin::invalid_argument("--layer-forward-ms (or --layer-forward) is required with a layer map");
             if (!o->layer_backward_ms)
                 throw napkin::invalid_argument("--layer-backward-ms (or --layer-backward) is required with a layer map");
-            if (!o->layer_map.empty() && (o->first_stage_layers != 0 || o->last_stage_layers != 0))
-                reject("--layer-map", o->layer_map, "cannot be given with --first-stage-layers or --last-stage-layers");
             require_at_least_one("--layers", o->layers);
             require_at_least_one("--stages", o->pipeline.stages);
             require_at_least_one("--chunks", o->pipeline.chunks);
-            const LayerMap map = !o->layer_map.empty() ? parse_layer_map(o->layer_map, o->layers, o->pipeline.stages)
-                                                       : first_last_layer_map(o->layers, o->pipeline.stages,
-                                                                              o->pipeline.chunks, o->first_stage_layers,
-                                                                              o->last_stage_layers);
-            if (map.chunks != o->pipeline.chunks)
-                reject("--layer-map", o->layer_map,
-                       "has " + std::to_string(map.chunks) + " chunks per stage; --chunks is " +
-                           std::to_string(o->pipeline.chunks));
+            // --layers alone: the layers shared equally.
+            const std::optional<LayerMap> given =
+                resolve_layer_map(*sub, o->uneven, o->layers, o->pipeline.stages, o->pipeline.chunks, "--chunks");
+            const LayerMap map =
+                given ? *given : first_last_layer_map(o->layers, o->pipeline.stages, o->pipeline.chunks, 0, 0);
             for (const auto& [flag, value] : {std::pair{layer_forward_flag, *o->layer_forward_ms},
                                               std::pair{layer_backward_flag, *o->layer_backward_ms},
                                               std::pair{head_forward_flag, head_forward_ms},

@@ -1,6 +1,7 @@
 // napkin plan | plan-inference — the planners from the command line.
 #include "command.hpp"
 #include "common.hpp"
+#include "layer_map_flags.hpp"
 #include "run_flags.hpp"
 #include "serving_flags.hpp"
 #include "training_flags.hpp"
@@ -320,8 +321,8 @@ NAPKIN_COMMAND(app) {
         long long top = 10;
         long long explain = 0;
         long long max_tp = 0, max_cp = 1, max_ep = 0, max_pp = 0;
-        std::string layer_map;
-        long long first_stage_layers = 0, last_stage_layers = 0, vp = 1;
+        LayerMapOptions uneven;
+        long long vp = 1;
         std::string schedules = "1f1b,interleaved,zb-h1,zb-h2,dualpipe,dualpipev,gpipe";
         bool include_non_fitting = false;
         bool no_flash_attention = false;
@@ -357,13 +358,8 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--max-ep", o->max_ep,
                     "largest expert-parallel size to consider for a mixture of experts (no limit; 1: none)");
     sub->add_option("--max-pp", o->max_pp, "most pipeline stages to consider (no limit)");
-    sub->add_option("--layer-map", o->layer_map,
-                    "uneven pipeline: layers per stage and chunk, e.g. 1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45 "
-                    "(fixes pp to its stages and the virtual stages to its chunks)");
-    sub->add_option("--first-stage-layers", o->first_stage_layers,
-                    "uneven pipeline: layers of the first virtual stage (with --pp, --vp)");
-    sub->add_option("--last-stage-layers", o->last_stage_layers,
-                    "uneven pipeline: layers of the last virtual stage (with --pp, --vp)");
+    add_layer_map_flags(sub, o->uneven, "; fixes pp to its stages and the virtual stages to its chunks",
+                        "; with --pp, --vp");
     sub->add_option("--pp", o->pp, "with --first-stage-layers/--last-stage-layers: the pipeline stages");
     sub->add_option("--vp", o->vp, "with --first-stage-layers/--last-stage-layers: chunks per stage (1)");
     sub->add_option("--schedules", o->schedules, "pipeline schedules to consider: 1f1b,interleaved,zb-h1,zb-h2,dualpipe,dualpipev,gpipe (all)");
@@ -378,7 +374,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--objective", o->objective,
                     "rank the runs by time, cost, energy or goodput (time: the step's order)");
     sub->add_option("--deadline", o->deadline, "keep the runs that end by then, 90d (with --train-tokens or --steps)");
-    sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    add_json_flag(sub, o->json);
     sub->add_flag("--wide", o->wide, "one line per layout with every column and the step's parts");
     sub->add_flag("--csv", o->csv, "the layouts as CSV (seconds, bytes), the Pareto front after with --pareto");
     sub->callback([o, sub] {
@@ -424,23 +420,18 @@ NAPKIN_COMMAND(app) {
         require_non_negative("--max-pp", count(o->max_pp));
         query.max_pp = o->max_pp;
         // An uneven pipeline fixes pp and the chunks (the map outlives the plan below).
-        std::optional<LayerMap> map;
-        const bool shorthand = sub->count("--first-stage-layers") + sub->count("--last-stage-layers") > 0;
-        if (!o->layer_map.empty()) {
-            if (shorthand)
-                throw napkin::invalid_argument("--layer-map \"" + o->layer_map +
-                                               "\": give it or --first-stage-layers/--last-stage-layers, not both");
-            const auto stages = 1 + static_cast<long long>(std::count(o->layer_map.begin(), o->layer_map.end(), '/'));
-            map = parse_layer_map(o->layer_map, model.layers, stages);
-        } else if (shorthand) {
+        const bool shorthand = layer_map_shorthand_given(*sub);
+        if (shorthand && o->uneven.layer_map.empty()) {
             if (sub->count("--pp") == 0)
                 throw napkin::invalid_argument("--first-stage-layers/--last-stage-layers need --pp");
             require_at_least_one("--pp", o->pp);
             require_at_least_one("--vp", o->vp);
-            map = first_last_layer_map(model.layers, o->pp, o->vp, o->first_stage_layers, o->last_stage_layers);
-        } else if (sub->count("--pp") + sub->count("--vp") > 0) {
+        } else if (!shorthand && sub->count("--pp") + sub->count("--vp") > 0) {
             throw napkin::invalid_argument("--pp and --vp go with --first-stage-layers/--last-stage-layers");
         }
+        // A --layer-map has the stages and chunks it writes; the shorthand those of --pp and --vp.
+        const std::optional<LayerMap> map = resolve_layer_map(*sub, o->uneven, model.layers, shorthand ? o->pp : 0,
+                                                              shorthand ? o->vp : 0, "--vp");
         if (map) query.layer_map = &*map;
         std::optional<MeasuredRun> published;
         if (o->explain > 0) {
@@ -901,7 +892,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--gpu-hour-price", o->price, "serving engine: USD per GPU-hour; gives USD per million tokens");
     sub->add_option("--power", o->power,
                     "serving engine: power per GPU with its unit, 700W (the catalog's board power): J per token");
-    sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    add_json_flag(sub, o->json);
     sub->callback([o] {
         o->latency_ms = time_in_ms(o->latency_ms, o->latency, "--latency", "--latency-ms");
         o->tpot_ms = time_in_ms(o->tpot_ms, o->tpot, "--tpot", "--tpot-ms");

@@ -157,7 +157,7 @@ NAPKIN_COMMAND(app) {
                     "measured (kernel rates and the fitted engine overheads) or roofline (data-sheet peaks, the "
                     "lesson's closed forms) (measured)");
     sub->add_option("--profile", o->profile, "serving profile JSON (napkin calibrate-serving)");
-    sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    add_json_flag(sub, o->json);
     add_simulation_options(sub, o->simulation);
     sub->callback([o, sub] {
         const std::string ttft_flag = o->ttft ? "--ttft" : "--ttft-ms", tpot_flag = o->tpot ? "--tpot" : "--tpot-ms";

@@ -108,7 +108,7 @@ NAPKIN_COMMAND(app) {
     auto* sub = app.add_subcommand("show", "one catalog entry (model, GPU, link or node) with its source");
     sub->add_option("name", o->name, "its catalog name (napkin list), or a config.json's path");
     sub->add_option("--model", o->model, "a Hugging Face config.json: prints what napkin reads from it");
-    sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    add_json_flag(sub, o->json);
     sub->callback([o] {
         if (o->name.empty() == o->model.empty())
             throw napkin::invalid_argument("show: give a catalog name or --model FILE (one of them)");

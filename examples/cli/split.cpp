@@ -52,7 +52,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--gpus", o->gpus, "comma-separated GPU counts (1,2,4,8,16)");
     sub->add_option("--split", o->split, "tensor (slices of every layer) or pipeline (groups of layers)");
     sub->add_option("--tokens", o->tokens, "tokens in flight: chats served together (1)");
-    sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    add_json_flag(sub, o->json);
     sub->add_flag("--csv", o->csv, "the table as CSV (bytes, seconds)");
     sub->callback([o] {
         const auto [model, gpu, link, ring, setup] = resolve_inference(o->inputs);
@@ -114,7 +114,7 @@ NAPKIN_COMMAND(app) {
     add_gpu_options(sub, o->gpu);
     add_setup_options(sub, o->setup);
     sub->add_option("--max-gpus", o->max_gpus, "largest count to try (4096)");
-    sub->add_flag("--json", o->json, "machine-readable output");
+    add_json_flag(sub, o->json);
     sub->callback([o] {
         const TransformerShape model = resolve_model(o->model);
         const Gpu gpu = resolve_gpu(o->gpu);
@@ -151,7 +151,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--max-gpus", o->max_gpus, "largest count to try (64)");
     sub->add_flag("--divide-heads", o->divide_heads, "only counts that divide the attention heads");
     sub->add_option("--split", o->split, "tensor or pipeline");
-    sub->add_flag("--json", o->json, "machine-readable output");
+    add_json_flag(sub, o->json);
     sub->callback([o] {
         const auto [model, gpu, link, ring, setup] = resolve_inference(o->inputs);
         require_at_least_one("--tokens", o->tokens);
@@ -178,7 +178,7 @@ NAPKIN_COMMAND(app) {
 NAPKIN_COMMAND(app) {
     auto json = make_options<bool>();
     auto* sub = app.add_subcommand("list", "the catalog: models, GPUs, links and nodes (napkin show NAME: one)");
-    sub->add_flag("--json", *json, "machine-readable output in bytes and seconds");
+    add_json_flag(sub, *json);
     sub->callback([json] {
         nlohmann::json j{{"models", nlohmann::json::array()}, {"gpus", nlohmann::json::array()},
                          {"links", nlohmann::json::array()}, {"nodes", nlohmann::json::array()}};

@@ -1,6 +1,7 @@
 // napkin train — memory per GPU and the step time of one training layout.
 #include "command.hpp"
 #include "common.hpp"
+#include "layer_map_flags.hpp"
 #include "run_flags.hpp"
 #include "training_flags.hpp"
 
@@ -106,8 +107,8 @@ NAPKIN_COMMAND(app) {
         double fragmentation = 0.0;
         bool no_memory_allowances = false;
         bool json = false;
-        std::string layer_map, optimizer = "adam";
-        long long first_stage_layers = 0, last_stage_layers = 0;
+        std::string optimizer = "adam";
+        LayerMapOptions uneven;
     };
     auto o = make_options<Options>();
     o->gpu.name = "a100-80gb-sxm";
@@ -158,17 +159,10 @@ NAPKIN_COMMAND(app) {
                     "allocated - 1 of your runs)");
     sub->add_flag("--no-memory-allowances", o->no_memory_allowances,
                   "memory of the papers' model only: no CUDA context, NCCL buffers or fp32 logits");
-    sub->add_option("--layer-map", o->layer_map,
-                    "uneven pipeline: layers per stage and chunk, e.g. 1-6,25-29/7-12,30-35/13-18,36-41/19-24,42-45 "
-                    "(stages split by /, a stage's chunks by ,)");
-    sub->add_option("--first-stage-layers", o->first_stage_layers,
-                    "uneven pipeline: layers of the first virtual stage (Megatron's "
-                    "--decoder-first-pipeline-num-layers)");
-    sub->add_option("--last-stage-layers", o->last_stage_layers,
-                    "uneven pipeline: layers of the last virtual stage (--decoder-last-pipeline-num-layers)");
+    add_layer_map_flags(sub, o->uneven, "; its stages must number --pp, its chunks --vp", "");
     sub->add_option("--optimizer", o->optimizer, "adam or muon (adam)");
     add_run_flags(sub, o->run);
-    sub->add_flag("--json", o->json, "machine-readable output in bytes and seconds");
+    add_json_flag(sub, o->json);
     sub->callback([o, sub] {
         const TransformerShape model = resolve_model(o->model);
         Parallelism par = o->par;
@@ -202,20 +196,8 @@ NAPKIN_COMMAND(app) {
                 "must be at most " + format_fixed(max_fragmentation, 0) + " (a share of the activations)");
         MemoryAllowances allowances = o->no_memory_allowances ? no_memory_allowances : default_memory_allowances;
         allowances.fragmentation = o->fragmentation;
-        std::optional<LayerMap> map;
-        if (!o->layer_map.empty()) {
-            if (sub->count("--first-stage-layers") + sub->count("--last-stage-layers") > 0)
-                throw napkin::invalid_argument("--layer-map \"" + o->layer_map +
-                                               "\": give it or --first-stage-layers/--last-stage-layers, not both");
-            map = parse_layer_map(o->layer_map, model.layers, par.pp);
-            if (map->chunks != par.virtual_stages)
-                throw napkin::invalid_argument("--layer-map \"" + o->layer_map + "\": has " +
-                                               std::to_string(map->chunks) + " chunks per stage; --vp is " +
-                                               std::to_string(par.virtual_stages));
-        } else if (sub->count("--first-stage-layers") + sub->count("--last-stage-layers") > 0) {
-            map = first_last_layer_map(model.layers, par.pp, par.virtual_stages, o->first_stage_layers,
-                                       o->last_stage_layers);
-        }
+        const std::optional<LayerMap> map =
+            resolve_layer_map(*sub, o->uneven, model.layers, par.pp, par.virtual_stages, "--vp");
         TrainingOptions options{
             .efficiency = o->efficiency,
             .compute_model = flat_flags || o->compute_model == "flat" ? ComputeModel::flat : ComputeModel::gemm,

@@ -188,6 +188,28 @@ napkin_check_output(cli.train.layer_map
 napkin_check_output(cli.train.error.layer_map_repeat
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-xl --pp 2 --global-batch 8 --layer-map 1-30/30-48
   EXPECT "--layer-map stage 2 chunk 1 = \"30-48\": repeats layer 30" EXIT_CODE 2)
+# The layer-map flags are one registration and one resolution (examples/cli/layer_map_flags.hpp): train, plan
+# and schedule refuse a map with the shorthand in one shape, and a map's chunks against --vp or --chunks.
+napkin_check_output(cli.train.error.layer_map_and_shorthand
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-xl --pp 2 --global-batch 8 --layer-map 1-30/31-48 --first-stage-layers 20
+  EXPECT "napkin: error: --layer-map = \"1-30/31-48\": give --layer-map or --first-stage-layers/--last-stage-layers, not both"
+  EXIT_CODE 2)
+napkin_check_output(cli.plan.error.layer_map_and_shorthand
+  COMMAND $<TARGET_FILE:napkin-cli> plan --model gpt2-xl --gpus 8 --global-batch 8 --layer-map 1-30/31-48 --last-stage-layers 20
+  EXPECT "napkin: error: --layer-map = \"1-30/31-48\": give --layer-map or --first-stage-layers/--last-stage-layers, not both"
+  EXIT_CODE 2)
+napkin_check_output(cli.schedule.error.layer_map_and_shorthand
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule 1f1b --stages 2 --microbatches 4 --layers 48 --layer-forward-ms 1
+          --layer-backward-ms 2 --layer-map 1-30/31-48 --first-stage-layers 20
+  EXPECT "napkin: error: --layer-map = \"1-30/31-48\": give --layer-map or --first-stage-layers/--last-stage-layers, not both"
+  EXIT_CODE 2)
+napkin_check_output(cli.train.error.layer_map_chunks
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-xl --pp 2 --vp 2 --global-batch 8 --layer-map 1-30/31-48
+  EXPECT "napkin: error: --layer-map = \"1-30/31-48\": has 1 chunk per stage; --vp is 2" EXIT_CODE 2)
+napkin_check_output(cli.schedule.error.layer_map_chunks
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule interleaved --stages 2 --chunks 2 --microbatches 4 --layers 48
+          --layer-forward-ms 1 --layer-backward-ms 2 --layer-map 1-30/31-48
+  EXPECT "napkin: error: --layer-map = \"1-30/31-48\": has 1 chunk per stage; --chunks is 2" EXIT_CODE 2)
 # Megatron's shorthand on 5 stages: 12 first, 12 last, (48 − 24) / 3 = 8 on each of the others.
 napkin_check_output(cli.train.first_last_stage_layers
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-xl --pp 5 --global-batch 5 --first-stage-layers 12
