@@ -134,19 +134,19 @@ void part_c() {
     const Seconds missing = all_gather(m, 8, nvlink).total();
     std::printf("   the lab's formula (all-reduce inside, then M/g across) gives %s: the same cost, but it still\n"
                 "   needs an all-gather inside to finish, %s more\n\n",
-                format(lab_hierarchical_all_reduce(m, topology).total(), units::s, 3).c_str(),
+                format(all_reduce_inside_then_shard_across(m, topology).total(), units::s, 3).c_str(),
                 format(missing, units::s, 3).c_str());
 }
 
 void part_d() {
     std::printf("D. Gradient compression: 70B FP16 gradients on 64 GPUs, 5 s of compute per step\n");
     std::printf("   %-10s", "network");
-    for (const Compression* c : lab_compression::all) std::printf("  %10s", std::string(c->name).c_str());
+    for (const Compression* c : compression_examples::all) std::printf("  %10s", std::string(c->name).c_str());
     std::printf("\n");
     for (double gbps : {10.0, 50.0, 100.0}) {
         const Link link{"IB", gigabytes_per_second(gbps), ib_ndr.step_latency};
         std::printf("   %4.0f GB/s ", gbps);
-        for (const Compression* c : lab_compression::all) {
+        for (const Compression* c : compression_examples::all) {
             const double r = compression_time_ratio(gradient_bytes(parameters, DType::fp16), *c, 64, link, Ring{},
                                                     seconds(5));
             std::printf("  %+9.1f%%", 100 * (r - 1));

@@ -116,7 +116,7 @@ void bind_collectives(py::module_& m) {
           "Reduce-scatter inside each node, ring all-reduce of 1/g across nodes, all-gather inside. "
           "message: bytes; base_latency: seconds. Returns CollectiveTime.");
     m.def("lab_hierarchical_allreduce", [](double message, const HierarchicalTopology& t) {
-              return lab_hierarchical_all_reduce(bytes(message), t);
+              return all_reduce_inside_then_shard_across(bytes(message), t);
           }, py::arg("message"), py::arg("topology"),
           "The communication lab's formula: ring all-reduce inside, then across of M/g (no closing all-gather).");
     m.def("hierarchical_reduce_scatter", [](double message, const HierarchicalTopology& t, double base) {

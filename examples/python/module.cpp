@@ -44,7 +44,7 @@ void bind_catalog(py::module_& m) {
     c.def("links", [] { return copies(catalog::links); }, "Every catalog link (list of Link).");
     c.def("models", [] { return copies(catalog::models); }, "Every catalog model (list of TransformerShape).");
     c.def("nodes", [] { return copies(catalog::nodes); }, "Every catalog node (list of Node: DGX A100, DGX H100).");
-    c.def("compressions", [] { return copies(lab_compression::all); },
+    c.def("compressions", [] { return copies(compression_examples::all); },
           "The communication lab's gradient compressions (list of Compression).");
     c.def("gpu", [](const std::string& name) { return find_in(catalog::gpus, name, "gpu"); }, py::arg("name"),
           "The catalog GPU of that name (ValueError when there is none).");

@@ -257,8 +257,8 @@ struct HierarchicalTopology {
 //    8 GPUs at 900 GB/s: 0.136 s on top of the lab's 0.885 s).
 //  - The lab never shares a NIC: with one NIC per node its inter-node term is g
 //    times too small.
-[[nodiscard]] constexpr CollectiveTime lab_hierarchical_all_reduce(Bytes message,
-                                                                  const HierarchicalTopology& topology) {
+[[nodiscard]] constexpr CollectiveTime all_reduce_inside_then_shard_across(Bytes message,
+                                                                           const HierarchicalTopology& topology) {
     (void)validated(topology);
     require_non_negative("message (bytes)", message.value());
     require(message.value() <= limits::message_bytes, "message (bytes)", message.value(), "must be at most 1e18 bytes");
@@ -266,6 +266,11 @@ struct HierarchicalTopology {
                      topology.inter.step_latency};
     return ring_all_reduce(message, topology.gpus_per_node, topology.intra) +
            ring_all_reduce(message / count(topology.gpus_per_node), topology.nodes, inter);
+}
+
+/// The communication lab's name for all_reduce_inside_then_shard_across; it keeps working.
+[[nodiscard]] constexpr CollectiveTime lab_hierarchical_all_reduce(Bytes message, const HierarchicalTopology& topology) {
+    return all_reduce_inside_then_shard_across(message, topology);
 }
 
 // Hierarchical reduce-scatter and all-gather (the halves of the algorithm above,
@@ -641,9 +646,9 @@ static_assert(ShardingCollectivePolicy<NcclModel>);
     Bytes message, const HierarchicalTopology& topology, Seconds base_latency = Seconds{}) {
     return hierarchical_all_reduce(message, topology, base_latency);
 }
-[[deprecated("use lab_hierarchical_all_reduce")]] [[nodiscard]] constexpr CollectiveTime lab_hierarchical_allreduce(
+[[deprecated("use all_reduce_inside_then_shard_across")]] [[nodiscard]] constexpr CollectiveTime lab_hierarchical_allreduce(
     Bytes message, const HierarchicalTopology& topology) {
-    return lab_hierarchical_all_reduce(message, topology);
+    return all_reduce_inside_then_shard_across(message, topology);
 }
 [[deprecated("use nccl_all_reduce")]] [[nodiscard]] constexpr CollectiveTime nccl_allreduce(
     Bytes message, long long ranks, const Link& link, Transport transport, NcclAlgorithm algorithm,

@@ -113,17 +113,19 @@ struct Compression {
     return c;
 }
 
-// The communication lab's example set (shared reference
-// lab-communication-at-scale.py, Part D): its compression ratios and its
-// assumed convergence penalties. Illustrative figures, not measurements.
-namespace lab_compression {
+/// Example gradient compressions: the communication lab's set (lab-communication-at-scale.py, Part D), its
+/// ratios and its assumed convergence penalties. Illustrative figures, not measurements.
+namespace compression_examples {
 inline constexpr Compression none{"none", 1.0, 1.0};
 inline constexpr Compression fp16{"FP16 (2x)", 0.5, 1.05};
 inline constexpr Compression int8{"INT8 (4x)", 0.25, 1.15};
 inline constexpr Compression top_k_1_percent{"Top-K 1%", 0.01, 1.3};
 inline constexpr Compression one_bit{"1-bit", 0.03125, 1.5};
 inline constexpr std::array all{&none, &fp16, &int8, &top_k_1_percent, &one_bit};
-}  // namespace lab_compression
+}  // namespace compression_examples
+
+/// The lab's name for compression_examples; it keeps working.
+namespace lab_compression = compression_examples;
 
 [[nodiscard]] constexpr double training_time_ratio(const StepTime& before, const StepTime& after,
                                                    double convergence_penalty) {

@@ -40,10 +40,16 @@ struct InferenceSetup {
     long long all_reduces_per_layer = 2;
 };
 
-inline constexpr InferenceSetup lesson_setup{};
+/// The serving process's default setup: InferenceSetup's defaults (16-bit weights and cache, an 8,192-token
+/// chat, 2,048 working tokens, 1 GiB allowance).
+inline constexpr InferenceSetup default_inference_setup{};
 
-// The lesson's collective: NCCL's ring with the low-latency protocol's base latency.
-inline constexpr Ring lesson_collective{nccl::ring_ll_base_latency};
+/// The default tensor-parallel collective: NCCL's ring with the low-latency protocol's base latency.
+inline constexpr Ring default_ring_collective{nccl::ring_ll_base_latency};
+
+/// The lessons' names for the two defaults above (lesson 18 and its split lab); they keep working.
+inline constexpr const InferenceSetup& lesson_setup = default_inference_setup;
+inline constexpr const Ring& lesson_collective = default_ring_collective;
 
 enum class Split {
     tensor,   // "slices": every layer cut n ways, two all-reduces per layer
@@ -80,7 +86,7 @@ struct InferenceMemory {
 
 // The weights are shared out evenly, each share rounded up to a whole byte.
 [[nodiscard]] constexpr Bytes weights_per_gpu(const TransformerShape& model, long long gpus,
-                                              const InferenceSetup& setup = lesson_setup) {
+                                              const InferenceSetup& setup = default_inference_setup) {
     require_at_least_one("gpus", gpus);
     return ceil_whole(weight_bytes(model, setup.bytes_per_weight) / count(gpus));
 }
@@ -88,7 +94,7 @@ struct InferenceMemory {
 // The chat's KV cache is shared by KV head, so never into more parts than the
 // model has KV heads: past that each GPU keeps a copy of one head.
 [[nodiscard]] constexpr Bytes kv_cache_per_gpu(const TransformerShape& model, long long gpus,
-                                               const InferenceSetup& setup = lesson_setup) {
+                                               const InferenceSetup& setup = default_inference_setup) {
     require_at_least_one("gpus", gpus);
     const Bytes whole = kv_cache_bytes(model, setup.bytes_per_cache_value, setup.context);
     return ceil_whole(whole / count(std::min(gpus, model.kv_heads)));
@@ -97,7 +103,7 @@ struct InferenceMemory {
 // Working memory is not shared: intermediate results of `working_tokens`
 // tokens, (3·ffn + 4·hidden) values each, plus a fixed allowance.
 [[nodiscard]] constexpr Bytes working_memory(const TransformerShape& model,
-                                             const InferenceSetup& setup = lesson_setup) {
+                                             const InferenceSetup& setup = default_inference_setup) {
     const BytesPerToken per_token =
         bytes_per_token(count(3 * model.ffn + 4 * model.hidden) * setup.bytes_per_activation);
     return per_token * setup.working_tokens + setup.working_allowance;
@@ -106,7 +112,7 @@ struct InferenceMemory {
 // The memory one of `gpus` GPUs needs. The lesson counts it the same way for
 // both splits.
 [[nodiscard]] constexpr InferenceMemory memory_per_gpu(const TransformerShape& model, long long gpus,
-                                                       const InferenceSetup& setup = lesson_setup) {
+                                                       const InferenceSetup& setup = default_inference_setup) {
     (void)validated(model);
     detail::check_setup(setup);
     return {weights_per_gpu(model, gpus, setup), kv_cache_per_gpu(model, gpus, setup),
@@ -114,14 +120,14 @@ struct InferenceMemory {
 }
 
 [[nodiscard]] constexpr bool fits(const TransformerShape& model, const Gpu& gpu, long long gpus,
-                                  const InferenceSetup& setup = lesson_setup) {
+                                  const InferenceSetup& setup = default_inference_setup) {
     return memory_per_gpu(model, gpus, setup).total() <= usable_memory(validated(gpu));
 }
 
 // The fewest GPUs whose usable memory holds a share of the model, up to
 // `max_gpus`; none when even `max_gpus` is not enough.
 [[nodiscard]] constexpr std::optional<long long> fewest_gpus(const TransformerShape& model, const Gpu& gpu,
-                                                             const InferenceSetup& setup = lesson_setup,
+                                                             const InferenceSetup& setup = default_inference_setup,
                                                              long long max_gpus = 4096) {
     require_count("max_gpus", max_gpus, limits::gpus);
     if (working_memory(model, setup) >= usable_memory(validated(gpu))) return std::nullopt;
@@ -145,7 +151,7 @@ struct InferenceMemory {
 // Each GPU reads its share of the weights once per step (all of a mixture's
 // experts: the step of a batch that hits every one).
 [[nodiscard]] constexpr Seconds weight_read_time(const TransformerShape& model, const Gpu& gpu, long long gpus,
-                                                 const InferenceSetup& setup = lesson_setup) {
+                                                 const InferenceSetup& setup = default_inference_setup) {
     return read_time(weights_per_gpu(model, gpus, setup), gpu);
 }
 
@@ -159,7 +165,7 @@ struct InferenceMemory {
 // compute counted the 2).
 [[nodiscard]] constexpr Bytes weights_read_in_step(const TransformerShape& model, long long gpus,
                                                    long long tokens_in_flight,
-                                                   const InferenceSetup& setup = lesson_setup) {
+                                                   const InferenceSetup& setup = default_inference_setup) {
     if (model.experts == 0) return weights_per_gpu(model, gpus, setup);
     require_at_least_one("gpus", gpus);
     require_at_least_one("tokens_in_flight", tokens_in_flight);
@@ -237,7 +243,7 @@ constexpr void check_token_time(const TransformerShape& model, const Gpu& gpu, c
 //    hand-offs of the hidden vectors between them.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr TokenTime token_time(const TransformerShape& model, const Gpu& gpu, const Link& link,
-                                             Deployment where, const InferenceSetup& setup = lesson_setup,
+                                             Deployment where, const InferenceSetup& setup = default_inference_setup,
                                              const Collective& collective = lesson_collective) {
     detail::check_token_time(model, gpu, link, where, setup);
     return detail::token_time_of(model, gpu, link, where, setup, collective);
@@ -260,7 +266,7 @@ struct BestCountQuery {
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr std::optional<BestCount> best_gpu_count(const TransformerShape& model, const Gpu& gpu,
                                                                 const Link& link, BestCountQuery query = {},
-                                                                const InferenceSetup& setup = lesson_setup,
+                                                                const InferenceSetup& setup = default_inference_setup,
                                                                 const Collective& collective = lesson_collective) {
     // Every count is tried (the time is not monotone in it), so the scan is
     // capped: 2^20 counts, an error beyond.

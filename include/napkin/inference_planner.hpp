@@ -66,7 +66,7 @@ constexpr void check_split(const TensorPipelineSplit& s) {
 // The KV cache of k chats of `context` tokens: by layer over pp groups, by KV
 // head over min(tp, kv_heads) GPUs (past kv_heads each GPU keeps a copy of one head).
 [[nodiscard]] constexpr Bytes combined_kv_cache_per_gpu(const TransformerShape& model, TensorPipelineSplit split,
-                                                        const InferenceSetup& setup = lesson_setup) {
+                                                        const InferenceSetup& setup = default_inference_setup) {
     detail::check_split(split);
     const Bytes whole = kv_cache_bytes(model, setup.bytes_per_cache_value, setup.context) *
                         count(split.tokens_in_flight);
@@ -75,7 +75,7 @@ constexpr void check_split(const TensorPipelineSplit& s) {
 
 [[nodiscard]] constexpr InferenceMemory combined_memory_per_gpu(const TransformerShape& model,
                                                                 TensorPipelineSplit split,
-                                                                const InferenceSetup& setup = lesson_setup) {
+                                                                const InferenceSetup& setup = default_inference_setup) {
     (void)validated(model);
     detail::check_setup(setup);
     return {weights_per_gpu(model, split.gpus(), setup), combined_kv_cache_per_gpu(model, split, setup),
@@ -87,8 +87,8 @@ constexpr void check_split(const TensorPipelineSplit& s) {
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr TokenTime combined_token_time(const TransformerShape& model, const Gpu& gpu,
                                                       const Link& link, TensorPipelineSplit split,
-                                                      const InferenceSetup& setup = lesson_setup,
-                                                      const Collective& collective = lesson_collective) {
+                                                      const InferenceSetup& setup = default_inference_setup,
+                                                      const Collective& collective = default_ring_collective) {
     detail::check_inference_inputs(model, gpu, link, setup);
     detail::check_split(split);
     // Named, not std::max(weight_read_time(...), token_compute_time(...)): with
@@ -171,8 +171,8 @@ constexpr bool better(const InferenceCandidate& a, const InferenceCandidate& b, 
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr InferencePlan plan_inference(const TransformerShape& model, const Gpu& gpu,
                                                      const Link& link, const InferencePlanQuery& query = {},
-                                                     const InferenceSetup& setup = lesson_setup,
-                                                     const Collective& collective = lesson_collective) {
+                                                     const InferenceSetup& setup = default_inference_setup,
+                                                     const Collective& collective = default_ring_collective) {
     detail::check_inference_inputs(model, gpu, link, setup);
     require_count("max_gpus", query.max_gpus, limits::gpus);
     // k runs up to this bound in every (tp, pp) row that fits: a cap, not a scan of any size.
@@ -257,7 +257,7 @@ template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr ServingPlan plan_serving(const TransformerShape& model, const Gpu& gpu, const Link& link,
                                                  const ServingPlanQuery& query,
                                                  const ServingSetup& setup = default_serving_setup,
-                                                 const Collective& collective = lesson_collective) {
+                                                 const Collective& collective = default_ring_collective) {
     (void)validated(model);
     require_at_least_one("max_gpus", query.max_gpus);
     require_at_least_one("max_concurrency", query.max_concurrency);
@@ -365,7 +365,7 @@ template <CollectivePolicy Collective = Ring>
                                                             const Link& link, const ServingPlanQuery& query,
                                                             const PerSecond& traffic,
                                                             const ServingSetup& setup = default_serving_setup,
-                                                            const Collective& collective = lesson_collective) {
+                                                            const Collective& collective = default_ring_collective) {
     (void)validated(model);
     require_positive("requests/s", traffic.value());
     require(traffic.value() <= 1e12, "requests/s", traffic.value(), "must be at most 1e12");

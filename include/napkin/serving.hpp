@@ -513,7 +513,7 @@ template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr DecodeStep decode_step(const TransformerShape& m, const Gpu& gpu, const Link& link,
                                                const ServingLayout& l, const DecodeBatch& batch,
                                                const ServingSetup& s = default_serving_setup,
-                                               const Collective& collective = lesson_collective) {
+                                               const Collective& collective = default_ring_collective) {
     const double n = count(batch.sequences);
     const double stages = count(l.pp);
     const KernelProfile k = s.profile.kernels;
@@ -567,7 +567,7 @@ template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr PrefillTime prefill_time(const TransformerShape& m, const Gpu& gpu, const Link& link,
                                                  const ServingLayout& l, long long prompts, long long input,
                                                  const ServingSetup& s = default_serving_setup,
-                                                 const Collective& collective = lesson_collective) {
+                                                 const Collective& collective = default_ring_collective) {
     require_at_least_one("prompts", prompts);
     require_at_least_one("input tokens", input);
     const long long chunk = s.prefill_chunk == 0 ? input : std::min(s.prefill_chunk, input);
@@ -660,7 +660,7 @@ template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr ServingEstimate evaluate_serving(const TransformerShape& m, const Gpu& gpu, const Link& link,
                                                          const ServingLayout& l, const ServingWorkload& w,
                                                          const ServingSetup& s = default_serving_setup,
-                                                         const Collective& collective = lesson_collective) {
+                                                         const Collective& collective = default_ring_collective) {
     (void)validated(m);
     (void)validated(gpu);
     (void)validated(link);
@@ -706,7 +706,7 @@ template <CollectivePolicy Collective = Ring>
                                                          const ServingLayout& l, ServingWorkload w,
                                                          const std::vector<long long>& concurrencies,
                                                          const ServingSetup& s = default_serving_setup,
-                                                         const Collective& collective = lesson_collective) {
+                                                         const Collective& collective = default_ring_collective) {
     std::vector<ServingEstimate> rows;
     rows.reserve(concurrencies.size());
     for (long long n : concurrencies) {
@@ -770,7 +770,7 @@ struct DisaggregationQuery {
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr std::optional<DisaggregatedEstimate> best_disaggregation(
     const TransformerShape& m, const Gpu& gpu, const Link& link, const ServingLayout& l, const DisaggregationQuery& q,
-    const ServingSetup& s = default_serving_setup, const Collective& collective = lesson_collective) {
+    const ServingSetup& s = default_serving_setup, const Collective& collective = default_ring_collective) {
     (void)validated(m);
     (void)validated(gpu);
     (void)validated(link);

@@ -74,15 +74,15 @@ TEST_SUITE("communication_budget") {
         // 70B FP16 = 140 GB on 64 GPUs, 5 s compute. Before: 5.5125 s + 0.63 ms of all-reduce;
         // after (1/4 of the bytes): 1.378125 s + 0.63 ms, the latency unchanged. Ratio
         // 1.15 × 6.378755 / 10.51313 = 0.69775 (the lab, without latency: −30 %).
-        const double r = compression_time_ratio(gigabytes(140), lab_compression::int8, 64, ib_ndr, Ring{}, seconds(5));
+        const double r = compression_time_ratio(gigabytes(140), compression_examples::int8, 64, ib_ndr, Ring{}, seconds(5));
         CHECK(r == doctest::Approx(1.15 * 6.378755 / 10.51313).epsilon(1e-9));
         // No compression changes nothing.
-        CHECK(compression_time_ratio(gigabytes(140), lab_compression::none, 64, ib_ndr, Ring{}, seconds(5)) ==
+        CHECK(compression_time_ratio(gigabytes(140), compression_examples::none, 64, ib_ndr, Ring{}, seconds(5)) ==
               doctest::Approx(1.0));
         // On a link 100x faster the communication is small and the 15 % more steps dominate:
         // 1.15 × (5 + 0.0138 + 0.0006) / (5 + 0.0551 + 0.0006) > 1.
         const Link fast{"fast", gigabytes_per_second(5000), microseconds(5)};
-        CHECK(compression_time_ratio(gigabytes(140), lab_compression::int8, 64, fast, Ring{}, seconds(5)) > 1.0);
+        CHECK(compression_time_ratio(gigabytes(140), compression_examples::int8, 64, fast, Ring{}, seconds(5)) > 1.0);
     }
 
     TEST_CASE("the 20 % target: communication may be 4.75 s next to 19 s of compute") {

@@ -42,7 +42,7 @@ struct StepPrice {
     Link link;
     ServingLayout layout;
     ServingSetup setup = default_serving_setup;
-    Collective collective = lesson_collective;
+    Collective collective = default_ring_collective;
     // Speculative decoding: the draft model (an MTP head is a one-layer model), on the same
     // GPUs, runs draft_steps decode steps of the sequences before the target verifies.
     std::optional<TransformerShape> draft = std::nullopt;
@@ -62,7 +62,7 @@ template <CollectivePolicy Collective = Ring>
 [[nodiscard]] SimulationResult simulate_serving(const TransformerShape& m, const Gpu& gpu, const Link& link,
                                                 const ServingLayout& l, const std::vector<Request>& requests,
                                                 EngineLimits limits, const ServingSetup& s = default_serving_setup,
-                                                const Collective& collective = lesson_collective,
+                                                const Collective& collective = default_ring_collective,
                                                 const std::optional<TransformerShape>& draft = std::nullopt) {
     (void)validated(m);
     (void)validated(gpu);

@@ -76,7 +76,7 @@ template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr ServingStepTime step_time(const TransformerShape& m, const Gpu& gpu, const Link& link,
                                                   const ServingLayout& l, const StepBatch& batch,
                                                   const ServingSetup& s = default_serving_setup,
-                                                  const Collective& collective = lesson_collective) {
+                                                  const Collective& collective = default_ring_collective) {
     const KernelProfile k = s.profile.kernels;
     const Architecture a = gpu.architecture;
     const double stages = count(l.pp);
