@@ -6,12 +6,12 @@
 #include "training_flags.hpp"
 
 #include <napkin/catalog/clusters.hpp>
-#include <napkin/catalog/measured_runs.hpp>
-#include <napkin/catalog/megatron_runs.hpp>
 #include <napkin/inference_planner.hpp>
 #include <napkin/io/progress.hpp>
 #include <napkin/planner.hpp>
 #include <napkin/run_plan.hpp>
+#include <napkin/validation/measured_runs.hpp>
+#include <napkin/validation/megatron_runs.hpp>
 
 #include <algorithm>
 #include <array>
@@ -181,7 +181,7 @@ void print_training_csv(const char* list, long long rank, const TrainingCandidat
 }
 
 // The published run of the catalog (Narayanan et al. Tables 1-2 and Sec. 5.1,
-// catalog/megatron_runs.hpp; the runs of catalog/measured_runs.hpp) with the
+// validation/megatron_runs.hpp; the runs of validation/measured_runs.hpp) with the
 // query's model shape, GPU, GPU count, global batch and sequence length.
 std::optional<MeasuredRun> published_run_for(const TrainingPlanQuery& q) {
     const auto same_shape = [](const TransformerShape& a, const TransformerShape& b) {

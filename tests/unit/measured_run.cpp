@@ -1,7 +1,7 @@
 // napkin/measured_run.hpp: a partial row's unknown settings searched over what
 // its notes allow, its best fitting setting taken; catalog::fitting_runs.
-#include <napkin/catalog/measured_runs.hpp>
 #include <napkin/measured_run.hpp>
+#include <napkin/validation/measured_runs.hpp>
 
 #include <doctest/doctest.h>
 
