@@ -1,13 +1,13 @@
 // napkin plan | plan-inference — the planners from the command line.
 #include "command.hpp"
 #include "common.hpp"
+#include "progress.hpp"
 #include "run_flags.hpp"
 #include "serving_flags.hpp"
 #include "training_flags.hpp"
 
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/inference_planner.hpp>
-#include <napkin/io/progress.hpp>
 #include <napkin/planner.hpp>
 #include <napkin/run_plan.hpp>
 #include <napkin/validation/measured_runs.hpp>
@@ -455,7 +455,7 @@ NAPKIN_COMMAND(app) {
         const auto start = std::chrono::steady_clock::now();
         TrainingPlan plan;
         {
-            io::ProgressBar bar("planning");
+            ProgressBar bar("planning");
             plan = plan_training(query, [&bar](long long done, long long total) { bar.report(done, total); });
         }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -482,7 +482,7 @@ NAPKIN_COMMAND(app) {
                 const auto t0 = std::chrono::steady_clock::now();
                 TrainingPlan p;
                 {
-                    io::ProgressBar bar("planning " + grouped(counts[i]) + " GPUs");
+                    ProgressBar bar("planning " + grouped(counts[i]) + " GPUs");
                     p = plan_training(q, [&bar](long long done, long long total) { bar.report(done, total); });
                 }
                 add_runs(counts[i], p, q.cluster.node.gpu,
