@@ -169,7 +169,7 @@ void part_e() {
             .compute = seconds(19),
             .backward = seconds(19.0 * 2.0 / 3.0),  // the backward pass is twice the forward
             .overlap_efficiency = 0.85,             // the lab's overlap efficiency
-            .base_latency = catalog::nccl_ring_ll_base_latency,
+            .base_latency = nccl::ring_ll_base_latency,
         };
         std::printf("   NIC %s: communication may take %s\n", nic == Nic::per_gpu ? "per GPU" : "shared per node",
                     format(communication_for_share(plan.compute, 0.2), units::s, 2).c_str());

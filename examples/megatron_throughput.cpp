@@ -1,7 +1,7 @@
 // How close napkin's training model comes to measured runs: the validation
 // page. Every fitting row (catalog::fitting_runs: Narayanan et al. 2021
 // (SC'21) Tables 1 and 2, Megatron-LM on DGX A100, then every published run
-// of catalog/measured_runs.hpp: llm-foundry FSDP on A100 and H100, the
+// of validation/measured_runs.hpp: llm-foundry FSDP on A100 and H100, the
 // Megatron-LM README H100 table, NVIDIA's DGX Cloud and NeMo recipes) with
 // its measured iteration time, napkin's, and the throughput error (napkin /
 // measured − 1: + is napkin too fast), source by source; a row whose source
@@ -9,10 +9,10 @@
 // searched is said. Then the summary, then where one iteration's time goes.
 #include <napkin/io/lesson_args.hpp>
 
-#include <napkin/catalog/measured_runs.hpp>
-#include <napkin/catalog/megatron_runs.hpp>
 #include <napkin/measured_run.hpp>
 #include <napkin/training.hpp>
+#include <napkin/validation/measured_runs.hpp>
+#include <napkin/validation/megatron_runs.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < plan.top.size(); ++i) print_row(static_cast<long long>(i) + 1, plan.top[i]);
 
     // Megatron-LM's layout for it, run as the paper's measured runs were (Narayanan
-    // et al. 2021, Sec. 5; catalog/megatron_runs.hpp): t8 p16 d8, micro-batch 1, full
+    // et al. 2021, Sec. 5; validation/megatron_runs.hpp): t8 p16 d8, micro-batch 1, full
     // recomputation, 1F1B, fp32 gradients, no ZeRO, no sequence parallelism (it came
     // in 2022), no overlapped gradient reduction. About 138 TFLOP/s per GPU is the
     // figure quoted for it (the paper's estimate takes 140); napkin predicts 6.4 %

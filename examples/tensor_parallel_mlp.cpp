@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
     const Link link = link_for(tensor_group(par, node), node);
 
     const Bytes y = hidden_states_bytes(model, par);  // b·s·h values of Y (and of dL/dX)
-    const CollectiveTime one = ring_all_reduce(y, par.tp, link, catalog::nccl_ring_ll_base_latency);
+    const CollectiveTime one = ring_all_reduce(y, par.tp, link, nccl::ring_ll_base_latency);
     std::printf("%s, t = %lld on %s: each GPU holds A[:, %lld cols] and B[%lld rows, :]\n",
                 std::string(model.name).c_str(), par.tp, std::string(link.name).c_str(), model.ffn / par.tp,
                 model.ffn / par.tp);

@@ -17,17 +17,17 @@
 //
 // --cross-validate refits with each source left out and predicts it
 // (napkin/calibrate.hpp, cross_validate_profile); --defaults takes napkin's
-// own fitting rows (catalog/measured_runs.hpp, fitting_runs) instead of RUNS.
+// own fitting rows (validation/measured_runs.hpp, fitting_runs) instead of RUNS.
 #include "command.hpp"
 #include "common.hpp"
 #include "training_profile.hpp"
 
-#include <napkin/io/text_file.hpp>
 #include <napkin/calibrate.hpp>
 #include <napkin/catalog/hardware.hpp>
-#include <napkin/catalog/measured_runs.hpp>
 #include <napkin/catalog/models.hpp>
+#include <napkin/io/text_file.hpp>
 #include <napkin/measured_run.hpp>
+#include <napkin/validation/measured_runs.hpp>
 
 #include <cstdio>
 #include <fstream>

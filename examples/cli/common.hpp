@@ -204,7 +204,7 @@ struct LinkOptions {
     std::string name;
     std::optional<double> bandwidth_gbps, step_us;
     std::optional<std::string> bandwidth, step, base_latency;  // with their units
-    double base_latency_us = in(catalog::nccl_ring_ll_base_latency, units::us);
+    double base_latency_us = in(nccl::ring_ll_base_latency, units::us);
 };
 
 inline void add_link_options(CLI::App* sub, LinkOptions& o) {

@@ -2,17 +2,17 @@
 #include "command.hpp"
 #include "common.hpp"
 #include "layer_map_flags.hpp"
+#include "progress.hpp"
 #include "run_flags.hpp"
 #include "serving_flags.hpp"
 #include "training_flags.hpp"
 
 #include <napkin/catalog/clusters.hpp>
-#include <napkin/catalog/measured_runs.hpp>
-#include <napkin/catalog/megatron_runs.hpp>
 #include <napkin/inference_planner.hpp>
-#include <napkin/io/progress.hpp>
 #include <napkin/planner.hpp>
 #include <napkin/run_plan.hpp>
+#include <napkin/validation/measured_runs.hpp>
+#include <napkin/validation/megatron_runs.hpp>
 
 #include <algorithm>
 #include <array>
@@ -182,7 +182,7 @@ void print_training_csv(const char* list, long long rank, const TrainingCandidat
 }
 
 // The published run of the catalog (Narayanan et al. Tables 1-2 and Sec. 5.1,
-// catalog/megatron_runs.hpp; the runs of catalog/measured_runs.hpp) with the
+// validation/megatron_runs.hpp; the runs of validation/measured_runs.hpp) with the
 // query's model shape, GPU, GPU count, global batch and sequence length.
 std::optional<MeasuredRun> published_run_for(const TrainingPlanQuery& q) {
     const auto same_shape = [](const TransformerShape& a, const TransformerShape& b) {
@@ -446,7 +446,7 @@ NAPKIN_COMMAND(app) {
         const auto start = std::chrono::steady_clock::now();
         TrainingPlan plan;
         {
-            io::ProgressBar bar("planning");
+            ProgressBar bar("planning");
             plan = plan_training(query, [&bar](long long done, long long total) { bar.report(done, total); });
         }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -473,7 +473,7 @@ NAPKIN_COMMAND(app) {
                 const auto t0 = std::chrono::steady_clock::now();
                 TrainingPlan p;
                 {
-                    io::ProgressBar bar("planning " + grouped(counts[i]) + " GPUs");
+                    ProgressBar bar("planning " + grouped(counts[i]) + " GPUs");
                     p = plan_training(q, [&bar](long long done, long long total) { bar.report(done, total); });
                 }
                 add_runs(counts[i], p, q.cluster.node.gpu,

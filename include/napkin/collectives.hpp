@@ -501,6 +501,13 @@ inline constexpr double tree_algorithm_ratio = 0.5;      // tuning.cc: algBw = 0
 inline constexpr Seconds ring_ll_base_latency = base_latency(NcclAlgorithm::ring, NcclProtocol::ll);
 }  // namespace nccl
 
+// The 0.1 spelling, kept for its callers: catalog::nccl_ring_ll_base_latency
+// was napkin/catalog/hardware.hpp's, which as data includes no collective
+// (DESIGN.md, rule 2). New code names nccl::ring_ll_base_latency.
+namespace catalog {
+inline constexpr Seconds nccl_ring_ll_base_latency = nccl::ring_ll_base_latency;
+}  // namespace catalog
+
 struct NcclChoice {
     NcclAlgorithm algorithm;
     NcclProtocol protocol;

@@ -157,7 +157,7 @@ namespace napkin {
 // Defaults: r = 0.677, n½ = 0, 2.18 memory passes, the relative least-squares
 // fit (minimising Σ (predicted / measured − 1)²) of the whole step model to
 // the rows of Narayanan et al. 2021 (SC'21), Table 1, but the 1T one
-// (catalog/megatron_runs.hpp), from 1.7B to 529.6B (t = 1 to 8, p = 1 to 35,
+// (validation/megatron_runs.hpp), from 1.7B to 529.6B (t = 1 to 8, p = 1 to 35,
 // 32 to 2,520 A100s, 135–163 TFLOP/s per GPU), run as the paper ran them (DGX
 // A100 nodes on ib-hdr, micro-batch 1, full recomputation, fp32 gradients,
 // 1F1B) and counted with its 96·B·s·l·h²(1 + s/6h + V/16lh). Rows at several

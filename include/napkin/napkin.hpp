@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// napkin/napkin.hpp — every model header (no I/O: readers and writers are in napkin/io/).
+// napkin/napkin.hpp — every model and planner header (DESIGN.md, layers 0 to 4):
+// no validation (the measured runs, napkin/validation/) and no I/O (napkin/io/).
 #pragma once
 
 #include <napkin/units.hpp>
@@ -9,8 +10,6 @@
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/catalog/clusters.hpp>
-#include <napkin/catalog/megatron_runs.hpp>
-#include <napkin/catalog/measured_runs.hpp>
 #include <napkin/collectives.hpp>
 #include <napkin/nccl_cluster.hpp>
 #include <napkin/communication_budget.hpp>
@@ -19,12 +18,10 @@
 #include <napkin/compute.hpp>
 #include <napkin/gemm.hpp>
 #include <napkin/kernels.hpp>
-#include <napkin/measured_run.hpp>
 #include <napkin/training.hpp>
 #include <napkin/inference.hpp>
 #include <napkin/serving.hpp>
 #include <napkin/serving/engine.hpp>
-#include <napkin/serving/measured.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/schedule.hpp>
 #include <napkin/inference_planner.hpp>

@@ -17,12 +17,10 @@
 #pragma once
 
 #include <napkin/checked.hpp>
-#include <napkin/collectives.hpp>
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
 #include <napkin/model.hpp>
 #include <napkin/names.hpp>
-#include <napkin/pipeline.hpp>
 #include <napkin/units.hpp>
 
 #include <algorithm>
@@ -86,7 +84,24 @@ inline constexpr std::array sharding_names{Named{Sharding::none, "0"}, Named{Sha
     return value_of(text, sharding_names);
 }
 
-// The pipeline schedule is a ScheduleKind of napkin/pipeline.hpp's registry.
+// The pipeline schedule as a small value a search can copy and switch on.
+// `automatic` is Megatron-LM's default: 1F1B, or interleaved 1F1B when a rank
+// holds v > 1 chunks (Narayanan et al. 2021, Sec. 2.2). The kind is a choice of
+// the layout, so it lives here; the schedules' formulas and the registry that
+// maps each kind to its type are napkin/pipeline.hpp's (DESIGN.md: a shape
+// includes no primitive).
+enum class ScheduleKind { automatic, gpipe, one_f_one_b, interleaved, zero_bubble_h1, zero_bubble_h2, dualpipe, dualpipev };
+
+// napkin/pipeline.hpp checks at compile time that each name is its schedule type's `name`.
+inline constexpr std::array schedule_kind_names{
+    Named{ScheduleKind::automatic, "auto"},       Named{ScheduleKind::gpipe, "gpipe"},
+    Named{ScheduleKind::one_f_one_b, "1f1b"},     Named{ScheduleKind::interleaved, "interleaved"},
+    Named{ScheduleKind::zero_bubble_h1, "zb-h1"}, Named{ScheduleKind::zero_bubble_h2, "zb-h2"},
+    Named{ScheduleKind::dualpipe, "dualpipe"},    Named{ScheduleKind::dualpipev, "dualpipev"}};
+[[nodiscard]] constexpr std::string_view to_string(ScheduleKind kind) { return name_of(kind, schedule_kind_names); }
+[[nodiscard]] constexpr std::optional<ScheduleKind> parse_schedule_kind(std::string_view text) {
+    return value_of(text, schedule_kind_names);
+}
 
 // ---------------------------------------------------------------------------
 // The layout
@@ -137,19 +152,6 @@ struct Parallelism {
     return par.virtual_stages > 1 ? ScheduleKind::interleaved : ScheduleKind::one_f_one_b;
 }
 
-// The pipeline as napkin/pipeline.hpp sees it: p stages, m micro-batches, v chunks.
-[[nodiscard]] constexpr PipelineShape pipeline_shape(const Parallelism& par) {
-    return PipelineShape{.stages = par.pp, .microbatches = microbatches(par), .chunks = par.virtual_stages};
-}
-
-// Calls `f` with the layout's schedule as its napkin/pipeline.hpp type
-// (OneFOneB{}, Interleaved{}, ZeroBubbleH1{}, ...) through the schedule
-// registry's visit_schedule: no allocation.
-// `f` must return the same type for every schedule.
-template <class F>
-constexpr decltype(auto) with_schedule(const Parallelism& par, F&& f) {
-    return visit_schedule(resolved_schedule(par), std::forward<F>(f));
-}
 
 // ---------------------------------------------------------------------------
 // Rank placement
@@ -230,15 +232,6 @@ struct GroupPlacement {
     return g.crosses_nodes() ? network_link_per_gpu(c.node) : c.node.intra;
 }
 
-// A group that spans nodes as the hierarchical collectives see it: its
-// members per node on NVLink, one ring per GPU position across the nodes, each
-// GPU with its share of the network (all groups of a node talk at once, so a
-// shared NIC is split over all the node's GPUs).
-[[nodiscard]] constexpr HierarchicalTopology topology_of(const GroupPlacement& g, const Cluster& c) {
-    return HierarchicalTopology{.nodes = g.nodes, .gpus_per_node = g.ranks_per_node, .intra = c.node.intra,
-                                .inter = network_link_per_gpu(c.node), .nic = Nic::per_gpu,
-                                .oversubscription = 1.0};
-}
 
 // ---------------------------------------------------------------------------
 // Validation

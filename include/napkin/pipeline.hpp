@@ -18,6 +18,7 @@
 
 #include <napkin/checked.hpp>
 #include <napkin/error.hpp>
+#include <napkin/parallelism.hpp>
 #include <napkin/units.hpp>
 
 #include <algorithm>
@@ -387,11 +388,7 @@ template <PipelineSchedule S>
 // its dominance twins are all derived from it. A new schedule is its type
 // above, a value in ScheduleKind, an alternative of AnySchedule and one row.
 
-// A schedule as a small value a search can copy and switch on. `automatic` is
-// Megatron-LM's default: 1F1B, or interleaved 1F1B when a rank holds v > 1
-// chunks (Narayanan et al. 2021, Sec. 2.2).
-enum class ScheduleKind { automatic, gpipe, one_f_one_b, interleaved, zero_bubble_h1, zero_bubble_h2, dualpipe, dualpipev };
-
+// ScheduleKind (napkin/parallelism.hpp, the layout's choice) names a row.
 // Row i of the registry is alternative i of AnySchedule.
 using AnySchedule = std::variant<GPipe, OneFOneB, Interleaved, ZeroBubbleH1, ZeroBubbleH2, DualPipe, DualPipeV>;
 
@@ -419,6 +416,7 @@ namespace detail {
 template <std::size_t... I>
 constexpr bool registry_matches_types(std::index_sequence<I...>) {
     return ((schedule_registry[I].name == std::variant_alternative_t<I, AnySchedule>::name &&
+             schedule_registry[I].name == to_string(schedule_registry[I].kind) &&
              schedule_registry[I].kind != ScheduleKind::automatic) &&
             ...);
 }
@@ -440,7 +438,7 @@ constexpr decltype(auto) visit_index(std::size_t index, F&& f, std::index_sequen
 }
 }  // namespace detail
 static_assert(detail::registry_matches_types(std::make_index_sequence<schedule_registry.size()>{}),
-              "row i of schedule_registry must name alternative i of AnySchedule");
+              "row i of schedule_registry must name alternative i of AnySchedule, by its ScheduleKind name");
 
 // "gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipe or dualpipev": for help and errors.
 [[nodiscard]] inline std::string schedule_names() {
@@ -459,24 +457,25 @@ static_assert(detail::registry_matches_types(std::make_index_sequence<schedule_r
     return schedule_registry[i];
 }
 
-// The registry's names ("1f1b", "zb-h1", ...); "auto" for `automatic`.
-[[nodiscard]] constexpr std::string_view to_string(ScheduleKind kind) {
-    return kind == ScheduleKind::automatic ? std::string_view("auto") : traits_of(kind).name;
-}
-
-[[nodiscard]] constexpr std::optional<ScheduleKind> parse_schedule_kind(std::string_view text) {
-    if (text == "auto") return ScheduleKind::automatic;
-    for (const ScheduleTraits& row : schedule_registry)
-        if (row.name == text) return row.kind;
-    return std::nullopt;
-}
-
 // Calls f with the schedule's type (OneFOneB{}, Interleaved{}, ...): no
 // allocation; f must return the same type for every schedule.
 template <class F>
 constexpr decltype(auto) visit_schedule(ScheduleKind kind, F&& f) {
     return detail::visit_index(detail::registry_index(traits_of(kind).kind), std::forward<F>(f),
                                std::make_index_sequence<schedule_registry.size()>{});
+}
+
+// The pipeline of a layout: p stages, m micro-batches, v chunks.
+[[nodiscard]] constexpr PipelineShape pipeline_shape(const Parallelism& par) {
+    return PipelineShape{.stages = par.pp, .microbatches = microbatches(par), .chunks = par.virtual_stages};
+}
+
+// Calls `f` with the layout's schedule as its type (OneFOneB{}, Interleaved{},
+// ZeroBubbleH1{}, ...) through visit_schedule: no allocation.
+// `f` must return the same type for every schedule.
+template <class F>
+constexpr decltype(auto) with_schedule(const Parallelism& par, F&& f) {
+    return visit_schedule(resolved_schedule(par), std::forward<F>(f));
 }
 
 // The schedule a name stands for ("gpipe", "1f1b", "interleaved", "zb-h1", ...).

@@ -19,6 +19,10 @@ static_assert(broadcast(gigabytes(1), 1, unit_link).total() == Seconds{});
 static_assert(detail::ceil_log2(1) == 0 && detail::ceil_log2(2) == 1 && detail::ceil_log2(3) == 2);
 static_assert(detail::ceil_log2(256) == 8 && detail::ceil_log2(257) == 9);
 
+// The 0.1 spelling of NCCL's ring LL base latency still names it, from collectives.hpp.
+static_assert(catalog::nccl_ring_ll_base_latency == nccl::ring_ll_base_latency);
+static_assert(nccl::ring_ll_base_latency == microseconds(6.6));
+
 // Ring all-reduce on 4 ranks, 4 GB at 1 GB/s: 2·3 = 6 steps of 1 µs, 2·3/4 · 4 s = 6 s on the wire.
 static_assert(ring_all_reduce(gigabytes(4), 4, unit_link).latency == microseconds(6));
 static_assert(ring_all_reduce(gigabytes(4), 4, unit_link).bandwidth == seconds(6));

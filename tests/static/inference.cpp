@@ -25,7 +25,7 @@ static_assert(fewest_gpus(catalog::llama3_1_405b, catalog::a100_80gb_sxm) == 11)
 
 // A ring all-reduce over 4 GPUs takes 2(n − 1) = 6 steps: 6.6 + 6 × 0.6 µs of start-up,
 // exactly 10.2 µs up to the last bit of a double.
-static_assert(ring_all_reduce(bytes(16384), 4, catalog::nvlink_a100, catalog::nccl_ring_ll_base_latency).latency ==
+static_assert(ring_all_reduce(bytes(16384), 4, catalog::nvlink_a100, nccl::ring_ll_base_latency).latency ==
               microseconds(6.6) + 6.0 * microseconds(0.6));
 static_assert(ring_all_reduce(bytes(16384), 1, catalog::nvlink_a100).total() == Seconds{});
 

@@ -1,8 +1,8 @@
 // Compile-time facts of parallelism.hpp, memory.hpp, compute.hpp and training.hpp.
 #include <napkin/catalog/clusters.hpp>
-#include <napkin/catalog/megatron_runs.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/training.hpp>
+#include <napkin/validation/megatron_runs.hpp>
 
 namespace {
 using namespace napkin;

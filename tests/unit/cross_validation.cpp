@@ -6,9 +6,9 @@
 // training validation table, written from it (NAPKIN_WRITE_README=1 rewrites
 // it, as tests/unit/memory_as_run.cpp does the memory table).
 #include <napkin/calibrate.hpp>
-#include <napkin/catalog/measured_runs.hpp>
-#include <napkin/catalog/megatron_runs.hpp>
 #include <napkin/measured_run.hpp>
+#include <napkin/validation/measured_runs.hpp>
+#include <napkin/validation/megatron_runs.hpp>
 
 #include "support.hpp"
 

@@ -13,7 +13,6 @@
 #include <napkin/inference_planner.hpp>
 #include <napkin/io/hf_config.hpp>
 #include <napkin/io/nccl_tests.hpp>
-#include <napkin/io/progress.hpp>
 #include <napkin/io/reference_schedule.hpp>
 #include <napkin/io/svg.hpp>
 #include <napkin/layer_map.hpp>
@@ -415,12 +414,6 @@ TEST_SUITE("hardening") {
         CHECK(validated(allowances).fragmentation == 10.0);
     }
 
-    TEST_CASE("the progress bar's ticker draws with no report at all (a search still counting its space)") {
-        io::ProgressBar bar("test", 0, std::chrono::milliseconds(0), true);
-        for (int i = 0; i < 50 && !bar.drawn_once(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        CHECK(bar.drawn_once());
-        bar.finish();
-    }
     TEST_CASE("a reference schedule that is not one: one napkin::invalid_argument naming the file") {
         const std::string malformed = NAPKIN_TEST_DATA_DIR "/malformed_config.json";
         const std::string other = NAPKIN_TEST_DATA_DIR "/gpt2_config.json";

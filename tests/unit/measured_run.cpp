@@ -1,12 +1,18 @@
 // napkin/measured_run.hpp: a partial row's unknown settings searched over what
-// its notes allow, its best fitting setting taken; catalog::fitting_runs.
-#include <napkin/catalog/measured_runs.hpp>
+// its notes allow, its best fitting setting taken; catalog::fitting_runs; and
+// tests/data/measured-training-runs.json, the rows' published numbers with their
+// sources, row for row the same as validation/measured_runs.hpp.
 #include <napkin/measured_run.hpp>
+#include <napkin/validation/measured_runs.hpp>
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <fstream>
+#include <optional>
 #include <string>
+#include <vector>
 
 using namespace napkin;
 
@@ -18,6 +24,15 @@ const MeasuredRun& row(std::string_view label) {
         if (r.label == label) return r;
     FAIL("no row " << std::string(label));
     return catalog::published_runs.front();
+}
+
+// "owner/repo @ sha" of a citation: its first three words, without a trailing comma.
+std::string repository_at_commit(std::string_view citation) {
+    std::size_t end = 0;
+    for (int word = 0; word < 3 && end != std::string_view::npos; ++word) end = citation.find(' ', end + 1);
+    std::string words(citation.substr(0, end));
+    if (!words.empty() && words.back() == ',') words.pop_back();
+    return words;
 }
 
 double error_at(const MeasuredRun& candidate, const MeasuredRun& run) {
@@ -88,5 +103,60 @@ TEST_SUITE("measured_run") {
         }
         MESSAGE("every row at the defaults: mean |error| " << 100.0 * sum / 44.0 << " %, max " << 100.0 * worst
                                                            << " %");
+    }
+
+    TEST_CASE("measured-training-runs.json: each row's published numbers are those of validation/") {
+        std::ifstream file(NAPKIN_TEST_DATA_DIR "/measured-training-runs.json");
+        REQUIRE(file.good());
+        const nlohmann::json doc = nlohmann::json::parse(file);
+        std::vector<MeasuredRun> runs(catalog::published_runs.begin(), catalog::published_runs.end());
+        runs.insert(runs.end(), catalog::nemo_runs.begin(), catalog::nemo_runs.end());
+        REQUIRE(doc.at("runs").size() == runs.size());
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            const nlohmann::json& j = doc.at("runs")[i];
+            const MeasuredRun& r = runs[i];
+            const std::string id = j.at("id");
+            INFO(id << " against " << std::string(r.label));
+            // The source: the same repository at the same commit ("owner/repo @ sha").
+            CHECK(repository_at_commit(r.source) == repository_at_commit(j.at("citation").get<std::string>()));
+            CHECK(r.complete == (j.at("status") == "complete"));
+            const nlohmann::json& m = j.at("model");
+            CHECK(r.model.layers == m.at("layers"));
+            CHECK(r.model.hidden == m.at("hidden"));
+            CHECK(r.model.ffn == m.at("ffn"));
+            CHECK(r.model.heads == m.at("heads"));
+            CHECK(r.model.kv_heads == m.at("kv_heads"));
+            CHECK(r.model.vocabulary == m.at("vocab"));
+            CHECK(gpus(r.cluster) == j.at("gpus"));
+            CHECK(gpus(r.layout) == j.at("gpus"));
+            CHECK(r.cluster.node.gpus == j.at("gpus_per_node"));
+            CHECK(r.layout.tp == j.at("tp"));
+            CHECK(r.layout.pp == j.at("pp"));
+            CHECK(r.layout.dp == j.at("dp"));
+            CHECK(r.layout.cp == j.at("cp"));
+            CHECK(r.layout.ep == j.at("ep"));
+            CHECK(r.layout.global_batch == j.at("global_batch"));
+            CHECK(r.layout.sequence == j.at("seq_len"));
+            // null: the source does not say, and the row assumes or searches it.
+            if (!j.at("vp").is_null()) CHECK(r.layout.virtual_stages == j.at("vp"));
+            if (!j.at("micro_batch").is_null()) CHECK(r.layout.micro_batch == j.at("micro_batch"));
+            if (!j.at("sequence_parallel").is_null()) CHECK(r.layout.sequence_parallel == j.at("sequence_parallel"));
+            if (!j.at("recompute").is_null())
+                CHECK(std::optional(r.layout.recompute) == parse_recompute(j.at("recompute").get<std::string>()));
+            CHECK((r.options.compute_dtype == DType::fp8) == j.at("fp8"));
+            // The measured number, as the row turns it into a step time.
+            const nlohmann::json& measured = j.at("measured");
+            const std::string kind = measured.at("kind");
+            const double value = measured.at("value");
+            std::optional<Seconds> step;
+            if (kind == "tflops_per_gpu")
+                step = step_from_flops_per_gpu(model_flops_per_iteration(r.model, r.layout), value, gpus(r.layout));
+            else if (kind == "tokens_per_s_per_gpu")
+                step = step_from_tokens_per_gpu(r.layout, value);
+            else if (kind == "step_time_s")
+                step = seconds(value);
+            REQUIRE_MESSAGE(step.has_value(), "a measured kind the test does not know: " << kind);
+            CHECK(in(r.measured_step, units::s) == doctest::Approx(in(*step, units::s)).epsilon(1e-12));
+        }
     }
 }

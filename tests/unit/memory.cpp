@@ -1,9 +1,9 @@
 // napkin/memory.hpp: training memory per GPU.
 #include <napkin/catalog/hardware.hpp>
-#include <napkin/catalog/measured_runs.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/memory.hpp>
 #include <napkin/training.hpp>
+#include <napkin/validation/measured_runs.hpp>
 
 #include <doctest/doctest.h>
 
@@ -218,7 +218,7 @@ TEST_SUITE("memory") {
     }
 
     TEST_CASE("every published run that ran fits its GPU with the allowances counted") {
-        // The llm-foundry and Megatron-LM rows of catalog/measured_runs.hpp completed, so
+        // The llm-foundry and Megatron-LM rows of validation/measured_runs.hpp completed, so
         // states + activations + context + NCCL + fp32 logits stay within the usable memory.
         // The tightest: MPT-1B on H100, b = 20 without recomputation (64 GiB of activations,
         // 7.7 GiB of logits: 20 · 2048 · 50,368 · 4 B).

@@ -4,7 +4,6 @@
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/inference_planner.hpp>
-#include <napkin/io/progress.hpp>
 #include <napkin/planner.hpp>
 
 #include "support.hpp"
@@ -587,23 +586,5 @@ TEST_SUITE("planner") {
         q.schedules = 0;
         CHECK_THROWS_WITH_AS((void)plan_training(q), "schedules = 0: must be a non-empty set of schedule_bit(ScheduleKind) bits, automatic excluded",
                              napkin::invalid_argument);
-    }
-}
-
-TEST_SUITE("progress") {
-    TEST_CASE("the bar counts what it is told and draws only when enabled and past its delay") {
-        io::ProgressBar quiet("test", 100, std::chrono::milliseconds(0), false);
-        quiet.advance(30);
-        quiet.report(70, 100);
-        quiet.report(50, 100);  // a late report from another thread never moves the count back
-        CHECK(quiet.done() == 70);
-        CHECK_FALSE(quiet.drawn_once());
-        io::ProgressBar patient("test", 100, std::chrono::hours(1), true);
-        patient.advance(10);
-        CHECK_FALSE(patient.drawn_once());
-        io::ProgressBar eager("test", 100, std::chrono::milliseconds(0), true);
-        eager.advance(10);
-        CHECK(eager.drawn_once());
-        eager.finish();
     }
 }

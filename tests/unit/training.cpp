@@ -1,12 +1,12 @@
 // napkin/training.hpp: the step time of a TP × PP × DP (× EP) iteration.
-#include <napkin/catalog/clusters.hpp>
 #include <napkin/calibrate.hpp>
-#include <napkin/catalog/measured_runs.hpp>
-#include <napkin/catalog/megatron_runs.hpp>
+#include <napkin/catalog/clusters.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/pipeline.hpp>
 #include <napkin/planner.hpp>
 #include <napkin/training.hpp>
+#include <napkin/validation/measured_runs.hpp>
+#include <napkin/validation/megatron_runs.hpp>
 
 #include <doctest/doctest.h>
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <napkin/catalog/hardware.hpp>
-#include <napkin/parallelism.hpp>
+#include <napkin/hardware.hpp>
 
 #include <array>
 #include <optional>

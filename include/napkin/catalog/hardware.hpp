@@ -2,7 +2,6 @@
 // napkin/catalog/hardware.hpp — real GPUs and links, each figure with its source.
 #pragma once
 
-#include <napkin/collectives.hpp>
 #include <napkin/hardware.hpp>
 
 #include <array>
@@ -404,10 +403,9 @@ inline constexpr std::array gpus{&a100_80gb_sxm, &a100_40gb_sxm, &h100_sxm, &h20
                                  &gb200, &mi250x, &mi300x, &mi325x, &h20, &l40s, &l4, &rtx_pro_6000,
                                  &b300, &gb300, &mi355x, &v100_32gb_sxm};
 
-// NCCL's default tuning constants (NVIDIA/nccl src/graph/tuning.cc, hwLat and
-// baseLat tables): a ring all-reduce with the low-latency (LL) protocol pays a
-// base latency of 6.6 µs per call, and 0.6 µs per step on NVLink, 1.0 µs on PCIe.
-inline constexpr Seconds nccl_ring_ll_base_latency = nccl::ring_ll_base_latency;  // kept for 0.1 callers
+// NCCL's per-step latencies below are its tuning constants (NVIDIA/nccl
+// src/graph/tuning.cc, hwLat): 0.6 µs per step on NVLink, 1.0 µs on PCIe; the
+// per-call base latency is napkin/collectives.hpp's nccl::ring_ll_base_latency.
 
 // The lesson's fast link: NVLink on the A100 data sheet, 600 GB/s as written
 // (the sheet's figure adds both directions), with NCCL's NVLink ring LL step.

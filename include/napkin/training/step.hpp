@@ -8,6 +8,17 @@
 
 namespace napkin {
 
+// A group that spans nodes as the hierarchical collectives see it (the
+// gradient sync's topology; napkin/parallelism.hpp places the group): its
+// members per node on NVLink, one ring per GPU position across the nodes, each
+// GPU with its share of the network (all groups of a node talk at once, so a
+// shared NIC is split over all the node's GPUs).
+[[nodiscard]] constexpr HierarchicalTopology topology_of(const GroupPlacement& g, const Cluster& c) {
+    return HierarchicalTopology{.nodes = g.nodes, .gpus_per_node = g.ranks_per_node, .intra = c.node.intra,
+                                .inter = network_link_per_gpu(c.node), .nic = Nic::per_gpu,
+                                .oversubscription = 1.0};
+}
+
 // Data-parallel synchronisation of one group's gradients (`parameters` per
 // GPU over `group`): an all-reduce (Li et al. 2020, PyTorch DDP); with ZeRO-1/2 or
 // the distributed optimizer a reduce-scatter of the gradients and an

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// napkin/io/progress.hpp — a progress bar on the terminal for long searches.
+// examples/cli/progress.hpp — the napkin command's progress bar on the terminal
+// for long searches (`napkin plan`). A front end's: it installs a signal handler
+// and runs a thread, which no library header may do behind its caller.
 //
 // It draws on stderr only when stderr is a terminal and only once the work has
 // run longer than a moment (0.4 s by default), so quick runs, pipes and test
@@ -22,7 +24,7 @@
 
 #include <unistd.h>
 
-namespace napkin::io {
+namespace napkin::cli {
 
 namespace detail {
 // Whether a bar's line is on the terminal now: the SIGINT handler reads it.
@@ -142,4 +144,4 @@ private:
     bool stopping_ = false;
 };
 
-}  // namespace napkin::io
+}  // namespace napkin::cli

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// napkin/catalog/measured_runs.hpp — published measured training runs beyond
-// Narayanan et al. 2021 (catalog/megatron_runs.hpp), as napkin::MeasuredRun
+// napkin/validation/measured_runs.hpp — published measured training runs beyond
+// Narayanan et al. 2021 (validation/megatron_runs.hpp), as napkin::MeasuredRun
 // rows: MosaicML llm-foundry's MPT benchmarks (FSDP under Composer, A100
 // 40/80 GB and H100) and the Megatron-LM README's H100 weak-scaling table.
 // The figures are those of tests/data/measured-training-runs.json (each row's
@@ -10,13 +10,13 @@
 
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/catalog/hardware.hpp>
-#include <napkin/catalog/megatron_runs.hpp>
 #include <napkin/catalog/models.hpp>
 #include <napkin/compute.hpp>
 #include <napkin/measured_run.hpp>
 #include <napkin/model.hpp>
 #include <napkin/parallelism.hpp>
 #include <napkin/training.hpp>
+#include <napkin/validation/megatron_runs.hpp>
 
 #include <array>
 #include <string_view>
@@ -224,7 +224,7 @@ inline constexpr std::array<MeasuredRun, 5> nemo_runs{{
 
 // Every measured row, what napkin's fits take (napkin calibrate-training
 // --defaults; tests/unit/cross_validation.cpp): Narayanan et al. 2021 Tables 1
-// and 2 (catalog/megatron_runs.hpp, its estimate aside), then every row of
+// and 2 (validation/megatron_runs.hpp, its estimate aside), then every row of
 // tests/data/measured-training-runs.json (published_runs, nemo_runs), the
 // partial ones priced at their best searched setting (napkin/measured_run.hpp).
 [[nodiscard]] inline std::vector<MeasuredRun> fitting_runs() {

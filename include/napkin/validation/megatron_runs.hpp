@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// napkin/catalog/megatron_runs.hpp — published Megatron-LM training runs on
+// napkin/validation/megatron_runs.hpp — published Megatron-LM training runs on
 // DGX A100 clusters with the throughput they achieved: with
-// catalog/measured_runs.hpp, the rows the efficiency defaults are fitted to
+// validation/measured_runs.hpp, the rows the efficiency defaults are fitted to
 // (napkin/gemm.hpp, EfficiencyProfile).
 //
 //   for (const MegatronRun& run : catalog::megatron_runs)
