@@ -64,8 +64,7 @@ inline void add_layer_map_flags(CLI::App* sub, LayerMapOptions& o, const std::st
     if (chunks != 0 && map.chunks != chunks)
         reject("--layer-map", o.layer_map,
                "has " + std::to_string(map.chunks) + (map.chunks == 1 ? " chunk" : " chunks") + " per stage; " +
-                   chunks_flag + " is " +
-                   std::to_string(chunks));
+                   chunks_flag + " is " + std::to_string(chunks));
     return map;
 }
 
