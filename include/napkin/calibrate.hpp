@@ -72,7 +72,7 @@ inline void check_samples(std::span<const CollectiveSample> samples, std::size_t
 }
 }  // namespace detail
 
-// Fit α, B (and the base latency if asked) to measured samples.
+/// Fit α, B (and the base latency if asked) to measured samples.
 [[nodiscard]] inline CalibrationFit fit_alpha_beta(std::span<const CollectiveSample> samples,
                                                    const CalibrationOptions& options = {}) {
     const std::size_t unknowns = options.fit_base_latency ? 3 : 2;
@@ -204,8 +204,8 @@ inline double& profile_parameter(EfficiencyProfile& p, std::size_t i) {
 }
 }  // namespace detail
 
-// Fit the profile to `runs` (each weighted by `weights`, 1 when empty),
-// starting from `start`.
+/// Fit the profile to `runs` (each weighted by `weights`, 1 when empty),
+/// starting from `start`.
 [[nodiscard]] inline TrainingFit fit_efficiency_profile(std::span<const MeasuredRun> runs,
                                                        std::span<const double> weights = {},
                                                        const EfficiencyProfile& start = default_profile,
@@ -328,10 +328,10 @@ struct CrossValidation {
     double left_out_mean = 0.0, left_out_max = 0.0;
 };
 
-// The kernel layer's values of the profile: the best 16-bit GEMM's share of
-// the peak on each generation, the element-wise traffic counted once
-// (training.hpp's passes at the achieved bandwidth), no framework overhead.
-// Nothing in it is fitted: it is where napkin's own fits start.
+/// The kernel layer's values of the profile: the best 16-bit GEMM's share of
+/// the peak on each generation, the element-wise traffic counted once
+/// (training.hpp's passes at the achieved bandwidth), no framework overhead.
+/// Nothing in it is fitted: it is where napkin's own fits start.
 [[nodiscard]] inline EfficiencyProfile kernel_layer_profile() {
     return {.ampere_share = gemm_ceiling(Architecture::ampere, DType::bf16, KernelProfile::measured),
             .hopper_share = gemm_ceiling(Architecture::hopper, DType::bf16, KernelProfile::measured),

@@ -47,7 +47,7 @@ inline std::string product_text(long long a, long long b, std::string_view op) {
 }
 }  // namespace detail
 
-// a·b, rejected by `argument` when it does not fit in 64 bits.
+/// a·b, rejected by `argument` when it does not fit in 64 bits.
 [[nodiscard]] constexpr long long checked_mul(long long a, long long b, std::string_view argument) {
     long long result = 0;
     if (__builtin_mul_overflow(a, b, &result))
@@ -55,7 +55,7 @@ inline std::string product_text(long long a, long long b, std::string_view op) {
     return result;
 }
 
-// a + b, rejected by `argument` when it does not fit in 64 bits.
+/// a + b, rejected by `argument` when it does not fit in 64 bits.
 [[nodiscard]] constexpr long long checked_add(long long a, long long b, std::string_view argument) {
     long long result = 0;
     if (__builtin_add_overflow(a, b, &result))
@@ -63,16 +63,16 @@ inline std::string product_text(long long a, long long b, std::string_view op) {
     return result;
 }
 
-// A count in [1, bound], rejected by name.
+/// A count in [1, bound], rejected by name.
 constexpr void require_count(std::string_view argument, long long value, long long bound) {
     require_at_least_one(argument, value);
     if (value > bound)
         reject_exact(argument, std::to_string(value), "must be at most " + std::to_string(bound));
 }
 
-// The divisors of n ≥ 1, ascending: O(√n) trial divisions (2^20 for the
-// largest count, 2^40), so a search over "every size dividing n" never loops
-// n times.
+/// The divisors of n ≥ 1, ascending: O(√n) trial divisions (2^20 for the
+/// largest count, 2^40), so a search over "every size dividing n" never loops
+/// n times.
 [[nodiscard]] inline std::vector<long long> divisors(long long n) {
     require_at_least_one("n (to divide)", n);
     std::vector<long long> low, high;

@@ -48,7 +48,7 @@ struct CollectiveTime {
     }
 };
 
-// Phases of one algorithm add up; k identical calls cost k times one call.
+/// Phases of one algorithm add up; k identical calls cost k times one call.
 [[nodiscard]] constexpr CollectiveTime operator+(const CollectiveTime& a, const CollectiveTime& b) {
     return {a.latency + b.latency, a.bandwidth + b.bandwidth};
 }
@@ -65,22 +65,22 @@ constexpr void check_collective(Bytes message, long long ranks, const Link& link
     require_non_negative("base_latency (s)", base_latency.value());
 }
 
-// ⌈log₂ n⌉ for n ≥ 1: the depth of a binary tree over n ranks.
+/// ⌈log₂ n⌉ for n ≥ 1: the depth of a binary tree over n ranks.
 [[nodiscard]] constexpr long long ceil_log2(long long n) {
     // The bit width of n − 1: no loop, no doubling that could overflow.
     return n <= 1 ? 0 : 64 - __builtin_clzll(static_cast<unsigned long long>(n - 1));
 }
 
-// The shared shape of the one-pass collectives: base + steps·α + share · M/B.
+/// The shared shape of the one-pass collectives: base + steps·α + share · M/B.
 [[nodiscard]] constexpr CollectiveTime alpha_beta(double steps, double share, Bytes message, const Link& link,
                                                   Seconds base_latency) {
     return {base_latency + steps * link.step_latency, share * (message / link.bandwidth)};
 }
 }  // namespace detail
 
-// Ring all-reduce (Patarasuk & Yuan 2009; NCCL tests doc/PERFORMANCE.md):
-// 2(n−1) steps, each rank sends 2(n−1)/n · M. Zero on one rank.
-//   T = base + 2(n−1)·α + 2(n−1)/n · M/B
+/// Ring all-reduce (Patarasuk & Yuan 2009; NCCL tests doc/PERFORMANCE.md):
+/// 2(n−1) steps, each rank sends 2(n−1)/n · M. Zero on one rank.
+///   T = base + 2(n−1)·α + 2(n−1)/n · M/B
 [[nodiscard]] constexpr CollectiveTime ring_all_reduce(Bytes message, long long ranks, const Link& link,
                                                       Seconds base_latency = Seconds{}) {
     detail::check_collective(message, ranks, link, base_latency);
@@ -89,10 +89,10 @@ constexpr void check_collective(Bytes message, long long ranks, const Link& link
     return {base_latency + steps * link.step_latency, steps / count(ranks) * (message / link.bandwidth)};
 }
 
-// Tree all-reduce as the communication lab defines it: reduce up a binary tree,
-// then broadcast down it, each of the 2⌈log₂ n⌉ levels sending the whole
-// message (no pipelining).
-//   T = base + 2⌈log₂ n⌉ · (α + M/B)
+/// Tree all-reduce as the communication lab defines it: reduce up a binary tree,
+/// then broadcast down it, each of the 2⌈log₂ n⌉ levels sending the whole
+/// message (no pipelining).
+///   T = base + 2⌈log₂ n⌉ · (α + M/B)
 [[nodiscard]] constexpr CollectiveTime tree_all_reduce(Bytes message, long long ranks, const Link& link,
                                                       Seconds base_latency = Seconds{}) {
     detail::check_collective(message, ranks, link, base_latency);
@@ -102,8 +102,8 @@ constexpr void check_collective(Bytes message, long long ranks, const Link& link
 }
 
 namespace detail {
-// n − 1 ring steps that each move 1/n of the buffer: the shape reduce-scatter,
-// all-gather and all-to-all share. T = base + (n−1)·α + (n−1)/n · M/B.
+/// n − 1 ring steps that each move 1/n of the buffer: the shape reduce-scatter,
+/// all-gather and all-to-all share. T = base + (n−1)·α + (n−1)/n · M/B.
 [[nodiscard]] constexpr CollectiveTime ring_pass(Bytes buffer, long long ranks, const Link& link,
                                                  Seconds base_latency) {
     check_collective(buffer, ranks, link, base_latency);
@@ -113,35 +113,35 @@ namespace detail {
 }
 }  // namespace detail
 
-// Ring reduce-scatter of a buffer of M bytes (each rank ends with M/n of the
-// sum): n−1 steps of M/n each (Thakur et al. 2005, Sec. 4.5).
-//   T = base + (n−1)·α + (n−1)/n · M/B
+/// Ring reduce-scatter of a buffer of M bytes (each rank ends with M/n of the
+/// sum): n−1 steps of M/n each (Thakur et al. 2005, Sec. 4.5).
+///   T = base + (n−1)·α + (n−1)/n · M/B
 [[nodiscard]] constexpr CollectiveTime reduce_scatter(Bytes full_buffer, long long ranks, const Link& link,
                                                       Seconds base_latency = Seconds{}) {
     return detail::ring_pass(full_buffer, ranks, link, base_latency);
 }
 
-// Ring all-gather into a buffer of M bytes (each rank starts with M/n): the
-// reduce-scatter run backwards, same cost (Thakur et al. 2005, Sec. 4.1).
-//   T = base + (n−1)·α + (n−1)/n · M/B
+/// Ring all-gather into a buffer of M bytes (each rank starts with M/n): the
+/// reduce-scatter run backwards, same cost (Thakur et al. 2005, Sec. 4.1).
+///   T = base + (n−1)·α + (n−1)/n · M/B
 [[nodiscard]] constexpr CollectiveTime all_gather(Bytes full_buffer, long long ranks, const Link& link,
                                                   Seconds base_latency = Seconds{}) {
     return detail::ring_pass(full_buffer, ranks, link, base_latency);
 }
 
-// All-to-all of M bytes per rank: each rank keeps 1/n and sends (n−1)/n of its
-// buffer, in n−1 pairwise-exchange steps (Thakur et al. 2005, Sec. 4.6;
-// nccl-tests PERFORMANCE.md gives it the bus factor (n−1)/n).
-//   T = base + (n−1)·α + (n−1)/n · M/B
+/// All-to-all of M bytes per rank: each rank keeps 1/n and sends (n−1)/n of its
+/// buffer, in n−1 pairwise-exchange steps (Thakur et al. 2005, Sec. 4.6;
+/// nccl-tests PERFORMANCE.md gives it the bus factor (n−1)/n).
+///   T = base + (n−1)·α + (n−1)/n · M/B
 [[nodiscard]] constexpr CollectiveTime all_to_all(Bytes per_rank_buffer, long long ranks, const Link& link,
                                                   Seconds base_latency = Seconds{}) {
     return detail::ring_pass(per_rank_buffer, ranks, link, base_latency);
 }
 
-// Broadcast of M bytes as NCCL runs it: a pipelined chain of n−1 hops, so the
-// latency grows with the hops and every rank receives M once at B (the bus
-// factor 1 of nccl-tests PERFORMANCE.md). Pipelining chunks is neglected.
-//   T = base + (n−1)·α + M/B
+/// Broadcast of M bytes as NCCL runs it: a pipelined chain of n−1 hops, so the
+/// latency grows with the hops and every rank receives M once at B (the bus
+/// factor 1 of nccl-tests PERFORMANCE.md). Pipelining chunks is neglected.
+///   T = base + (n−1)·α + M/B
 [[nodiscard]] constexpr CollectiveTime broadcast(Bytes message, long long ranks, const Link& link,
                                                  Seconds base_latency = Seconds{}) {
     detail::check_collective(message, ranks, link, base_latency);
@@ -149,7 +149,7 @@ namespace detail {
     return detail::alpha_beta(count(ranks - 1), 1.0, message, link, base_latency);
 }
 
-// One message from one rank to another: T = base + α + M/B.
+/// One message from one rank to another: T = base + α + M/B.
 [[nodiscard]] constexpr CollectiveTime point_to_point(Bytes message, const Link& link,
                                                       Seconds base_latency = Seconds{}) {
     detail::check_collective(message, 2, link, base_latency);
@@ -214,21 +214,21 @@ struct HierarchicalTopology {
 
 [[nodiscard]] constexpr long long ranks(const HierarchicalTopology& t) { return t.nodes * t.gpus_per_node; }
 
-// The link one GPU's inter-node ring runs on: the NIC bandwidth, shared by the
-// g GPUs of a node when they share one NIC, divided by the oversubscription.
+/// The link one GPU's inter-node ring runs on: the NIC bandwidth, shared by the
+/// g GPUs of a node when they share one NIC, divided by the oversubscription.
 [[nodiscard]] constexpr Link inter_node_link(const HierarchicalTopology& t) {
     const double sharers = t.nic == Nic::per_node ? count(t.gpus_per_node) : 1.0;
     return {t.inter.name, t.inter.bandwidth / (sharers * t.oversubscription), t.inter.step_latency};
 }
 
-// The textbook hierarchical all-reduce (NCCL's tree and "2D" algorithms;
-// Jia et al., "Highly Scalable Deep Learning Training System with Mixed-Precision",
-// 2018, Sec. 4.3): reduce-scatter M inside each node, ring all-reduce of the
-// M/g shards across the nodes (g rings at once, one per GPU position),
-// all-gather M inside each node. The base latency is paid once.
-//   T = base + 2(g−1)·α_i + 2(g−1)/g · M/B_i + 2(N−1)·α_e + 2(N−1)/N · (M/g)/B_e'
-// with B_e' = B_e / r per GPU NIC, B_e / (g·r) with one NIC per node.
-// On one node it is the ring inside the node; with g = 1 it is the ring across nodes.
+/// The textbook hierarchical all-reduce (NCCL's tree and "2D" algorithms;
+/// Jia et al., "Highly Scalable Deep Learning Training System with Mixed-Precision",
+/// 2018, Sec. 4.3): reduce-scatter M inside each node, ring all-reduce of the
+/// M/g shards across the nodes (g rings at once, one per GPU position),
+/// all-gather M inside each node. The base latency is paid once.
+///   T = base + 2(g−1)·α_i + 2(g−1)/g · M/B_i + 2(N−1)·α_e + 2(N−1)/N · (M/g)/B_e'
+/// with B_e' = B_e / r per GPU NIC, B_e / (g·r) with one NIC per node.
+/// On one node it is the ring inside the node; with g = 1 it is the ring across nodes.
 [[nodiscard]] constexpr CollectiveTime hierarchical_all_reduce(Bytes message, const HierarchicalTopology& topology,
                                                               Seconds base_latency = Seconds{}) {
     (void)validated(topology);
@@ -242,21 +242,21 @@ struct HierarchicalTopology {
            all_gather(message, g, topology.intra);
 }
 
-// The communication lab's hierarchical formula (shared reference
-// lab-communication-at-scale.py, Part C, as the reference notes describe it):
-// a full ring all-reduce of M inside the node, then a ring all-reduce of M/g
-// across the nodes at the NIC bandwidth divided by the oversubscription.
-//   T_lab = 2(g−1)·α_i + 2(g−1)/g · M/B_i + 2(N−1)·α_e + 2(N−1)/N · (M/g)/(B_e/r)
-// How it differs from the textbook algorithm above:
-//  - In the alpha-beta model a reduce-scatter plus an all-gather cost exactly one
-//    ring all-reduce, so with one NIC per GPU the two agree to the last term
-//    (difference zero); the lab's order is the one that does not compute the
-//    result, though: after a full all-reduce inside and an all-reduce of only
-//    1/g across, each GPU holds the global sum of its own shard, and it still
-//    needs an all-gather inside, (g−1)·α_i + (g−1)/g · M/B_i more (for 140 GB,
-//    8 GPUs at 900 GB/s: 0.136 s on top of the lab's 0.885 s).
-//  - The lab never shares a NIC: with one NIC per node its inter-node term is g
-//    times too small.
+/// The communication lab's hierarchical formula (shared reference
+/// lab-communication-at-scale.py, Part C, as the reference notes describe it):
+/// a full ring all-reduce of M inside the node, then a ring all-reduce of M/g
+/// across the nodes at the NIC bandwidth divided by the oversubscription.
+///   T_lab = 2(g−1)·α_i + 2(g−1)/g · M/B_i + 2(N−1)·α_e + 2(N−1)/N · (M/g)/(B_e/r)
+/// How it differs from the textbook algorithm above:
+///  - In the alpha-beta model a reduce-scatter plus an all-gather cost exactly one
+///    ring all-reduce, so with one NIC per GPU the two agree to the last term
+///    (difference zero); the lab's order is the one that does not compute the
+///    result, though: after a full all-reduce inside and an all-reduce of only
+///    1/g across, each GPU holds the global sum of its own shard, and it still
+///    needs an all-gather inside, (g−1)·α_i + (g−1)/g · M/B_i more (for 140 GB,
+///    8 GPUs at 900 GB/s: 0.136 s on top of the lab's 0.885 s).
+///  - The lab never shares a NIC: with one NIC per node its inter-node term is g
+///    times too small.
 [[nodiscard]] constexpr CollectiveTime all_reduce_inside_then_shard_across(Bytes message,
                                                                            const HierarchicalTopology& topology) {
     (void)validated(topology);
@@ -273,8 +273,8 @@ struct HierarchicalTopology {
     return all_reduce_inside_then_shard_across(message, topology);
 }
 
-// Hierarchical reduce-scatter and all-gather (the halves of the algorithm above,
-// each with a second, inter-node phase over the M/g shards).
+/// Hierarchical reduce-scatter and all-gather (the halves of the algorithm above,
+/// each with a second, inter-node phase over the M/g shards).
 [[nodiscard]] constexpr CollectiveTime hierarchical_reduce_scatter(Bytes full_buffer,
                                                                    const HierarchicalTopology& topology,
                                                                    Seconds base_latency = Seconds{}) {
@@ -309,7 +309,7 @@ inline constexpr std::array collective_names{Named{Collective::all_reduce, "all-
     return value_of(text, collective_names);
 }
 
-// The ring algorithm for `op`: the time as above.
+/// The ring algorithm for `op`: the time as above.
 [[nodiscard]] constexpr CollectiveTime collective_time(Collective op, Bytes message, long long ranks,
                                                        const Link& link, Seconds base_latency = Seconds{}) {
     switch (op) {
@@ -322,16 +322,16 @@ inline constexpr std::array collective_names{Named{Collective::all_reduce, "all-
     return {};
 }
 
-// The steps (α terms) of the ring algorithm for `op` on n ranks.
+/// The steps (α terms) of the ring algorithm for `op` on n ranks.
 [[nodiscard]] constexpr double latency_steps(Collective op, long long ranks) {
     require_at_least_one("ranks", ranks);
     return (op == Collective::all_reduce ? 2.0 : 1.0) * count(ranks - 1);
 }
 
-// nccl-tests doc/PERFORMANCE.md: busbw = algbw × factor, with algbw = S / t and
-// factor 2(n−1)/n for all-reduce, (n−1)/n for reduce-scatter, all-gather and
-// all-to-all, 1 for broadcast. It is also the share of S each rank sends, the
-// factor in front of M/B above.
+/// nccl-tests doc/PERFORMANCE.md: busbw = algbw × factor, with algbw = S / t and
+/// factor 2(n−1)/n for all-reduce, (n−1)/n for reduce-scatter, all-gather and
+/// all-to-all, 1 for broadcast. It is also the share of S each rank sends, the
+/// factor in front of M/B above.
 [[nodiscard]] constexpr double bus_bandwidth_factor(Collective op, long long ranks) {
     require_at_least_one("ranks", ranks);
     const double n = count(ranks);
@@ -350,8 +350,8 @@ inline constexpr std::array collective_names{Named{Collective::all_reduce, "all-
     return bus_bandwidth_factor(op, ranks) * algorithm_bandwidth(size, time);
 }
 
-// One measured time of a collective (from nccl-tests or a profiler): what the
-// calibration in napkin/calibrate.hpp fits α and B to.
+/// One measured time of a collective (from nccl-tests or a profiler): what the
+/// calibration in napkin/calibrate.hpp fits α and B to.
 struct CollectiveSample {
     Collective op = Collective::all_reduce;
     long long ranks = 2;
@@ -369,8 +369,8 @@ concept CollectivePolicy = requires(const P& policy, Bytes message, long long ra
     { policy.point_to_point(message, link) } -> std::same_as<CollectiveTime>;
 };
 
-// A policy that also shards: reduce-scatter and all-gather of a full buffer
-// (ZeRO and FSDP models need them). Every policy below is one.
+/// A policy that also shards: reduce-scatter and all-gather of a full buffer
+/// (ZeRO and FSDP models need them). Every policy below is one.
 template <class P>
 concept ShardingCollectivePolicy =
     CollectivePolicy<P> && requires(const P& policy, Bytes buffer, long long ranks, const Link& link) {
@@ -378,7 +378,7 @@ concept ShardingCollectivePolicy =
         { policy.all_gather(buffer, ranks, link) } -> std::same_as<CollectiveTime>;
     };
 
-// The ring with an NCCL-style base latency per call.
+/// The ring with an NCCL-style base latency per call.
 struct Ring {
     Seconds base_latency{};
     [[nodiscard]] constexpr CollectiveTime all_reduce(Bytes message, long long ranks, const Link& link) const {
@@ -396,9 +396,9 @@ struct Ring {
 };
 static_assert(ShardingCollectivePolicy<Ring>);
 
-// The lab's binary tree for the all-reduce. There is no tree reduce-scatter or
-// all-gather (NCCL runs those as rings), so those, and the point-to-point, are
-// the ring's.
+/// The lab's binary tree for the all-reduce. There is no tree reduce-scatter or
+/// all-gather (NCCL runs those as rings), so those, and the point-to-point, are
+/// the ring's.
 struct Tree : Ring {
     [[nodiscard]] constexpr CollectiveTime all_reduce(Bytes message, long long ranks, const Link& link) const {
         return tree_all_reduce(message, ranks, link, base_latency);
@@ -406,10 +406,10 @@ struct Tree : Ring {
 };
 static_assert(ShardingCollectivePolicy<Tree>);
 
-// The hierarchical algorithm as a policy. The link a model passes in is the
-// link inside a node; the inter-node link, the NIC arrangement and the
-// oversubscription are the policy's. Up to g ranks fit in one node (a ring on
-// the intra-node link); more must be a whole number of nodes.
+/// The hierarchical algorithm as a policy. The link a model passes in is the
+/// link inside a node; the inter-node link, the NIC arrangement and the
+/// oversubscription are the policy's. Up to g ranks fit in one node (a ring on
+/// the intra-node link); more must be a whole number of nodes.
 struct Hierarchical {
     long long gpus_per_node = 8;
     Link inter{};
@@ -474,13 +474,13 @@ namespace nccl {
 inline constexpr std::array protocols{NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple};
 inline constexpr std::array algorithms{NcclAlgorithm::ring, NcclAlgorithm::tree};
 
-// tuning.cc baseLat[algorithm][protocol], µs.
+/// tuning.cc baseLat[algorithm][protocol], µs.
 [[nodiscard]] constexpr Seconds base_latency(NcclAlgorithm a, NcclProtocol p) {
     constexpr double us[2][3] = {{6.6, 14.0, 8.4},   // ring: LL, LL128, Simple
                                  {6.8, 14.0, 8.4}};  // tree
     return microseconds(us[static_cast<int>(a)][static_cast<int>(p)]);
 }
-// tuning.cc hwLat[transport][algorithm][protocol], µs per hop.
+/// tuning.cc hwLat[transport][algorithm][protocol], µs per hop.
 [[nodiscard]] constexpr Seconds hop_latency(Transport t, NcclAlgorithm a, NcclProtocol p) {
     constexpr double us[3][2][3] = {
         {{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}},   // NVLink: ring, tree
@@ -489,15 +489,15 @@ inline constexpr std::array algorithms{NcclAlgorithm::ring, NcclAlgorithm::tree}
     };
     return microseconds(us[static_cast<int>(t)][static_cast<int>(a)][static_cast<int>(p)]);
 }
-// The share of the bus bandwidth a protocol delivers (tuning.cc: LL 0.5·busBw,
-// LL128 0.92·busBw, Simple busBw).
+/// The share of the bus bandwidth a protocol delivers (tuning.cc: LL 0.5·busBw,
+/// LL128 0.92·busBw, Simple busBw).
 [[nodiscard]] constexpr double protocol_efficiency(NcclProtocol p) {
     return p == NcclProtocol::ll ? 0.5 : p == NcclProtocol::ll128 ? 0.92 : 1.0;
 }
 inline constexpr double tree_pattern_efficiency = 0.85;  // tuning.cc: tree all-reduce ×0.85
 inline constexpr double tree_algorithm_ratio = 0.5;      // tuning.cc: algBw = 0.5·busBw for the tree
-// The base latency a ring all-reduce with the low-latency (LL) protocol pays
-// once per call (tuning.cc baseLat); the lesson's and the training step's default.
+/// The base latency a ring all-reduce with the low-latency (LL) protocol pays
+/// once per call (tuning.cc baseLat); the lesson's and the training step's default.
 inline constexpr Seconds ring_ll_base_latency = base_latency(NcclAlgorithm::ring, NcclProtocol::ll);
 }  // namespace nccl
 
@@ -514,7 +514,7 @@ struct NcclChoice {
     CollectiveTime time;
 };
 
-// The all-reduce time of one algorithm and protocol in the NCCL-style model.
+/// The all-reduce time of one algorithm and protocol in the NCCL-style model.
 [[nodiscard]] constexpr CollectiveTime nccl_all_reduce(Bytes message, long long ranks, const Link& link,
                                                       Transport transport, NcclAlgorithm algorithm,
                                                       NcclProtocol protocol) {
@@ -532,17 +532,17 @@ struct NcclChoice {
             message / (nccl::tree_algorithm_ratio * nccl::tree_pattern_efficiency * bus)};
 }
 
-// Across N nodes of g GPUs (tuning.cc, ncclTopoTuneModel): a hop costs the
-// latency of the transport it crosses,
-//   ring:  latency = baseLat + (nsteps − nInter)·hwLat_intra + nInter·hwLat_net,
-//          nsteps = 2(n − 1), nInter = 2(N − 1)
-//   tree:  latency = baseLat + 2·[(g − 1)·hwLat_intra + ⌈log₂ N⌉·hwLat_net]
-// and the bus bandwidth B is the slower of the node's link and one GPU's share
-// of the network (inter_node_link: its NIC, shared and oversubscribed as the
-// topology says), with the same protocol shares and tree factors as above.
-// With one GPU a node it is the single-link model on the network. On one
-// node the ring is the single-link ring; the tree is NCCL's chain through the
-// node's g GPUs (2(g − 1) hops), not the single-link model's binary tree.
+/// Across N nodes of g GPUs (tuning.cc, ncclTopoTuneModel): a hop costs the
+/// latency of the transport it crosses,
+///   ring:  latency = baseLat + (nsteps − nInter)·hwLat_intra + nInter·hwLat_net,
+///          nsteps = 2(n − 1), nInter = 2(N − 1)
+///   tree:  latency = baseLat + 2·[(g − 1)·hwLat_intra + ⌈log₂ N⌉·hwLat_net]
+/// and the bus bandwidth B is the slower of the node's link and one GPU's share
+/// of the network (inter_node_link: its NIC, shared and oversubscribed as the
+/// topology says), with the same protocol shares and tree factors as above.
+/// With one GPU a node it is the single-link model on the network. On one
+/// node the ring is the single-link ring; the tree is NCCL's chain through the
+/// node's g GPUs (2(g − 1) hops), not the single-link model's binary tree.
 [[nodiscard]] constexpr CollectiveTime nccl_all_reduce(Bytes message, const HierarchicalTopology& topology,
                                                       Transport intra_transport, NcclAlgorithm algorithm,
                                                       NcclProtocol protocol) {
@@ -567,8 +567,8 @@ struct NcclChoice {
             message / (nccl::tree_algorithm_ratio * nccl::tree_pattern_efficiency * bus)};
 }
 
-// One ring pass of `steps` hops moving `share`·M (reduce-scatter, all-gather),
-// or a single hop (point-to-point), under protocol p.
+/// One ring pass of `steps` hops moving `share`·M (reduce-scatter, all-gather),
+/// or a single hop (point-to-point), under protocol p.
 [[nodiscard]] constexpr CollectiveTime nccl_ring_pass(double steps, double share, Bytes message, const Link& link,
                                                       Transport transport, NcclProtocol protocol) {
     return {nccl::base_latency(NcclAlgorithm::ring, protocol) +

@@ -49,8 +49,8 @@ namespace napkin {
     return (tensors + per_bucket - 1) / per_bucket;
 }
 
-// `calls` all-reduces of G/calls bytes each: the bandwidth term is that of one
-// all-reduce of G, the latency term is paid `calls` times.
+/// `calls` all-reduces of G/calls bytes each: the bandwidth term is that of one
+/// all-reduce of G, the latency term is paid `calls` times.
 template <CollectivePolicy Policy>
 [[nodiscard]] constexpr CollectiveTime split_all_reduce(Bytes gradients, long long calls, long long ranks,
                                                        const Link& link, const Policy& policy) {
@@ -89,8 +89,8 @@ struct StepTime {
     return {compute, communication, hidden_communication(communication, backward, overlap_efficiency)};
 }
 
-// The communication time that makes it exactly `share` of the step:
-//   c / (compute + c) = share  ⇔  c = share · compute / (1 − share).
+/// The communication time that makes it exactly `share` of the step:
+///   c / (compute + c) = share  ⇔  c = share · compute / (1 − share).
 [[nodiscard]] constexpr Seconds communication_for_share(Seconds compute, double share) {
     require(share >= 0.0 && share < 1.0, "share", share, "must be in [0, 1)");
     return share * compute / (1.0 - share);
@@ -134,9 +134,9 @@ namespace lab_compression = compression_examples;
     return convergence_penalty * ratio(after.total(), before.total());
 }
 
-// The whole comparison for one all-reduce of `gradients` bytes per step: the
-// compressed bytes go through the same collective (so its latency terms do
-// not shrink), the step pays the rest, and the run pays the extra steps.
+/// The whole comparison for one all-reduce of `gradients` bytes per step: the
+/// compressed bytes go through the same collective (so its latency terms do
+/// not shrink), the step pays the rest, and the run pays the extra steps.
 template <CollectivePolicy Policy>
 [[nodiscard]] constexpr double compression_time_ratio(Bytes gradients, const Compression& compression,
                                                       long long ranks, const Link& link, const Policy& policy,
@@ -185,10 +185,10 @@ struct CommunicationPlan {
     Seconds base_latency{};                 // paid once per call
 };
 
-// One step under a stack of optimizations. The flat ring runs over all N·g
-// GPUs on the inter-node link at full NIC bandwidth: a ring laid out node by
-// node crosses each node boundary with one flow, so neither a shared NIC nor
-// an r:1 fabric with r ≤ g (which still gives a node g/r ≥ 1 NICs' worth) slows it.
+/// One step under a stack of optimizations. The flat ring runs over all N·g
+/// GPUs on the inter-node link at full NIC bandwidth: a ring laid out node by
+/// node crosses each node boundary with one flow, so neither a shared NIC nor
+/// an r:1 fabric with r ≤ g (which still gives a node g/r ≥ 1 NICs' worth) slows it.
 [[nodiscard]] constexpr StepTime plan_step(const CommunicationPlan& plan, unsigned optimizations) {
     require(optimizations <= optimization::all, "optimizations", count(optimizations),
                     "must be a combination of the four Optimization flags");
@@ -214,7 +214,7 @@ struct OptimizationStack {
     [[nodiscard]] int size() const { return std::popcount(optimizations); }
 };
 
-// All 16 stacks, fewest optimizations first, then the lowest share.
+/// All 16 stacks, fewest optimizations first, then the lowest share.
 [[nodiscard]] inline std::vector<OptimizationStack> optimization_stacks(const CommunicationPlan& plan) {
     std::vector<OptimizationStack> stacks;
     for (unsigned o = 0; o <= optimization::all; ++o) stacks.push_back({o, plan_step(plan, o)});
@@ -225,9 +225,9 @@ struct OptimizationStack {
     return stacks;
 }
 
-// The smallest stack bringing the communication share under `target` (the lab's
-// 0.2); the one with the lowest share among equally small ones. None if even all
-// four do not.
+/// The smallest stack bringing the communication share under `target` (the lab's
+/// 0.2); the one with the lowest share among equally small ones. None if even all
+/// four do not.
 [[nodiscard]] inline std::optional<OptimizationStack> smallest_stack_under(const CommunicationPlan& plan,
                                                                            double target) {
     require(target > 0.0 && target < 1.0, "target share", target, "must be in (0, 1)");
@@ -236,7 +236,7 @@ struct OptimizationStack {
     return std::nullopt;
 }
 
-// deprecated-aliases:begin — the 0.1 spelling, kept for one version (CHANGELOG 0.2.0).
+/// deprecated-aliases:begin — the 0.1 spelling, kept for one version (CHANGELOG 0.2.0).
 template <CollectivePolicy Policy>
 [[deprecated("use split_all_reduce")]] [[nodiscard]] constexpr CollectiveTime split_allreduce(
     Bytes gradients, long long calls, long long ranks, const Link& link, const Policy& policy) {

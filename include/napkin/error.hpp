@@ -74,11 +74,11 @@ inline std::string number_text(double value) {
 
 }  // namespace detail
 
-// The public check vocabulary: every model, reader and front end validates
-// with these, so every message has one shape, "argument = value: requirement".
-//
-// Not constexpr on purpose: reaching it during constant evaluation is the
-// compile error, and the compiler's note shows the argument and its value.
+/// The public check vocabulary: every model, reader and front end validates
+/// with these, so every message has one shape, "argument = value: requirement".
+///
+/// Not constexpr on purpose: reaching it during constant evaluation is the
+/// compile error, and the compiler's note shows the argument and its value.
 [[noreturn]] inline void reject(std::string_view argument, double value, std::string_view requirement,
                                 std::vector<std::string> related = {}) {
     throw invalid_argument(std::string(argument), detail::number_text(value), std::string(requirement),
@@ -90,22 +90,22 @@ inline std::string number_text(double value) {
                            std::move(related));
 }
 
-// As above, with the value already written out (an exact integer, a product
-// of operands): "tp × cp × pp × dp = 4294967296 × 4294967296: ...".
+/// As above, with the value already written out (an exact integer, a product
+/// of operands): "tp × cp × pp × dp = 4294967296 × 4294967296: ...".
 [[noreturn]] inline void reject_exact(std::string_view argument, std::string_view value_text,
                                       std::string_view requirement, std::vector<std::string> related = {}) {
     throw invalid_argument(std::string(argument), std::string(value_text), std::string(requirement),
                            std::move(related));
 }
 
-// Rejects `value` unless `ok`.
+/// Rejects `value` unless `ok`.
 constexpr void require(bool ok, std::string_view argument, double value, std::string_view requirement) {
     if (!ok) reject(argument, value, requirement);
 }
 
-// Floating inputs are finite numbers: nan and ±inf are rejected, and so are
-// denormals (magnitudes below 2.2e-308, DBL_MIN): no physical quantity napkin
-// models is that small, and dividing by one gives inf.
+/// Floating inputs are finite numbers: nan and ±inf are rejected, and so are
+/// denormals (magnitudes below 2.2e-308, DBL_MIN): no physical quantity napkin
+/// models is that small, and dividing by one gives inf.
 constexpr void require_finite(std::string_view argument, double value) {
     require(value == value, argument, value, "must be a number");
     require(value >= -std::numeric_limits<double>::max() && value <= std::numeric_limits<double>::max(), argument,
@@ -123,7 +123,7 @@ constexpr void require_non_negative(std::string_view argument, double value) {
     require(value == 0.0 || value >= std::numeric_limits<double>::min(), argument, value,
             "must be 0 or at least 2.2e-308 (a denormal is no physical value)");
 }
-// A finite value in [low, high].
+/// A finite value in [low, high].
 constexpr void require_in_range(std::string_view argument, double value, double low, double high,
                                 std::string_view requirement) {
     require_finite(argument, value);

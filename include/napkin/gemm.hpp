@@ -34,8 +34,8 @@
 
 namespace napkin {
 
-// One GEMM: an (m × k) by (k × n) product, `batch` of them in one kernel
-// (the heads of the attention core, the local experts of an MoE layer).
+/// One GEMM: an (m × k) by (k × n) product, `batch` of them in one kernel
+/// (the heads of the attention core, the local experts of an MoE layer).
 struct GemmShape {
     double m = 1, n = 1, k = 1;
     double batch = 1;
@@ -43,25 +43,25 @@ struct GemmShape {
 
 [[nodiscard]] constexpr Flops gemm_flops(const GemmShape& g) { return flops(2.0 * g.m * g.n * g.k * g.batch); }
 
-// The output tile (Matrix Multiplication Background guide, "Tile
-// quantization": 256 × 128 and 128 × 256 are cuBLAS's most efficient tiles).
-// Flash attention processes blocks of 128 query rows (Dao 2023, Sec. 3.1, the
-// block sizes {64, 128} × {64, 128} of its implementation).
+/// The output tile (Matrix Multiplication Background guide, "Tile
+/// quantization": 256 × 128 and 128 × 256 are cuBLAS's most efficient tiles).
+/// Flash attention processes blocks of 128 query rows (Dao 2023, Sec. 3.1, the
+/// block sizes {64, 128} × {64, 128} of its implementation).
 struct Tile {
     double rows = 256, cols = 128;
 };
 inline constexpr Tile cublas_tile{};
 inline constexpr Tile flash_attention_tile{.rows = 128, .cols = 128};
 
-// ⌈x / t⌉ for positive x and t, exact for the integers GEMM shapes are.
+/// ⌈x / t⌉ for positive x and t, exact for the integers GEMM shapes are.
 [[nodiscard]] constexpr double ceil_ratio(double x, double t) {
     const double q = static_cast<double>(static_cast<long long>(x / t));
     return q * t < x ? q + 1.0 : q;
 }
 
-// The share of the SMs' tile slots that does useful work: the output's
-// m·n over the waves × SMs × tile area it occupies (tile and wave
-// quantization together).
+/// The share of the SMs' tile slots that does useful work: the output's
+/// m·n over the waves × SMs × tile area it occupies (tile and wave
+/// quantization together).
 [[nodiscard]] constexpr double quantization_efficiency(const GemmShape& g, long long sm_count,
                                                        const Tile& tile = cublas_tile) {
     require_at_least_one("Gpu.sm_count", sm_count);
@@ -73,10 +73,10 @@ inline constexpr Tile flash_attention_tile{.rows = 128, .cols = 128};
     return g.batch * g.m * g.n / (waves * sms * tile.rows * tile.cols);
 }
 
-// How one GEMM runs: the tensor-core peak of the precision, the share of it a
-// fully quantized GEMM reaches, and the bytes per element it moves. `flat`:
-// compute.hpp's flat model, every GEMM at `share` of the peak whatever its
-// shape (no tile, wave or memory bound), for the lessons that price a layer so.
+/// How one GEMM runs: the tensor-core peak of the precision, the share of it a
+/// fully quantized GEMM reaches, and the bytes per element it moves. `flat`:
+/// compute.hpp's flat model, every GEMM at `share` of the peak whatever its
+/// shape (no tile, wave or memory bound), for the lessons that price a layer so.
 struct GemmSettings {
     FlopsPerSecond peak;
     double share = 1.0;
@@ -84,13 +84,13 @@ struct GemmSettings {
     bool flat = false;
 };
 
-// The bytes one GEMM reads and writes: its operands and result, m·k + k·n + m·n elements.
+/// The bytes one GEMM reads and writes: its operands and result, m·k + k·n + m·n elements.
 [[nodiscard]] constexpr Bytes gemm_bytes(const GemmShape& g, const GemmSettings& s) {
     return bytes(g.batch * (g.m * g.k + g.k * g.n + g.m * g.n) * s.element_bytes);
 }
 
-// The roofline of one GEMM: the slower of its tensor-core time (at the
-// achievable share, after quantization) and its memory time.
+/// The roofline of one GEMM: the slower of its tensor-core time (at the
+/// achievable share, after quantization) and its memory time.
 [[nodiscard]] constexpr Seconds gemm_time(const GemmShape& g, const Gpu& gpu, const GemmSettings& s,
                                           const Tile& tile = cublas_tile) {
     if (s.flat) return gemm_flops(g) / (s.peak * s.share);
@@ -98,11 +98,11 @@ struct GemmSettings {
     return std::max(math, read_time(gemm_bytes(g, s), gpu));
 }
 
-// Forward and backward of a linear layer Y[m × n] = X[m × k] · W[k × n]: the
-// backward is the input gradient dX = dY · Wᵀ, an (m, k, n) GEMM, and the
-// weight gradient dW = Xᵀ · dY, a (k, n, m) GEMM (Qi et al. 2023, Sec. 2).
-// `moved`: the bytes the forward pass reads and writes, each GEMM's operands
-// and result (m·k + k·n + m·n elements), flash attention's Q, K, V and O.
+/// Forward and backward of a linear layer Y[m × n] = X[m × k] · W[k × n]: the
+/// backward is the input gradient dX = dY · Wᵀ, an (m, k, n) GEMM, and the
+/// weight gradient dW = Xᵀ · dY, a (k, n, m) GEMM (Qi et al. 2023, Sec. 2).
+/// `moved`: the bytes the forward pass reads and writes, each GEMM's operands
+/// and result (m·k + k·n + m·n elements), flash attention's Q, K, V and O.
 struct PassTimes {
     Seconds forward, backward;
     Bytes moved{};
@@ -116,16 +116,16 @@ struct PassTimes {
             gemm_bytes(g, s)};
 }
 
-// The attention core of one layer on one GPU: b·(heads/t) heads, s/c queries
-// against s keys, head dimension d.
-//  - Flash attention: one kernel; forward 2 products (QKᵀ, PV), backward 5
-//    (FlashAttention-2, Algorithm 2: the scores are recomputed), 2.5 × the
-//    forward's FLOPs; it moves only Q, K, V and O (and their gradients). A
-//    causal kernel skips the masked half of the blocks, a sliding-window
-//    layer the blocks outside its band.
-//  - Without it: QKᵀ an (s/c, s, d) and PV an (s/c, d, s) batched GEMM
-//    forward; backward dP = dO·Vᵀ (s/c, s, d), dV = Pᵀ·dO, dQ = dS·K,
-//    dK = dSᵀ·Q (three of the (s/c, d, s) size).
+/// The attention core of one layer on one GPU: b·(heads/t) heads, s/c queries
+/// against s keys, head dimension d.
+///  - Flash attention: one kernel; forward 2 products (QKᵀ, PV), backward 5
+///    (FlashAttention-2, Algorithm 2: the scores are recomputed), 2.5 × the
+///    forward's FLOPs; it moves only Q, K, V and O (and their gradients). A
+///    causal kernel skips the masked half of the blocks, a sliding-window
+///    layer the blocks outside its band.
+///  - Without it: QKᵀ an (s/c, s, d) and PV an (s/c, d, s) batched GEMM
+///    forward; backward dP = dO·Vᵀ (s/c, s, d), dV = Pᵀ·dO, dQ = dS·K,
+///    dK = dSᵀ·Q (three of the (s/c, d, s) size).
 [[nodiscard]] constexpr PassTimes attention_core_times(const TransformerShape& m, const Parallelism& par,
                                                        const Gpu& gpu, const GemmSettings& s, bool causal) {
     const double heads = count(par.micro_batch) * count(m.heads) / count(par.tp);
@@ -161,23 +161,23 @@ struct PassTimes {
             gemm_time(scores, gpu, s) + 3.0 * gemm_time(values, gpu, s), gemm_bytes(scores, s) + gemm_bytes(values, s)};
 }
 
-// Every GEMM of one layer on one GPU for one micro-batch, from the layout:
-// T = b·s/c tokens (sequence parallelism gathers them back before each block),
-// the weight matrices split h/t-wise (Shoeybi et al. 2019: QKV and the first
-// MLP matrix by columns, the output projection and the second by rows).
-//   QKV (T, (a + 2·a_kv)·d/t, h), output (T, h, a·d/t),
-//   MLP up (T, f/t, h) — gated: (T, 2f/t, h), the gate and up matrices in one — down (T, h, f/t);
-//   latent attention (DeepSeek-V2 Sec. 2.1; Megatron-Core's MLA keeps the
-//   down projections whole on every TP rank and splits the up ones by
-//   heads): Q down (T, q_lora, h), Q up (T, a·(nope + rope)/t, q_lora) —
-//   (T, a·(nope + rope)/t, h) without a query latent —, KV down
-//   (T, kv_lora + rope, h), KV up (T, a·(nope + v)/t, kv_lora), output (T, h, a·v/t);
-//   MoE: the router (T, E, h), then E/ep local experts, each receiving
-//   T·ep·k/E tokens (a balanced router), as one grouped GEMM of that many
-//   rows per expert (Megatron's GroupedMLP), and the shared experts, every
-//   token through each (T, 2·f_s·n_s/t, h) and (T, h, f_s·n_s/t).
-// A layer with experts = 0 has the dense MLP (a model's dense layers:
-// compute.hpp's dense_layer_shape).
+/// Every GEMM of one layer on one GPU for one micro-batch, from the layout:
+/// T = b·s/c tokens (sequence parallelism gathers them back before each block),
+/// the weight matrices split h/t-wise (Shoeybi et al. 2019: QKV and the first
+/// MLP matrix by columns, the output projection and the second by rows).
+///   QKV (T, (a + 2·a_kv)·d/t, h), output (T, h, a·d/t),
+///   MLP up (T, f/t, h) — gated: (T, 2f/t, h), the gate and up matrices in one — down (T, h, f/t);
+///   latent attention (DeepSeek-V2 Sec. 2.1; Megatron-Core's MLA keeps the
+///   down projections whole on every TP rank and splits the up ones by
+///   heads): Q down (T, q_lora, h), Q up (T, a·(nope + rope)/t, q_lora) —
+///   (T, a·(nope + rope)/t, h) without a query latent —, KV down
+///   (T, kv_lora + rope, h), KV up (T, a·(nope + v)/t, kv_lora), output (T, h, a·v/t);
+///   MoE: the router (T, E, h), then E/ep local experts, each receiving
+///   T·ep·k/E tokens (a balanced router), as one grouped GEMM of that many
+///   rows per expert (Megatron's GroupedMLP), and the shared experts, every
+///   token through each (T, 2·f_s·n_s/t, h) and (T, h, f_s·n_s/t).
+/// A layer with experts = 0 has the dense MLP (a model's dense layers:
+/// compute.hpp's dense_layer_shape).
 struct LayerGemmParts {
     PassTimes projections{};  // the attention's linear layers
     PassTimes core{};         // the attention core
@@ -223,7 +223,7 @@ struct LayerGemmTimes {
            linear_times({.m = tokens, .n = h, .k = a * d / t}, gpu, s);
 }
 
-// A dense layer's MLP down projection (T, h, f/t): its last GEMM.
+/// A dense layer's MLP down projection (T, h, f/t): its last GEMM.
 [[nodiscard]] constexpr PassTimes down_projection_times(const TransformerShape& m, const Parallelism& par,
                                                         const Gpu& gpu, const GemmSettings& s) {
     const double tokens = count(par.micro_batch) * count(par.sequence / par.cp);
@@ -263,7 +263,7 @@ struct LayerGemmTimes {
     return {.weights = p.projections + p.router + p.routed + p.shared + p.mlp, .attention = p.core};
 }
 
-// The output layer: logits (T, V/t, h) (vocabulary-parallel, Shoeybi et al. 2019, Sec. 3).
+/// The output layer: logits (T, V/t, h) (vocabulary-parallel, Shoeybi et al. 2019, Sec. 3).
 [[nodiscard]] constexpr PassTimes logits_gemm_times(const TransformerShape& m, const Parallelism& par,
                                                     const Gpu& gpu, const GemmSettings& s) {
     const double tokens = count(par.micro_batch) * count(par.sequence / par.cp);

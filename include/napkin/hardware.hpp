@@ -19,8 +19,8 @@
 
 namespace napkin {
 
-// The GPU's architecture generation: the GEMM model (napkin/gemm.hpp) fits one
-// achievable share of the tensor-core peak per generation.
+/// The GPU's architecture generation: the GEMM model (napkin/gemm.hpp) fits one
+/// achievable share of the tensor-core peak per generation.
 enum class Architecture { unknown, ampere, hopper, blackwell, cdna2, cdna3, volta, ada, cdna4 };
 
 [[nodiscard]] constexpr std::string_view to_string(Architecture a) {
@@ -62,13 +62,13 @@ struct Gpu {
     std::string_view source{};
 };
 
-// Whether the GPU carries the facts the GEMM model needs.
+/// Whether the GPU carries the facts the GEMM model needs.
 [[nodiscard]] constexpr bool has_gemm_facts(const Gpu& gpu) {
     return gpu.sm_count > 0 && gpu.architecture != Architecture::unknown;
 }
 
-// A link between two GPUs as the alpha-beta model sees it: the bandwidth one
-// GPU sends at, and the latency every step of a collective pays on it.
+/// A link between two GPUs as the alpha-beta model sees it: the bandwidth one
+/// GPU sends at, and the latency every step of a collective pays on it.
 struct Link {
     std::string_view name;
     BytesPerSecond bandwidth;
@@ -89,13 +89,13 @@ inline constexpr double board_power_w = 1e6;          // a megawatt on one card 
 }  // namespace limits
 
 namespace detail {
-// A rate in [1, ceiling] per second: with sizes ≤ 1e18 every time stays finite.
+/// A rate in [1, ceiling] per second: with sizes ≤ 1e18 every time stays finite.
 constexpr void check_rate(std::string_view argument, double value, double ceiling, std::string_view ceiling_text) {
     require_positive(argument, value);
     require(value >= limits::slowest_rate, argument, value, "must be at least 1 per second");
     require(value <= ceiling, argument, value, ceiling_text);
 }
-// A narrower format's rate: 0 when the data sheet gives none, else a rate as above.
+/// A narrower format's rate: 0 when the data sheet gives none, else a rate as above.
 constexpr void check_narrow_rate(std::string_view argument, double value) {
     require_non_negative(argument, value);
     if (value > 0.0) check_rate(argument, value, limits::peak_flops_per_s, "must be at most 1e21 per second");
@@ -142,31 +142,31 @@ constexpr void check_narrow_rate(std::string_view argument, double value) {
     return link;
 }
 
-// The memory a process may use: the usable share of the card, in whole bytes
-// (rounded down, as a byte count is).
+/// The memory a process may use: the usable share of the card, in whole bytes
+/// (rounded down, as a byte count is).
 [[nodiscard]] constexpr Bytes usable_memory(const Gpu& gpu) {
     return floor_whole(gpu.memory * gpu.usable_fraction);
 }
 
-// Time to read `size` from the GPU's own memory once.
+/// Time to read `size` from the GPU's own memory once.
 [[nodiscard]] constexpr Seconds read_time(Bytes size, const Gpu& gpu) {
     return size / gpu.memory_bandwidth;
 }
 
-// Time to run `work` at the GPU's peak rate.
+/// Time to run `work` at the GPU's peak rate.
 [[nodiscard]] constexpr Seconds compute_time(Flops work, const Gpu& gpu) {
     return work / gpu.peak_flops;
 }
 
-// How a node reaches the network: one NIC per GPU (each GPU sends at the
-// inter-node bandwidth), or one NIC per node shared by its GPUs.
+/// How a node reaches the network: one NIC per GPU (each GPU sends at the
+/// inter-node bandwidth), or one NIC per node shared by its GPUs.
 enum class Nic { per_gpu, per_node };
 
 inline constexpr std::array nic_names{Named{Nic::per_gpu, "per-gpu"}, Named{Nic::per_node, "shared"}};
 [[nodiscard]] constexpr std::string_view to_string(Nic nic) { return name_of(nic, nic_names); }
 [[nodiscard]] constexpr std::optional<Nic> parse_nic(std::string_view text) { return value_of(text, nic_names); }
 
-// A server: its GPUs, the link between them and the link each NIC drives.
+/// A server: its GPUs, the link between them and the link each NIC drives.
 struct Node {
     std::string_view name;
     Gpu gpu;
@@ -202,7 +202,7 @@ struct Cluster {
     return c;
 }
 
-// The network link one GPU sees: its own NIC, or its share of the node's.
+/// The network link one GPU sees: its own NIC, or its share of the node's.
 [[nodiscard]] constexpr Link network_link_per_gpu(const Node& node) {
     if (node.nic == Nic::per_gpu) return node.inter;
     return Link{node.inter.name, node.inter.bandwidth / count(node.gpus), node.inter.step_latency};

@@ -25,9 +25,9 @@
 
 namespace napkin {
 
-// What the serving process keeps besides the weights. The defaults are the
-// lesson's ("lesson 18") setup: 16-bit weights and cache, an 8,192-token chat,
-// 2,048 tokens of working memory and a 1 GiB allowance.
+/// What the serving process keeps besides the weights. The defaults are the
+/// lesson's ("lesson 18") setup: 16-bit weights and cache, an 8,192-token chat,
+/// 2,048 tokens of working memory and a 1 GiB allowance.
 struct InferenceSetup {
     double bytes_per_weight = 2.0;       // BF16
     double bytes_per_cache_value = 2.0;  // 16-bit KV cache
@@ -84,15 +84,15 @@ struct InferenceMemory {
     [[nodiscard]] constexpr Bytes total() const { return weights + kv_cache + working; }
 };
 
-// The weights are shared out evenly, each share rounded up to a whole byte.
+/// The weights are shared out evenly, each share rounded up to a whole byte.
 [[nodiscard]] constexpr Bytes weights_per_gpu(const TransformerShape& model, long long gpus,
                                               const InferenceSetup& setup = default_inference_setup) {
     require_at_least_one("gpus", gpus);
     return ceil_whole(weight_bytes(model, setup.bytes_per_weight) / count(gpus));
 }
 
-// The chat's KV cache is shared by KV head, so never into more parts than the
-// model has KV heads: past that each GPU keeps a copy of one head.
+/// The chat's KV cache is shared by KV head, so never into more parts than the
+/// model has KV heads: past that each GPU keeps a copy of one head.
 [[nodiscard]] constexpr Bytes kv_cache_per_gpu(const TransformerShape& model, long long gpus,
                                                const InferenceSetup& setup = default_inference_setup) {
     require_at_least_one("gpus", gpus);
@@ -100,8 +100,8 @@ struct InferenceMemory {
     return ceil_whole(whole / count(std::min(gpus, model.kv_heads)));
 }
 
-// Working memory is not shared: intermediate results of `working_tokens`
-// tokens, (3·ffn + 4·hidden) values each, plus a fixed allowance.
+/// Working memory is not shared: intermediate results of `working_tokens`
+/// tokens, (3·ffn + 4·hidden) values each, plus a fixed allowance.
 [[nodiscard]] constexpr Bytes working_memory(const TransformerShape& model,
                                              const InferenceSetup& setup = default_inference_setup) {
     const BytesPerToken per_token =
@@ -109,8 +109,8 @@ struct InferenceMemory {
     return per_token * setup.working_tokens + setup.working_allowance;
 }
 
-// The memory one of `gpus` GPUs needs. The lesson counts it the same way for
-// both splits.
+/// The memory one of `gpus` GPUs needs. The lesson counts it the same way for
+/// both splits.
 [[nodiscard]] constexpr InferenceMemory memory_per_gpu(const TransformerShape& model, long long gpus,
                                                        const InferenceSetup& setup = default_inference_setup) {
     (void)validated(model);
@@ -124,8 +124,8 @@ struct InferenceMemory {
     return memory_per_gpu(model, gpus, setup).total() <= usable_memory(validated(gpu));
 }
 
-// The fewest GPUs whose usable memory holds a share of the model, up to
-// `max_gpus`; none when even `max_gpus` is not enough.
+/// The fewest GPUs whose usable memory holds a share of the model, up to
+/// `max_gpus`; none when even `max_gpus` is not enough.
 [[nodiscard]] constexpr std::optional<long long> fewest_gpus(const TransformerShape& model, const Gpu& gpu,
                                                              const InferenceSetup& setup = default_inference_setup,
                                                              long long max_gpus = 4096) {
@@ -148,21 +148,21 @@ struct InferenceMemory {
 // ---------------------------------------------------------------------------
 // Time per generated token
 
-// Each GPU reads its share of the weights once per step (all of a mixture's
-// experts: the step of a batch that hits every one).
+/// Each GPU reads its share of the weights once per step (all of a mixture's
+/// experts: the step of a batch that hits every one).
 [[nodiscard]] constexpr Seconds weight_read_time(const TransformerShape& model, const Gpu& gpu, long long gpus,
                                                  const InferenceSetup& setup = default_inference_setup) {
     return read_time(weights_per_gpu(model, gpus, setup), gpu);
 }
 
-// The bytes one of `gpus` GPUs reads in a step of `tokens_in_flight` tokens:
-// its share of the weights, once; of a mixture's routed experts only those the
-// tokens hit, E·(1 − (1 − k/E)^N) of the E of each layer
-// (expected_distinct_experts, model.hpp). This is serving.hpp's count for the
-// same GPUs (weights_read_per_gpu, term by term), so `split` and `serve`
-// price a mixture's token alike: one Mixtral 8x7B token reads 2 of its 8
-// experts, not all 8 (it read all 8 here, 3.6 times the bytes, while its
-// compute counted the 2).
+/// The bytes one of `gpus` GPUs reads in a step of `tokens_in_flight` tokens:
+/// its share of the weights, once; of a mixture's routed experts only those the
+/// tokens hit, E·(1 − (1 − k/E)^N) of the E of each layer
+/// (expected_distinct_experts, model.hpp). This is serving.hpp's count for the
+/// same GPUs (weights_read_per_gpu, term by term), so `split` and `serve`
+/// price a mixture's token alike: one Mixtral 8x7B token reads 2 of its 8
+/// experts, not all 8 (it read all 8 here, 3.6 times the bytes, while its
+/// compute counted the 2).
 [[nodiscard]] constexpr Bytes weights_read_in_step(const TransformerShape& model, long long gpus,
                                                    long long tokens_in_flight,
                                                    const InferenceSetup& setup = default_inference_setup) {
@@ -177,7 +177,7 @@ struct InferenceMemory {
     return ceil_whole(bytes(b * (rest / count(gpus) + hit * experts / count(gpus))));
 }
 
-// Two operations (a multiply and an add) per weight per token, shared over the GPUs.
+/// Two operations (a multiply and an add) per weight per token, shared over the GPUs.
 [[nodiscard]] constexpr Seconds token_compute_time(const TransformerShape& model, const Gpu& gpu, long long gpus,
                                                    long long tokens_in_flight = 1) {
     require_at_least_one("gpus", gpus);
@@ -204,7 +204,7 @@ struct TokenTime {
 };
 
 namespace detail {
-// The formula without the input checks, for callers that checked once already.
+/// The formula without the input checks, for callers that checked once already.
 template <CollectivePolicy Collective>
 [[nodiscard]] constexpr TokenTime token_time_of(const TransformerShape& model, const Gpu& gpu, const Link& link,
                                                 Deployment where, const InferenceSetup& setup,
@@ -219,7 +219,7 @@ template <CollectivePolicy Collective>
     return {count(where.gpus) * busy,
             count(where.gpus - 1) * collective.point_to_point(message, link).total()};
 }
-// What every inference time needs: a valid model, GPU, link and setup.
+/// What every inference time needs: a valid model, GPU, link and setup.
 constexpr void check_inference_inputs(const TransformerShape& model, const Gpu& gpu, const Link& link,
                                       const InferenceSetup& setup) {
     (void)validated(model);
@@ -235,12 +235,12 @@ constexpr void check_token_time(const TransformerShape& model, const Gpu& gpu, c
 }
 }  // namespace detail
 
-// One step that gives each of `tokens_in_flight` chats its next token. A user
-// waits one step per token, so this is also one user's time per token.
-//  - tensor split: every GPU reads its 1/n at once, then `all_reduces_per_layer`
-//    all-reduces per layer of the tokens' hidden vectors;
-//  - pipeline split: the n groups read in turn (n × the share), with n − 1
-//    hand-offs of the hidden vectors between them.
+/// One step that gives each of `tokens_in_flight` chats its next token. A user
+/// waits one step per token, so this is also one user's time per token.
+///  - tensor split: every GPU reads its 1/n at once, then `all_reduces_per_layer`
+///    all-reduces per layer of the tokens' hidden vectors;
+///  - pipeline split: the n groups read in turn (n × the share), with n − 1
+///    hand-offs of the hidden vectors between them.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr TokenTime token_time(const TransformerShape& model, const Gpu& gpu, const Link& link,
                                              Deployment where, const InferenceSetup& setup = default_inference_setup,
@@ -261,8 +261,8 @@ struct BestCountQuery {
     long long tokens_in_flight = 1;
 };
 
-// The GPU count (among those that fit, up to max_gpus) with the shortest time
-// per token; the smallest such count on a tie. None when no count fits.
+/// The GPU count (among those that fit, up to max_gpus) with the shortest time
+/// per token; the smallest such count on a tie. None when no count fits.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr std::optional<BestCount> best_gpu_count(const TransformerShape& model, const Gpu& gpu,
                                                                 const Link& link, BestCountQuery query = {},

@@ -63,8 +63,8 @@ constexpr void check_split(const TensorPipelineSplit& s) {
 }
 }  // namespace detail
 
-// The KV cache of k chats of `context` tokens: by layer over pp groups, by KV
-// head over min(tp, kv_heads) GPUs (past kv_heads each GPU keeps a copy of one head).
+/// The KV cache of k chats of `context` tokens: by layer over pp groups, by KV
+/// head over min(tp, kv_heads) GPUs (past kv_heads each GPU keeps a copy of one head).
 [[nodiscard]] constexpr Bytes combined_kv_cache_per_gpu(const TransformerShape& model, TensorPipelineSplit split,
                                                         const InferenceSetup& setup = default_inference_setup) {
     detail::check_split(split);
@@ -82,8 +82,8 @@ constexpr void check_split(const TensorPipelineSplit& s) {
             working_memory(model, setup)};
 }
 
-// The time of one step that gives each of the k chats its next token (see the
-// derivation at the top of this file).
+/// The time of one step that gives each of the k chats its next token (see the
+/// derivation at the top of this file).
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr TokenTime combined_token_time(const TransformerShape& model, const Gpu& gpu,
                                                       const Link& link, TensorPipelineSplit split,
@@ -143,7 +143,7 @@ struct InferencePlan {
 };
 
 namespace detail {
-// Is `a` a better answer than `b` for the objective?
+/// Is `a` a better answer than `b` for the objective?
 constexpr bool better(const InferenceCandidate& a, const InferenceCandidate& b, InferenceObjective objective) {
     const Seconds ta = a.time.total(), tb = b.time.total();
     if (objective == InferenceObjective::latency) {
@@ -158,16 +158,16 @@ constexpr bool better(const InferenceCandidate& a, const InferenceCandidate& b, 
 }
 }  // namespace detail
 
-// Every split with tp dividing the attention heads (slices are cut by head),
-// pp dividing the layers (equal groups), tp·pp ≤ max_gpus, and every k from 1
-// to max_tokens_in_flight. Exhaustive; two proven cut-offs skip the rest of a
-// (tp, pp) row once k is too large:
-//  - memory per GPU never falls as k grows (only the KV cache depends on k, and
-//    it grows with it), so once k does not fit no larger k fits;
-//  - the step time never falls as k grows (busy is a max of a constant and a
-//    term growing in k; the messages grow with k and a collective's time in the
-//    alpha-beta model grows with its message), so once k misses the latency
-//    bound every larger k misses it.
+/// Every split with tp dividing the attention heads (slices are cut by head),
+/// pp dividing the layers (equal groups), tp·pp ≤ max_gpus, and every k from 1
+/// to max_tokens_in_flight. Exhaustive; two proven cut-offs skip the rest of a
+/// (tp, pp) row once k is too large:
+///  - memory per GPU never falls as k grows (only the KV cache depends on k, and
+///    it grows with it), so once k does not fit no larger k fits;
+///  - the step time never falls as k grows (busy is a max of a constant and a
+///    term growing in k; the messages grow with k and a collective's time in the
+///    alpha-beta model grows with its message), so once k misses the latency
+///    bound every larger k misses it.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr InferencePlan plan_inference(const TransformerShape& model, const Gpu& gpu,
                                                      const Link& link, const InferencePlanQuery& query = {},
@@ -237,7 +237,7 @@ struct ServingPlan {
 };
 
 namespace detail {
-// More output tokens/s per GPU; on a tie fewer GPUs, then the lower TPOT.
+/// More output tokens/s per GPU; on a tie fewer GPUs, then the lower TPOT.
 constexpr bool better_serving(const ServingEstimate& a, const ServingEstimate& b) {
     if (a.output_tokens_per_s_per_gpu != b.output_tokens_per_s_per_gpu)
         return a.output_tokens_per_s_per_gpu > b.output_tokens_per_s_per_gpu;
@@ -246,13 +246,13 @@ constexpr bool better_serving(const ServingEstimate& a, const ServingEstimate& b
 }
 }  // namespace detail
 
-// Every layout with tp dividing the heads, pp dividing the layers, ep = 1 or
-// (a mixture) dividing the experts, tp·pp·ep ≤ max_gpus, and every continuous
-// concurrency N from 1 to max_concurrency. Two proven cut-offs skip the rest of
-// a layout's N: memory grows with N, so none past max_concurrency(...) fits;
-// TPOT (a step of ⌈N/ep⌉ sequences plus ⌈N/ep⌉/O prefills) and TTFT (a step
-// plus a prefill) never fall as N grows, so once N misses a bound every
-// larger N misses it.
+/// Every layout with tp dividing the heads, pp dividing the layers, ep = 1 or
+/// (a mixture) dividing the experts, tp·pp·ep ≤ max_gpus, and every continuous
+/// concurrency N from 1 to max_concurrency. Two proven cut-offs skip the rest of
+/// a layout's N: memory grows with N, so none past max_concurrency(...) fits;
+/// TPOT (a step of ⌈N/ep⌉ sequences plus ⌈N/ep⌉/O prefills) and TTFT (a step
+/// plus a prefill) never fall as N grows, so once N misses a bound every
+/// larger N misses it.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr ServingPlan plan_serving(const TransformerShape& model, const Gpu& gpu, const Link& link,
                                                  const ServingPlanQuery& query,
@@ -335,8 +335,8 @@ struct ServingFleetPlan {
 };
 
 namespace detail {
-// The replicas of capacity μ that carry λ at a load of at most ρ_max and below 1;
-// 0 when none can (ρ_max = 0: the unloaded TTFT is already over the bound).
+/// The replicas of capacity μ that carry λ at a load of at most ρ_max and below 1;
+/// 0 when none can (ρ_max = 0: the unloaded TTFT is already over the bound).
 [[nodiscard]] constexpr long long replicas_for(const PerSecond& traffic, const PerSecond& capacity,
                                                double admissible_load) {
     if (!(admissible_load > 0.0)) return 0;
@@ -356,10 +356,10 @@ constexpr bool better_fleet(const ServingFleet& a, const ServingFleet& b) {
 }
 }  // namespace detail
 
-// The smallest fleet for `traffic` requests/s over plan_serving's search space
-// (every layout of at most query.max_gpus GPUs a replica, every N up to
-// query.max_concurrency), each replica within query.tpot_bound and, with its
-// queue, query.ttft_bound.
+/// The smallest fleet for `traffic` requests/s over plan_serving's search space
+/// (every layout of at most query.max_gpus GPUs a replica, every N up to
+/// query.max_concurrency), each replica within query.tpot_bound and, with its
+/// queue, query.ttft_bound.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr ServingFleetPlan plan_serving_fleet(const TransformerShape& model, const Gpu& gpu,
                                                             const Link& link, const ServingPlanQuery& query,

@@ -26,7 +26,7 @@ struct LayerRange {
     [[nodiscard]] constexpr long long size() const { return last - first + 1; }
 };
 
-// ranges[stage·chunks + chunk]: the layers that chunk of that stage holds.
+/// ranges[stage·chunks + chunk]: the layers that chunk of that stage holds.
 struct LayerMap {
     long long stages = 1;
     long long chunks = 1;
@@ -57,10 +57,10 @@ struct LayerMap {
 };
 
 namespace detail {
-// The counts a map is built from, checked before anything is allocated or
-// indexed: the layers within their bound, p and v at least 1, and the p·v
-// virtual stages (a product that must not wrap: checked_mul) at most the
-// layers, each holding one at least. Returns p·v.
+/// The counts a map is built from, checked before anything is allocated or
+/// indexed: the layers within their bound, p and v at least 1, and the p·v
+/// virtual stages (a product that must not wrap: checked_mul) at most the
+/// layers, each holding one at least. Returns p·v.
 inline long long check_map_counts(long long layers, long long stages, long long chunks) {
     require_count("layers", layers, limits::layers);
     require_count("stages", stages, limits::gpus);
@@ -73,7 +73,7 @@ inline long long check_map_counts(long long layers, long long stages, long long 
     return virtual_stages;
 }
 
-// Every layer 1 … layers exactly once; `name` names the map in errors.
+/// Every layer 1 … layers exactly once; `name` names the map in errors.
 inline void check_layer_cover(const LayerMap& map, long long layers, std::string_view name) {
     std::vector<unsigned char> seen(static_cast<std::size_t>(layers) + 1, 0);
     for (long long s = 0; s < map.stages; ++s)
@@ -106,8 +106,8 @@ inline long long parse_layer_number(std::string_view text, const std::string& en
 }
 }  // namespace detail
 
-// Parses "1-6,25-29/7-12,30-35/…" for a model of `layers` layers on `stages`
-// pipeline stages; `name` names the entry in errors (a front end may pass its own spelling).
+/// Parses "1-6,25-29/7-12,30-35/…" for a model of `layers` layers on `stages`
+/// pipeline stages; `name` names the entry in errors (a front end may pass its own spelling).
 [[nodiscard]] inline LayerMap parse_layer_map(std::string_view text, long long layers, long long stages,
                                               std::string_view name = "layer_map") {
     require_count("layers", layers, limits::layers);
@@ -152,11 +152,11 @@ inline long long parse_layer_number(std::string_view text, const std::string& en
     return map;
 }
 
-// Megatron's shorthand: the first virtual stage (stage 1, chunk 1) holds
-// `first` layers, the last (stage p, chunk v) `last`, the others an equal
-// share of the rest, in order (Megatron-core, transformer_block.py
-// get_num_layers_to_build with --decoder-first/last-pipeline-num-layers).
-// 0 for first or last: that stage takes an equal share too.
+/// Megatron's shorthand: the first virtual stage (stage 1, chunk 1) holds
+/// `first` layers, the last (stage p, chunk v) `last`, the others an equal
+/// share of the rest, in order (Megatron-core, transformer_block.py
+/// get_num_layers_to_build with --decoder-first/last-pipeline-num-layers).
+/// 0 for first or last: that stage takes an equal share too.
 [[nodiscard]] inline LayerMap first_last_layer_map(long long layers, long long stages, long long chunks,
                                                    long long first, long long last) {
     const long long virtual_stages = detail::check_map_counts(layers, stages, chunks);
@@ -191,16 +191,16 @@ inline long long parse_layer_number(std::string_view text, const std::string& en
     return map;
 }
 
-// Even stages: p·v equal chunks (the layers must divide).
+/// Even stages: p·v equal chunks (the layers must divide).
 [[nodiscard]] inline LayerMap even_layer_map(long long layers, long long stages, long long chunks) {
     return first_last_layer_map(layers, stages, chunks, 0, 0);
 }
 
-// The weights a stage holds: its layers (the first `dense_layers` of the model
-// dense, the rest MoE), the embedding table on the first stage, the output
-// layer and final norm on the last (with tied embeddings Megatron keeps a copy
-// of the table there too, so the stages then hold one table more than the model).
-// What memory and the gradient collectives per stage need.
+/// The weights a stage holds: its layers (the first `dense_layers` of the model
+/// dense, the rest MoE), the embedding table on the first stage, the output
+/// layer and final norm on the last (with tied embeddings Megatron keeps a copy
+/// of the table there too, so the stages then hold one table more than the model).
+/// What memory and the gradient collectives per stage need.
 [[nodiscard]] inline long long stage_parameter_count(const TransformerShape& m, const LayerMap& map, long long stage) {
     require(stage >= 0 && stage < map.stages, "stage", static_cast<double>(stage), "must lie in 0 … stages − 1");
     long long weights = 0;

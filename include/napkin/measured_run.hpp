@@ -22,10 +22,10 @@
 
 namespace napkin {
 
-// What a partial row's source leaves out, searched over what its notes allow:
-// published runs were tuned, so the setting that fits the measurement best is
-// the one taken (each candidate a layout the schedule accepts, whose memory
-// fits the GPU). Empty: every setting printed.
+/// What a partial row's source leaves out, searched over what its notes allow:
+/// published runs were tuned, so the setting that fits the measurement best is
+/// the one taken (each candidate a layout the schedule accepts, whose memory
+/// fits the GPU). Empty: every setting printed.
 struct RunSearch {
     bool micro_batch = false;     // 1, 2 or 4 sequences a micro-batch
     bool recompute = false;       // none, selective or full recomputation
@@ -50,7 +50,7 @@ struct MeasuredRun {
     RunSearch search = {};       // what is searched for, when the source does not print it
 };
 
-// Calls f(candidate) for every setting of the run's search (the run itself when none).
+/// Calls f(candidate) for every setting of the run's search (the run itself when none).
 template <class F>
 constexpr void for_each_setting(const MeasuredRun& run, F&& f) {
     if (!run.search.any()) {
@@ -87,9 +87,9 @@ constexpr void for_each_setting(const MeasuredRun& run, F&& f) {
     return evaluate_training(run.model, run.cluster, run.layout, o).step;
 }
 
-// The run as napkin prices it: a partial row at the searched setting that
-// predicts its measured step best (the row itself when nothing is searched, or
-// when no candidate is valid).
+/// The run as napkin prices it: a partial row at the searched setting that
+/// predicts its measured step best (the row itself when nothing is searched, or
+/// when no candidate is valid).
 [[nodiscard]] constexpr MeasuredRun best_setting(const MeasuredRun& run, const EfficiencyProfile& profile) {
     MeasuredRun best = run;
     double closest = -1.0;
@@ -108,29 +108,29 @@ constexpr void for_each_setting(const MeasuredRun& run, F&& f) {
     return evaluated_step(best_setting(run, profile), profile);
 }
 
-// Predicted over measured throughput, minus one (+5 %: napkin 5 % too fast).
+/// Predicted over measured throughput, minus one (+5 %: napkin 5 % too fast).
 [[nodiscard]] constexpr double throughput_error(const MeasuredRun& run,
                                                const EfficiencyProfile& profile = default_profile) {
     require_positive("MeasuredRun.measured_step (s)", run.measured_step.value());
     return ratio(run.measured_step, predicted_step(run, profile)) - 1.0;
 }
 
-// The step time a published throughput means: B·s tokens over tokens per
-// second per GPU times the GPUs.
+/// The step time a published throughput means: B·s tokens over tokens per
+/// second per GPU times the GPUs.
 [[nodiscard]] constexpr Seconds step_from_tokens_per_gpu(const Parallelism& par, double tokens_per_second_per_gpu) {
     require_positive("tokens per second per GPU", tokens_per_second_per_gpu);
     return seconds(count(par.global_batch * par.sequence) / (tokens_per_second_per_gpu * count(gpus(par))));
 }
 
-// The step time a published TFLOP/s per GPU means, for the FLOPs the source counts per iteration.
+/// The step time a published TFLOP/s per GPU means, for the FLOPs the source counts per iteration.
 [[nodiscard]] constexpr Seconds step_from_flops_per_gpu(Flops counted, double tflops_per_gpu, long long gpu_count) {
     require_positive("TFLOP/s per GPU", tflops_per_gpu);
     return counted / (teraflops_per_second(tflops_per_gpu) * count(gpu_count));
 }
 
-// A source as a table names it: the repository without its commit and the
-// place in it ("NVIDIA/Megatron-LM @ f2e5…, README weak-scaling table" →
-// "NVIDIA/Megatron-LM, README weak-scaling table"); a paper's citation as is.
+/// A source as a table names it: the repository without its commit and the
+/// place in it ("NVIDIA/Megatron-LM @ f2e5…, README weak-scaling table" →
+/// "NVIDIA/Megatron-LM, README weak-scaling table"); a paper's citation as is.
 [[nodiscard]] inline std::string source_title(std::string_view source) {
     const auto at = source.find(" @ ");
     if (at == std::string_view::npos) return std::string(source);

@@ -48,7 +48,7 @@ inline constexpr std::array serving_measure_names{
 };
 [[nodiscard]] constexpr std::string_view to_string(ServingMeasure m) { return name_of(m, serving_measure_names); }
 
-// A rate (higher is faster) or a time.
+/// A rate (higher is faster) or a time.
 [[nodiscard]] constexpr bool is_rate(ServingMeasure m) {
     return m == ServingMeasure::output_tokens_per_s || m == ServingMeasure::output_tokens_per_s_per_gpu;
 }
@@ -67,7 +67,7 @@ struct MeasuredServingRun {
     double measured = 0.0;  // tokens/s or seconds
 };
 
-// napkin's value of the run's measure under `profile`.
+/// napkin's value of the run's measure under `profile`.
 [[nodiscard]] inline double predicted(const MeasuredServingRun& run, const ServingProfile& profile) {
     ServingSetup setup = run.setup;
     setup.profile = profile;
@@ -85,15 +85,15 @@ struct MeasuredServingRun {
     return 0.0;
 }
 
-// Predicted over measured, minus one (+10 %: napkin says 10 % more tokens/s, or a 10 % longer latency).
+/// Predicted over measured, minus one (+10 %: napkin says 10 % more tokens/s, or a 10 % longer latency).
 [[nodiscard]] inline double serving_error(const MeasuredServingRun& run,
                                           const ServingProfile& profile = default_serving_profile) {
     require_positive("MeasuredServingRun.measured", run.measured);
     return predicted(run, profile) / run.measured - 1.0;
 }
 
-// The time a measurement stands for: a latency itself; a throughput the
-// batch's whole run, B·O tokens over the rate.
+/// The time a measurement stands for: a latency itself; a throughput the
+/// batch's whole run, B·O tokens over the rate.
 [[nodiscard]] inline double measured_time(const MeasuredServingRun& run, double value) {
     if (!is_rate(run.measure)) return value;
     const double gpus = run.measure == ServingMeasure::output_tokens_per_s_per_gpu ? count(run.layout.gpus()) : 1.0;
@@ -130,7 +130,7 @@ inline LinearTime linear_time(const MeasuredServingRun& run, KernelProfile kerne
             measured_time(run, run.measured)};
 }
 
-// The overheads' least squares at one GEMM share: the profile and its Σr².
+/// The overheads' least squares at one GEMM share: the profile and its Σr².
 struct OverheadFit {
     ServingProfile profile;
     double sum_of_squares = 0.0;
@@ -203,7 +203,7 @@ inline OverheadFit fit_overheads(std::span<const MeasuredServingRun> runs, Kerne
     return fit;
 }
 
-// Each source left out: the fit to the other sources predicts its rows.
+/// Each source left out: the fit to the other sources predicts its rows.
 struct ServingSourceValidation {
     std::string source;
     ServingMeasure measure{};

@@ -27,19 +27,19 @@ struct ModelStates {
     [[nodiscard]] constexpr Bytes total() const { return weights + gradients + optimizer; }
 };
 
-// Bytes per parameter of each state before sharding: weights, gradients, and
-// the optimizer's master copy plus Adam's two moments (Kingma & Ba 2015).
-// Defaults: 2 + 2 + (4 + 4 + 4) = 16, ZeRO's K = 12 (Rajbhandari et al. Sec. 3.1).
+/// Bytes per parameter of each state before sharding: weights, gradients, and
+/// the optimizer's master copy plus Adam's two moments (Kingma & Ba 2015).
+/// Defaults: 2 + 2 + (4 + 4 + 4) = 16, ZeRO's K = 12 (Rajbhandari et al. Sec. 3.1).
 [[nodiscard]] constexpr double optimizer_bytes_per_parameter(const Parallelism& par) {
     return bytes_of(par.master) + 2.0 * bytes_of(par.moments);
 }
 
-// `parameters` weights kept by one model-parallel rank, their states shared
-// over `shards` data-parallel ranks (ZeRO, Rajbhandari et al. SC'20, Sec. 5.1):
-//   none         (w + g + K)·Ψ
-//   P_os         (w + g)·Ψ + K·Ψ/N        (and Megatron's distributed optimizer: 6 + 12/d with fp32 gradients)
-//   P_os+g       w·Ψ + (g + K)·Ψ/N
-//   P_os+g+p     (w + g + K)·Ψ/N
+/// `parameters` weights kept by one model-parallel rank, their states shared
+/// over `shards` data-parallel ranks (ZeRO, Rajbhandari et al. SC'20, Sec. 5.1):
+///   none         (w + g + K)·Ψ
+///   P_os         (w + g)·Ψ + K·Ψ/N        (and Megatron's distributed optimizer: 6 + 12/d with fp32 gradients)
+///   P_os+g       w·Ψ + (g + K)·Ψ/N
+///   P_os+g+p     (w + g + K)·Ψ/N
 [[nodiscard]] constexpr ModelStates model_states(double parameters, long long shards, const Parallelism& par) {
     require_non_negative("parameters", parameters);
     require_at_least_one("shards", shards);
@@ -56,8 +56,8 @@ struct ModelStates {
 // ---------------------------------------------------------------------------
 // Parameters on one GPU
 
-// Weights one GPU keeps for its share of the most loaded pipeline stage,
-// split into those all data-parallel ranks share (dense) and the experts.
+/// Weights one GPU keeps for its share of the most loaded pipeline stage,
+/// split into those all data-parallel ranks share (dense) and the experts.
 struct StageParameters {
     double dense = 0.0;
     double expert = 0.0;
@@ -65,18 +65,18 @@ struct StageParameters {
 };
 
 namespace detail {
-// Expert feed-forward weights of one layer (0 for a dense model).
+/// Expert feed-forward weights of one layer (0 for a dense model).
 [[nodiscard]] constexpr double layer_expert_weights(const TransformerShape& m) {
     return m.experts == 0 ? 0.0 : count(m.experts * feed_forward_weights(m, m.expert_ffn));
 }
 }  // namespace detail
 
-// Megatron-LM's split (Shoeybi et al. 2019, Sec. 3; Narayanan et al. 2021,
-// Sec. 2): every layer's matrices are cut t ways (norms and biases are
-// counted cut as well, under 0.1 % of a layer), each stage holds L/p layers,
-// experts are cut over ep. The word embedding is vocabulary-parallel (V·h/t)
-// on the first stage, the output layer on the last (a tied one is kept as a
-// second copy there when p > 1), learned positions whole on the first stage.
+/// Megatron-LM's split (Shoeybi et al. 2019, Sec. 3; Narayanan et al. 2021,
+/// Sec. 2): every layer's matrices are cut t ways (norms and biases are
+/// counted cut as well, under 0.1 % of a layer), each stage holds L/p layers,
+/// experts are cut over ep. The word embedding is vocabulary-parallel (V·h/t)
+/// on the first stage, the output layer on the last (a tied one is kept as a
+/// second copy there when p > 1), learned positions whole on the first stage.
 [[nodiscard]] constexpr StageParameters parameters_per_gpu(const TransformerShape& m, const Parallelism& par) {
     const double t = count(par.tp);
     const double layers = count(m.layers / par.pp);
@@ -99,18 +99,18 @@ namespace detail {
 // ---------------------------------------------------------------------------
 // Activations (Korthikanti et al. 2022, arXiv 2205.05198)
 
-// Bytes of activations one layer keeps for one micro-batch, at 16 bits.
-// Sec. 4.1 counts, per layer, with s tokens, b sequences, h hidden, a heads:
-//   attention 11·sbh + 5·a·s²·b, MLP 19·sbh, two LayerNorms 4·sbh
-// which Table 2 cuts by the tensor-parallel size t:
-//   tensor parallel          sbh·(10 + 24/t + 5·a·s/(h·t))
-//   + sequence parallel      sbh/t·(34 + 5·a·s/h)
-//   + selective recompute    the 5·a·s²·b term goes (so does flash attention)
-//   full recompute           2·sbh (÷ t with sequence parallelism): the layer input only.
-// The same parts are written here by what they hold, so GQA (narrower K, V)
-// and SwiGLU (gate, up, down inputs) follow; for a GPT layer they are exactly
-// Table 2. MoE: each token's MLP part is kept for each of its k experts.
-// Context parallelism keeps s/c tokens per GPU.
+/// Bytes of activations one layer keeps for one micro-batch, at 16 bits.
+/// Sec. 4.1 counts, per layer, with s tokens, b sequences, h hidden, a heads:
+///   attention 11·sbh + 5·a·s²·b, MLP 19·sbh, two LayerNorms 4·sbh
+/// which Table 2 cuts by the tensor-parallel size t:
+///   tensor parallel          sbh·(10 + 24/t + 5·a·s/(h·t))
+///   + sequence parallel      sbh/t·(34 + 5·a·s/h)
+///   + selective recompute    the 5·a·s²·b term goes (so does flash attention)
+///   full recompute           2·sbh (÷ t with sequence parallelism): the layer input only.
+/// The same parts are written here by what they hold, so GQA (narrower K, V)
+/// and SwiGLU (gate, up, down inputs) follow; for a GPT layer they are exactly
+/// Table 2. MoE: each token's MLP part is kept for each of its k experts.
+/// Context parallelism keeps s/c tokens per GPU.
 [[nodiscard]] constexpr Bytes activation_bytes_per_layer(const TransformerShape& m, const Parallelism& par) {
     const double t = count(par.tp);
     const double s = count(par.sequence / par.cp);
@@ -138,21 +138,21 @@ namespace detail {
     return bytes(par.sequence_parallel ? (replicated / t + split) : (replicated + split));
 }
 
-// Layers' worth of micro-batch activations the most loaded rank holds at its
-// peak: the schedule's activation multiplier (napkin/pipeline.hpp: micro-batches
-// through a whole stage, 1F1B min(m, p), interleaved Megatron's warm-up + 1 chunk
-// passes ÷ v, i.e. p·(1 + (p − 1)/(p·v)) for m ≥ p as in Korthikanti Sec. 4.2.3,
-// ZB-H2 2p − 1, DualPipe p + 1) × the L/p layers of a stage. The schedule's
-// own formula is called without its checks: the layout is validated by
-// validated() and evaluate_training, and a search bounds memory before it
-// asks whether a schedule runs at all.
+/// Layers' worth of micro-batch activations the most loaded rank holds at its
+/// peak: the schedule's activation multiplier (napkin/pipeline.hpp: micro-batches
+/// through a whole stage, 1F1B min(m, p), interleaved Megatron's warm-up + 1 chunk
+/// passes ÷ v, i.e. p·(1 + (p − 1)/(p·v)) for m ≥ p as in Korthikanti Sec. 4.2.3,
+/// ZB-H2 2p − 1, DualPipe p + 1) × the L/p layers of a stage. The schedule's
+/// own formula is called without its checks: the layout is validated by
+/// validated() and evaluate_training, and a search bounds memory before it
+/// asks whether a schedule runs at all.
 [[nodiscard]] constexpr double layers_in_flight(const TransformerShape& m, const Parallelism& par) {
     const PipelineShape shape = pipeline_shape(par);
     const double multiplier = with_schedule(par, [&](const auto& s) { return s.peak_activations(shape); });
     return multiplier * count(m.layers / par.pp);
 }
 
-// The first stage's activations at the peak.
+/// The first stage's activations at the peak.
 [[nodiscard]] constexpr Bytes activation_memory(const TransformerShape& m, const Parallelism& par) {
     return layers_in_flight(m, par) * activation_bytes_per_layer(m, par);
 }
@@ -160,21 +160,21 @@ namespace detail {
 // ---------------------------------------------------------------------------
 // Memory a real run holds beyond model states and activations
 
-// NCCL's receive buffers per channel and peer, one per protocol, at NCCL's
-// defaults (src/include/device.h and src/init.cc, NCCL 2.18–2.21):
-// Simple NCCL_BUFFSIZE = 1 << 22 = 4,194,304 B; LL128 NCCL_LL128_ELEMS_PER_THREAD
-// 120 × NCCL_LL128_MAX_NTHREADS 640 × NCCL_STEPS 8 × 8 B = 4,915,200 B; LL
-// NCCL_LL_LINES_PER_THREAD 8 × NCCL_LL_MAX_NTHREADS 512 × NCCL_STEPS 8 × 16 B
-// = 524,288 B. Together 9,633,792 B.
+/// NCCL's receive buffers per channel and peer, one per protocol, at NCCL's
+/// defaults (src/include/device.h and src/init.cc, NCCL 2.18–2.21):
+/// Simple NCCL_BUFFSIZE = 1 << 22 = 4,194,304 B; LL128 NCCL_LL128_ELEMS_PER_THREAD
+/// 120 × NCCL_LL128_MAX_NTHREADS 640 × NCCL_STEPS 8 × 8 B = 4,915,200 B; LL
+/// NCCL_LL_LINES_PER_THREAD 8 × NCCL_LL_MAX_NTHREADS 512 × NCCL_STEPS 8 × 16 B
+/// = 524,288 B. Together 9,633,792 B.
 inline constexpr Bytes nccl_buffers_per_channel = bytes(4'194'304.0 + 4'915'200.0 + 524'288.0);
-// NCCL's channel limit (MAXCHANNELS = 32, src/include/device.h): a ring or
-// tree communicator on NVLink/InfiniBand opens up to 32 channels.
+/// NCCL's channel limit (MAXCHANNELS = 32, src/include/device.h): a ring or
+/// tree communicator on NVLink/InfiniBand opens up to 32 channels.
 inline constexpr double nccl_max_channels = 32.0;
 
-// What a training process holds besides the model states and the activations
-// of Korthikanti et al. — each a named part of TrainingMemory, each with a
-// documented default a caller can zero (MemoryAllowances{} with every field
-// 0/false is the bare model of the papers).
+/// What a training process holds besides the model states and the activations
+/// of Korthikanti et al. — each a named part of TrainingMemory, each with a
+/// documented default a caller can zero (MemoryAllowances{} with every field
+/// 0/false is the bare model of the papers).
 struct MemoryAllowances {
     // The CUDA context and the libraries' device memory (PyTorch's kernels,
     // cuBLAS, cuDNN, NCCL's own code) that nvidia-smi shows for a process
@@ -203,10 +203,10 @@ struct MemoryAllowances {
     bool loss_logits = true;
 };
 
-// The largest fragmentation accepted: reserved 11 times what the activations
-// take. A bound of sense, not a measurement (runs report max reserved / max
-// allocated − 1 well below 1); it keeps a mistyped share (1e308) from turning
-// the memory total into inf.
+/// The largest fragmentation accepted: reserved 11 times what the activations
+/// take. A bound of sense, not a measurement (runs report max reserved / max
+/// allocated − 1 well below 1); it keeps a mistyped share (1e308) from turning
+/// the memory total into inf.
 inline constexpr double max_fragmentation = 10.0;
 
 inline constexpr MemoryAllowances default_memory_allowances{};
@@ -221,7 +221,7 @@ inline constexpr MemoryAllowances no_memory_allowances{
     return a;
 }
 
-// The communicators a layout opens: one per parallel dimension wider than one GPU.
+/// The communicators a layout opens: one per parallel dimension wider than one GPU.
 [[nodiscard]] constexpr double communicators(const Parallelism& par) {
     return (par.tp > 1 ? 1.0 : 0.0) + (par.pp > 1 ? 1.0 : 0.0) + (par.dp > 1 ? 1.0 : 0.0) +
            (par.cp > 1 ? 1.0 : 0.0) + (par.ep > 1 ? 1.0 : 0.0);
@@ -231,7 +231,7 @@ inline constexpr MemoryAllowances no_memory_allowances{
     return communicators(par) * a.nccl_channels * nccl_buffers_per_channel;
 }
 
-// fp32 logits: b·s/c·V/t entries × 4 bytes.
+/// fp32 logits: b·s/c·V/t entries × 4 bytes.
 [[nodiscard]] constexpr Bytes loss_logits_memory(const TransformerShape& m, const Parallelism& par,
                                                  const MemoryAllowances& a) {
     if (!a.loss_logits || par.pp > 1) return Bytes{};
@@ -258,11 +258,11 @@ struct TrainingMemory {
     [[nodiscard]] constexpr Bytes total() const { return states() + activations + allowances(); }
 };
 
-// The most loaded GPU: its stage's model states, dense ones sharded over the
-// d·c data-parallel ranks, expert ones over the d·c/ep ranks that hold the
-// same experts, and the first stage's activation peak — the papers' model
-// (no allowances).
-// `params` is parameters_per_gpu(m, par), for a caller that has it already.
+/// The most loaded GPU: its stage's model states, dense ones sharded over the
+/// d·c data-parallel ranks, expert ones over the d·c/ep ranks that hold the
+/// same experts, and the first stage's activation peak — the papers' model
+/// (no allowances).
+/// `params` is parameters_per_gpu(m, par), for a caller that has it already.
 [[nodiscard]] constexpr TrainingMemory training_memory(const TransformerShape& m, const Parallelism& par,
                                                        const StageParameters& params) {
     const ModelStates dense = model_states(params.dense, par.dp * par.cp, par);
@@ -277,7 +277,7 @@ struct TrainingMemory {
     return training_memory(m, par, parameters_per_gpu(m, par));
 }
 
-// `memory` with the allowances a real run holds besides (MemoryAllowances).
+/// `memory` with the allowances a real run holds besides (MemoryAllowances).
 [[nodiscard]] constexpr TrainingMemory with_allowances(TrainingMemory memory, const TransformerShape& m,
                                                        const Parallelism& par, const MemoryAllowances& a) {
     memory.cuda_context = validated(a).cuda_context;
@@ -287,7 +287,7 @@ struct TrainingMemory {
     return memory;
 }
 
-// The same with the memory a real run holds besides (MemoryAllowances).
+/// The same with the memory a real run holds besides (MemoryAllowances).
 [[nodiscard]] constexpr TrainingMemory training_memory(const TransformerShape& m, const Parallelism& par,
                                                        const StageParameters& params, const MemoryAllowances& a) {
     return with_allowances(training_memory(m, par, params), m, par, a);

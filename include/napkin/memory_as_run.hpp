@@ -28,7 +28,7 @@
 
 namespace napkin {
 
-// How a framework keeps activations, logits and sharded weights.
+/// How a framework keeps activations, logits and sharded weights.
 enum class ActivationPolicy {
     layout,             // the layout's Recompute (Korthikanti et al., memory.hpp)
     every_other_matmul  // torchtitan's op-level selective checkpointing (below)
@@ -59,14 +59,14 @@ inline constexpr RunFramework megatron_framework{};
 inline constexpr RunFramework torchtitan_framework{.activations = ActivationPolicy::every_other_matmul,
                                                    .logits_bytes_per_entry = 12.0};
 
-// torchtitan's op-level selective activation checkpointing
-// (torchtitan/models/llama/parallelize_llama.py, _save_list and
-// _custom_policy, Dec. 2024): a block saves its input and the outputs of
-// matmuls, flash attention and max, except every second matmul, counted per
-// block. A Llama block's matmuls run wq, wk, wv, wo, w1, w3, w2, so wq, wv,
-// w1 and w2 are saved, wk, wo and w3 recomputed; flash attention saves its
-// output and its fp32 log-sum-exp per head. Per token, 16-bit values:
-//   2·(h + q + kv + q + f + h) + 4·heads   bytes (q = heads·d, kv = kv_heads·d).
+/// torchtitan's op-level selective activation checkpointing
+/// (torchtitan/models/llama/parallelize_llama.py, _save_list and
+/// _custom_policy, Dec. 2024): a block saves its input and the outputs of
+/// matmuls, flash attention and max, except every second matmul, counted per
+/// block. A Llama block's matmuls run wq, wk, wv, wo, w1, w3, w2, so wq, wv,
+/// w1 and w2 are saved, wk, wo and w3 recomputed; flash attention saves its
+/// output and its fp32 log-sum-exp per head. Per token, 16-bit values:
+///   2·(h + q + kv + q + f + h) + 4·heads   bytes (q = heads·d, kv = kv_heads·d).
 [[nodiscard]] constexpr Bytes every_other_matmul_bytes_per_layer(const TransformerShape& m, const Parallelism& par) {
     const double tokens = count(par.micro_batch) * count(par.sequence / par.cp);
     const double h = count(m.hidden);
@@ -76,24 +76,24 @@ inline constexpr RunFramework torchtitan_framework{.activations = ActivationPoli
     return bytes(tokens * (2.0 * (h + q + kv + q + f + h) + 4.0 * count(m.heads)) / count(par.tp));
 }
 
-// The activations one layer keeps when nothing is recomputed (flash attention
-// as the layout says): what a recomputed layer holds again in its backward pass.
+/// The activations one layer keeps when nothing is recomputed (flash attention
+/// as the layout says): what a recomputed layer holds again in its backward pass.
 [[nodiscard]] constexpr Bytes unrecomputed_layer_bytes(const TransformerShape& m, const Parallelism& par) {
     Parallelism kept = par;
     kept.recompute = Recompute::none;
     return activation_bytes_per_layer(m, kept);
 }
 
-// Activations kept through the forward pass on the most loaded stage.
+/// Activations kept through the forward pass on the most loaded stage.
 [[nodiscard]] constexpr Bytes kept_activations(const TransformerShape& m, const Parallelism& par,
                                                const RunFramework& fw) {
     if (fw.activations == ActivationPolicy::layout) return activation_memory(m, par);
     return layers_in_flight(m, par) * every_other_matmul_bytes_per_layer(m, par);
 }
 
-// The layer being recomputed in the backward pass holds its activations again,
-// less what it kept (Chen et al. 2016, arXiv 1604.06174, Sec. 4: checkpointing
-// trades the stored activations for one segment's recomputed ones).
+/// The layer being recomputed in the backward pass holds its activations again,
+/// less what it kept (Chen et al. 2016, arXiv 1604.06174, Sec. 4: checkpointing
+/// trades the stored activations for one segment's recomputed ones).
 [[nodiscard]] constexpr Bytes recompute_working_set(const TransformerShape& m, const Parallelism& par,
                                                     const RunFramework& fw) {
     const Bytes full = unrecomputed_layer_bytes(m, par);
@@ -103,10 +103,10 @@ inline constexpr RunFramework torchtitan_framework{.activations = ActivationPoli
     return std::max(Bytes{}, full - activation_bytes_per_layer(m, par));
 }
 
-// ZeRO-3/FSDP: the blocks gathered at once, 1 + prefetch, in 16 bits, and the
-// root unit's tables with the output layer's 16-bit gradient when it stays
-// gathered (Rajbhandari et al. 2020, Sec. 5.3: parameters are gathered layer by
-// layer and freed after use). Nothing for other shardings.
+/// ZeRO-3/FSDP: the blocks gathered at once, 1 + prefetch, in 16 bits, and the
+/// root unit's tables with the output layer's 16-bit gradient when it stays
+/// gathered (Rajbhandari et al. 2020, Sec. 5.3: parameters are gathered layer by
+/// layer and freed after use). Nothing for other shardings.
 [[nodiscard]] constexpr Bytes fsdp_gather_buffers(const TransformerShape& m, const Parallelism& par,
                                                   const RunFramework& fw) {
     if (par.sharding != Sharding::zero3) return Bytes{};
@@ -118,8 +118,8 @@ inline constexpr RunFramework torchtitan_framework{.activations = ActivationPoli
     return bytes(blocks + root);
 }
 
-// The loss's logits on the last stage, b·s/c tokens × V/t (counted when the
-// last stage is the most loaded one's, p = 1, as memory.hpp's loss_logits).
+/// The loss's logits on the last stage, b·s/c tokens × V/t (counted when the
+/// last stage is the most loaded one's, p = 1, as memory.hpp's loss_logits).
 [[nodiscard]] constexpr Bytes run_logits(const TransformerShape& m, const Parallelism& par, const RunFramework& fw) {
     if (par.pp > 1) return Bytes{};
     const double entries = count(par.micro_batch) * count(par.sequence / par.cp) * count(m.vocabulary) / count(par.tp);
@@ -160,8 +160,8 @@ struct RunMemory {
 
 enum class MeasuredMemory { allocated, reserved };
 
-// One published peak: the run, what it measured, and the reserved peak where
-// the source gives it beside an allocated one (0: not given).
+/// One published peak: the run, what it measured, and the reserved peak where
+/// the source gives it beside an allocated one (0: not given).
 struct MemoryRow {
     std::string_view id;
     std::string_view source;  // the table or file: the unit left out in cross-validation
@@ -178,14 +178,14 @@ struct MemoryRow {
     return kind == MeasuredMemory::allocated ? m.allocated() : m.reserved(reserve_share);
 }
 
-// Signed relative error of the row's own measurement.
+/// Signed relative error of the row's own measurement.
 [[nodiscard]] constexpr double memory_error(const MemoryRow& row, double reserve_share) {
     return predicted(row, row.kind, reserve_share) / row.measured - 1.0;
 }
 
 namespace detail {
-// Mean |relative error| of every reserved peak the rows give (the measured one
-// or the one beside it), leaving out `skip` (empty: none).
+/// Mean |relative error| of every reserved peak the rows give (the measured one
+/// or the one beside it), leaving out `skip` (empty: none).
 inline double reserve_loss(std::span<const MemoryRow> rows, double share, std::string_view skip) {
     double sum = 0.0;
     int n = 0;
@@ -200,13 +200,13 @@ inline double reserve_loss(std::span<const MemoryRow> rows, double share, std::s
 }
 }  // namespace detail
 
-// The largest reserve share searched: reserved twice what the transient
-// memory takes, far above the 3–9 % of the total SimuMax's B200 runs report.
+/// The largest reserve share searched: reserved twice what the transient
+/// memory takes, far above the 3–9 % of the total SimuMax's B200 runs report.
 inline constexpr double max_reserve_share = 1.0;
 
-// The reserve share that minimises the mean |relative error| of every reserved
-// peak in `rows` (each row whose source is not `skip`). The loss is convex in
-// the share (a sum of |a + b·x|), so a golden-section search finds its minimum.
+/// The reserve share that minimises the mean |relative error| of every reserved
+/// peak in `rows` (each row whose source is not `skip`). The loss is convex in
+/// the share (a sum of |a + b·x|), so a golden-section search finds its minimum.
 [[nodiscard]] inline double fit_reserve_share(std::span<const MemoryRow> rows, std::string_view skip = {}) {
     double lo = 0.0;
     double hi = max_reserve_share;
@@ -222,7 +222,7 @@ inline constexpr double max_reserve_share = 1.0;
     return (lo + hi) / 2.0;
 }
 
-// Per-source errors, fitted on every row and with the source left out.
+/// Per-source errors, fitted on every row and with the source left out.
 struct SourceMemoryErrors {
     std::string_view source;
     int rows = 0;

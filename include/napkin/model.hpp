@@ -13,8 +13,8 @@
 
 namespace napkin {
 
-// The feed-forward block: Llama's gated SwiGLU has three matrices (gate, up,
-// down); GPT's plain GELU MLP has two (up, down).
+/// The feed-forward block: Llama's gated SwiGLU has three matrices (gate, up,
+/// down); GPT's plain GELU MLP has two (up, down).
 enum class FeedForward { gated, plain };
 
 struct TransformerShape {
@@ -79,10 +79,10 @@ struct TransformerShape {
     long long vision_weights = 0;
 };
 
-// A ViT vision encoder (Dosovitskiy et al. 2021, arXiv 2010.11929, Sec. 3.1;
-// SigLIP's, Zhai et al. 2023, is the same network): `image_size`² pixels cut
-// into patches of `patch_size`², `layers` pre-LayerNorm blocks of width
-// `hidden` with a plain GELU MLP of width `ffn`, biases everywhere.
+/// A ViT vision encoder (Dosovitskiy et al. 2021, arXiv 2010.11929, Sec. 3.1;
+/// SigLIP's, Zhai et al. 2023, is the same network): `image_size`² pixels cut
+/// into patches of `patch_size`², `layers` pre-LayerNorm blocks of width
+/// `hidden` with a plain GELU MLP of width `ffn`, biases everywhere.
 struct VisionEncoder {
     long long layers;
     long long hidden;
@@ -92,13 +92,13 @@ struct VisionEncoder {
     long long channels = 3;
 };
 
-// Its weights, with the projection into a language model `text_hidden` wide
-// that Gemma 3 uses (an RMSNorm over the encoder's width and a hidden ×
-// text_hidden matrix; transformers' Gemma3MultiModalProjector): the patch
-// convolution c·p²·h + h, a learned position per patch (image/patch)²·h, per
-// layer Q, K, V, O 4·(h² + h), the MLP 2·h·ffn + ffn + h and two LayerNorms
-// 4·h, a final LayerNorm 2·h. SigLIP So400m/14 at 896² (Gemma 3's; 27 layers,
-// 1,152 wide, MLP 4,304) has 416,866,032 (tests/unit/model.cpp).
+/// Its weights, with the projection into a language model `text_hidden` wide
+/// that Gemma 3 uses (an RMSNorm over the encoder's width and a hidden ×
+/// text_hidden matrix; transformers' Gemma3MultiModalProjector): the patch
+/// convolution c·p²·h + h, a learned position per patch (image/patch)²·h, per
+/// layer Q, K, V, O 4·(h² + h), the MLP 2·h·ffn + ffn + h and two LayerNorms
+/// 4·h, a final LayerNorm 2·h. SigLIP So400m/14 at 896² (Gemma 3's; 27 layers,
+/// 1,152 wide, MLP 4,304) has 416,866,032 (tests/unit/model.cpp).
 [[nodiscard]] constexpr long long vision_tower_weights(const VisionEncoder& v, long long text_hidden) {
     constexpr std::string_view what = "VisionEncoder (weights)";
     require_count("VisionEncoder.layers", v.layers, limits::layers);
@@ -120,7 +120,7 @@ struct VisionEncoder {
 
 [[nodiscard]] constexpr bool latent_attention(const TransformerShape& m) { return m.kv_lora_rank > 0; }
 
-// MoE layers: every layer after the dense ones (0 for a dense model).
+/// MoE layers: every layer after the dense ones (0 for a dense model).
 [[nodiscard]] constexpr long long moe_layers(const TransformerShape& m) {
     return m.experts == 0 ? 0 : m.layers - m.dense_layers;
 }
@@ -129,8 +129,8 @@ struct VisionEncoder {
     return m.head_dim != 0 ? m.head_dim : m.hidden / m.heads;
 }
 
-// Layers that attend to the whole context, and those that attend within the
-// sliding window (TransformerShape::sliding_window, global_every).
+/// Layers that attend to the whole context, and those that attend within the
+/// sliding window (TransformerShape::sliding_window, global_every).
 [[nodiscard]] constexpr long long global_attention_layers(const TransformerShape& m) {
     if (m.sliding_window == 0) return m.layers;
     return m.global_every == 0 ? 0 : m.layers / m.global_every;
@@ -139,15 +139,15 @@ struct VisionEncoder {
     return m.layers - global_attention_layers(m);
 }
 
-// The positions a local layer sees of a `context` of them: at most the window.
+/// The positions a local layer sees of a `context` of them: at most the window.
 [[nodiscard]] constexpr double within_window(const TransformerShape& m, double context) {
     const double w = count(m.sliding_window);
     return m.sliding_window == 0 || context < w ? context : w;
 }
 
-// Σ min(t, w) over the tokens t = first … last of a sequence (token t attends
-// to t positions, itself and those before it), with w = m.sliding_window on a
-// local layer: the positions a chunk of prefill attends to.
+/// Σ min(t, w) over the tokens t = first … last of a sequence (token t attends
+/// to t positions, itself and those before it), with w = m.sliding_window on a
+/// local layer: the positions a chunk of prefill attends to.
 [[nodiscard]] constexpr double windowed_positions(const TransformerShape& m, double first, double last) {
     if (last < first) return 0.0;
     const double w = count(m.sliding_window);
@@ -157,14 +157,14 @@ struct VisionEncoder {
     return triangle(first, w) + (last - w) * w;
 }
 
-// Weights of one attention block: Q and O are hidden × (heads·head_dim), K and V
-// hidden × (kv_heads·head_dim) (Ainslie et al. 2023, grouped-query attention).
-//
-// Latent attention (DeepSeek-V2 Sec. 2.1.2–2.1.3, its Eqs. 9–14 and 37–40):
-// W^DQ h × q_lora_rank and its RMSNorm, W^UQ (with W^QR) q_lora_rank ×
-// heads·(nope + rope) (h × that without a query latent), W^DKV with W^KR
-// h × (kv_lora_rank + rope) and its RMSNorm, W^UK and W^UV kv_lora_rank ×
-// heads·(nope + v), W^O heads·v × h.
+/// Weights of one attention block: Q and O are hidden × (heads·head_dim), K and V
+/// hidden × (kv_heads·head_dim) (Ainslie et al. 2023, grouped-query attention).
+///
+/// Latent attention (DeepSeek-V2 Sec. 2.1.2–2.1.3, its Eqs. 9–14 and 37–40):
+/// W^DQ h × q_lora_rank and its RMSNorm, W^UQ (with W^QR) q_lora_rank ×
+/// heads·(nope + rope) (h × that without a query latent), W^DKV with W^KR
+/// h × (kv_lora_rank + rope) and its RMSNorm, W^UK and W^UV kv_lora_rank ×
+/// heads·(nope + v), W^O heads·v × h.
 [[nodiscard]] constexpr long long latent_attention_weights(const TransformerShape& m) {
     constexpr std::string_view what = "TransformerShape (latent attention weights)";
     const auto mul = [what](long long a, long long b) { return checked_mul(a, b, what); };
@@ -190,8 +190,8 @@ struct VisionEncoder {
     return checked_add(matrices, bias + (m.qk_norm ? 2 * head_dim(m) : 0), what);
 }
 
-// Weights of one dense feed-forward block of width `width`: SwiGLU has three
-// hidden × width matrices (Shazeer 2020), the GPT MLP two plus biases.
+/// Weights of one dense feed-forward block of width `width`: SwiGLU has three
+/// hidden × width matrices (Shazeer 2020), the GPT MLP two plus biases.
 [[nodiscard]] constexpr long long feed_forward_weights(const TransformerShape& m, long long width) {
     constexpr std::string_view what = "TransformerShape (feed-forward weights)";
     if (m.feed_forward == FeedForward::gated)
@@ -199,34 +199,34 @@ struct VisionEncoder {
     return checked_add(checked_mul(2 * m.hidden, width, what), m.biases ? width + m.hidden : 0, what);
 }
 
-// One norm: RMSNorm has one weight vector, LayerNorm a weight and a bias
-// (norms_per_layer of them in a layer, one after the last layer).
+/// One norm: RMSNorm has one weight vector, LayerNorm a weight and a bias
+/// (norms_per_layer of them in a layer, one after the last layer).
 [[nodiscard]] constexpr long long norm_weights(const TransformerShape& m) {
     return (m.biases ? 2 : 1) * m.hidden;
 }
 
-// The router: a hidden × experts gate (Fedus et al. 2022 Sec. 2.1; DeepSeek-V3
-// and Qwen-MoE the same).
+/// The router: a hidden × experts gate (Fedus et al. 2022 Sec. 2.1; DeepSeek-V3
+/// and Qwen-MoE the same).
 [[nodiscard]] constexpr long long router_weights(const TransformerShape& m) {
     return checked_mul(m.hidden, m.experts, "TransformerShape (router weights)");
 }
 
-// Every shared expert, and Qwen2-MoE's gate on them.
+/// Every shared expert, and Qwen2-MoE's gate on them.
 [[nodiscard]] constexpr long long shared_expert_weights(const TransformerShape& m) {
     constexpr std::string_view what = "TransformerShape (shared expert weights)";
     return checked_add(checked_mul(m.shared_experts, feed_forward_weights(m, m.shared_expert_ffn), what),
                        m.shared_expert_gate ? m.hidden : 0, what);
 }
 
-// A layer with a dense feed-forward block of width ffn.
+/// A layer with a dense feed-forward block of width ffn.
 [[nodiscard]] constexpr long long dense_layer_weights(const TransformerShape& m) {
     constexpr std::string_view what = "TransformerShape (layer weights)";
     return checked_add(checked_add(attention_weights(m), feed_forward_weights(m, m.ffn), what),
                        m.norms_per_layer * norm_weights(m), what);
 }
 
-// One transformer layer: dense, or for MoE one MoE layer (all routed experts,
-// the shared ones and the router).
+/// One transformer layer: dense, or for MoE one MoE layer (all routed experts,
+/// the shared ones and the router).
 [[nodiscard]] constexpr long long layer_weights(const TransformerShape& m) {
     if (m.experts == 0) return dense_layer_weights(m);
     constexpr std::string_view what = "TransformerShape (layer weights)";
@@ -235,19 +235,19 @@ struct VisionEncoder {
                        router_weights(m) + m.norms_per_layer * norm_weights(m), what);
 }
 
-// Input embedding, output layer (unless tied), learned positions.
+/// Input embedding, output layer (unless tied), learned positions.
 [[nodiscard]] constexpr long long embedding_weights(const TransformerShape& m) {
     constexpr std::string_view what = "TransformerShape (embedding weights)";
     return checked_add(checked_mul(checked_mul(m.vocabulary, m.hidden, what), m.tied_embeddings ? 1 : 2, what),
                        checked_mul(m.learned_positions, m.hidden, what), what);
 }
 
-// Every weight of the model: the layers, the tables and the final norm. For
-// Llama 3.1 this gives the published 8,030,261,248 / 70,553,706,496 /
-// 405,853,388,800 (the lesson's "lesson 18" formula:
-// L·(2h² + 2h·kv + 3h·ffn + 2h) + V·h·2 + h).
-// With MoE: the dense layers at their own weights, the rest MoE layers. A
-// vision encoder's weights (vision_weights) are added.
+/// Every weight of the model: the layers, the tables and the final norm. For
+/// Llama 3.1 this gives the published 8,030,261,248 / 70,553,706,496 /
+/// 405,853,388,800 (the lesson's "lesson 18" formula:
+/// L·(2h² + 2h·kv + 3h·ffn + 2h) + V·h·2 + h).
+/// With MoE: the dense layers at their own weights, the rest MoE layers. A
+/// vision encoder's weights (vision_weights) are added.
 [[nodiscard]] constexpr long long parameter_count(const TransformerShape& m) {
     constexpr std::string_view what = "TransformerShape (parameter count)";
     const long long moe = moe_layers(m);
@@ -257,9 +257,9 @@ struct VisionEncoder {
                        m.vision_weights, what);
 }
 
-// Weights one token passes through (MoE: only the active routed experts; the
-// shared ones, the router and the embedding tables count; a text token passes
-// through no vision encoder).
+/// Weights one token passes through (MoE: only the active routed experts; the
+/// shared ones, the router and the embedding tables count; a text token passes
+/// through no vision encoder).
 [[nodiscard]] constexpr long long active_parameter_count(const TransformerShape& m) {
     if (m.experts == 0) return parameter_count(m) - m.vision_weights;
     constexpr std::string_view what = "TransformerShape (active parameter count)";
@@ -271,7 +271,7 @@ struct VisionEncoder {
 // Mixture of experts: the experts a batch reads
 
 namespace detail {
-// a^n for a whole n ≥ 0 by squaring (constexpr, log n steps).
+/// a^n for a whole n ≥ 0 by squaring (constexpr, log n steps).
 [[nodiscard]] constexpr double power(double a, long long n) {
     double result = 1.0;
     for (; n > 0; n /= 2, a *= a)
@@ -280,12 +280,12 @@ namespace detail {
 }
 }  // namespace detail
 
-// n tokens each pick k of E experts, uniformly and independently: one token
-// misses a given expert with probability 1 − k/E, all n miss it with
-// (1 − k/E)^n, so by linearity of expectation the batch touches
-//   E · (1 − (1 − k/E)^n)
-// distinct experts (the occupancy problem: Feller 1968, "An Introduction to
-// Probability Theory", Vol. I, Sec. IV.2). One token: k; many: all E.
+/// n tokens each pick k of E experts, uniformly and independently: one token
+/// misses a given expert with probability 1 − k/E, all n miss it with
+/// (1 − k/E)^n, so by linearity of expectation the batch touches
+///   E · (1 − (1 − k/E)^n)
+/// distinct experts (the occupancy problem: Feller 1968, "An Introduction to
+/// Probability Theory", Vol. I, Sec. IV.2). One token: k; many: all E.
 [[nodiscard]] constexpr double expected_distinct_experts(long long experts, long long per_token, double tokens_routed) {
     require_at_least_one("experts", experts);
     require(per_token >= 1 && per_token <= experts, "experts_per_token", count(per_token), "must be in [1, experts]");
@@ -294,35 +294,35 @@ namespace detail {
     return count(experts) * (1.0 - detail::power(miss, static_cast<long long>(tokens_routed)));
 }
 
-// Weights of all routed experts of one MoE layer.
+/// Weights of all routed experts of one MoE layer.
 [[nodiscard]] constexpr long long expert_weights_per_layer(const TransformerShape& m) {
     return m.experts == 0 ? 0 : m.experts * feed_forward_weights(m, m.expert_ffn);
 }
 
-// Weights of every routed expert of the model: only the MoE layers have them
-// (DeepSeek-V3's first 3 layers are dense). Everything else, the shared
-// experts included (Dai et al. 2024, DeepSeekMoE, Sec. 3.2: every token goes
-// through them), is read by every pass like a dense model's weights.
+/// Weights of every routed expert of the model: only the MoE layers have them
+/// (DeepSeek-V3's first 3 layers are dense). Everything else, the shared
+/// experts included (Dai et al. 2024, DeepSeekMoE, Sec. 3.2: every token goes
+/// through them), is read by every pass like a dense model's weights.
 [[nodiscard]] constexpr long long routed_expert_weights(const TransformerShape& m) {
     return moe_layers(m) * expert_weights_per_layer(m);
 }
 
-// Matrix FLOPs of attention's scores and weighted values per token, forward,
-// against `context` earlier tokens: 2·heads·(Q·K width + V width)·context
-// (Q·Kᵀ and scores·V; with latent attention Q·K spans nope + rope dimensions,
-// DeepSeek-V2 Sec. 2.1.3). The projections are 2 FLOPs per weight.
+/// Matrix FLOPs of attention's scores and weighted values per token, forward,
+/// against `context` earlier tokens: 2·heads·(Q·K width + V width)·context
+/// (Q·Kᵀ and scores·V; with latent attention Q·K spans nope + rope dimensions,
+/// DeepSeek-V2 Sec. 2.1.3). The projections are 2 FLOPs per weight.
 [[nodiscard]] constexpr double attention_score_flops_per_token(const TransformerShape& m, double context) {
     const double qk = latent_attention(m) ? count(m.qk_nope_head_dim + m.qk_rope_head_dim) : count(head_dim(m));
     const double v = latent_attention(m) ? count(m.v_head_dim) : count(head_dim(m));
     return 2.0 * count(m.heads) * (qk + v) * context;
 }
 
-// The same for one sequence of s tokens, averaged over the layers (a caller
-// multiplies by the layers): s·(the above at s), halved when causal masking
-// skips the upper triangle (the continuous s²/2). A local layer's scores lie in
-// a band of the window's width: s²/2 − (s − w)²/2 positions when causal
-// (Beltagy et al. 2020, Longformer, Sec. 3.1: linear in s), twice that when
-// the masked half is counted as the full square is.
+/// The same for one sequence of s tokens, averaged over the layers (a caller
+/// multiplies by the layers): s·(the above at s), halved when causal masking
+/// skips the upper triangle (the continuous s²/2). A local layer's scores lie in
+/// a band of the window's width: s²/2 − (s − w)²/2 positions when causal
+/// (Beltagy et al. 2020, Longformer, Sec. 3.1: linear in s), twice that when
+/// the masked half is counted as the full square is.
 [[nodiscard]] constexpr double attention_score_flops_per_sequence(const TransformerShape& m, double s, bool causal) {
     const double full = s * attention_score_flops_per_token(m, s) * (causal ? 0.5 : 1.0);
     const double w = count(m.sliding_window);
@@ -331,15 +331,15 @@ namespace detail {
     return (count(global_attention_layers(m)) * full + count(local_attention_layers(m)) * band) / count(m.layers);
 }
 
-// Bytes of all weights at `bytes_per_weight` (2 for BF16/FP16).
+/// Bytes of all weights at `bytes_per_weight` (2 for BF16/FP16).
 [[nodiscard]] constexpr Bytes weight_bytes(const TransformerShape& m, double bytes_per_weight) {
     return bytes(count(parameter_count(m)) * bytes_per_weight);
 }
 
-// KV cache per token: a key and a value vector per layer per KV head
-// (2 · layers · kv_heads · head_dim values).
-// Latent attention caches the latent and the shared RoPE key instead:
-// (kv_lora_rank + qk_rope_head_dim) values per layer (DeepSeek-V2 Sec. 2.1.2, Table 1).
+/// KV cache per token: a key and a value vector per layer per KV head
+/// (2 · layers · kv_heads · head_dim values).
+/// Latent attention caches the latent and the shared RoPE key instead:
+/// (kv_lora_rank + qk_rope_head_dim) values per layer (DeepSeek-V2 Sec. 2.1.2, Table 1).
 [[nodiscard]] constexpr BytesPerToken kv_cache_per_token(const TransformerShape& m, double bytes_per_value) {
     constexpr std::string_view what = "TransformerShape (KV cache values per token)";
     if (latent_attention(m))
@@ -349,9 +349,9 @@ namespace detail {
                            bytes_per_value);
 }
 
-// The KV cache of one sequence of `context` tokens: kv_cache_per_token ×
-// context, but a local layer keeps only the last sliding_window tokens (Gemma
-// 2/3's "hybrid" cache; Gemma Team 2025, arXiv 2503.19786, Sec. 2, the 5:1 local/global interleaving).
+/// The KV cache of one sequence of `context` tokens: kv_cache_per_token ×
+/// context, but a local layer keeps only the last sliding_window tokens (Gemma
+/// 2/3's "hybrid" cache; Gemma Team 2025, arXiv 2503.19786, Sec. 2, the 5:1 local/global interleaving).
 [[nodiscard]] constexpr Bytes kv_cache_bytes(const TransformerShape& m, double bytes_per_value, Tokens context) {
     if (local_attention_layers(m) == 0) return kv_cache_per_token(m, bytes_per_value) * context;
     const double c = in(context, units::token);
@@ -359,15 +359,15 @@ namespace detail {
     return kv_cache_per_token(m, bytes_per_value) * tokens(kept / count(m.layers));
 }
 
-// One token's hidden vector: what tensor-parallel GPUs all-reduce after each
-// split block and what pipeline stages hand to one another.
+/// One token's hidden vector: what tensor-parallel GPUs all-reduce after each
+/// split block and what pipeline stages hand to one another.
 [[nodiscard]] constexpr BytesPerToken hidden_vector(const TransformerShape& m, double bytes_per_value) {
     return bytes_per_token(count(m.hidden) * bytes_per_value);
 }
 
-// Checks the shape: every count at least 1 and at most its bound
-// (napkin/checked.hpp limits), heads split evenly, and the weight count within
-// limits::parameters, so every count above is exact.
+/// Checks the shape: every count at least 1 and at most its bound
+/// (napkin/checked.hpp limits), heads split evenly, and the weight count within
+/// limits::parameters, so every count above is exact.
 [[nodiscard]] constexpr const TransformerShape& validated(const TransformerShape& m) {
     require_count("TransformerShape.layers", m.layers, limits::layers);
     require_count("TransformerShape.hidden", m.hidden, limits::width);

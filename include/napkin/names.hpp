@@ -20,12 +20,12 @@ struct Named {
     E value;
     std::string_view name;
 };
-// Spelled out for compilers without class template argument deduction for
-// aggregates (P1816; clang before 17), which the fuzz build uses.
+/// Spelled out for compilers without class template argument deduction for
+/// aggregates (P1816; clang before 17), which the fuzz build uses.
 template <class E>
 Named(E, std::string_view) -> Named<E>;
 
-// The name of `value` in `table` ("?" for a value the table does not list).
+/// The name of `value` in `table` ("?" for a value the table does not list).
 template <class E, std::size_t N>
 [[nodiscard]] constexpr std::string_view name_of(E value, const std::array<Named<E>, N>& table) {
     for (const Named<E>& row : table)
@@ -33,7 +33,7 @@ template <class E, std::size_t N>
     return "?";
 }
 
-// The value `name` stands for in `table`, if any.
+/// The value `name` stands for in `table`, if any.
 template <class E, std::size_t N>
 [[nodiscard]] constexpr std::optional<E> value_of(std::string_view name, const std::array<Named<E>, N>& table) {
     for (const Named<E>& row : table)
@@ -41,7 +41,7 @@ template <class E, std::size_t N>
     return std::nullopt;
 }
 
-// "a, b or c": the table's names for a help text or an error message.
+/// "a, b or c": the table's names for a help text or an error message.
 template <class E, std::size_t N>
 [[nodiscard]] inline std::string names_of(const std::array<Named<E>, N>& table) {
     std::string text;

@@ -46,8 +46,8 @@
 
 namespace napkin {
 
-// The algorithms NCCL can run (src/include/device.h: NCCL_ALGO_*).
-// p2p: the grouped sends NCCL runs all-to-all and send/recv as.
+/// The algorithms NCCL can run (src/include/device.h: NCCL_ALGO_*).
+/// p2p: the grouped sends NCCL runs all-to-all and send/recv as.
 enum class ClusterAlgorithm { ring, tree, nvls, nvls_tree, collnet, p2p };
 
 inline constexpr std::array cluster_algorithm_names{
@@ -59,7 +59,7 @@ inline constexpr std::array cluster_algorithm_names{
     return value_of(text, cluster_algorithm_names);
 }
 
-// The ops nccl-tests measures (all_reduce_perf, …, sendrecv_perf).
+/// The ops nccl-tests measures (all_reduce_perf, …, sendrecv_perf).
 enum class ClusterOp { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, send_recv };
 
 inline constexpr std::array cluster_op_names{
@@ -72,8 +72,8 @@ inline constexpr std::array cluster_op_names{
     return value_of(text, cluster_op_names);
 }
 
-// nccl-tests doc/PERFORMANCE.md: busbw = algbw · factor; all-reduce 2(n−1)/n,
-// all-gather, reduce-scatter, all-to-all (n−1)/n, broadcast and send/recv 1.
+/// nccl-tests doc/PERFORMANCE.md: busbw = algbw · factor; all-reduce 2(n−1)/n,
+/// all-gather, reduce-scatter, all-to-all (n−1)/n, broadcast and send/recv 1.
 [[nodiscard]] constexpr double bus_factor(ClusterOp op, long long ranks) {
     require_at_least_one("ranks", ranks);
     const double n = count(ranks);
@@ -88,8 +88,8 @@ inline constexpr std::array cluster_op_names{
     }
 }
 
-// The fitted shares (see the header comment). Fitted by fit_nccl_shares on
-// tests/data/measured-collectives.json's fitting tables; the test re-runs it.
+/// The fitted shares (see the header comment). Fitted by fit_nccl_shares on
+/// tests/data/measured-collectives.json's fitting tables; the test re-runs it.
 struct NcclShares {
     double nvls = 0.7583;     // η_nvls: achieved share of the NVLS ceiling
     double network = 0.7906;  // η_net: achieved share of the NICs' line rate
@@ -136,13 +136,13 @@ struct NcclFabric {
 }
 
 namespace cluster {
-// NVLS efficiency by architecture (tuning.cc, nvlsEfficiency: SM90 0.85, SM100 0.74).
+/// NVLS efficiency by architecture (tuning.cc, nvlsEfficiency: SM90 0.85, SM100 0.74).
 [[nodiscard]] constexpr double nvls_efficiency(Architecture a) {
     return a == Architecture::hopper ? 0.85 : a == Architecture::blackwell ? 0.74 : 0.0;
 }
-// NCCL's per-channel NVLink bandwidth times the GPU's NVLink count (topo.h,
-// SM80_NVLINK_BW 20, SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1 GB/s; A100 12
-// links, H100 and B200 18): the most a ring inside the domain gets. 0: not NVLink.
+/// NCCL's per-channel NVLink bandwidth times the GPU's NVLink count (topo.h,
+/// SM80_NVLINK_BW 20, SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1 GB/s; A100 12
+/// links, H100 and B200 18): the most a ring inside the domain gets. 0: not NVLink.
 [[nodiscard]] constexpr BytesPerSecond nvlink_ring_ceiling(Architecture a) {
     switch (a) {
         case Architecture::ampere:
@@ -168,7 +168,7 @@ namespace detail {
 [[nodiscard]] constexpr BytesPerSecond ring_intra(const NcclFabric& f) {
     return f.intra_ceiling.value() > 0.0 ? std::min(f.intra.bandwidth, f.intra_ceiling) : f.intra.bandwidth;
 }
-// K·η_net through at most `channels` NICs.
+/// K·η_net through at most `channels` NICs.
 [[nodiscard]] constexpr BytesPerSecond network(const NcclFabric& f, const NcclShares& s, double channels) {
     return s.network * std::min(count(f.nics), channels) * f.nic_bandwidth / f.oversubscription;
 }
@@ -182,9 +182,9 @@ namespace detail {
 }
 }  // namespace detail
 
-// Whether NCCL can run `a` for `op` on this fabric (NVLS needs NVLink SHARP,
-// CollNet IB SHARP; tree, NVLS tree and CollNet need more than one domain for
-// the network part, NVLS inside one; only the all-reduce has them all).
+/// Whether NCCL can run `a` for `op` on this fabric (NVLS needs NVLink SHARP,
+/// CollNet IB SHARP; tree, NVLS tree and CollNet need more than one domain for
+/// the network part, NVLS inside one; only the all-reduce has them all).
 [[nodiscard]] constexpr bool available(ClusterAlgorithm a, ClusterOp op, const NcclFabric& f) {
     const bool many = domains(f) > 1;
     const bool sends = op == ClusterOp::all_to_all || op == ClusterOp::send_recv;
@@ -205,7 +205,7 @@ namespace detail {
     }
 }
 
-// The bus bandwidth of algorithm `a` (Simple protocol), the slowest of its phases.
+/// The bus bandwidth of algorithm `a` (Simple protocol), the slowest of its phases.
 [[nodiscard]] constexpr BytesPerSecond cluster_bus_bandwidth(ClusterAlgorithm a, ClusterOp op, const NcclFabric& f,
                                                              const NcclShares& s = {}) {
     (void)validated(f);
@@ -240,13 +240,13 @@ namespace detail {
     return intra;
 }
 
-// The latency of algorithm `a` under protocol `p` (tuning.cc baseLat and hwLat):
-//   ring:  base + (s − s_net)·λ_intra + s_net·λ_net, s = 2(n−1) (all-reduce) or n−1, s_net = 2(N−1) or N−1
-//   tree:  base + 2·[(g−1)·λ_intra + ⌈log₂ N⌉·λ_net]
-//   NVLS:  base + 2·λ_intra (up to the switch and back); NVLS tree and CollNet
-//          add the tree's network hops (2⌈log₂ N⌉, CollNet 2: one switch level).
-// NVLS and CollNet use the tree's base and hop latencies (tuning.cc prices them
-// from the same tables; their own entries are not in the reference tables).
+/// The latency of algorithm `a` under protocol `p` (tuning.cc baseLat and hwLat):
+///   ring:  base + (s − s_net)·λ_intra + s_net·λ_net, s = 2(n−1) (all-reduce) or n−1, s_net = 2(N−1) or N−1
+///   tree:  base + 2·[(g−1)·λ_intra + ⌈log₂ N⌉·λ_net]
+///   NVLS:  base + 2·λ_intra (up to the switch and back); NVLS tree and CollNet
+///          add the tree's network hops (2⌈log₂ N⌉, CollNet 2: one switch level).
+/// NVLS and CollNet use the tree's base and hop latencies (tuning.cc prices them
+/// from the same tables; their own entries are not in the reference tables).
 [[nodiscard]] constexpr Seconds cluster_latency(ClusterAlgorithm a, ClusterOp op, const NcclFabric& f, NcclProtocol p) {
     const long long big_n = domains(f), g = std::min(f.domain_gpus, f.gpus);
     const bool ring_table = a == ClusterAlgorithm::ring || a == ClusterAlgorithm::p2p;
@@ -276,8 +276,8 @@ namespace detail {
     return base;
 }
 
-// One algorithm and protocol: latency + f_op · M / (e_p · busbw), e_p the
-// protocol's share (tuning.cc: LL 0.5, LL128 0.92, Simple 1).
+/// One algorithm and protocol: latency + f_op · M / (e_p · busbw), e_p the
+/// protocol's share (tuning.cc: LL 0.5, LL128 0.92, Simple 1).
 [[nodiscard]] constexpr ClusterChoice cluster_collective(ClusterOp op, Bytes message, const NcclFabric& f,
                                                          ClusterAlgorithm a, NcclProtocol p, const NcclShares& s = {}) {
     (void)validated(f);
@@ -289,9 +289,9 @@ namespace detail {
     return {a, p, {s.latency * cluster_latency(a, op, f, p), bus_factor(op, f.gpus) * (message / bus)}, bus};
 }
 
-// NCCL's choice (tuning.cc, ncclTopoGetAlgoTime: the fastest algorithm and
-// protocol by the model; ties to the first in ring, tree, NVLS, NVLS tree,
-// CollNet × LL, LL128, Simple order), or the fastest protocol of one algorithm.
+/// NCCL's choice (tuning.cc, ncclTopoGetAlgoTime: the fastest algorithm and
+/// protocol by the model; ties to the first in ring, tree, NVLS, NVLS tree,
+/// CollNet × LL, LL128, Simple order), or the fastest protocol of one algorithm.
 [[nodiscard]] constexpr ClusterChoice choose_cluster_collective(ClusterOp op, Bytes message, const NcclFabric& f,
                                                                 std::optional<ClusterAlgorithm> only = std::nullopt,
                                                                 const NcclShares& s = {}) {
@@ -307,14 +307,14 @@ namespace detail {
     return *best;
 }
 
-// Node-limited MoE dispatch (DeepSeek-V3 technical report, Sec. 3.2.2: each
-// token goes to experts on at most M nodes, once over the network to each
-// node, then on over NVLink to its experts there). A rank sends S = T·k·h (T
-// tokens of h bytes, k experts each). Over the network each token crosses once
-// per target node other than its own: M·(N−1)/N on average (M nodes drawn
-// uniformly), never more than the unlimited all-to-all's k·(n−g)/(n−1); over
-// NVLink every copy but the one landing on the receiving GPU, (g−1)/g · S.
-// Both at once: t = λ·(base + λ_net) + max(net bytes / (K/g), NVLink bytes / B).
+/// Node-limited MoE dispatch (DeepSeek-V3 technical report, Sec. 3.2.2: each
+/// token goes to experts on at most M nodes, once over the network to each
+/// node, then on over NVLink to its experts there). A rank sends S = T·k·h (T
+/// tokens of h bytes, k experts each). Over the network each token crosses once
+/// per target node other than its own: M·(N−1)/N on average (M nodes drawn
+/// uniformly), never more than the unlimited all-to-all's k·(n−g)/(n−1); over
+/// NVLink every copy but the one landing on the receiving GPU, (g−1)/g · S.
+/// Both at once: t = λ·(base + λ_net) + max(net bytes / (K/g), NVLink bytes / B).
 struct NodeLimitedDispatch {
     long long top_k = 8;       // k experts a token
     long long node_limit = 4;  // M nodes a token at most
@@ -343,7 +343,7 @@ struct NodeLimitedDispatch {
             wire.value() > 0 ? bus_factor(ClusterOp::all_to_all, f.gpus) * (per_rank / wire) : BytesPerSecond{}};
 }
 
-// nccl-tests' numbers for a time t of S bytes: algbw = S/t, busbw = algbw · f_op(n).
+/// nccl-tests' numbers for a time t of S bytes: algbw = S/t, busbw = algbw · f_op(n).
 [[nodiscard]] constexpr BytesPerSecond cluster_algbw(Bytes size, Seconds time) { return size / time; }
 [[nodiscard]] constexpr BytesPerSecond cluster_busbw(ClusterOp op, long long ranks, Bytes size, Seconds time) {
     return bus_factor(op, ranks) * (size / time);
@@ -352,8 +352,8 @@ struct NodeLimitedDispatch {
 // ---------------------------------------------------------------------------
 // Fitting η_nvls, η_net and H to measured tables.
 
-// One measured time: a fabric, an op, a size, and the algorithm the run forced
-// (NCCL_ALGO, NCCL_NVLS_ENABLE=0), if any.
+/// One measured time: a fabric, an op, a size, and the algorithm the run forced
+/// (NCCL_ALGO, NCCL_NVLS_ENABLE=0), if any.
 struct ClusterSample {
     std::string_view source;  // who published it (left out together)
     NcclFabric fabric;
@@ -368,7 +368,7 @@ struct ClusterSample {
 }
 
 namespace detail {
-// Mean |relative error| on time over every sample not from `skip`.
+/// Mean |relative error| on time over every sample not from `skip`.
 [[nodiscard]] inline double cluster_loss(std::span<const ClusterSample> samples, const NcclShares& shares,
                                          std::string_view skip) {
     double sum = 0.0;
@@ -380,7 +380,7 @@ namespace detail {
         }
     return n == 0 ? 0.0 : sum / count(n);
 }
-// Golden-section search of one share in [lo, hi], the others held.
+/// Golden-section search of one share in [lo, hi], the others held.
 template <class Set>
 [[nodiscard]] inline NcclShares golden(std::span<const ClusterSample> samples, NcclShares at, double lo, double hi,
                                        Set set, std::string_view skip) {
@@ -404,9 +404,9 @@ template <class Set>
 }
 }  // namespace detail
 
-// The shares that minimise the mean |relative error| on time over every sample
-// (but those of `skip`): coordinate descent, each share by golden section in a
-// physical range (η in [0.3, 1.2], H in [1, 72] NICs, λ in [0.5, 20]).
+/// The shares that minimise the mean |relative error| on time over every sample
+/// (but those of `skip`): coordinate descent, each share by golden section in a
+/// physical range (η in [0.3, 1.2], H in [1, 72] NICs, λ in [0.5, 20]).
 [[nodiscard]] inline NcclShares fit_nccl_shares(std::span<const ClusterSample> samples, std::string_view skip = {}) {
     NcclShares s{1.0, 1.0, 8.0, 1.0};
     for (int round = 0; round < 6; ++round) {

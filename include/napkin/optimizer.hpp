@@ -31,10 +31,10 @@ enum class Optimizer : unsigned char { adam, muon };
     reject("optimizer", name, "must be adam or muon");
 }
 
-// Jordan et al. 2024: five iterations.
+/// Jordan et al. 2024: five iterations.
 inline constexpr long long muon_newton_schulz_iterations = 5;
 
-// One Newton–Schulz orthogonalisation of an rows × cols matrix.
+/// One Newton–Schulz orthogonalisation of an rows × cols matrix.
 [[nodiscard]] constexpr double newton_schulz_flops(long long rows, long long cols,
                                                    long long iterations = muon_newton_schulz_iterations) {
     require_at_least_one("rows", rows);
@@ -64,8 +64,8 @@ namespace detail {
 }
 }  // namespace detail
 
-// Muon's Newton–Schulz FLOPs for one step over every matrix of the model:
-// attention's, each dense, routed and shared expert's, the router's.
+/// Muon's Newton–Schulz FLOPs for one step over every matrix of the model:
+/// attention's, each dense, routed and shared expert's, the router's.
 [[nodiscard]] constexpr double muon_step_flops(const TransformerShape& m,
                                                long long iterations = muon_newton_schulz_iterations) {
     const double attention = detail::attention_newton_schulz(m, iterations);
@@ -80,15 +80,15 @@ namespace detail {
     return count(moe_layers(m)) * moe + count(m.layers - moe_layers(m)) * dense;
 }
 
-// Weights Muon updates (the matrices) and those AdamW keeps (the rest).
+/// Weights Muon updates (the matrices) and those AdamW keeps (the rest).
 [[nodiscard]] constexpr long long muon_parameter_count(const TransformerShape& m) {
     const long long vectors = m.norms_per_layer * norm_weights(m) * m.layers + norm_weights(m);
     return parameter_count(m) - embedding_weights(m) - vectors;
 }
 
-// Optimizer state in bytes per weight beside the FP32 master copy: Adam's two
-// FP32 moments (8 B, Kingma & Ba 2015), Muon's one FP32 momentum (4 B) on its
-// matrices and AdamW's 8 B on the rest.
+/// Optimizer state in bytes per weight beside the FP32 master copy: Adam's two
+/// FP32 moments (8 B, Kingma & Ba 2015), Muon's one FP32 momentum (4 B) on its
+/// matrices and AdamW's 8 B on the rest.
 [[nodiscard]] constexpr Bytes optimizer_state_bytes(const TransformerShape& m, Optimizer o) {
     const double all = count(parameter_count(m));
     if (o == Optimizer::adam) return bytes(8.0 * all);
@@ -96,8 +96,8 @@ namespace detail {
     return bytes(4.0 * matrices + 8.0 * (all - matrices));
 }
 
-// The step's Newton–Schulz time when `gpus` share the matrices (a distributed
-// optimizer: each handles 1/gpus of them), each running at `rate`.
+/// The step's Newton–Schulz time when `gpus` share the matrices (a distributed
+/// optimizer: each handles 1/gpus of them), each running at `rate`.
 [[nodiscard]] constexpr Seconds muon_step_time(const TransformerShape& m, double gpus, FlopsPerSecond rate,
                                                long long iterations = muon_newton_schulz_iterations) {
     require_positive("gpus", gpus);

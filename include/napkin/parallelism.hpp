@@ -37,7 +37,7 @@ namespace napkin {
 
 enum class DType { none, fp8, bf16, fp16, fp32 };
 
-// Bytes of one value (none: the state is not kept, e.g. no separate master copy).
+/// Bytes of one value (none: the state is not kept, e.g. no separate master copy).
 [[nodiscard]] constexpr double bytes_of(DType d) {
     switch (d) {
         case DType::none: return 0.0;
@@ -58,9 +58,9 @@ inline constexpr std::array dtype_names{Named{DType::none, "none"}, Named{DType:
 // ---------------------------------------------------------------------------
 // Choices
 
-// Activation recomputation (Korthikanti et al. 2022, arXiv 2205.05198): keep
-// every activation, recompute only the attention core (selective), or keep
-// only each layer's input and replay the whole forward pass (full).
+/// Activation recomputation (Korthikanti et al. 2022, arXiv 2205.05198): keep
+/// every activation, recompute only the attention core (selective), or keep
+/// only each layer's input and replay the whole forward pass (full).
 enum class Recompute { none, selective, full };
 
 inline constexpr std::array recompute_names{Named{Recompute::none, "none"}, Named{Recompute::selective, "selective"},
@@ -70,10 +70,10 @@ inline constexpr std::array recompute_names{Named{Recompute::none, "none"}, Name
     return value_of(text, recompute_names);
 }
 
-// How the model states are shared over the data-parallel ranks: ZeRO stages
-// 0–3 (Rajbhandari et al., SC'20, Sec. 5) or Megatron-LM's distributed
-// optimizer (master weights and moments sharded, like ZeRO-1, gradients
-// reduce-scattered and weights all-gathered).
+/// How the model states are shared over the data-parallel ranks: ZeRO stages
+/// 0–3 (Rajbhandari et al., SC'20, Sec. 5) or Megatron-LM's distributed
+/// optimizer (master weights and moments sharded, like ZeRO-1, gradients
+/// reduce-scattered and weights all-gathered).
 enum class Sharding { none, zero1, zero2, zero3, distributed };
 
 inline constexpr std::array sharding_names{Named{Sharding::none, "0"}, Named{Sharding::zero1, "1"},
@@ -84,12 +84,12 @@ inline constexpr std::array sharding_names{Named{Sharding::none, "0"}, Named{Sha
     return value_of(text, sharding_names);
 }
 
-// The pipeline schedule as a small value a search can copy and switch on.
-// `automatic` is Megatron-LM's default: 1F1B, or interleaved 1F1B when a rank
-// holds v > 1 chunks (Narayanan et al. 2021, Sec. 2.2). The kind is a choice of
-// the layout, so it lives here; the schedules' formulas and the registry that
-// maps each kind to its type are napkin/pipeline.hpp's (DESIGN.md: a shape
-// includes no primitive).
+/// The pipeline schedule as a small value a search can copy and switch on.
+/// `automatic` is Megatron-LM's default: 1F1B, or interleaved 1F1B when a rank
+/// holds v > 1 chunks (Narayanan et al. 2021, Sec. 2.2). The kind is a choice of
+/// the layout, so it lives here; the schedules' formulas and the registry that
+/// maps each kind to its type are napkin/pipeline.hpp's (DESIGN.md: a shape
+/// includes no primitive).
 enum class ScheduleKind { automatic, gpipe, one_f_one_b, interleaved, zero_bubble_h1, zero_bubble_h2, dualpipe, dualpipev };
 
 // napkin/pipeline.hpp checks at compile time that each name is its schedule type's `name`.
@@ -131,14 +131,14 @@ struct Parallelism {
     DType moments = DType::fp32;  // each of Adam's two moments
 };
 
-// GPUs the layout occupies: t · c · p · d (experts reuse the data-parallel ranks).
-// Checked: a product beyond 64 bits is rejected, never wrapped.
+/// GPUs the layout occupies: t · c · p · d (experts reuse the data-parallel ranks).
+/// Checked: a product beyond 64 bits is rejected, never wrapped.
 [[nodiscard]] constexpr long long gpus(const Parallelism& par) {
     constexpr std::string_view what = "tp × cp × pp × dp";
     return checked_mul(checked_mul(checked_mul(par.tp, par.cp, what), par.pp, what), par.dp, what);
 }
 
-// Gradient accumulation: m = B / (b · d) micro-batches per optimizer step.
+/// Gradient accumulation: m = B / (b · d) micro-batches per optimizer step.
 [[nodiscard]] constexpr long long microbatches(const Parallelism& par) {
     return par.global_batch / checked_mul(par.micro_batch, par.dp, "micro_batch × dp");
 }
@@ -146,7 +146,7 @@ struct Parallelism {
 // ---------------------------------------------------------------------------
 // The pipeline schedule of a layout
 
-// The schedule that runs: `automatic` resolved by the number of chunks.
+/// The schedule that runs: `automatic` resolved by the number of chunks.
 [[nodiscard]] constexpr ScheduleKind resolved_schedule(const Parallelism& par) {
     if (par.schedule != ScheduleKind::automatic) return par.schedule;
     return par.virtual_stages > 1 ? ScheduleKind::interleaved : ScheduleKind::one_f_one_b;
@@ -156,12 +156,12 @@ struct Parallelism {
 // ---------------------------------------------------------------------------
 // Rank placement
 
-// A rank's coordinates in the layout.
+/// A rank's coordinates in the layout.
 struct RankCoordinates {
     long long tp = 0, cp = 0, dp = 0, pp = 0;
 };
 
-// Megatron order: rank = tp + t·(cp + c·(dp + d·pp)).
+/// Megatron order: rank = tp + t·(cp + c·(dp + d·pp)).
 [[nodiscard]] constexpr long long rank_of(const RankCoordinates& r, const Parallelism& par) {
     return r.tp + par.tp * (r.cp + par.cp * (r.dp + par.dp * r.pp));
 }
@@ -178,8 +178,8 @@ struct RankCoordinates {
     return r;
 }
 
-// One communication group as it lands on the cluster: `size` ranks `stride`
-// apart. Its members share a node when the whole span fits in one.
+/// One communication group as it lands on the cluster: `size` ranks `stride`
+/// apart. Its members share a node when the whole span fits in one.
 struct GroupPlacement {
     long long size = 1;
     long long stride = 1;
@@ -199,35 +199,35 @@ struct GroupPlacement {
     return {size, stride, per_node, span_nodes};
 }
 
-// The groups of the Megatron order.
+/// The groups of the Megatron order.
 [[nodiscard]] constexpr GroupPlacement tensor_group(const Parallelism& par, const Cluster& c) {
     return place_group(par.tp, 1, c.node.gpus);
 }
 [[nodiscard]] constexpr GroupPlacement context_group(const Parallelism& par, const Cluster& c) {
     return place_group(par.cp, par.tp, c.node.gpus);
 }
-// Gradients of the dense weights are reduced over data × context ranks
-// (Megatron reduces over the combined dp-cp group).
+/// Gradients of the dense weights are reduced over data × context ranks
+/// (Megatron reduces over the combined dp-cp group).
 [[nodiscard]] constexpr GroupPlacement data_group(const Parallelism& par, const Cluster& c) {
     return place_group(checked_mul(par.dp, par.cp, "dp × cp"), par.tp, c.node.gpus);
 }
-// Expert-parallel ranks are the innermost `ep` of the data-parallel ranks.
+/// Expert-parallel ranks are the innermost `ep` of the data-parallel ranks.
 [[nodiscard]] constexpr GroupPlacement expert_group(const Parallelism& par, const Cluster& c) {
     return place_group(par.ep, checked_mul(par.tp, par.cp, "tp × cp"), c.node.gpus);
 }
-// Expert weights are replicated over the remaining dp·cp / ep ranks.
+/// Expert weights are replicated over the remaining dp·cp / ep ranks.
 [[nodiscard]] constexpr GroupPlacement expert_data_group(const Parallelism& par, const Cluster& c) {
     return place_group(checked_mul(par.dp, par.cp, "dp × cp") / par.ep,
                        checked_mul(checked_mul(par.tp, par.cp, "tp × cp × ep"), par.ep, "tp × cp × ep"), c.node.gpus);
 }
-// Neighbouring pipeline stages are t·c·d ranks apart.
+/// Neighbouring pipeline stages are t·c·d ranks apart.
 [[nodiscard]] constexpr GroupPlacement pipeline_group(const Parallelism& par, const Cluster& c) {
     return place_group(par.pp, checked_mul(checked_mul(par.tp, par.cp, "tp × cp × dp"), par.dp, "tp × cp × dp"),
                        c.node.gpus);
 }
 
-// The link a group's collectives run on: NVLink inside a node, the network
-// (the GPU's share of it) once the group spans nodes.
+/// The link a group's collectives run on: NVLink inside a node, the network
+/// (the GPU's share of it) once the group spans nodes.
 [[nodiscard]] constexpr Link link_for(const GroupPlacement& g, const Cluster& c) {
     return g.crosses_nodes() ? network_link_per_gpu(c.node) : c.node.intra;
 }
@@ -239,12 +239,12 @@ struct GroupPlacement {
 namespace detail {
 inline std::string whole(long long n) { return std::to_string(n); }
 
-// What a schedule needs of the layout that the layout may lack; none: it runs.
+/// What a schedule needs of the layout that the layout may lack; none: it runs.
 enum class ScheduleProblem { none, chunks, interleaved_groups, zero_bubble_microbatches, dualpipe_stages,
                              dualpipe_microbatches };
 
-// The rules of check_schedule without the message: a search asks this for
-// every point, so it must not throw.
+/// The rules of check_schedule without the message: a search asks this for
+/// every point, so it must not throw.
 [[nodiscard]] constexpr ScheduleProblem schedule_problem(const Parallelism& par) {
     const ScheduleKind k = resolved_schedule(par);
     const long long m = microbatches(par);
@@ -262,8 +262,8 @@ enum class ScheduleProblem { none, chunks, interleaved_groups, zero_bubble_micro
     return ScheduleProblem::none;
 }
 
-// What each schedule needs of the layout, named in the layout's terms (the
-// checks of napkin/pipeline.hpp then never fire).
+/// What each schedule needs of the layout, named in the layout's terms (the
+/// checks of napkin/pipeline.hpp then never fire).
 constexpr void check_schedule(const Parallelism& par) {
     const std::string_view name = to_string(resolved_schedule(par));
     const long long m = microbatches(par);
@@ -288,9 +288,9 @@ constexpr void check_schedule(const Parallelism& par) {
 }
 }  // namespace detail
 
-// Checks the layout on its own: sizes at least 1 and within their bounds
-// (napkin/checked.hpp limits: up to 2^40 GPUs in all, 2^40 sequences, 2^40
-// tokens per sequence, 2^53 tokens per step), the batch split evenly.
+/// Checks the layout on its own: sizes at least 1 and within their bounds
+/// (napkin/checked.hpp limits: up to 2^40 GPUs in all, 2^40 sequences, 2^40
+/// tokens per sequence, 2^53 tokens per step), the batch split evenly.
 [[nodiscard]] constexpr const Parallelism& validated(const Parallelism& par) {
     require_count("Parallelism.tp", par.tp, limits::gpus);
     require_count("Parallelism.pp", par.pp, limits::gpus);
@@ -327,9 +327,9 @@ constexpr void check_schedule(const Parallelism& par) {
     return par;
 }
 
-// Checks the layout against a model: heads split by tp, layers by pp × v
-// (unless `layer_map`: an uneven layer map, napkin/layer_map.hpp, places
-// them), experts by ep.
+/// Checks the layout against a model: heads split by tp, layers by pp × v
+/// (unless `layer_map`: an uneven layer map, napkin/layer_map.hpp, places
+/// them), experts by ep.
 [[nodiscard]] constexpr const Parallelism& validated(const Parallelism& par, const TransformerShape& model,
                                                      bool layer_map = false) {
     (void)validated(par);
@@ -356,7 +356,7 @@ constexpr void check_schedule(const Parallelism& par) {
     return par;
 }
 
-// Checks the layout against a model and a cluster: t·c·p·d = the cluster's GPUs.
+/// Checks the layout against a model and a cluster: t·c·p·d = the cluster's GPUs.
 [[nodiscard]] constexpr const Parallelism& validated(const Parallelism& par, const TransformerShape& model,
                                                      const Cluster& cluster, bool layer_map = false) {
     (void)validated(par, model, layer_map);

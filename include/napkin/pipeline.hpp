@@ -34,14 +34,14 @@
 
 namespace napkin {
 
-// p, m, v.
+/// p, m, v.
 struct PipelineShape {
     long long stages;
     long long microbatches;
     long long chunks = 1;
 };
 
-// One micro-batch through one whole stage (all of its chunks).
+/// One micro-batch through one whole stage (all of its chunks).
 struct StageTimes {
     Seconds forward;
     Seconds backward;                    // the full backward: input gradient and weight gradient
@@ -90,8 +90,8 @@ constexpr void check_rank(const PipelineShape& s, long long rank) {
 }
 }  // namespace detail
 
-// Checks a pipeline's shape (p, m, v at least 1) and its stage times (finite,
-// non-negative, W within B), naming the field.
+/// Checks a pipeline's shape (p, m, v at least 1) and its stage times (finite,
+/// non-negative, W within B), naming the field.
 [[nodiscard]] constexpr const PipelineShape& validated(const PipelineShape& s) {
     detail::check_shape(s);
     return s;
@@ -106,8 +106,8 @@ constexpr void check_rank(const PipelineShape& s, long long rank) {
 // holds activations for, and how much parameter memory it needs relative to
 // a plain pipeline (1 = the rank's 1/p share of the model).
 
-// GPipe (Huang et al. 2019, Sec. 2.2): all forwards, then all backwards; the
-// bubble is (p − 1)(F + B) and every rank keeps all m micro-batches' activations.
+/// GPipe (Huang et al. 2019, Sec. 2.2): all forwards, then all backwards; the
+/// bubble is (p − 1)(F + B) and every rank keeps all m micro-batches' activations.
 struct GPipe {
     static constexpr std::string_view name = "gpipe";
     constexpr void validate(const PipelineShape& s) const { detail::require_one_chunk(s); }
@@ -119,9 +119,9 @@ struct GPipe {
     [[nodiscard]] constexpr double parameter_copies() const { return 1.0; }
 };
 
-// 1F1B, PipeDream-Flush (Narayanan et al. 2021, Sec. 2.2.1): rank r runs
-// p − r − 1 warm-up forwards, then alternates one forward and one backward.
-// Same bubble as GPipe, (p − 1)(F + B), but rank r holds only p − r micro-batches.
+/// 1F1B, PipeDream-Flush (Narayanan et al. 2021, Sec. 2.2.1): rank r runs
+/// p − r − 1 warm-up forwards, then alternates one forward and one backward.
+/// Same bubble as GPipe, (p − 1)(F + B), but rank r holds only p − r micro-batches.
 struct OneFOneB {
     static constexpr std::string_view name = "1f1b";
     constexpr void validate(const PipelineShape& s) const { detail::require_one_chunk(s); }
@@ -137,11 +137,11 @@ struct OneFOneB {
     [[nodiscard]] constexpr double parameter_copies() const { return 1.0; }
 };
 
-// Interleaved 1F1B (Narayanan et al. 2021, Sec. 2.2.2; Megatron-LM
-// megatron/core/pipeline_parallel/schedules.py): each rank holds v chunks, so a
-// micro-batch crosses every rank v times and the bubble shrinks v-fold:
-// (p − 1)(F + B)/v. Megatron's order takes virtual micro-batches in groups of
-// p, which needs m to be a multiple of p. With v = 1 it is 1F1B.
+/// Interleaved 1F1B (Narayanan et al. 2021, Sec. 2.2.2; Megatron-LM
+/// megatron/core/pipeline_parallel/schedules.py): each rank holds v chunks, so a
+/// micro-batch crosses every rank v times and the bubble shrinks v-fold:
+/// (p − 1)(F + B)/v. Megatron's order takes virtual micro-batches in groups of
+/// p, which needs m to be a multiple of p. With v = 1 it is 1F1B.
 struct Interleaved {
     // Forwards run before the first backward beyond Megatron's warm-up count.
     // Megatron with --overlap-moe-expert-parallel-comm runs one more, so each
@@ -191,11 +191,11 @@ struct Interleaved {
     [[nodiscard]] constexpr double parameter_copies() const { return 1.0; }
 };
 
-// Zero Bubble ZB-H1 (Qi et al. 2023, "Zero Bubble Pipeline Parallelism", Sec. 3.1):
-// the backward is split into B (input gradient) and W (weight gradient), W runs
-// later to fill the cool-down. Paper notation T_B = B − W here:
-// bubble (p − 1)(T_F + T_B − T_W) = (p − 1)(F + B − 2W), activations p·M_B as 1F1B.
-// The paper's handcrafted schedule reaches it when W ≤ F and W ≤ B − W and m ≥ p.
+/// Zero Bubble ZB-H1 (Qi et al. 2023, "Zero Bubble Pipeline Parallelism", Sec. 3.1):
+/// the backward is split into B (input gradient) and W (weight gradient), W runs
+/// later to fill the cool-down. Paper notation T_B = B − W here:
+/// bubble (p − 1)(T_F + T_B − T_W) = (p − 1)(F + B − 2W), activations p·M_B as 1F1B.
+/// The paper's handcrafted schedule reaches it when W ≤ F and W ≤ B − W and m ≥ p.
 struct ZeroBubbleH1 {
     static constexpr std::string_view name = "zb-h1";
     constexpr void validate(const PipelineShape& s) const { detail::require_one_chunk(s); }
@@ -209,16 +209,16 @@ struct ZeroBubbleH1 {
     [[nodiscard]] constexpr double parameter_copies() const { return 1.0; }
 };
 
-// Zero Bubble ZB-H2 (Qi et al. 2023, Sec. 3.1): more warm-up forwards fill the
-// bubble before the first B; bubble (p − 1)(T_F + T_B − 2T_W) = (p − 1)(F + B − 3W),
-// zero when F = T_B = W, for (2p − 1)·M_B of activations. The bubble is each
-// stage's idle time inside its own span: the step is a parallelogram whose
-// first and last stages start and end (p − 1)·F apart, and the paper overlaps
-// consecutive steps (post-validation instead of an optimizer barrier, Sec. 4),
-// so step_time is the time per step of a run of them. One step alone, with an
-// optimizer barrier after it, takes m(F + B) + (p − 1)·max(F, F + B − 3W)
-// (schedule.hpp simulates that step; its Timeline::overlapped_step_time is this
-// closed form's step, tests/unit/schedule.cpp).
+/// Zero Bubble ZB-H2 (Qi et al. 2023, Sec. 3.1): more warm-up forwards fill the
+/// bubble before the first B; bubble (p − 1)(T_F + T_B − 2T_W) = (p − 1)(F + B − 3W),
+/// zero when F = T_B = W, for (2p − 1)·M_B of activations. The bubble is each
+/// stage's idle time inside its own span: the step is a parallelogram whose
+/// first and last stages start and end (p − 1)·F apart, and the paper overlaps
+/// consecutive steps (post-validation instead of an optimizer barrier, Sec. 4),
+/// so step_time is the time per step of a run of them. One step alone, with an
+/// optimizer barrier after it, takes m(F + B) + (p − 1)·max(F, F + B − 3W)
+/// (schedule.hpp simulates that step; its Timeline::overlapped_step_time is this
+/// closed form's step, tests/unit/schedule.cpp).
 struct ZeroBubbleH2 {
     static constexpr std::string_view name = "zb-h2";
     constexpr void validate(const PipelineShape& s) const { detail::require_one_chunk(s); }
@@ -232,14 +232,14 @@ struct ZeroBubbleH2 {
     [[nodiscard]] constexpr double parameter_copies() const { return 1.0; }
 };
 
-// DualPipe (DeepSeek-V3 technical report 2024, Sec. 3.2.1, and the DualPipe
-// repository's README table): micro-batches enter from both ends of the
-// pipeline, each rank holding its own stage and the mirrored one.
-// Bubble (p/2 − 1)(F&B + B − 3W), F&B the time of a forward and a backward
-// chunk overlapped with each other (F + B when no overlap is assumed);
-// 2× parameters, p + 1 micro-batches of activations; p must be even.
-// Where this form holds the simulator (schedule.hpp) reproduces it exactly;
-// README "Pipeline parallelism" gives the range and a case outside it.
+/// DualPipe (DeepSeek-V3 technical report 2024, Sec. 3.2.1, and the DualPipe
+/// repository's README table): micro-batches enter from both ends of the
+/// pipeline, each rank holding its own stage and the mirrored one.
+/// Bubble (p/2 − 1)(F&B + B − 3W), F&B the time of a forward and a backward
+/// chunk overlapped with each other (F + B when no overlap is assumed);
+/// 2× parameters, p + 1 micro-batches of activations; p must be even.
+/// Where this form holds the simulator (schedule.hpp) reproduces it exactly;
+/// README "Pipeline parallelism" gives the range and a case outside it.
 struct DualPipe {
     std::optional<Seconds> overlapped_forward_backward{};  // F&B; F + B when not given
 
@@ -264,13 +264,13 @@ struct DualPipe {
     [[nodiscard]] constexpr double parameter_copies() const { return 2.0; }
 };
 
-// DualPipeV (DualPipe repository, the "cut-in-half" V-shape): a DualPipe of 2p
-// stages folded onto p ranks, each rank holding two of them. Its README gives
-// (PP/2 − 1)(F&B + B − 3W) per stage with PP = 2p stages; with this file's
-// per-rank times a stage takes half of them, so the bubble is
-// (p − 1)(F&B + B − 3W)/2. Each rank holds two stages (1× a rank's share of
-// the parameters) and PP + 1 = 2p + 1 stage micro-batches, p + 1/2 in rank units.
-// The simulator reproduces it in the same range as DualPipe's (README).
+/// DualPipeV (DualPipe repository, the "cut-in-half" V-shape): a DualPipe of 2p
+/// stages folded onto p ranks, each rank holding two of them. Its README gives
+/// (PP/2 − 1)(F&B + B − 3W) per stage with PP = 2p stages; with this file's
+/// per-rank times a stage takes half of them, so the bubble is
+/// (p − 1)(F&B + B − 3W)/2. Each rank holds two stages (1× a rank's share of
+/// the parameters) and PP + 1 = 2p + 1 stage micro-batches, p + 1/2 in rank units.
+/// The simulator reproduces it in the same range as DualPipe's (README).
 struct DualPipeV {
     std::optional<Seconds> overlapped_forward_backward{};  // F&B per rank; F + B when not given
 
@@ -316,14 +316,14 @@ constexpr void validate(const S& schedule, const PipelineShape& shape) {
     schedule.validate(shape);
 }
 
-// The ideal step: every rank busy all the time, m·(F + B).
+/// The ideal step: every rank busy all the time, m·(F + B).
 [[nodiscard]] constexpr Seconds ideal_step_time(const PipelineShape& shape, const StageTimes& t) {
     detail::check_shape(shape);
     detail::check_times(t);
     return count(shape.microbatches) * (t.forward + t.backward);
 }
 
-// Idle time per rank in one step, as the schedule's paper states it.
+/// Idle time per rank in one step, as the schedule's paper states it.
 template <PipelineSchedule S>
 [[nodiscard]] constexpr Seconds bubble_time(const S& schedule, const PipelineShape& shape, const StageTimes& t) {
     validate(schedule, shape);
@@ -331,14 +331,14 @@ template <PipelineSchedule S>
     return schedule.bubble(shape, t);
 }
 
-// step = m·(F + B) + bubble.
+/// step = m·(F + B) + bubble.
 template <PipelineSchedule S>
 [[nodiscard]] constexpr Seconds step_time(const S& schedule, const PipelineShape& shape, const StageTimes& t) {
     return ideal_step_time(shape, t) + bubble_time(schedule, shape, t);
 }
 
-// bubble / step: the share of the step a rank spends idle; (p − 1)/(v·m + p − 1)
-// for GPipe, 1F1B and interleaved 1F1B (p = 4, m = 8: 3/11).
+/// bubble / step: the share of the step a rank spends idle; (p − 1)/(v·m + p − 1)
+/// for GPipe, 1F1B and interleaved 1F1B (p = 4, m = 8: 3/11).
 template <PipelineSchedule S>
 [[nodiscard]] constexpr double bubble_share_of_step(const S& schedule, const PipelineShape& shape,
                                                     const StageTimes& t) {
@@ -347,8 +347,8 @@ template <PipelineSchedule S>
     return ratio(bubble, count(shape.microbatches) * (t.forward + t.backward) + bubble);
 }
 
-// bubble / (m·(F + B)): Narayanan et al. 2021's "bubble time fraction",
-// (p − 1)/(v·m) for GPipe, 1F1B and interleaved 1F1B (p = 4, m = 8: 3/8).
+/// bubble / (m·(F + B)): Narayanan et al. 2021's "bubble time fraction",
+/// (p − 1)/(v·m) for GPipe, 1F1B and interleaved 1F1B (p = 4, m = 8: 3/8).
 template <PipelineSchedule S>
 [[nodiscard]] constexpr double bubble_ratio_to_ideal(const S& schedule, const PipelineShape& shape,
                                                      const StageTimes& t) {
@@ -357,9 +357,9 @@ template <PipelineSchedule S>
     return ratio(bubble_time(schedule, shape, t), ideal);
 }
 
-// Micro-batches whose activations rank r holds at its peak: GPipe m, 1F1B
-// p − r, interleaved Megatron's warm-up + 1 (in chunk passes, 1/v of a stage
-// each), zero-bubble p or 2p − 1.
+/// Micro-batches whose activations rank r holds at its peak: GPipe m, 1F1B
+/// p − r, interleaved Megatron's warm-up + 1 (in chunk passes, 1/v of a stage
+/// each), zero-bubble p or 2p − 1.
 template <PipelineSchedule S>
 [[nodiscard]] constexpr long long microbatches_in_flight(const S& schedule, const PipelineShape& shape,
                                                          long long rank) {
@@ -368,10 +368,10 @@ template <PipelineSchedule S>
     return schedule.in_flight(shape, rank);
 }
 
-// Memory multipliers. Activations: the most a rank holds, in micro-batches
-// through a whole stage (1F1B: p; GPipe: m; interleaved p + (p − 1)/v; ZB-H2
-// 2p − 1; DualPipe p + 1). Parameters: a rank's weights relative to its 1/p
-// share of the model (DualPipe keeps two stages per rank: 2).
+/// Memory multipliers. Activations: the most a rank holds, in micro-batches
+/// through a whole stage (1F1B: p; GPipe: m; interleaved p + (p − 1)/v; ZB-H2
+/// 2p − 1; DualPipe p + 1). Parameters: a rank's weights relative to its 1/p
+/// share of the model (DualPipe keeps two stages per rank: 2).
 template <PipelineSchedule S>
 [[nodiscard]] constexpr double activation_memory_multiplier(const S& schedule, const PipelineShape& shape) {
     validate(schedule, shape);
@@ -388,8 +388,8 @@ template <PipelineSchedule S>
 // its dominance twins are all derived from it. A new schedule is its type
 // above, a value in ScheduleKind, an alternative of AnySchedule and one row.
 
-// ScheduleKind (napkin/parallelism.hpp, the layout's choice) names a row.
-// Row i of the registry is alternative i of AnySchedule.
+/// ScheduleKind (napkin/parallelism.hpp, the layout's choice) names a row.
+/// Row i of the registry is alternative i of AnySchedule.
 using AnySchedule = std::variant<GPipe, OneFOneB, Interleaved, ZeroBubbleH1, ZeroBubbleH2, DualPipe, DualPipeV>;
 
 struct ScheduleTraits {
@@ -440,7 +440,7 @@ constexpr decltype(auto) visit_index(std::size_t index, F&& f, std::index_sequen
 static_assert(detail::registry_matches_types(std::make_index_sequence<schedule_registry.size()>{}),
               "row i of schedule_registry must name alternative i of AnySchedule, by its ScheduleKind name");
 
-// "gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipe or dualpipev": for help and errors.
+/// "gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipe or dualpipev": for help and errors.
 [[nodiscard]] inline std::string schedule_names() {
     std::string text;
     for (std::size_t i = 0; i < schedule_registry.size(); ++i) {
@@ -450,35 +450,35 @@ static_assert(detail::registry_matches_types(std::make_index_sequence<schedule_r
     return text;
 }
 
-// The registry row of a schedule (`automatic` has none: resolve it first).
+/// The registry row of a schedule (`automatic` has none: resolve it first).
 [[nodiscard]] constexpr const ScheduleTraits& traits_of(ScheduleKind kind) {
     const std::size_t i = detail::registry_index(kind);
     if (i == schedule_registry.size()) reject("schedule", "auto", "must be resolved to a schedule first");
     return schedule_registry[i];
 }
 
-// Calls f with the schedule's type (OneFOneB{}, Interleaved{}, ...): no
-// allocation; f must return the same type for every schedule.
+/// Calls f with the schedule's type (OneFOneB{}, Interleaved{}, ...): no
+/// allocation; f must return the same type for every schedule.
 template <class F>
 constexpr decltype(auto) visit_schedule(ScheduleKind kind, F&& f) {
     return detail::visit_index(detail::registry_index(traits_of(kind).kind), std::forward<F>(f),
                                std::make_index_sequence<schedule_registry.size()>{});
 }
 
-// The pipeline of a layout: p stages, m micro-batches, v chunks.
+/// The pipeline of a layout: p stages, m micro-batches, v chunks.
 [[nodiscard]] constexpr PipelineShape pipeline_shape(const Parallelism& par) {
     return PipelineShape{.stages = par.pp, .microbatches = microbatches(par), .chunks = par.virtual_stages};
 }
 
-// Calls `f` with the layout's schedule as its type (OneFOneB{}, Interleaved{},
-// ZeroBubbleH1{}, ...) through visit_schedule: no allocation.
-// `f` must return the same type for every schedule.
+/// Calls `f` with the layout's schedule as its type (OneFOneB{}, Interleaved{},
+/// ZeroBubbleH1{}, ...) through visit_schedule: no allocation.
+/// `f` must return the same type for every schedule.
 template <class F>
 constexpr decltype(auto) with_schedule(const Parallelism& par, F&& f) {
     return visit_schedule(resolved_schedule(par), std::forward<F>(f));
 }
 
-// The schedule a name stands for ("gpipe", "1f1b", "interleaved", "zb-h1", ...).
+/// The schedule a name stands for ("gpipe", "1f1b", "interleaved", "zb-h1", ...).
 [[nodiscard]] inline AnySchedule schedule_from_name(std::string_view name) {
     const std::optional<ScheduleKind> kind = parse_schedule_kind(name);
     if (!kind || *kind == ScheduleKind::automatic) reject("schedule", name, "must be " + schedule_names());

@@ -81,7 +81,7 @@ namespace napkin {
 [[nodiscard]] constexpr unsigned schedule_bit(ScheduleKind k) { return 1u << static_cast<unsigned>(k); }
 [[nodiscard]] constexpr unsigned dtype_bit(DType d) { return 1u << static_cast<unsigned>(d); }
 
-// Every schedule of the registry (pipeline.hpp).
+/// Every schedule of the registry (pipeline.hpp).
 inline constexpr unsigned schedules_all = [] {
     unsigned bits = 0;
     for (const ScheduleTraits& row : schedule_registry) bits |= schedule_bit(row.kind);
@@ -115,7 +115,7 @@ struct TrainingPlanQuery {
     bool prune = true;           // skip what the bounds and dominance settle (off: evaluate every point)
 };
 
-// One point: the layout and the options evaluate_training takes.
+/// One point: the layout and the options evaluate_training takes.
 struct TrainingPoint {
     Parallelism parallelism;
     TrainingOptions options;
@@ -127,8 +127,8 @@ struct TrainingCandidate {
     bool dominated = false;  // a variant whose canonical twin is never slower nor larger (see above)
 };
 
-// Why points were turned down. `gpus`, `batch` and `max_tp` count (tp, pp, cp)
-// layouts that yield no point at all; `memory` and `schedule` count points.
+/// Why points were turned down. `gpus`, `batch` and `max_tp` count (tp, pp, cp)
+/// layouts that yield no point at all; `memory` and `schedule` count points.
 struct Rejections {
     long long gpus = 0;      // tp·pp·cp does not divide the GPU count
     long long batch = 0;     // dp does not divide the global batch
@@ -139,7 +139,7 @@ struct Rejections {
     [[nodiscard]] constexpr long long total() const { return gpus + batch + max_tp + memory + schedule; }
 };
 
-// points = evaluated + pruned (memory + dominated) + rejected.schedule.
+/// points = evaluated + pruned (memory + dominated) + rejected.schedule.
 struct TrainingPlan {
     std::vector<TrainingCandidate> top;     // fastest first
     std::vector<TrainingCandidate> pareto;  // memory vs step time, least memory first
@@ -158,13 +158,13 @@ struct TrainingPlan {
 namespace detail {
 
 inline constexpr std::array<Recompute, 3> recompute_choices{Recompute::none, Recompute::selective, Recompute::full};
-// Megatron's distributed optimizer shards like ZeRO-1 and napkin prices the two
-// alike (memory.hpp's model_states, training.hpp's gradient_sync_time): its
-// points are the zero1 ones (with fp32 gradients its 6 + 12/d bytes).
+/// Megatron's distributed optimizer shards like ZeRO-1 and napkin prices the two
+/// alike (memory.hpp's model_states, training.hpp's gradient_sync_time): its
+/// points are the zero1 ones (with fp32 gradients its 6 + 12/d bytes).
 inline constexpr std::array<Sharding, 4> sharding_choices{Sharding::none, Sharding::zero1, Sharding::zero2,
                                                           Sharding::zero3};
 
-// A fixed order of the choices, to break ties the same way on any thread count.
+/// A fixed order of the choices, to break ties the same way on any thread count.
 constexpr auto choice_key(const TrainingPoint& p) {
     const Parallelism& a = p.parallelism;
     const TrainingOptions& o = p.options;
@@ -174,7 +174,7 @@ constexpr auto choice_key(const TrainingPoint& p) {
                            !o.pipeline_scatter_gather, !o.overlap_dp);
 }
 
-// Faster first; on a tie less memory, then the fixed order.
+/// Faster first; on a tie less memory, then the fixed order.
 constexpr bool ranks_before(const TrainingCandidate& a, const TrainingCandidate& b) {
     if (a.estimate.step != b.estimate.step) return a.estimate.step < b.estimate.step;
     if (a.estimate.memory.total() != b.estimate.memory.total())
@@ -182,7 +182,7 @@ constexpr bool ranks_before(const TrainingCandidate& a, const TrainingCandidate&
     return choice_key(a.point) < choice_key(b.point);
 }
 
-// Less memory first; on a tie faster, then the fixed order.
+/// Less memory first; on a tie faster, then the fixed order.
 constexpr bool memory_before(const TrainingCandidate& a, const TrainingCandidate& b) {
     if (a.estimate.memory.total() != b.estimate.memory.total())
         return a.estimate.memory.total() < b.estimate.memory.total();
@@ -190,7 +190,7 @@ constexpr bool memory_before(const TrainingCandidate& a, const TrainingCandidate
     return choice_key(a.point) < choice_key(b.point);
 }
 
-// The best k seen so far, kept sorted.
+/// The best k seen so far, kept sorted.
 struct TopK {
     std::size_t k;
     std::vector<TrainingCandidate> items;
@@ -202,8 +202,8 @@ struct TopK {
     }
 };
 
-// The points no other point beats on both memory and time, kept sorted by
-// memory (so their times fall strictly).
+/// The points no other point beats on both memory and time, kept sorted by
+/// memory (so their times fall strictly).
 struct ParetoFront {
     std::vector<TrainingCandidate> items;
     void offer(const TrainingCandidate& c) {
@@ -216,7 +216,7 @@ struct ParetoFront {
     }
 };
 
-// One row of the space: a (tp, pp, v, sharding) choice; the rest is searched inside it.
+/// One row of the space: a (tp, pp, v, sharding) choice; the rest is searched inside it.
 struct PlanRow {
     long long tp, pp, dp, v;
     Sharding sharding;
@@ -228,8 +228,8 @@ struct RowResult {
               schedule = 0;
 };
 
-// The micro-batch sizes of a row, ascending: the divisors of B / dp.
-// O(√(B/dp)); consecutive rows mostly share dp, so the last answer is kept.
+/// The micro-batch sizes of a row, ascending: the divisors of B / dp.
+/// O(√(B/dp)); consecutive rows mostly share dp, so the last answer is kept.
 inline std::vector<long long> micro_batch_sizes(long long per_replica) {
     thread_local long long last = 0;
     thread_local std::vector<long long> sizes;
@@ -240,7 +240,7 @@ inline std::vector<long long> micro_batch_sizes(long long per_replica) {
     return sizes;
 }
 
-// Up to N values of one choice, the better one first.
+/// Up to N values of one choice, the better one first.
 template <class T, std::size_t N>
 struct Choices {
     std::array<T, N> items{};
@@ -250,16 +250,16 @@ struct Choices {
 
 constexpr bool allowed(const TrainingPlanQuery& q, ScheduleKind k) { return (q.schedules & schedule_bit(k)) != 0; }
 
-// Whether a registry schedule can run a row: the chunks it takes and the
-// stage and layer multiples of its row.
+/// Whether a registry schedule can run a row: the chunks it takes and the
+/// stage and layer multiples of its row.
 constexpr bool runs_row(const TrainingPlanQuery& q, const PlanRow& row, const ScheduleTraits& t) {
     return t.interleaved == (row.v > 1) && row.pp % t.stages_multiple == 0 &&
            (q.layer_map != nullptr || q.model.layers % (t.layers_multiple * row.pp) == 0);
 }
 
-// The canonical schedules of a row: every allowed registry schedule that can
-// run it, except a dominated one whose twin is allowed (the twin's family holds
-// it); with pp = 1, 1F1B whatever is allowed (there is no pipeline).
+/// The canonical schedules of a row: every allowed registry schedule that can
+/// run it, except a dominated one whose twin is allowed (the twin's family holds
+/// it); with pp = 1, 1F1B whatever is allowed (there is no pipeline).
 inline Choices<ScheduleKind, schedule_registry.size()> row_schedules(const TrainingPlanQuery& q, const PlanRow& row) {
     Choices<ScheduleKind, schedule_registry.size()> s;
     if (row.pp == 1) {
@@ -274,8 +274,8 @@ inline Choices<ScheduleKind, schedule_registry.size()> row_schedules(const Train
     return s;
 }
 
-// The points that differ from a canonical point only in dominated choices,
-// each list better value first (the first of each is the canonical point).
+/// The points that differ from a canonical point only in dominated choices,
+/// each list better value first (the first of each is the canonical point).
 struct Family {
     Choices<ScheduleKind, schedule_registry.size()> schedules;
     Choices<DType, 4> gradients;
@@ -292,7 +292,7 @@ struct Family {
     }
 };
 
-// The gradient formats to search, fewest bytes first.
+/// The gradient formats to search, fewest bytes first.
 inline Choices<DType, 4> gradient_choices(const TrainingPlanQuery& q) {
     Choices<DType, 4> g;
     for (DType d : {DType::fp8, DType::bf16, DType::fp16, DType::fp32})
@@ -300,8 +300,8 @@ inline Choices<DType, 4> gradient_choices(const TrainingPlanQuery& q) {
     return g;
 }
 
-// The family of the canonical point with this schedule, recomputation and
-// sequence parallelism in this row.
+/// The family of the canonical point with this schedule, recomputation and
+/// sequence parallelism in this row.
 inline Family family_of(const TrainingPlanQuery& q, const PlanRow& row, ScheduleKind schedule, Recompute recompute,
                         bool sequence_parallel) {
     Family f;
@@ -331,7 +331,7 @@ inline Family family_of(const TrainingPlanQuery& q, const PlanRow& row, Schedule
     return f;
 }
 
-// Sets the family's choices of `p` to its canonical point's.
+/// Sets the family's choices of `p` to its canonical point's.
 constexpr void set_canonical(const Family& family, TrainingPoint& p) {
     p.parallelism.schedule = family.schedules.items[0];
     p.parallelism.gradients = family.gradients.items[0];
@@ -341,7 +341,7 @@ constexpr void set_canonical(const Family& family, TrainingPoint& p) {
     p.options.overlap_dp = family.overlap.items[0];
 }
 
-// Calls f(point, dominated) for each member of the family of `canonical`.
+/// Calls f(point, dominated) for each member of the family of `canonical`.
 template <class F>
 void for_each_member(const Family& family, const TrainingPoint& canonical, F&& f) {
     TrainingPoint p = canonical;
@@ -366,8 +366,8 @@ void for_each_member(const Family& family, const TrainingPoint& canonical, F&& f
     }
 }
 
-// Points of a row: for each canonical schedule, recomputation, sequence
-// parallelism and micro-batch size, its family.
+/// Points of a row: for each canonical schedule, recomputation, sequence
+/// parallelism and micro-batch size, its family.
 inline long long row_points(const TrainingPlanQuery& q, const PlanRow& row) {
     const auto schedules = row_schedules(q, row);
     const long long sizes = static_cast<long long>(micro_batch_sizes(q.global_batch / row.dp).size());
@@ -478,10 +478,10 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
 
 }  // namespace detail
 
-// The planner's order: faster first; on a tie less memory, then a fixed order.
+/// The planner's order: faster first; on a tie less memory, then a fixed order.
 using detail::ranks_before;
 
-// The rows of the space, and the layouts rejected before any point exists.
+/// The rows of the space, and the layouts rejected before any point exists.
 [[nodiscard]] inline std::vector<detail::PlanRow> plan_rows(const TrainingPlanQuery& q, Rejections* rejected = nullptr) {
     std::vector<detail::PlanRow> rows;
     const long long n = gpus(q.cluster);
@@ -574,14 +574,14 @@ inline void check_query(const TrainingPlanQuery& q) {
 }
 }  // namespace detail
 
-// Checks a query, naming the field (plan_training does so first).
+/// Checks a query, naming the field (plan_training does so first).
 [[nodiscard]] inline const TrainingPlanQuery& validated(const TrainingPlanQuery& q) {
     detail::check_query(q);
     return q;
 }
 
-// Search the whole space. `progress(done_points, total_points)` is called as
-// rows finish, from the worker threads (it must be thread-safe).
+/// Search the whole space. `progress(done_points, total_points)` is called as
+/// rows finish, from the worker threads (it must be thread-safe).
 template <class Progress>
 [[nodiscard]] TrainingPlan plan_training(const TrainingPlanQuery& q, Progress&& progress) {
     detail::check_query(q);
@@ -662,10 +662,10 @@ template <class Progress>
     return plan_training(q, [](long long, long long) {});
 }
 
-// Every point of the space on the calling thread, in the fixed order, with the
-// query's bounds: `sink(candidate)` sees each evaluated point (fitting or not;
-// with prune = false every point a schedule can run, dominated ones flagged).
-// For questions the ranking does not answer ("where does this layout rank?").
+/// Every point of the space on the calling thread, in the fixed order, with the
+/// query's bounds: `sink(candidate)` sees each evaluated point (fitting or not;
+/// with prune = false every point a schedule can run, dominated ones flagged).
+/// For questions the ranking does not answer ("where does this layout rank?").
 template <class Sink>
 void for_each_training_point(const TrainingPlanQuery& q, Sink&& sink) {
     detail::check_query(q);
@@ -673,10 +673,10 @@ void for_each_training_point(const TrainingPlanQuery& q, Sink&& sink) {
     for (const auto& row : plan_rows(q)) detail::search_row(q, row, counts, sink);
 }
 
-// Where a step time ranks in a query's space: the points plan_training ranks
-// (dominated variants aside; with must_fit, only those that fit) that are
-// strictly faster, and how many it ranks. Every point is evaluated (prune off),
-// on the calling thread: GPT-3 175B on 1,024 GPUs is about a million points.
+/// Where a step time ranks in a query's space: the points plan_training ranks
+/// (dominated variants aside; with must_fit, only those that fit) that are
+/// strictly faster, and how many it ranks. Every point is evaluated (prune off),
+/// on the calling thread: GPT-3 175B on 1,024 GPUs is about a million points.
 struct StepRank {
     long long faster = 0;  // points strictly faster
     long long ranked = 0;  // points in the ranking

@@ -22,13 +22,13 @@
 
 namespace napkin {
 
-// A second is 1/3,600 of the hour a GPU-hour price is quoted in.
+/// A second is 1/3,600 of the hour a GPU-hour price is quoted in.
 inline constexpr double seconds_per_hour = 3600.0;
 
 namespace run_limits {
 inline constexpr double usd_per_gpu_hour = 1e6;  // a million dollars a GPU-hour: far beyond any price
-// PUE = facility energy / IT energy, at least 1 by definition (The Green Grid,
-// White Paper #49, 2007); 3 is beyond the worst data centre surveyed.
+/// PUE = facility energy / IT energy, at least 1 by definition (The Green Grid,
+/// White Paper #49, 2007); 3 is beyond the worst data centre surveyed.
 inline constexpr double max_pue = 3.0;
 inline constexpr double longest_s = 1e12;  // about 31,700 years: any time beyond is no run
 }  // namespace run_limits
@@ -36,70 +36,70 @@ inline constexpr double longest_s = 1e12;  // about 31,700 years: any time beyon
 // ---------------------------------------------------------------------------
 // Failures and checkpoints.
 
-// The job's mean time between failures: independent exponential failures add
-// their rates, N / MTBF per GPU (Dubey et al. 2024, Sec. 3.3.4: 419
-// interruptions of 16,384 GPUs in 54 days is one every 3.1 hours).
+/// The job's mean time between failures: independent exponential failures add
+/// their rates, N / MTBF per GPU (Dubey et al. 2024, Sec. 3.3.4: 419
+/// interruptions of 16,384 GPUs in 54 days is one every 3.1 hours).
 [[nodiscard]] constexpr Seconds job_mtbf(Seconds gpu_mtbf, long long gpus) { return gpu_mtbf / count(gpus); }
 
-// Young (1974), "A first order approximation to the optimum checkpoint
-// interval": compute time between checkpoints τ = √(2 δ M), δ the time a
-// checkpoint costs, M the job's MTBF.
+/// Young (1974), "A first order approximation to the optimum checkpoint
+/// interval": compute time between checkpoints τ = √(2 δ M), δ the time a
+/// checkpoint costs, M the job's MTBF.
 [[nodiscard]] inline Seconds young_interval(Seconds checkpoint, Seconds mtbf) {
     return seconds(std::sqrt(2.0 * checkpoint.value() * mtbf.value()));
 }
 
-// Daly (2006), "A higher order estimate of the optimum checkpoint interval for
-// restart dumps", eq. (37): τ = √(2δM) [1 + ⅓ √(δ/2M) + ⅑ (δ/2M)] − δ for
-// δ < 2M, and τ = M beyond.
+/// Daly (2006), "A higher order estimate of the optimum checkpoint interval for
+/// restart dumps", eq. (37): τ = √(2δM) [1 + ⅓ √(δ/2M) + ⅑ (δ/2M)] − δ for
+/// δ < 2M, and τ = M beyond.
 [[nodiscard]] inline Seconds daly_interval(Seconds checkpoint, Seconds mtbf) {
     const double x = checkpoint.value() / (2.0 * mtbf.value());
     if (x >= 1.0) return mtbf;
     return young_interval(checkpoint, mtbf) * (1.0 + std::sqrt(x) / 3.0 + x / 9.0) - checkpoint;
 }
 
-// Work lost to one failure (Daly 2006, Sec. 3, to first order): on average half
-// an interval since the last checkpoint, plus the restart; an asynchronous
-// checkpoint is not yet durable while it is written, so its write time is lost
-// too.
+/// Work lost to one failure (Daly 2006, Sec. 3, to first order): on average half
+/// an interval since the last checkpoint, plus the restart; an asynchronous
+/// checkpoint is not yet durable while it is written, so its write time is lost
+/// too.
 [[nodiscard]] constexpr Seconds work_lost_per_failure(Seconds interval, Seconds restart, Seconds in_flight) {
     return interval / 2.0 + restart + in_flight;
 }
 
-// Wall time for `useful` seconds of training: each interval τ pays `blocking`
-// seconds of checkpoint, and the job loses `lost` seconds per failure at one
-// failure per M of wall time: W = U (1 + b/τ) + (W/M)·lost, so
-// W = U (1 + b/τ) / (1 − lost/M). Finite only while lost < M.
+/// Wall time for `useful` seconds of training: each interval τ pays `blocking`
+/// seconds of checkpoint, and the job loses `lost` seconds per failure at one
+/// failure per M of wall time: W = U (1 + b/τ) + (W/M)·lost, so
+/// W = U (1 + b/τ) / (1 − lost/M). Finite only while lost < M.
 [[nodiscard]] constexpr Seconds wall_time(Seconds useful, Seconds blocking, Seconds interval, Seconds lost,
                                           Seconds mtbf) {
     return useful * (1.0 + blocking / interval) / (1.0 - lost / mtbf);
 }
 
-// Goodput: the share of wall time that trains (Dubey et al. 2024, Sec. 3.3.4,
-// "effective training time").
+/// Goodput: the share of wall time that trains (Dubey et al. 2024, Sec. 3.3.4,
+/// "effective training time").
 [[nodiscard]] constexpr double goodput(Seconds useful, Seconds wall) { return ratio(useful, wall); }
 
 // ---------------------------------------------------------------------------
 // Dollars and energy.
 
-// GPUs × hours × price per GPU-hour.
+/// GPUs × hours × price per GPU-hour.
 [[nodiscard]] constexpr double cost_usd(long long gpus, Seconds wall, double usd_per_gpu_hour) {
     return count(gpus) * in(wall, units::hours) * usd_per_gpu_hour;
 }
 
-// The facility's power: GPUs × power per GPU × PUE (The Green Grid WP#49).
+/// The facility's power: GPUs × power per GPU × PUE (The Green Grid WP#49).
 [[nodiscard]] constexpr Watts facility_power(long long gpus, const Watts& per_gpu, double pue) {
     return per_gpu * count(gpus) * pue;
 }
 
-// Energy: the facility's power for the wall time, GPUs × W × s × PUE.
+/// Energy: the facility's power for the wall time, GPUs × W × s × PUE.
 [[nodiscard]] constexpr Joules run_energy(long long gpus, const Watts& per_gpu, double pue, Seconds wall) {
     return facility_power(gpus, per_gpu, pue) * wall;
 }
 
-// The bytes a checkpoint writes: every parameter's weight, master copy and two
-// Adam moments (the model states of Rajbhandari et al. 2020, Sec. 3.1, less the
-// gradients, which a restart does not need): 2 + 4 + 4 + 4 = 14 bytes per
-// parameter in mixed precision.
+/// The bytes a checkpoint writes: every parameter's weight, master copy and two
+/// Adam moments (the model states of Rajbhandari et al. 2020, Sec. 3.1, less the
+/// gradients, which a restart does not need): 2 + 4 + 4 + 4 = 14 bytes per
+/// parameter in mixed precision.
 [[nodiscard]] constexpr Bytes checkpoint_bytes(const TransformerShape& m, const Parallelism& p) {
     const double per_parameter = bytes_of(p.weights) + bytes_of(p.master) + 2.0 * bytes_of(p.moments);
     return bytes(count(parameter_count(m)) * per_parameter);
@@ -166,11 +166,11 @@ inline void check(const RunQuery& q) {
 }
 }  // namespace detail
 
-// The time a checkpoint stops training: the whole write, or the snapshot alone.
+/// The time a checkpoint stops training: the whole write, or the snapshot alone.
 [[nodiscard]] constexpr Seconds blocking_time(const Checkpointing& c) { return c.asynchronous ? c.snapshot : c.write; }
 
-// The interval: the one given, else Daly's optimum for the blocking time; an
-// asynchronous checkpoint cannot start before the last one is written.
+/// The interval: the one given, else Daly's optimum for the blocking time; an
+/// asynchronous checkpoint cannot start before the last one is written.
 [[nodiscard]] inline Seconds checkpoint_interval(const Checkpointing& c, Seconds mtbf) {
     Seconds t = c.interval.value() > 0.0 ? c.interval : daly_interval(blocking_time(c), mtbf);
     if (c.asynchronous && t < c.write) t = c.write;
@@ -207,12 +207,12 @@ inline void check(const RunQuery& q) {
 // ---------------------------------------------------------------------------
 // Serving: what a token costs while the GPUs run at a throughput.
 
-// USD per million tokens: GPUs × price / 3,600 / tokens/s × 10⁶.
+/// USD per million tokens: GPUs × price / 3,600 / tokens/s × 10⁶.
 [[nodiscard]] constexpr double usd_per_million_tokens(long long gpus, double usd_per_gpu_hour, TokensPerSecond rate) {
     return count(gpus) * usd_per_gpu_hour / seconds_per_hour / in(rate, units::tokens_per_s) * 1e6;
 }
 
-// Joules per token: GPUs × power / tokens per second.
+/// Joules per token: GPUs × power / tokens per second.
 [[nodiscard]] constexpr JoulesPerToken joules_per_token(long long gpus, const Watts& per_gpu, TokensPerSecond rate) {
     return per_gpu * count(gpus) / rate;
 }

@@ -31,15 +31,15 @@ inline constexpr std::array run_objective_names{Named{RunObjective::time, "time"
     return value_of(text, run_objective_names);
 }
 
-// One layout of the plan on `gpus` GPUs, and its run.
+/// One layout of the plan on `gpus` GPUs, and its run.
 struct RunCandidate {
     long long gpus = 0;
     TrainingCandidate layout;
     RunCost run;
 };
 
-// Whether `a` ranks before `b`: the least wall time, cost or energy, or the
-// most goodput; ties go to the shorter run, then to the faster step.
+/// Whether `a` ranks before `b`: the least wall time, cost or energy, or the
+/// most goodput; ties go to the shorter run, then to the faster step.
 [[nodiscard]] inline bool ranks_before(const RunCandidate& a, const RunCandidate& b, RunObjective o) {
     const auto key = [o](const RunCandidate& c) {
         switch (o) {
@@ -59,21 +59,21 @@ struct RunCandidate {
     return a.layout.estimate.step < b.layout.estimate.step;
 }
 
-// Ranked by the objective; a stable sort, so equal runs keep the planner's order.
+/// Ranked by the objective; a stable sort, so equal runs keep the planner's order.
 inline void rank_runs(std::vector<RunCandidate>& runs, RunObjective o) {
     std::stable_sort(runs.begin(), runs.end(),
                      [o](const RunCandidate& a, const RunCandidate& b) { return ranks_before(a, b, o); });
 }
 
-// The runs that end by the deadline (0: no deadline).
+/// The runs that end by the deadline (0: no deadline).
 [[nodiscard]] inline std::vector<RunCandidate> within_deadline(std::vector<RunCandidate> runs, Seconds deadline) {
     if (deadline.value() <= 0.0) return runs;
     std::erase_if(runs, [deadline](const RunCandidate& c) { return c.run.wall > deadline; });
     return runs;
 }
 
-// The Pareto front of wall time against cost: no other run is both as fast and
-// as cheap and better in one. Fastest first, so the cost falls along it.
+/// The Pareto front of wall time against cost: no other run is both as fast and
+/// as cheap and better in one. Fastest first, so the cost falls along it.
 [[nodiscard]] inline std::vector<RunCandidate> time_cost_front(std::vector<RunCandidate> runs) {
     std::stable_sort(runs.begin(), runs.end(), [](const RunCandidate& a, const RunCandidate& b) {
         if (a.run.wall != b.run.wall) return a.run.wall < b.run.wall;

@@ -64,11 +64,11 @@ enum class Pass : std::uint8_t {
     return "?";
 }
 
-// One pass on one rank. Micro-batches and chunks count from 0.
-//
-// An overlapped pair (DualPipe's F&B) is two adjacent operations, its forward
-// then its backward, both marked `overlapped` and both spanning the pair's
-// [start, end]; the rank is busy for that span once.
+/// One pass on one rank. Micro-batches and chunks count from 0.
+///
+/// An overlapped pair (DualPipe's F&B) is two adjacent operations, its forward
+/// then its backward, both marked `overlapped` and both spanning the pair's
+/// [start, end]; the rank is busy for that span once.
 struct Operation {
     Pass pass;
     long long microbatch;
@@ -79,24 +79,24 @@ struct Operation {
     bool weight_grad_apart = false;  // a backward whose W runs later as its own weight_grad pass
 };
 
-// What each pass takes. per_chunk[stage·v + chunk] is one micro-batch through
-// that chunk (uneven layer splits: give each its own); micro-batch j's passes
-// are scaled by microbatch_factor[j] when that vector is not empty.
-// DualPipe (v = 1): per_chunk[s] is model stage s; rank r runs stage r for the
-// micro-batches entering at rank 0 and stage p − 1 − r for those entering at
-// rank p − 1. DualPipeV (v = 1): per_chunk[r] is rank r's two stages together,
-// r and 2p − 1 − r, each taking half of it.
-// The expert all-to-all inside one micro-batch's pass through a chunk (dispatch
-// and combine, every MoE layer of the chunk): what a paired block can hide.
+/// What each pass takes. per_chunk[stage·v + chunk] is one micro-batch through
+/// that chunk (uneven layer splits: give each its own); micro-batch j's passes
+/// are scaled by microbatch_factor[j] when that vector is not empty.
+/// DualPipe (v = 1): per_chunk[s] is model stage s; rank r runs stage r for the
+/// micro-batches entering at rank 0 and stage p − 1 − r for those entering at
+/// rank p − 1. DualPipeV (v = 1): per_chunk[r] is rank r's two stages together,
+/// r and 2p − 1 − r, each taking half of it.
+/// The expert all-to-all inside one micro-batch's pass through a chunk (dispatch
+/// and combine, every MoE layer of the chunk): what a paired block can hide.
 struct ChunkAllToAll {
     Seconds forward{};
     Seconds backward{};
 };
 
-// The step around the pipeline, with Megatron's distributed optimizer
-// (Megatron-LM docs, distrib_optimizer.md): parameters all-gathered at the start,
-// gradients reduce-scattered chunk by chunk as each chunk's last backward ends,
-// then the optimizer step. Empty vectors: no head or tail.
+/// The step around the pipeline, with Megatron's distributed optimizer
+/// (Megatron-LM docs, distrib_optimizer.md): parameters all-gathered at the start,
+/// gradients reduce-scattered chunk by chunk as each chunk's last backward ends,
+/// then the optimizer step. Empty vectors: no head or tail.
 struct StepEnds {
     std::vector<Seconds> param_all_gather{};  // per rank, from time 0, beside the compute
     // Per rank: when its first pass may start, once the all-gather has brought
@@ -110,9 +110,9 @@ struct StepEnds {
 };
 
 namespace detail {
-// p·v, the chunks a ScheduleTimes holds one StageTimes for: the shape checked
-// (its products cannot wrap), and at most 2^26, as the simulator's passes, so
-// that nothing is allocated for a shape it would refuse.
+/// p·v, the chunks a ScheduleTimes holds one StageTimes for: the shape checked
+/// (its products cannot wrap), and at most 2^26, as the simulator's passes, so
+/// that nothing is allocated for a shape it would refuse.
 inline std::size_t simulated_chunks(const PipelineShape& shape) {
     check_shape(shape);
     const long long chunks = checked_mul(shape.stages, shape.chunks, "PipelineShape.stages × chunks");
@@ -198,7 +198,7 @@ enum class SyncKind : std::uint8_t { param_all_gather, grad_reduce_scatter, opti
     return "?";
 }
 
-// A span of the step's head or tail on one rank: beside the compute (not busy time).
+/// A span of the step's head or tail on one rank: beside the compute (not busy time).
 struct SyncSpan {
     SyncKind kind;
     long long rank;
@@ -207,7 +207,7 @@ struct SyncSpan {
 };
 
 namespace detail {
-// Where each rank's chunks sit on a micro-batch's path of virtual stages.
+/// Where each rank's chunks sit on a micro-batch's path of virtual stages.
 enum class LayoutKind : std::uint8_t {
     looped,   // Megatron: chunk c of rank r is virtual stage c·p + r
     dual,     // DualPipe: chunk 0 of rank r is stage r of one pipeline, chunk 1 stage p − 1 − r of the other
@@ -253,9 +253,9 @@ struct StageLayout {
     static constexpr double time_share = K == LayoutKind::v_shape ? 0.5 : 1.0;
 };
 
-// A pass of a rank's order in 8 bytes: its micro-batch, and its chunk, kind and
-// flags in one word (the simulator runs at most 2^26 passes, so a micro-batch
-// and a chunk each fit in 26 bits).
+/// A pass of a rank's order in 8 bytes: its micro-batch, and its chunk, kind and
+/// flags in one word (the simulator runs at most 2^26 passes, so a micro-batch
+/// and a chunk each fit in 26 bits).
 struct PassId {
     std::uint32_t microbatch;
     std::uint32_t bits;  // chunk << 4 | weight_grad_apart << 3 | overlapped << 2 | pass
@@ -274,17 +274,17 @@ struct PassId {
     [[nodiscard]] bool opens_pair() const { return (bits & 7U) == (4U | static_cast<std::uint32_t>(Pass::forward)); }
 };
 
-// Keys of passes: (virtual stage, kind, micro-batch), micro-batches fastest, so
-// a rank running its order walks each of its (virtual stage, kind) rows in
-// sequence. kinds: 2 (F, B) or 3 (and W).
+/// Keys of passes: (virtual stage, kind, micro-batch), micro-batches fastest, so
+/// a rank running its order walks each of its (virtual stage, kind) rows in
+/// sequence. kinds: 2 (F, B) or 3 (and W).
 struct PassKeys {
     long long m, kinds;
     [[nodiscard]] std::size_t operator()(Pass pass, long long j, long long vs) const {
         return static_cast<std::size_t>((vs * kinds + static_cast<long long>(pass)) * m + j);
     }
 };
-// What a pass waits for: the key of the pass whose result it takes and the rank
-// that ran it; none for the first virtual stage's forwards.
+/// What a pass waits for: the key of the pass whose result it takes and the rank
+/// that ran it; none for the first virtual stage's forwards.
 struct Input {
     std::size_t key;
     long long from;
@@ -305,10 +305,10 @@ template <LayoutKind K>
     return Input{key(Pass::backward, j, vs + 1), layout.rank_after(vs, rank, chunk)};
 }
 
-// A simulated step as the simulator leaves it: each rank's order (8 bytes a
-// pass) and each pass's end, stored by the pass's key (8 bytes a pass). A
-// pass's start is worked out again when asked for, by the rule the events
-// used: the later of its rank's previous block's end and its inputs' arrivals.
+/// A simulated step as the simulator leaves it: each rank's order (8 bytes a
+/// pass) and each pass's end, stored by the pass's key (8 bytes a pass). A
+/// pass's start is worked out again when asked for, by the rule the events
+/// used: the later of its rank's previous block's end and its inputs' arrivals.
 struct CompactPasses {
     LayoutKind layout;
     long long p, v, stages;
@@ -368,13 +368,13 @@ private:
 };
 }  // namespace detail
 
-// The simulated step: per rank its passes in the order it ran them.
-//
-// simulate() keeps its passes compact (16 bytes a pass, see
-// detail::CompactPasses); the step, busy and idle times, pass_count() and
-// for_each_pass() read them as they are, and operations() and stage() build
-// the Operation list (48 bytes a pass) the first time either is called. Copies
-// share the passes (they never change).
+/// The simulated step: per rank its passes in the order it ran them.
+///
+/// simulate() keeps its passes compact (16 bytes a pass, see
+/// detail::CompactPasses); the step, busy and idle times, pass_count() and
+/// for_each_pass() read them as they are, and operations() and stage() build
+/// the Operation list (48 bytes a pass) the first time either is called. Copies
+/// share the passes (they never change).
 class Timeline {
 public:
     Timeline() = default;
@@ -524,7 +524,7 @@ private:
 // or the simulator's packed order (detail::PackedSink).
 
 namespace detail {
-// Appends passes to a packed order in place: 8 bytes each, no times.
+/// Appends passes to a packed order in place: 8 bytes each, no times.
 struct PackedSink {
     PassId* passes;
     std::size_t n = 0;
@@ -562,8 +562,8 @@ void backwards(Out& out, long long first, long long last) {
     for (long long j = first; j < last; ++j) out.push_back({Pass::backward, j, 0});
 }
 
-// warm-up forwards, then one forward / one backward, then the remaining
-// backwards (Narayanan et al. 2021 Sec. 2.2.1).
+/// warm-up forwards, then one forward / one backward, then the remaining
+/// backwards (Narayanan et al. 2021 Sec. 2.2.1).
 template <class Out>
 void one_f_one_b(Out& out, long long m, long long warmup) {
     forwards(out, 0, warmup);
@@ -574,11 +574,11 @@ void one_f_one_b(Out& out, long long m, long long warmup) {
     backwards(out, m - warmup, m);
 }
 
-// 1F1B with W split off and run `delay` backwards late: stage r of ZB-H1 holds
-// r finished-B-pending-W micro-batches (p in all, as 1F1B's first stage), ZB-H2
-// 2r after 2(p − r − 1) warm-up forwards (2p − 1 in all) — the memory the
-// paper gives each (Qi et al. 2023 Sec. 3.1, Fig. 3); the late W's fill the
-// cool-down, where 1F1B waits for backwards to come back.
+/// 1F1B with W split off and run `delay` backwards late: stage r of ZB-H1 holds
+/// r finished-B-pending-W micro-batches (p in all, as 1F1B's first stage), ZB-H2
+/// 2r after 2(p − r − 1) warm-up forwards (2p − 1 in all) — the memory the
+/// paper gives each (Qi et al. 2023 Sec. 3.1, Fig. 3); the late W's fill the
+/// cool-down, where 1F1B waits for backwards to come back.
 template <class Out>
 void zero_bubble(Out& out, long long m, long long warmup, long long delay) {
     long long b = 0, w = 0;
@@ -596,15 +596,15 @@ void zero_bubble(Out& out, long long m, long long warmup, long long delay) {
 }
 
 
-// DualPipe's order on one rank, the eight steps of dualpipe.py's step() (and,
-// with one pipeline folded into a V, dualpipev.py's). In its terms: n ranks
-// per half (DualPipe p/2, DualPipeV p), k this rank's distance from its end
-// (DualPipe min(r, p − 1 − r), DualPipeV r), M micro-batches per chunk (DualPipe
-// m/2 each way, DualPipeV m). "Phase 0" is the chunk the rank reaches first,
-// `first_chunk`; the other is phase 1. Micro-batches of chunk c are numbered
-// from microbatch_base[c]. Backwards marked zero-bubble leave their W for later;
-// the W's run in the order their backwards did (the repository's WeightGradStore
-// is a FIFO queue).
+/// DualPipe's order on one rank, the eight steps of dualpipe.py's step() (and,
+/// with one pipeline folded into a V, dualpipev.py's). In its terms: n ranks
+/// per half (DualPipe p/2, DualPipeV p), k this rank's distance from its end
+/// (DualPipe min(r, p − 1 − r), DualPipeV r), M micro-batches per chunk (DualPipe
+/// m/2 each way, DualPipeV m). "Phase 0" is the chunk the rank reaches first,
+/// `first_chunk`; the other is phase 1. Micro-batches of chunk c are numbered
+/// from microbatch_base[c]. Backwards marked zero-bubble leave their W for later;
+/// the W's run in the order their backwards did (the repository's WeightGradStore
+/// is a FIFO queue).
 struct DualOrder {
     long long n, k, M;
     long long first_chunk;
@@ -665,7 +665,7 @@ struct DualOrder {
 
 }  // namespace schedule_order
 
-// GPipe: all forwards, then all backwards, in micro-batch order.
+/// GPipe: all forwards, then all backwards, in micro-batch order.
 template <class Out>
 void append_order(const GPipe&, const PipelineShape& s, long long, Out& out) {
     schedule_order::forwards(out, 0, s.microbatches);
@@ -675,11 +675,11 @@ template <class Out>
 void append_order(const OneFOneB&, const PipelineShape& s, long long rank, Out& out) {
     schedule_order::one_f_one_b(out, s.microbatches, std::min(s.stages - rank - 1, s.microbatches));
 }
-// Megatron's interleaved order: virtual micro-batch k is micro-batch
-// (k / (p·v))·p + k mod p on chunk (k mod p·v) / p going forward, on chunk
-// v − 1 − that going backward (schedules.py, get_model_chunk_id).
-// Paired (--overlap-moe-expert-parallel-comm, Megatron's combined 1F1B): each
-// steady-state forward and the backward after it form one block.
+/// Megatron's interleaved order: virtual micro-batch k is micro-batch
+/// (k / (p·v))·p + k mod p on chunk (k mod p·v) / p going forward, on chunk
+/// v − 1 − that going backward (schedules.py, get_model_chunk_id).
+/// Paired (--overlap-moe-expert-parallel-comm, Megatron's combined 1F1B): each
+/// steady-state forward and the backward after it form one block.
 template <class Out>
 void append_order(const Interleaved& schedule, const PipelineShape& s, long long rank, Out& out) {
     const long long p = s.stages, v = s.chunks, total = s.microbatches * v;
@@ -722,11 +722,11 @@ void append_order(const ZeroBubbleH2&, const PipelineShape& s, long long rank, O
     schedule_order::zero_bubble(out, s.microbatches, std::min(2 * (s.stages - rank - 1), s.microbatches), 2 * rank);
 }
 
-// DualPipe: rank r holds stage r (chunk 0) of the pipeline fed at rank 0 and
-// stage p − 1 − r (chunk 1) of the one fed at rank p − 1; micro-batches 0 … m/2 − 1
-// enter at rank 0, m/2 … m − 1 at rank p − 1. Ranks in the second half reach
-// chunk 1 first (dualpipe.py flips the phase there). The repository's step()
-// needs an even number of micro-batches, at least 2p.
+/// DualPipe: rank r holds stage r (chunk 0) of the pipeline fed at rank 0 and
+/// stage p − 1 − r (chunk 1) of the one fed at rank p − 1; micro-batches 0 … m/2 − 1
+/// enter at rank 0, m/2 … m − 1 at rank p − 1. Ranks in the second half reach
+/// chunk 1 first (dualpipe.py flips the phase there). The repository's step()
+/// needs an even number of micro-batches, at least 2p.
 template <class Out>
 void append_order(const DualPipe&, const PipelineShape& s, long long rank, Out& out) {
     if (!(s.microbatches % 2 == 0 && s.microbatches >= 2 * s.stages))
@@ -742,9 +742,9 @@ void append_order(const DualPipe&, const PipelineShape& s, long long rank, Out& 
                               .microbatch_base = {0, s.microbatches / 2}}
         .append(out);
 }
-// DualPipeV: one pipeline of 2p stages folded into a V; rank r holds stage r
-// (chunk 0) and stage 2p − 1 − r (chunk 1), a micro-batch goes down the ranks
-// on chunk 0 and back up on chunk 1. dualpipev.py needs at least 2p micro-batches.
+/// DualPipeV: one pipeline of 2p stages folded into a V; rank r holds stage r
+/// (chunk 0) and stage 2p − 1 − r (chunk 1), a micro-batch goes down the ranks
+/// on chunk 0 and back up on chunk 1. dualpipev.py needs at least 2p micro-batches.
 template <class Out>
 void append_order(const DualPipeV&, const PipelineShape& s, long long rank, Out& out) {
     if (s.microbatches < 2 * s.stages)
@@ -755,14 +755,14 @@ void append_order(const DualPipeV&, const PipelineShape& s, long long rank, Out&
         .append(out);
 }
 
-// A schedule the simulator can run: one with a fixed per-rank order.
+/// A schedule the simulator can run: one with a fixed per-rank order.
 template <class S>
 concept SimulatedSchedule = PipelineSchedule<S> &&
     requires(const S& s, const PipelineShape& shape, long long rank, std::vector<Operation>& out) {
         append_order(s, shape, rank, out);
     };
 
-// Whether the schedule runs W as its own pass (DualPipe: some of them).
+/// Whether the schedule runs W as its own pass (DualPipe: some of them).
 template <class S>
 inline constexpr bool splits_weight_grad = false;
 template <>
@@ -826,10 +826,10 @@ inline constexpr LayoutKind layout_kind<DualPipe> = LayoutKind::dual;
 template <>
 inline constexpr LayoutKind layout_kind<DualPipeV> = LayoutKind::v_shape;
 
-// Passes a rank runs at most: F and B of every micro-batch on each chunk it
-// visits, and a W for each when the schedule splits them off.
-// The simulator keeps every pass in memory, so it runs at most
-// limits::simulated_passes of them; the count is rejected by name beyond that.
+/// Passes a rank runs at most: F and B of every micro-batch on each chunk it
+/// visits, and a W for each when the schedule splits them off.
+/// The simulator keeps every pass in memory, so it runs at most
+/// limits::simulated_passes of them; the count is rejected by name beyond that.
 template <class S>
 [[nodiscard]] std::size_t passes_bound(const PipelineShape& shape) {
     constexpr std::string_view what = "passes to simulate (stages × microbatches × chunks × passes per micro-batch)";
@@ -843,7 +843,7 @@ template <class S>
 }  // namespace detail
 
 namespace detail {
-// Each rank's passes in order: ops[offsets[r] .. offsets[r + 1]) run on rank r.
+/// Each rank's passes in order: ops[offsets[r] .. offsets[r + 1]) run on rank r.
 struct RankOrders {
     std::vector<Operation> ops;
     std::vector<std::size_t> offsets;
@@ -862,7 +862,7 @@ template <SimulatedSchedule S>
     return o;
 }
 
-// The same orders packed, 8 bytes a pass, written in place.
+/// The same orders packed, 8 bytes a pass, written in place.
 struct PackedOrders {
     std::unique_ptr<PassId[]> order;
     std::vector<std::size_t> offsets;
@@ -888,9 +888,9 @@ template <SimulatedSchedule S>
     return o;
 }
 
-// The head and tail around the simulated passes: the all-gathers from 0, each
-// rank's reduce-scatters one at a time after its chunks' last backwards (or W),
-// last_backward[r·v + c], the optimizer once every rank's are done.
+/// The head and tail around the simulated passes: the all-gathers from 0, each
+/// rank's reduce-scatters one at a time after its chunks' last backwards (or W),
+/// last_backward[r·v + c], the optimizer once every rank's are done.
 inline std::vector<SyncSpan> step_ends(std::span<const double> last_backward, Seconds pipeline_end,
                                        const PipelineShape& shape, const StepEnds& e) {
     std::vector<SyncSpan> spans;
@@ -922,9 +922,9 @@ inline std::vector<SyncSpan> step_ends(std::span<const double> last_backward, Se
     return spans;
 }
 
-// Runs the events: each pass starts at max(its rank free, its input arrived);
-// an overlapped pair at max(its rank free, both inputs arrived). kinds: 3 when
-// the schedule splits W's off, else 2.
+/// Runs the events: each pass starts at max(its rank free, its input arrived);
+/// an overlapped pair at max(its rank free, both inputs arrived). kinds: 3 when
+/// the schedule splits W's off, else 2.
 template <LayoutKind K>
 [[nodiscard]] Timeline run_events(PackedOrders o, const PipelineShape& shape, const ScheduleTimes& times,
                                   std::optional<Seconds> fixed_pair, long long kinds) {
@@ -1065,7 +1065,7 @@ template <LayoutKind K>
 }
 }  // namespace detail
 
-// Every rank's passes in the schedule's order, times not yet set.
+/// Every rank's passes in the schedule's order, times not yet set.
 template <SimulatedSchedule S>
 [[nodiscard]] Timeline schedule_order_of(const S& schedule, const PipelineShape& shape) {
     validate(schedule, shape);
@@ -1073,12 +1073,12 @@ template <SimulatedSchedule S>
     return Timeline(shape, std::move(o.ops), std::move(o.offsets));
 }
 
-// Runs one step in two parts: each rank's order (schedule_order_of), then the
-// events. A pair takes the schedule's F&B when it sets one (DualPipe{F&B}: the
-// closed form's input, the same for every pair; DualPipeV's per rank, so a pair
-// of its half-size chunks takes F&B/2), scaled by the mean of its two
-// micro-batches' factors; otherwise its forward plus its backward less the
-// share ScheduleTimes::pair_hidden of their all-to-alls.
+/// Runs one step in two parts: each rank's order (schedule_order_of), then the
+/// events. A pair takes the schedule's F&B when it sets one (DualPipe{F&B}: the
+/// closed form's input, the same for every pair; DualPipeV's per rank, so a pair
+/// of its half-size chunks takes F&B/2), scaled by the mean of its two
+/// micro-batches' factors; otherwise its forward plus its backward less the
+/// share ScheduleTimes::pair_hidden of their all-to-alls.
 template <SimulatedSchedule S>
 [[nodiscard]] Timeline simulate(const S& schedule, const PipelineShape& shape, const ScheduleTimes& times) {
     validate(schedule, shape);
@@ -1093,7 +1093,7 @@ template <SimulatedSchedule S>
                                                       fixed_pair, splits_weight_grad<S> ? 3 : 2);
 }
 
-// Uniform stages: every chunk takes F/v, B/v, W/v.
+/// Uniform stages: every chunk takes F/v, B/v, W/v.
 template <SimulatedSchedule S>
 [[nodiscard]] Timeline simulate(const S& schedule, const PipelineShape& shape, const StageTimes& stage,
                                 Seconds send = Seconds{}) {

@@ -48,7 +48,7 @@
 
 namespace napkin {
 
-// Requests (or anything counted) per second.
+/// Requests (or anything counted) per second.
 using PerSecond = Quotient<double, Seconds>;
 [[nodiscard]] constexpr PerSecond per_second(double v) { return PerSecond::from_value(v); }
 
@@ -72,22 +72,22 @@ inline constexpr std::array kv_dtype_names{Named{KvDType::bf16, "bf16"}, Named{K
 }
 [[nodiscard]] constexpr std::optional<KvDType> parse_kv_dtype(std::string_view s) { return value_of(s, kv_dtype_names); }
 
-// Integer weights are group-quantized: one FP16 scale per group of 128 weights
-// along the input dimension (AWQ, Lin et al. 2023, arXiv 2306.00978, Sec. 5.1;
-// GPTQ, Frantar et al. 2022, arXiv 2210.17323, Sec. 5 "grouping" with 128).
+/// Integer weights are group-quantized: one FP16 scale per group of 128 weights
+/// along the input dimension (AWQ, Lin et al. 2023, arXiv 2306.00978, Sec. 5.1;
+/// GPTQ, Frantar et al. 2022, arXiv 2210.17323, Sec. 5 "grouping" with 128).
 inline constexpr double quantization_group = 128.0;
 inline constexpr double quantization_scale_bytes = 2.0;
-// NVFP4: 4-bit E2M1 values with one FP8 E4M3 scale per block of 16 (NVIDIA,
-// "Introducing NVFP4 for Efficient and Accurate Low-Precision Inference", 2025;
-// its per-tensor FP32 scale is not counted). MXFP4: 4-bit E2M1 values with one
-// 8-bit E8M0 scale per block of 32 (OCP Microscaling Formats (MX) Specification
-// v1.0, 2023, Sec. 5).
+/// NVFP4: 4-bit E2M1 values with one FP8 E4M3 scale per block of 16 (NVIDIA,
+/// "Introducing NVFP4 for Efficient and Accurate Low-Precision Inference", 2025;
+/// its per-tensor FP32 scale is not counted). MXFP4: 4-bit E2M1 values with one
+/// 8-bit E8M0 scale per block of 32 (OCP Microscaling Formats (MX) Specification
+/// v1.0, 2023, Sec. 5).
 inline constexpr double nvfp4_block = 16.0;
 inline constexpr double mxfp4_block = 32.0;
 
-// Bytes per weight, the group scales included. FP8 weights carry one FP32
-// scale per tensor (Micikevicius et al. 2022, "FP8 Formats for Deep Learning",
-// arXiv 2209.05433, Sec. 4): 4 bytes per matrix, under 1e-7 of it, not counted.
+/// Bytes per weight, the group scales included. FP8 weights carry one FP32
+/// scale per tensor (Micikevicius et al. 2022, "FP8 Formats for Deep Learning",
+/// arXiv 2209.05433, Sec. 4): 4 bytes per matrix, under 1e-7 of it, not counted.
 [[nodiscard]] constexpr double bytes_per_weight(WeightDType d) {
     switch (d) {
         case WeightDType::bf16:
@@ -107,10 +107,10 @@ inline constexpr double mxfp4_block = 32.0;
     return 2.0;
 }
 
-// KV cache values: 16-bit; FP8 (vLLM's fp8 KV cache, one scale per tensor); or
-// INT8 / INT4 with an FP16 scale and zero point per head and token (LMDeploy,
-// "KV Cache Quantization", docs/en/quantization/kv_quant.md: per-head per-token
-// asymmetric), 4 bytes per head of 128 values.
+/// KV cache values: 16-bit; FP8 (vLLM's fp8 KV cache, one scale per tensor); or
+/// INT8 / INT4 with an FP16 scale and zero point per head and token (LMDeploy,
+/// "KV Cache Quantization", docs/en/quantization/kv_quant.md: per-head per-token
+/// asymmetric), 4 bytes per head of 128 values.
 inline constexpr double kv_quantization_head = 128.0;
 [[nodiscard]] constexpr double bytes_per_kv_value(KvDType d) {
     switch (d) {
@@ -126,15 +126,15 @@ inline constexpr double kv_quantization_head = 128.0;
     return 2.0;
 }
 
-// Which GPUs compute in FP8: those whose data sheet gives a dense FP8 tensor
-// rate (Gpu::fp8_flops: Hopper, Ada, Blackwell, CDNA 3 and 4 in the catalog;
-// Ampere's data sheet lists TF32, BF16, FP16, INT8 and INT4, no FP8).
+/// Which GPUs compute in FP8: those whose data sheet gives a dense FP8 tensor
+/// rate (Gpu::fp8_flops: Hopper, Ada, Blackwell, CDNA 3 and 4 in the catalog;
+/// Ampere's data sheet lists TF32, BF16, FP16, INT8 and INT4, no FP8).
 [[nodiscard]] constexpr bool has_fp8(const Gpu& gpu) { return gpu.fp8_flops.value() > 0.0; }
-// FP4 likewise (Gpu::fp4_flops: Blackwell, CDNA 4); NVFP4 is NVIDIA's format,
-// MI355X's data sheet gives its FP4 as MXFP4 only.
+/// FP4 likewise (Gpu::fp4_flops: Blackwell, CDNA 4); NVFP4 is NVIDIA's format,
+/// MI355X's data sheet gives its FP4 as MXFP4 only.
 [[nodiscard]] constexpr bool has_fp4(const Gpu& gpu) { return gpu.fp4_flops.value() > 0.0; }
 
-// What the GPU lacks, from its data sheet, to compute in a weight format ("": nothing).
+/// What the GPU lacks, from its data sheet, to compute in a weight format ("": nothing).
 [[nodiscard]] constexpr std::string_view missing_for(const Gpu& gpu, WeightDType d) {
     switch (d) {
         case WeightDType::fp8:
@@ -153,7 +153,7 @@ inline constexpr double kv_quantization_head = 128.0;
     return "";
 }
 
-// The weight formats a GPU computes in, for an error's suggestion: "bf16, fp16, fp8, int8 or int4".
+/// The weight formats a GPU computes in, for an error's suggestion: "bf16, fp16, fp8, int8 or int4".
 [[nodiscard]] inline std::string computable_formats(const Gpu& gpu) {
     std::string names;
     std::string_view last;
@@ -165,42 +165,42 @@ inline constexpr double kv_quantization_head = 128.0;
     return names.empty() ? std::string(last) : names + " or " + std::string(last);
 }
 
-// The matrix throughput a weight format runs at. FP8 weights run W8A8 on FP8
-// tensor cores, NVFP4 and MXFP4 W4A4 on FP4 tensor cores; INT8 and INT4 are
-// weight-only (W8A16, W4A16): the kernels dequantize to 16 bit before the
-// multiply (AWQ Sec. 4; TensorRT-LLM's weight-only GEMMs), so they run at the
-// 16-bit peak on any GPU.
+/// The matrix throughput a weight format runs at. FP8 weights run W8A8 on FP8
+/// tensor cores, NVFP4 and MXFP4 W4A4 on FP4 tensor cores; INT8 and INT4 are
+/// weight-only (W8A16, W4A16): the kernels dequantize to 16 bit before the
+/// multiply (AWQ Sec. 4; TensorRT-LLM's weight-only GEMMs), so they run at the
+/// 16-bit peak on any GPU.
 [[nodiscard]] constexpr FlopsPerSecond serving_peak(const Gpu& gpu, WeightDType d) {
     if (d == WeightDType::fp8) return gpu.fp8_flops;
     if (d == WeightDType::nvfp4 || d == WeightDType::mxfp4) return gpu.fp4_flops;
     return gpu.peak_flops;
 }
-// The GEMMs' precision on the kernel layer, for the measured share of the peak:
-// FP8 weights in FP8; FP4 has no measured GEMM row, so it takes its
-// generation's FP8 share (the nearest precision measured); the rest 16 bit.
+/// The GEMMs' precision on the kernel layer, for the measured share of the peak:
+/// FP8 weights in FP8; FP4 has no measured GEMM row, so it takes its
+/// generation's FP8 share (the nearest precision measured); the rest 16 bit.
 [[nodiscard]] constexpr DType gemm_precision(WeightDType d) {
     return d == WeightDType::fp8 || d == WeightDType::nvfp4 || d == WeightDType::mxfp4 ? DType::fp8 : DType::bf16;
 }
 
-// How an engine's passes are priced: the kernel layer's ceilings, and what the
-// engine spends per forward pass (a decode step or a prefill chunk) beyond its
-// kernels — once per pipeline stage (the step's scheduling, sampling and
-// hand-back to the host) and once per layer (its kernels' launches and
-// synchronisations; a CUDA graph lowers it, and the fitted value is what the
-// measured engines paid) — and the share of the best GEMM's rate (MAMF's
-// brute-forced best shape) an engine's GEMMs reach at the shapes a batch
-// gives them. All three fitted (default_serving_profile).
+/// How an engine's passes are priced: the kernel layer's ceilings, and what the
+/// engine spends per forward pass (a decode step or a prefill chunk) beyond its
+/// kernels — once per pipeline stage (the step's scheduling, sampling and
+/// hand-back to the host) and once per layer (its kernels' launches and
+/// synchronisations; a CUDA graph lowers it, and the fitted value is what the
+/// measured engines paid) — and the share of the best GEMM's rate (MAMF's
+/// brute-forced best shape) an engine's GEMMs reach at the shapes a batch
+/// gives them. All three fitted (default_serving_profile).
 struct ServingProfile {
     KernelProfile kernels = KernelProfile::measured;
     Seconds pass_overhead{};
     Seconds layer_overhead{};
     double gemm_share = 1.0;
 };
-// The lesson's closed forms: data-sheet peaks and bandwidth, no overhead.
+/// The lesson's closed forms: data-sheet peaks and bandwidth, no overhead.
 inline constexpr ServingProfile roofline_serving{KernelProfile::roofline, Seconds{}, Seconds{}, 1.0};
-// The fit to every fixed-batch row of tests/data/measured-serving-runs.json
-// (TensorRT-LLM 0.9 on A100 and H100, LMDeploy on A100): the test
-// "serving validation" recomputes it and writes the README's table.
+/// The fit to every fixed-batch row of tests/data/measured-serving-runs.json
+/// (TensorRT-LLM 0.9 on A100 and H100, LMDeploy on A100): the test
+/// "serving validation" recomputes it and writes the README's table.
 inline constexpr ServingProfile default_serving_profile{KernelProfile::measured, seconds(0.0), seconds(92.237e-6),
                                                         0.7768};
 
@@ -276,7 +276,7 @@ constexpr void check_serving_setup(const ServingSetup& s) {
 }
 }  // namespace detail
 
-// Checks a serving setup, naming the field; a layout against its model.
+/// Checks a serving setup, naming the field; a layout against its model.
 [[nodiscard]] constexpr const ServingSetup& validated(const ServingSetup& s) {
     detail::check_serving_setup(s);
     return s;
@@ -286,14 +286,14 @@ constexpr void check_serving_setup(const ServingSetup& s) {
     return layout;
 }
 
-// A model's weights in a format the GPU can compute in; names the format and what the GPU lacks.
+/// A model's weights in a format the GPU can compute in; names the format and what the GPU lacks.
 constexpr void require_computable(const Gpu& gpu, WeightDType d) {
     if (const std::string_view missing = missing_for(gpu, d); !missing.empty())
         reject("weight dtype", to_string(d),
                std::string(gpu.name) + " has " + std::string(missing) + "; use " + computable_formats(gpu));
 }
 
-// A sequence of `length` tokens within the model's trained context, when known.
+/// A sequence of `length` tokens within the model's trained context, when known.
 constexpr void require_within_context(const TransformerShape& m, long long length) {
     if (m.max_position_embeddings != 0 && length > m.max_position_embeddings)
         reject("input + output tokens", count(length),
@@ -315,10 +315,10 @@ struct ServingMemory {
     [[nodiscard]] constexpr bool fits() const { return total() <= usable; }
 };
 
-// The weights one GPU holds: a dense model's are shared evenly over tp·pp (the
-// lesson's share, rounded up to a whole byte); a mixture's experts are spread
-// over all tp·pp·ep GPUs while the rest (attention, router, norms, tables) is
-// shared over tp·pp and copied into each of the ep groups.
+/// The weights one GPU holds: a dense model's are shared evenly over tp·pp (the
+/// lesson's share, rounded up to a whole byte); a mixture's experts are spread
+/// over all tp·pp·ep GPUs while the rest (attention, router, norms, tables) is
+/// shared over tp·pp and copied into each of the ep groups.
 [[nodiscard]] constexpr Bytes serving_weights_per_gpu(const TransformerShape& m, const ServingLayout& l,
                                                       WeightDType d) {
     const double b = bytes_per_weight(d);
@@ -328,49 +328,49 @@ struct ServingMemory {
     return ceil_whole(bytes(b * (rest / count(l.tp * l.pp) + experts / count(l.gpus()))));
 }
 
-// Paged KV cache: a sequence of `length` tokens holds ⌈length / block⌉ blocks.
+/// Paged KV cache: a sequence of `length` tokens holds ⌈length / block⌉ blocks.
 [[nodiscard]] constexpr Tokens paged_tokens(long long length, long long block) {
     return tokens(count((length + block - 1) / block * block));
 }
 
-// The GPUs a sequence's cache is shared over: by layer over the pp stages, by
-// KV head over min(tp, kv_heads) GPUs (past kv_heads each GPU keeps one head).
-// Latent attention caches one latent per token and layer that every head
-// up-projects its keys and values from (DeepSeek-V2, arXiv 2405.04434,
-// Sec. 2.1.2, Eq. 9), so a split by head cannot split it: every tp GPU holds
-// and reads the whole latent (the duplication that made SGLang v0.4 serve
-// DeepSeek with data-parallel attention, LMSYS blog, Dec. 2024; DeepSeek-V3,
-// arXiv 2412.19437, Sec. 3.4.2, decodes with attention data-parallel for it).
+/// The GPUs a sequence's cache is shared over: by layer over the pp stages, by
+/// KV head over min(tp, kv_heads) GPUs (past kv_heads each GPU keeps one head).
+/// Latent attention caches one latent per token and layer that every head
+/// up-projects its keys and values from (DeepSeek-V2, arXiv 2405.04434,
+/// Sec. 2.1.2, Eq. 9), so a split by head cannot split it: every tp GPU holds
+/// and reads the whole latent (the duplication that made SGLang v0.4 serve
+/// DeepSeek with data-parallel attention, LMSYS blog, Dec. 2024; DeepSeek-V3,
+/// arXiv 2412.19437, Sec. 3.4.2, decodes with attention data-parallel for it).
 [[nodiscard]] constexpr double kv_share(const TransformerShape& m, const ServingLayout& l) {
     if (latent_attention(m)) return count(l.pp);
     return count(l.pp) * count(std::min(l.tp, m.kv_heads));
 }
 
-// The KV-cache bytes one GPU holds for `cached` tokens of its sequences: the
-// model's cache per token (model.hpp: per KV head, or MLA's latent of
-// kv_lora_rank + qk_rope_head_dim values per layer) over the GPU's share.
-// Every KV byte of the serving model goes through here.
+/// The KV-cache bytes one GPU holds for `cached` tokens of its sequences: the
+/// model's cache per token (model.hpp: per KV head, or MLA's latent of
+/// kv_lora_rank + qk_rope_head_dim values per layer) over the GPU's share.
+/// Every KV byte of the serving model goes through here.
 [[nodiscard]] constexpr Bytes kv_bytes_per_gpu(const TransformerShape& m, const ServingLayout& l, KvDType d,
                                                Tokens cached) {
     return kv_cache_per_token(m, bytes_per_kv_value(d)) * cached / kv_share(m, l);
 }
 
-// The same for `sequences` sequences of `context` tokens each: a sliding-window
-// model's local layers keep only the window of each (model.hpp's kv_cache_bytes).
+/// The same for `sequences` sequences of `context` tokens each: a sliding-window
+/// model's local layers keep only the window of each (model.hpp's kv_cache_bytes).
 [[nodiscard]] constexpr Bytes kv_bytes_per_gpu(const TransformerShape& m, const ServingLayout& l, KvDType d,
                                                Tokens context, double sequences) {
     if (local_attention_layers(m) == 0) return kv_bytes_per_gpu(m, l, d, context * sequences);
     return kv_cache_bytes(m, bytes_per_kv_value(d), context) * sequences / kv_share(m, l);
 }
 
-// The sequences one expert-parallel group serves (the busiest, when ep does
-// not divide N).
+/// The sequences one expert-parallel group serves (the busiest, when ep does
+/// not divide N).
 [[nodiscard]] constexpr long long sequences_per_group(long long concurrency, const ServingLayout& l) {
     return (concurrency + l.ep - 1) / l.ep;
 }
 
-// Memory of one GPU serving `concurrency` sequences of `length` tokens each
-// (their KV cache reserved whole, so no sequence is ever preempted).
+/// Memory of one GPU serving `concurrency` sequences of `length` tokens each
+/// (their KV cache reserved whole, so no sequence is ever preempted).
 [[nodiscard]] constexpr ServingMemory serving_memory(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
                                                      long long concurrency, long long length,
                                                      const ServingSetup& s = default_serving_setup) {
@@ -383,7 +383,7 @@ struct ServingMemory {
     return {serving_weights_per_gpu(m, l, s.weights), kv, working_memory(m, working), usable_memory(gpu)};
 }
 
-// The most sequences of `length` tokens whose memory fits (0: not one).
+/// The most sequences of `length` tokens whose memory fits (0: not one).
 [[nodiscard]] constexpr long long max_concurrency(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
                                                   long long length, const ServingSetup& s = default_serving_setup) {
     require_at_least_one("sequence length (tokens)", length);
@@ -410,9 +410,9 @@ struct ServingRoofline {
 // ---------------------------------------------------------------------------
 // One decode step
 
-// B sequences per expert-parallel group, each with `context` tokens in its
-// cache on average. Every term below depends on the contexts only through
-// their sum, so the mean context stands for any mix of them.
+/// B sequences per expert-parallel group, each with `context` tokens in its
+/// cache on average. Every term below depends on the contexts only through
+/// their sum, so the mean context stands for any mix of them.
 struct DecodeBatch {
     long long sequences = 1;
     Tokens context = tokens(0);
@@ -434,11 +434,11 @@ struct DecodeStep {
     [[nodiscard]] constexpr bool memory_bound() const { return weights_read + kv_read >= compute; }
 };
 
-// The weight bytes one GPU reads in a pass over `routed` tokens of its group:
-// a dense model its whole share; a mixture the rest of its share plus, per
-// MoE layer, the expected distinct experts among the E/ep it holds, hit by the
-// tokens of all ep groups (the shared experts are in the rest, always read;
-// the dense layers' feed-forward blocks too).
+/// The weight bytes one GPU reads in a pass over `routed` tokens of its group:
+/// a dense model its whole share; a mixture the rest of its share plus, per
+/// MoE layer, the expected distinct experts among the E/ep it holds, hit by the
+/// tokens of all ep groups (the shared experts are in the rest, always read;
+/// the dense layers' feed-forward blocks too).
 [[nodiscard]] constexpr Bytes weights_read_per_gpu(const TransformerShape& m, const ServingLayout& l, WeightDType d,
                                                    double routed) {
     if (m.experts == 0) return serving_weights_per_gpu(m, l, d);
@@ -450,19 +450,19 @@ struct DecodeStep {
     return ceil_whole(bytes(b * (rest / count(l.tp * l.pp) + hit * experts / count(l.gpus()))));
 }
 
-// FLOPs of attention over the cache: per token and layer, QKᵀ and the weighted
-// sum of V each cost 2·heads·head_dim per cached position (Chowdhery et al.
-// 2022, PaLM, arXiv 2204.02311, App. B: 4·L·H·Q·T on top of 2N per token);
-// with latent attention Q·K spans qk_nope + qk_rope dimensions and V
-// v_head_dim (model.hpp's attention_score_flops_per_token).
+/// FLOPs of attention over the cache: per token and layer, QKᵀ and the weighted
+/// sum of V each cost 2·heads·head_dim per cached position (Chowdhery et al.
+/// 2022, PaLM, arXiv 2204.02311, App. B: 4·L·H·Q·T on top of 2N per token);
+/// with latent attention Q·K spans qk_nope + qk_rope dimensions and V
+/// v_head_dim (model.hpp's attention_score_flops_per_token).
 [[nodiscard]] constexpr Flops attention_flops(const TransformerShape& m, double positions) {
     if (!latent_attention(m)) return flops(4.0 * count(m.layers) * count(m.heads * head_dim(m)) * positions);
     return flops(count(m.layers) * attention_score_flops_per_token(m, positions));
 }
 
-// The same when the local layers of a sliding-window model attend to
-// `local_positions` in all (each token at most the window) and the global
-// ones to `positions`.
+/// The same when the local layers of a sliding-window model attend to
+/// `local_positions` in all (each token at most the window) and the global
+/// ones to `positions`.
 [[nodiscard]] constexpr Flops attention_flops(const TransformerShape& m, double positions, double local_positions) {
     if (local_attention_layers(m) == 0) return attention_flops(m, positions);
     return flops(4.0 * count(m.heads * head_dim(m)) *
@@ -470,22 +470,22 @@ struct DecodeStep {
 }
 
 namespace detail {
-// What one forward pass over every stage costs the engine beyond its kernels.
+/// What one forward pass over every stage costs the engine beyond its kernels.
 [[nodiscard]] constexpr Seconds pass_overhead(const TransformerShape& m, const ServingLayout& l,
                                               const ServingProfile& p) {
     return count(l.pp) * p.pass_overhead + count(m.layers) * p.layer_overhead;
 }
-// `bytes` at the share of the data sheet's bandwidth a kernel reaches (1: read_time exactly).
+/// `bytes` at the share of the data sheet's bandwidth a kernel reaches (1: read_time exactly).
 [[nodiscard]] constexpr Seconds read_at(Bytes bytes, const Gpu& gpu, double share) {
     return share == 1.0 ? read_time(bytes, gpu) : read_time(bytes, gpu) / share;
 }
-// The policy's latency paid once per call (NCCL's base latency): a
-// point-to-point of nothing costs it plus one step.
+/// The policy's latency paid once per call (NCCL's base latency): a
+/// point-to-point of nothing costs it plus one step.
 template <CollectivePolicy Collective>
 [[nodiscard]] constexpr Seconds base_latency(const Collective& collective, const Link& link) {
     return collective.point_to_point(Bytes{}, link).latency - link.step_latency;
 }
-// The communication of one pass over `n` tokens of each group.
+/// The communication of one pass over `n` tokens of each group.
 template <CollectivePolicy Collective>
 constexpr void pass_communication(const TransformerShape& m, const Link& link, const ServingLayout& l, double n,
                                   const ServingSetup& s, const Collective& collective, DecodeStep& step) {
@@ -505,10 +505,10 @@ constexpr void pass_communication(const TransformerShape& m, const Link& link, c
 }
 }  // namespace detail
 
-// One step that gives each of B sequences its next token (see the top of the
-// file). With B = 1, context 0 and 16-bit weights it is the lesson's
-// token_time: weights_read + 0 = read, compute = 2·N_active / gpus / peak,
-// tp = a·L all-reduces of h·b, pp = (pp − 1) hand-offs, stages × busy.
+/// One step that gives each of B sequences its next token (see the top of the
+/// file). With B = 1, context 0 and 16-bit weights it is the lesson's
+/// token_time: weights_read + 0 = read, compute = 2·N_active / gpus / peak,
+/// tp = a·L all-reduces of h·b, pp = (pp − 1) hand-offs, stages × busy.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr DecodeStep decode_step(const TransformerShape& m, const Gpu& gpu, const Link& link,
                                                const ServingLayout& l, const DecodeBatch& batch,
@@ -555,14 +555,14 @@ struct PrefillTime {
     [[nodiscard]] constexpr Seconds total() const { return compute + comm + overhead; }
 };
 
-// The forward pass over `prompts` prompts of `input` tokens each, in chunks of
-// `s.prefill_chunk` tokens (one chunk when 0). A chunk of c tokens after p
-// already cached reads the weights once (MoE: the experts its tokens hit), reads
-// the cache of the p and writes that of the c; it does 2·N_active FLOPs per
-// token plus causal attention: token t attends to t positions, so the chunk's
-// Σ t = c·p + c(c + 1)/2, with flash attention skipping the masked half
-// (Dao 2023, FlashAttention-2, arXiv 2307.08691, Sec. 3.1.1) and never writing
-// the scores to memory. Long prompts are compute-bound.
+/// The forward pass over `prompts` prompts of `input` tokens each, in chunks of
+/// `s.prefill_chunk` tokens (one chunk when 0). A chunk of c tokens after p
+/// already cached reads the weights once (MoE: the experts its tokens hit), reads
+/// the cache of the p and writes that of the c; it does 2·N_active FLOPs per
+/// token plus causal attention: token t attends to t positions, so the chunk's
+/// Σ t = c·p + c(c + 1)/2, with flash attention skipping the masked half
+/// (Dao 2023, FlashAttention-2, arXiv 2307.08691, Sec. 3.1.1) and never writing
+/// the scores to memory. Long prompts are compute-bound.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr PrefillTime prefill_time(const TransformerShape& m, const Gpu& gpu, const Link& link,
                                                  const ServingLayout& l, long long prompts, long long input,
@@ -633,10 +633,10 @@ constexpr void check_workload(const TransformerShape& m, const ServingWorkload& 
 }
 }  // namespace detail
 
-// Mean waiting time in an M/D/1 queue: Poisson arrivals at rate λ, one server
-// with a fixed service time D = 1/μ, load ρ = λ/μ < 1. The Pollaczek–Khinchine
-// mean-value formula with a deterministic service time (Kleinrock 1975,
-// "Queueing Systems", Vol. I, Sec. 5.6): W = ρ·D / (2(1 − ρ)).
+/// Mean waiting time in an M/D/1 queue: Poisson arrivals at rate λ, one server
+/// with a fixed service time D = 1/μ, load ρ = λ/μ < 1. The Pollaczek–Khinchine
+/// mean-value formula with a deterministic service time (Kleinrock 1975,
+/// "Queueing Systems", Vol. I, Sec. 5.6): W = ρ·D / (2(1 − ρ)).
 [[nodiscard]] constexpr Seconds md1_wait(const PerSecond& arrival, const PerSecond& service) {
     require_positive("service rate (requests/s)", service.value());
     const double rho = arrival / service;
@@ -645,17 +645,17 @@ constexpr void check_workload(const TransformerShape& m, const ServingWorkload& 
     return rho / (2.0 * (1.0 - rho)) / service;
 }
 
-// Serving `w` on layout `l`:
-//  - continuous batching: N sequences in flight at mean context I + O/2; each
-//    sequence lives O steps, so every step N/O new prompts are prefilled in
-//    between (prefill stalls decode, vLLM's default without chunking):
-//      TPOT = step + (B/O)·prefill(1 prompt)      (B: sequences per group)
-//      TTFT = queue + step (the running iteration ends) + prefill(1 prompt)
-//      requests/s = N / (TTFT − queue + (O − 1)·TPOT)   (Little 1961: N = λ·W)
-//  - static batching: the batch's prompts in one prefill, then O − 1 steps:
-//      TTFT = prefill(B prompts), TPOT = step, e2e = TTFT + (O − 1)·TPOT,
-//      requests/s = N / e2e.
-// Output tokens/s = requests/s · O; per GPU over tp·pp·ep; per user 1/TPOT.
+/// Serving `w` on layout `l`:
+///  - continuous batching: N sequences in flight at mean context I + O/2; each
+///    sequence lives O steps, so every step N/O new prompts are prefilled in
+///    between (prefill stalls decode, vLLM's default without chunking):
+///      TPOT = step + (B/O)·prefill(1 prompt)      (B: sequences per group)
+///      TTFT = queue + step (the running iteration ends) + prefill(1 prompt)
+///      requests/s = N / (TTFT − queue + (O − 1)·TPOT)   (Little 1961: N = λ·W)
+///  - static batching: the batch's prompts in one prefill, then O − 1 steps:
+///      TTFT = prefill(B prompts), TPOT = step, e2e = TTFT + (O − 1)·TPOT,
+///      requests/s = N / e2e.
+/// Output tokens/s = requests/s · O; per GPU over tp·pp·ep; per user 1/TPOT.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr ServingEstimate evaluate_serving(const TransformerShape& m, const Gpu& gpu, const Link& link,
                                                          const ServingLayout& l, const ServingWorkload& w,
@@ -700,7 +700,7 @@ template <CollectivePolicy Collective = Ring>
     return e;
 }
 
-// The throughput–latency frontier: one estimate per concurrency.
+/// The throughput–latency frontier: one estimate per concurrency.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] std::vector<ServingEstimate> serving_sweep(const TransformerShape& m, const Gpu& gpu, const Link& link,
                                                          const ServingLayout& l, ServingWorkload w,
@@ -719,20 +719,20 @@ template <CollectivePolicy Collective = Ring>
 // ---------------------------------------------------------------------------
 // Disaggregated serving: prefill and decode on separate GPUs
 
-// DistServe (Zhong et al. 2024, OSDI, arXiv 2401.09670) and Splitwise (Patel et
-// al. 2024, ISCA, arXiv 2311.18677) run prompts and generation on separate
-// instances, so prefills never stall a decode step; each prompt's KV cache
-// crosses the link once. Here `instances` copies of the layout are split into
-// `prefill` and `instances − prefill` decode instances:
-//  - a prefill instance runs one prompt at a time (Tp, deterministic), fed by
-//    Poisson arrivals: TTFT = Tp + the M/D/1 wait. A TTFT bound T admits a load
-//    ρ ≤ x/(1 + x) with x = 2(T − Tp)/Tp (solving Tp + ρ·Tp/(2(1 − ρ)) ≤ T),
-//    so the pool takes prefill·ρ/Tp requests/s;
-//  - a decode instance runs continuous batching of N sequences without
-//    prefills: TPOT = step(N), the pool takes decode·N/(O·TPOT) requests/s;
-//  - the KV transfer: each prefill GPU sends its share of the prompt's cache to
-//    its decode peer, one point-to-point on the link.
-// The goodput is the smaller of the two rates.
+/// DistServe (Zhong et al. 2024, OSDI, arXiv 2401.09670) and Splitwise (Patel et
+/// al. 2024, ISCA, arXiv 2311.18677) run prompts and generation on separate
+/// instances, so prefills never stall a decode step; each prompt's KV cache
+/// crosses the link once. Here `instances` copies of the layout are split into
+/// `prefill` and `instances − prefill` decode instances:
+///  - a prefill instance runs one prompt at a time (Tp, deterministic), fed by
+///    Poisson arrivals: TTFT = Tp + the M/D/1 wait. A TTFT bound T admits a load
+///    ρ ≤ x/(1 + x) with x = 2(T − Tp)/Tp (solving Tp + ρ·Tp/(2(1 − ρ)) ≤ T),
+///    so the pool takes prefill·ρ/Tp requests/s;
+///  - a decode instance runs continuous batching of N sequences without
+///    prefills: TPOT = step(N), the pool takes decode·N/(O·TPOT) requests/s;
+///  - the KV transfer: each prefill GPU sends its share of the prompt's cache to
+///    its decode peer, one point-to-point on the link.
+/// The goodput is the smaller of the two rates.
 struct DisaggregatedEstimate {
     long long prefill_instances = 0;
     long long decode_instances = 0;
@@ -755,8 +755,8 @@ struct DisaggregationQuery {
     long long max_concurrency = 1024;  // per decode instance
 };
 
-// The largest load ρ one M/D/1 server with service time `service` may carry
-// while the mean response (service + wait) stays within `bound` (1 when unbounded).
+/// The largest load ρ one M/D/1 server with service time `service` may carry
+/// while the mean response (service + wait) stays within `bound` (1 when unbounded).
 [[nodiscard]] constexpr double md1_admissible_load(Seconds service, Seconds bound) {
     if (bound.value() == std::numeric_limits<double>::infinity()) return 1.0;
     if (bound < service) return 0.0;
@@ -764,9 +764,9 @@ struct DisaggregationQuery {
     return x / (1.0 + x);
 }
 
-// The best split of `q.instances` instances into prefill and decode pools for
-// the bounds: the most goodput (ties: fewer prefill instances); none when no
-// split meets them.
+/// The best split of `q.instances` instances into prefill and decode pools for
+/// the bounds: the most goodput (ties: fewer prefill instances); none when no
+/// split meets them.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr std::optional<DisaggregatedEstimate> best_disaggregation(
     const TransformerShape& m, const Gpu& gpu, const Link& link, const ServingLayout& l, const DisaggregationQuery& q,

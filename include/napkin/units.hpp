@@ -32,8 +32,8 @@
 namespace napkin {
 
 namespace dimensions {
-// Ordinals only need to be unique among base dimensions; Boost's own use small
-// negative numbers, so these large positive ones cannot collide.
+/// Ordinals only need to be unique among base dimensions; Boost's own use small
+/// negative numbers, so these large positive ones cannot collide.
 struct flop_base_dimension : boost::units::base_dimension<flop_base_dimension, 7101> {};
 struct token_base_dimension : boost::units::base_dimension<token_base_dimension, 7102> {};
 struct energy_base_dimension : boost::units::base_dimension<energy_base_dimension, 7103> {};
@@ -51,15 +51,15 @@ struct token : boost::units::base_unit<token, dimensions::token, 7112> {
     static constexpr const char* name() { return "token"; }
     static constexpr const char* symbol() { return "token"; }
 };
-// Energy as its own base: napkin never needs the joule as kg·m²/s², only that
-// a watt for a second is a joule (SI Brochure, 9th ed., Table 4).
+/// Energy as its own base: napkin never needs the joule as kg·m²/s², only that
+/// a watt for a second is a joule (SI Brochure, 9th ed., Table 4).
 struct joule : boost::units::base_unit<joule, dimensions::energy, 7113> {
     static constexpr const char* name() { return "joule"; }
     static constexpr const char* symbol() { return "J"; }
 };
 }  // namespace base_units
 
-// One coherent system: second, byte, FLOP, token, joule.
+/// One coherent system: second, byte, FLOP, token, joule.
 using system = boost::units::make_system<boost::units::si::second_base_unit,
                                          boost::units::information::byte_base_unit,
                                          base_units::flop, base_units::token, base_units::joule>::type;
@@ -82,8 +82,8 @@ using Flops = Quantity<unit_types::flop>;  // a count of operations, not a rate
 using Tokens = Quantity<unit_types::token>;
 using Joules = Quantity<unit_types::joule>;
 
-// Rates and ratios are whatever the arithmetic gives, so `Bytes / Seconds` is
-// exactly `BytesPerSecond` and no conversion is ever needed.
+/// Rates and ratios are whatever the arithmetic gives, so `Bytes / Seconds` is
+/// exactly `BytesPerSecond` and no conversion is ever needed.
 template <class A, class B>
 using Quotient = decltype(std::declval<A>() / std::declval<B>());
 using BytesPerSecond = Quotient<Bytes, Seconds>;
@@ -100,7 +100,7 @@ concept QuantityType = requires(const Q& q) {
     { q.value() } -> std::convertible_to<double>;
 };
 
-// A unit to read a quantity in: how many base units it holds and its symbol.
+/// A unit to read a quantity in: how many base units it holds and its symbol.
 template <class Q>
 struct Unit {
     double factor;
@@ -108,7 +108,7 @@ struct Unit {
 };
 
 namespace units {
-// Sizes: binary prefixes (IEC 80000-13) are powers of 1,024, decimal ones of 1,000.
+/// Sizes: binary prefixes (IEC 80000-13) are powers of 1,024, decimal ones of 1,000.
 inline constexpr Unit<Bytes> B{1.0, "B"};
 inline constexpr Unit<Bytes> KiB{1024.0, "KiB"};
 inline constexpr Unit<Bytes> MiB{1024.0 * 1024.0, "MiB"};
@@ -118,19 +118,19 @@ inline constexpr Unit<Bytes> KB{1e3, "KB"};
 inline constexpr Unit<Bytes> MB{1e6, "MB"};
 inline constexpr Unit<Bytes> GB{1e9, "GB"};
 inline constexpr Unit<Bytes> TB{1e12, "TB"};
-// Times.
+/// Times.
 inline constexpr Unit<Seconds> s{1.0, "s"};
 inline constexpr Unit<Seconds> ms{1e-3, "ms"};
 inline constexpr Unit<Seconds> us{1e-6, "\u00b5s"};
 inline constexpr Unit<Seconds> ns{1e-9, "ns"};
 inline constexpr Unit<Seconds> minutes{60.0, "min"};
 inline constexpr Unit<Seconds> hours{3600.0, "h"};
-// Rates: link and memory figures are quoted in decimal units on data sheets.
+/// Rates: link and memory figures are quoted in decimal units on data sheets.
 inline constexpr Unit<BytesPerSecond> Bps{1.0, "B/s"};
 inline constexpr Unit<BytesPerSecond> GBps{1e9, "GB/s"};
 inline constexpr Unit<BytesPerSecond> TBps{1e12, "TB/s"};
 inline constexpr Unit<BytesPerSecond> Gbps{1e9 / 8.0, "Gb/s"};  // bits: a byte is 8 bits
-// Work.
+/// Work.
 inline constexpr Unit<Flops> FLOP{1.0, "FLOP"};
 inline constexpr Unit<Flops> TFLOP{1e12, "TFLOP"};
 inline constexpr Unit<Flops> PFLOP{1e15, "PFLOP"};
@@ -140,7 +140,7 @@ inline constexpr Unit<FlopsPerSecond> PFLOPps{1e15, "PFLOP/s"};
 inline constexpr Unit<Tokens> token{1.0, "tokens"};
 inline constexpr Unit<TokensPerSecond> tokens_per_s{1.0, "tokens/s"};
 inline constexpr Unit<BytesPerToken> bytes_per_token{1.0, "B/token"};
-// Energy and power: a kilowatt-hour is 3.6e6 J (1,000 W for 3,600 s).
+/// Energy and power: a kilowatt-hour is 3.6e6 J (1,000 W for 3,600 s).
 inline constexpr Unit<Joules> J{1.0, "J"};
 inline constexpr Unit<Joules> kWh{3.6e6, "kWh"};
 inline constexpr Unit<Joules> MWh{3.6e9, "MWh"};
@@ -150,19 +150,19 @@ inline constexpr Unit<Watts> MW{1e6, "MW"};
 inline constexpr Unit<JoulesPerToken> joules_per_token{1.0, "J/token"};
 }  // namespace units
 
-// The one way a number leaves the type system: `in(t, units::ms)` is t in milliseconds.
+/// The one way a number leaves the type system: `in(t, units::ms)` is t in milliseconds.
 template <class Q>
 [[nodiscard]] constexpr double in(const Q& q, Unit<Q> unit) {
     return q.value() / unit.factor;
 }
 
-// The one way a number enters it: `quantity(80, units::GiB)` is 80 GiB.
+/// The one way a number enters it: `quantity(80, units::GiB)` is 80 GiB.
 template <class Q>
 [[nodiscard]] constexpr Q quantity(double value, Unit<Q> unit) {
     return Q::from_value(value * unit.factor);
 }
 
-// Named constructors.
+/// Named constructors.
 [[nodiscard]] constexpr Bytes bytes(double v) { return quantity(v, units::B); }
 [[nodiscard]] constexpr Bytes kibibytes(double v) { return quantity(v, units::KiB); }
 [[nodiscard]] constexpr Bytes mebibytes(double v) { return quantity(v, units::MiB); }
@@ -194,14 +194,14 @@ template <class Q>
 [[nodiscard]] constexpr Watts kilowatts(double v) { return quantity(v, units::kW); }
 [[nodiscard]] constexpr Watts megawatts(double v) { return quantity(v, units::MW); }
 
-// Integer counts (GPUs, layers, steps) enter arithmetic through this helper, so a
-// narrowing or an integer division is always visible at the call site.
+/// Integer counts (GPUs, layers, steps) enter arithmetic through this helper, so a
+/// narrowing or an integer division is always visible at the call site.
 template <class Int>
 [[nodiscard]] constexpr double count(Int n) {
     return static_cast<double>(n);
 }
 
-// A dimensionless ratio of two quantities of the same kind, as a plain double.
+/// A dimensionless ratio of two quantities of the same kind, as a plain double.
 template <class Q>
 [[nodiscard]] constexpr double ratio(const Q& a, const Q& b) {
     return a.value() / b.value();
@@ -274,13 +274,13 @@ NAPKIN_DEFINE_LITERAL(kW, kilowatts)
 // Formatting. Boost's own prefix printing shows bytes as bits (80 GiB prints as
 // "687.195 Gb"), so napkin writes its own: "34.93 GiB", "18.94 ms", "600 GB/s".
 
-// A plain number with exactly `decimals` decimals: format_fixed(8.6666, 1) == "8.7".
+/// A plain number with exactly `decimals` decimals: format_fixed(8.6666, 1) == "8.7".
 inline std::string format_fixed(double v, int decimals) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
     return buffer;
 }
-// Up to `decimals` decimals, trailing zeros dropped: 600 -> "600", 2.039 -> "2.04".
+/// Up to `decimals` decimals, trailing zeros dropped: 600 -> "600", 2.039 -> "2.04".
 inline std::string format_trimmed(double v, int decimals) {
     std::string text = format_fixed(v, decimals);
     if (text.find('.') != std::string::npos) {
@@ -304,19 +304,19 @@ std::string with_best_unit(const Q& q, const Unit<Q> (&ladder)[N], int decimals,
 }
 }  // namespace detail
 
-// Sizes in binary units with two decimals: "34.93 GiB", "16.00 KiB", "512 B".
+/// Sizes in binary units with two decimals: "34.93 GiB", "16.00 KiB", "512 B".
 inline std::string to_string(Bytes b) {
     if (b.value() < 1024.0 && b.value() > -1024.0) return detail::trimmed(b.value(), 2) + " B";
     static constexpr Unit<Bytes> ladder[] = {units::B, units::KiB, units::MiB, units::GiB, units::TiB};
     return detail::with_best_unit(b, ladder, 2, false);
 }
-// Times with two decimals in the largest unit under 1,000: "18.94 ms", "10.24 µs".
+/// Times with two decimals in the largest unit under 1,000: "18.94 ms", "10.24 µs".
 inline std::string to_string(Seconds t) {
     if (t.value() == 0.0) return "0 s";
     static constexpr Unit<Seconds> ladder[] = {units::ns, units::us, units::ms, units::s};
     return detail::with_best_unit(t, ladder, 2, false);
 }
-// Rates in decimal units, trailing zeros dropped: "600 GB/s", "2.04 TB/s".
+/// Rates in decimal units, trailing zeros dropped: "600 GB/s", "2.04 TB/s".
 inline std::string to_string(BytesPerSecond r) {
     static constexpr Unit<BytesPerSecond> ladder[] = {units::Bps, units::GBps, units::TBps};
     return detail::with_best_unit(r, ladder, 2, true);
@@ -331,18 +331,18 @@ inline std::string to_string(FlopsPerSecond r) {
 }
 inline std::string to_string(Tokens t) { return detail::trimmed(t.value(), 2) + " tokens"; }
 inline std::string to_string(TokensPerSecond r) { return detail::trimmed(r.value(), 2) + " tokens/s"; }
-// Power in decimal units, trailing zeros dropped: "700 W", "11.47 MW".
+/// Power in decimal units, trailing zeros dropped: "700 W", "11.47 MW".
 inline std::string to_string(const Watts& p) {
     static constexpr Unit<Watts> ladder[] = {units::W, units::kW, units::MW};
     return detail::with_best_unit(p, ladder, 2, true);
 }
-// Energy: joules below a kilowatt-hour, then kWh and MWh: "3.6 kWh", "27.48 MWh".
+/// Energy: joules below a kilowatt-hour, then kWh and MWh: "3.6 kWh", "27.48 MWh".
 inline std::string to_string(const Joules& e) {
     static constexpr Unit<Joules> ladder[] = {units::J, units::kWh, units::MWh};
     return detail::with_best_unit(e, ladder, 2, true);
 }
 
-// Fixed formatting in a unit the caller picks: format(t, units::ms, 2) == "18.94 ms".
+/// Fixed formatting in a unit the caller picks: format(t, units::ms, 2) == "18.94 ms".
 template <class Q>
 std::string format(const Q& q, Unit<Q> unit, int decimals = 2) {
     return detail::fixed(in(q, unit), decimals) + " " + unit.symbol;

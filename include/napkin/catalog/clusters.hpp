@@ -12,11 +12,11 @@
 
 namespace napkin::catalog {
 
-// NVIDIA DGX A100 System data sheet (80 GB version): 8 × A100 80 GB SXM on
-// NVSwitch (NVLink 3, 600 GB/s per GPU counting both directions, 300 each
-// way), and 8 single-port ConnectX-6 HDR InfiniBand cards (200 Gb/s), one per GPU,
-// for the compute fabric. Narayanan et al. 2021 and Korthikanti et al. 2022
-// measured on Selene, built from these nodes.
+/// NVIDIA DGX A100 System data sheet (80 GB version): 8 × A100 80 GB SXM on
+/// NVSwitch (NVLink 3, 600 GB/s per GPU counting both directions, 300 each
+/// way), and 8 single-port ConnectX-6 HDR InfiniBand cards (200 Gb/s), one per GPU,
+/// for the compute fabric. Narayanan et al. 2021 and Korthikanti et al. 2022
+/// measured on Selene, built from these nodes.
 inline constexpr Node dgx_a100 = validated(Node{
     .name = "dgx-a100",
     .gpu = a100_80gb_sxm,
@@ -26,8 +26,8 @@ inline constexpr Node dgx_a100 = validated(Node{
     .nic = Nic::per_gpu,
 });
 
-// NVIDIA DGX H100 data sheet: 8 × H100 SXM on NVLink 4 (900 GB/s per GPU both
-// directions), 8 × ConnectX-7 NDR InfiniBand (400 Gb/s), one per GPU.
+/// NVIDIA DGX H100 data sheet: 8 × H100 SXM on NVLink 4 (900 GB/s per GPU both
+/// directions), 8 × ConnectX-7 NDR InfiniBand (400 Gb/s), one per GPU.
 inline constexpr Node dgx_h100 = validated(Node{
     .name = "dgx-h100",
     .gpu = h100_sxm,
@@ -51,9 +51,9 @@ inline constexpr Node gh200_quad = validated(Node{
     .nic = Nic::per_gpu,
 });
 
-// NVIDIA DGX B200 data sheet: 8 × B200 on NVLink 5 (1.8 TB/s per GPU both
-// directions, 14.4 TB/s in all), 8 single-port ConnectX-7 VPI cards (up to
-// 400 Gb/s InfiniBand), one per GPU.
+/// NVIDIA DGX B200 data sheet: 8 × B200 on NVLink 5 (1.8 TB/s per GPU both
+/// directions, 14.4 TB/s in all), 8 single-port ConnectX-7 VPI cards (up to
+/// 400 Gb/s InfiniBand), one per GPU.
 inline constexpr Node dgx_b200 = validated(Node{
     .name = "dgx-b200",
     .gpu = b200,
@@ -63,9 +63,9 @@ inline constexpr Node dgx_b200 = validated(Node{
     .nic = Nic::per_gpu,
 });
 
-// NVIDIA GB200 NVL72 data sheet: one NVLink 5 domain of 72 Blackwell GPUs (36
-// GB200 superchips), 1.8 TB/s per GPU both directions (130 TB/s in all); a
-// 400 Gb/s ConnectX-7 port per GPU to the rest of the cluster.
+/// NVIDIA GB200 NVL72 data sheet: one NVLink 5 domain of 72 Blackwell GPUs (36
+/// GB200 superchips), 1.8 TB/s per GPU both directions (130 TB/s in all); a
+/// 400 Gb/s ConnectX-7 port per GPU to the rest of the cluster.
 inline constexpr Node gb200_nvl72 = validated(Node{
     .name = "gb200-nvl72",
     .gpu = gb200,
@@ -75,9 +75,9 @@ inline constexpr Node gb200_nvl72 = validated(Node{
     .nic = Nic::per_gpu,
 });
 
-// AMD Instinct MI300X platform (HGX-style OAM board) data sheet: 8 × MI300X on
-// AMD Infinity Fabric (7 links of 64 GB/s per GPU per direction, all-to-all),
-// one 400 Gb/s Ethernet NIC per GPU.
+/// AMD Instinct MI300X platform (HGX-style OAM board) data sheet: 8 × MI300X on
+/// AMD Infinity Fabric (7 links of 64 GB/s per GPU per direction, all-to-all),
+/// one 400 Gb/s Ethernet NIC per GPU.
 inline constexpr Node hgx_mi300x = validated(Node{
     .name = "hgx-mi300x",
     .gpu = mi300x,
@@ -89,19 +89,19 @@ inline constexpr Node hgx_mi300x = validated(Node{
 
 inline constexpr std::array nodes{&dgx_a100, &dgx_h100, &dgx_b200, &gb200_nvl72, &hgx_mi300x, &gh200_quad};
 
-// The links a GPU usually comes with, from its vendor's 8-GPU server (the
-// defaults of napkin train and plan): A100 → DGX A100 (nvlink3, ib-hdr);
-// H100, H200, GH200 → DGX H100 / DGX H200 (nvlink4, ib-ndr: the DGX H200 data
-// sheet has the same NVLink 4 and ConnectX-7 400 Gb/s); B200, GB200 → DGX B200
-// and GB200 NVL72 (nvlink5, ib-ndr: both data sheets list ConnectX-7 at
-// 400 Gb/s; ib-xdr is ConnectX-8's 800 Gb/s); MI300X, MI325X → Infinity Fabric
-// and a 400 Gb/s Ethernet NIC per GPU (AMD Instinct MI300X platform); H20 →
-// HGX H20 (nvlink4, ib-ndr); B300, GB300 → HGX B300 and GB300 NVL72 (nvlink5,
-// ib-xdr: both list ConnectX-8 at 800 Gb/s); MI355X → its Infinity Fabric and
-// a 400 Gb/s NIC per GPU (AMD Instinct MI355X platform); L40S, L4 and RTX PRO
-// 6000 → PCIe servers (pcie4 or pcie5 between GPUs, ib-ndr); V100 → DGX-2 era
-// HGX V100 (nvlink2, ib-hdr). Any other GPU (or one given inline) gets the A100
-// server's links.
+/// The links a GPU usually comes with, from its vendor's 8-GPU server (the
+/// defaults of napkin train and plan): A100 → DGX A100 (nvlink3, ib-hdr);
+/// H100, H200, GH200 → DGX H100 / DGX H200 (nvlink4, ib-ndr: the DGX H200 data
+/// sheet has the same NVLink 4 and ConnectX-7 400 Gb/s); B200, GB200 → DGX B200
+/// and GB200 NVL72 (nvlink5, ib-ndr: both data sheets list ConnectX-7 at
+/// 400 Gb/s; ib-xdr is ConnectX-8's 800 Gb/s); MI300X, MI325X → Infinity Fabric
+/// and a 400 Gb/s Ethernet NIC per GPU (AMD Instinct MI300X platform); H20 →
+/// HGX H20 (nvlink4, ib-ndr); B300, GB300 → HGX B300 and GB300 NVL72 (nvlink5,
+/// ib-xdr: both list ConnectX-8 at 800 Gb/s); MI355X → its Infinity Fabric and
+/// a 400 Gb/s NIC per GPU (AMD Instinct MI355X platform); L40S, L4 and RTX PRO
+/// 6000 → PCIe servers (pcie4 or pcie5 between GPUs, ib-ndr); V100 → DGX-2 era
+/// HGX V100 (nvlink2, ib-hdr). Any other GPU (or one given inline) gets the A100
+/// server's links.
 struct DefaultLinks {
     const Link* intra;
     const Link* inter;

@@ -10,12 +10,12 @@
 
 namespace napkin::catalog {
 
-// The share of a card a server claims by default in the split lesson (its
-// "lesson 18" setting); a setting, not a property of the card.
+/// The share of a card a server claims by default in the split lesson (its
+/// "lesson 18" setting); a setting, not a property of the card.
 inline constexpr double default_usable_fraction = 0.92;
 
-// NVIDIA A100 Tensor Core GPU data sheet (June 2021), A100 80 GB SXM column:
-// 2,039 GB/s HBM2e, 312 TFLOP/s dense BF16/FP16. The lesson counts its 80 GB as 80 GiB.
+/// NVIDIA A100 Tensor Core GPU data sheet (June 2021), A100 80 GB SXM column:
+/// 2,039 GB/s HBM2e, 312 TFLOP/s dense BF16/FP16. The lesson counts its 80 GB as 80 GiB.
 inline constexpr Gpu a100_80gb_sxm = validated(Gpu{
     .name = "a100-80gb-sxm",
     .memory = gibibytes(80),
@@ -29,7 +29,7 @@ inline constexpr Gpu a100_80gb_sxm = validated(Gpu{
     .source = "NVIDIA A100 Tensor Core GPU data sheet (June 2021), 80 GB SXM column",
 });
 
-// NVIDIA A100 data sheet (June 2021), A100 40 GB SXM column: 1,555 GB/s, 312 TFLOP/s.
+/// NVIDIA A100 data sheet (June 2021), A100 40 GB SXM column: 1,555 GB/s, 312 TFLOP/s.
 inline constexpr Gpu a100_40gb_sxm = validated(Gpu{
     .name = "a100-40gb-sxm",
     .memory = gibibytes(40),
@@ -43,8 +43,8 @@ inline constexpr Gpu a100_40gb_sxm = validated(Gpu{
     .source = "NVIDIA A100 Tensor Core GPU data sheet (June 2021), 40 GB SXM column",
 });
 
-// NVIDIA H100 Tensor Core GPU data sheet, H100 SXM column: 80 GB HBM3,
-// 3.35 TB/s, 989 TFLOP/s dense BF16 (1,979 with sparsity).
+/// NVIDIA H100 Tensor Core GPU data sheet, H100 SXM column: 80 GB HBM3,
+/// 3.35 TB/s, 989 TFLOP/s dense BF16 (1,979 with sparsity).
 inline constexpr Gpu h100_sxm = validated(Gpu{
     .name = "h100-sxm",
     .memory = gibibytes(80),
@@ -59,8 +59,8 @@ inline constexpr Gpu h100_sxm = validated(Gpu{
     .source = "NVIDIA H100 Tensor Core GPU data sheet, H100 SXM column",
 });
 
-// NVIDIA H200 Tensor Core GPU data sheet, H200 SXM column: 141 GB HBM3e,
-// 4.8 TB/s, 989 TFLOP/s dense BF16.
+/// NVIDIA H200 Tensor Core GPU data sheet, H200 SXM column: 141 GB HBM3e,
+/// 4.8 TB/s, 989 TFLOP/s dense BF16.
 inline constexpr Gpu h200_sxm = validated(Gpu{
     .name = "h200-sxm",
     .memory = gigabytes(141),
@@ -75,8 +75,8 @@ inline constexpr Gpu h200_sxm = validated(Gpu{
     .source = "NVIDIA H200 Tensor Core GPU data sheet, H200 SXM column",
 });
 
-// NVIDIA DGX B200 data sheet: 1,440 GB of HBM3e over 8 GPUs (180 GB each),
-// 64 TB/s over 8 GPUs (8 TB/s each), 2.25 PFLOP/s dense BF16 per GPU.
+/// NVIDIA DGX B200 data sheet: 1,440 GB of HBM3e over 8 GPUs (180 GB each),
+/// 64 TB/s over 8 GPUs (8 TB/s each), 2.25 PFLOP/s dense BF16 per GPU.
 inline constexpr Gpu b200 = validated(Gpu{
     .name = "b200",
     .memory = gigabytes(180),
@@ -93,8 +93,8 @@ inline constexpr Gpu b200 = validated(Gpu{
     .source = "NVIDIA DGX B200 data sheet, per GPU",
 });
 
-// NVIDIA GH200 Grace Hopper Superchip data sheet, the H100 part: 96 GB HBM3,
-// 4 TB/s, 989 TFLOP/s dense BF16.
+/// NVIDIA GH200 Grace Hopper Superchip data sheet, the H100 part: 96 GB HBM3,
+/// 4 TB/s, 989 TFLOP/s dense BF16.
 inline constexpr Gpu gh200 = validated(Gpu{
     .name = "gh200",
     .memory = gigabytes(96),
@@ -109,8 +109,8 @@ inline constexpr Gpu gh200 = validated(Gpu{
     .source = "NVIDIA GH200 Grace Hopper Superchip data sheet, the H100 part",
 });
 
-// NVIDIA A100 data sheet (June 2021), A100 80 GB PCIe column: 1,935 GB/s
-// HBM2e, 312 TFLOP/s dense BF16; the same GA100 with 108 SMs.
+/// NVIDIA A100 data sheet (June 2021), A100 80 GB PCIe column: 1,935 GB/s
+/// HBM2e, 312 TFLOP/s dense BF16; the same GA100 with 108 SMs.
 inline constexpr Gpu a100_80gb_pcie = validated(Gpu{
     .name = "a100-80gb-pcie",
     .memory = gibibytes(80),
@@ -124,7 +124,7 @@ inline constexpr Gpu a100_80gb_pcie = validated(Gpu{
     .source = "NVIDIA A100 Tensor Core GPU data sheet (June 2021), 80 GB PCIe column",
 });
 
-// NVIDIA A100 data sheet (June 2021), A100 40 GB PCIe column: 1,555 GB/s, 312 TFLOP/s.
+/// NVIDIA A100 data sheet (June 2021), A100 40 GB PCIe column: 1,555 GB/s, 312 TFLOP/s.
 inline constexpr Gpu a100_40gb_pcie = validated(Gpu{
     .name = "a100-40gb-pcie",
     .memory = gibibytes(40),
@@ -138,8 +138,8 @@ inline constexpr Gpu a100_40gb_pcie = validated(Gpu{
     .source = "NVIDIA A100 Tensor Core GPU data sheet (June 2021), 40 GB PCIe column",
 });
 
-// NVIDIA H100 data sheet, H100 PCIe column: 80 GB HBM2e, 2.0 TB/s, 756 TFLOP/s
-// dense BF16, 1,513 dense FP8 (the sheet prints twice each, with sparsity); 114 SMs.
+/// NVIDIA H100 data sheet, H100 PCIe column: 80 GB HBM2e, 2.0 TB/s, 756 TFLOP/s
+/// dense BF16, 1,513 dense FP8 (the sheet prints twice each, with sparsity); 114 SMs.
 inline constexpr Gpu h100_pcie = validated(Gpu{
     .name = "h100-pcie",
     .memory = gibibytes(80),
@@ -154,8 +154,8 @@ inline constexpr Gpu h100_pcie = validated(Gpu{
     .source = "NVIDIA H100 Tensor Core GPU data sheet, H100 PCIe column",
 });
 
-// NVIDIA H100 NVL data sheet (per GPU): 94 GB HBM3, 3.9 TB/s, 835 TFLOP/s
-// dense BF16, 1,671 dense FP8; 132 SMs.
+/// NVIDIA H100 NVL data sheet (per GPU): 94 GB HBM3, 3.9 TB/s, 835 TFLOP/s
+/// dense BF16, 1,671 dense FP8; 132 SMs.
 inline constexpr Gpu h100_nvl = validated(Gpu{
     .name = "h100-nvl",
     .memory = gigabytes(94),
@@ -170,8 +170,8 @@ inline constexpr Gpu h100_nvl = validated(Gpu{
     .source = "NVIDIA H100 NVL data sheet, per GPU",
 });
 
-// NVIDIA GH200 Grace Hopper Superchip data sheet, the 144 GB HBM3e part:
-// 4.9 TB/s, 989 TFLOP/s dense BF16, 1,979 dense FP8.
+/// NVIDIA GH200 Grace Hopper Superchip data sheet, the 144 GB HBM3e part:
+/// 4.9 TB/s, 989 TFLOP/s dense BF16, 1,979 dense FP8.
 inline constexpr Gpu gh200_144gb = validated(Gpu{
     .name = "gh200-144gb",
     .memory = gigabytes(144),
@@ -186,9 +186,9 @@ inline constexpr Gpu gh200_144gb = validated(Gpu{
     .source = "NVIDIA GH200 Grace Hopper Superchip data sheet, the 144 GB HBM3e part",
 });
 
-// NVIDIA GB200 NVL72 data sheet, per GPU (the rack's figures over 72 GPUs):
-// 186 GB HBM3e, 8 TB/s, 2,500 TFLOP/s dense BF16, 5,000 dense FP8 (FP4 10,000);
-// the B200's 148 SMs.
+/// NVIDIA GB200 NVL72 data sheet, per GPU (the rack's figures over 72 GPUs):
+/// 186 GB HBM3e, 8 TB/s, 2,500 TFLOP/s dense BF16, 5,000 dense FP8 (FP4 10,000);
+/// the B200's 148 SMs.
 inline constexpr Gpu gb200 = validated(Gpu{
     .name = "gb200",
     .memory = gigabytes(186),
@@ -205,8 +205,8 @@ inline constexpr Gpu gb200 = validated(Gpu{
     .source = "NVIDIA GB200 NVL72 data sheet, per GPU (the rack over 72)",
 });
 
-// AMD Instinct MI250X data sheet (the two-die package as one device): 220
-// compute units, 128 GB HBM2e, 3.2768 TB/s, 383 TFLOP/s dense BF16, no FP8.
+/// AMD Instinct MI250X data sheet (the two-die package as one device): 220
+/// compute units, 128 GB HBM2e, 3.2768 TB/s, 383 TFLOP/s dense BF16, no FP8.
 inline constexpr Gpu mi250x = validated(Gpu{
     .name = "mi250x",
     .memory = gigabytes(128),
@@ -220,8 +220,8 @@ inline constexpr Gpu mi250x = validated(Gpu{
     .source = "AMD Instinct MI250X data sheet",
 });
 
-// AMD Instinct MI300X data sheet: 304 compute units, 192 GB HBM3, 5.3 TB/s,
-// 1,307.4 TFLOP/s dense BF16, 2,614.9 dense FP8.
+/// AMD Instinct MI300X data sheet: 304 compute units, 192 GB HBM3, 5.3 TB/s,
+/// 1,307.4 TFLOP/s dense BF16, 2,614.9 dense FP8.
 inline constexpr Gpu mi300x = validated(Gpu{
     .name = "mi300x",
     .memory = gigabytes(192),
@@ -236,8 +236,8 @@ inline constexpr Gpu mi300x = validated(Gpu{
     .source = "AMD Instinct MI300X data sheet",
 });
 
-// AMD Instinct MI325X data sheet: the MI300X's 304 compute units and peaks,
-// 256 GB HBM3e at 6 TB/s.
+/// AMD Instinct MI325X data sheet: the MI300X's 304 compute units and peaks,
+/// 256 GB HBM3e at 6 TB/s.
 inline constexpr Gpu mi325x = validated(Gpu{
     .name = "mi325x",
     .memory = gigabytes(256),
@@ -255,9 +255,9 @@ inline constexpr Gpu mi325x = validated(Gpu{
 // --- The 2026 catalog: serving cards, Blackwell Ultra, CDNA 4, and the V100 still in clusters.
 // NVIDIA's sheets print tensor rates with sparsity; the dense rate, used here, is half.
 
-// NVIDIA H20 (HGX H20 product specification, 2024): the GH100 cut to 78 SMs,
-// 96 GB HBM3 at 4.0 TB/s, 148 TFLOP/s dense BF16, 296 FP8 and INT8, 400 W,
-// NVLink 900 GB/s.
+/// NVIDIA H20 (HGX H20 product specification, 2024): the GH100 cut to 78 SMs,
+/// 96 GB HBM3 at 4.0 TB/s, 148 TFLOP/s dense BF16, 296 FP8 and INT8, 400 W,
+/// NVLink 900 GB/s.
 inline constexpr Gpu h20 = validated(Gpu{
     .name = "h20",
     .memory = gigabytes(96),
@@ -272,9 +272,9 @@ inline constexpr Gpu h20 = validated(Gpu{
     .source = "NVIDIA HGX H20 product specification (2024), per GPU",
 });
 
-// NVIDIA L40S data sheet: Ada Lovelace AD102 with 142 SMs, 48 GB GDDR6 at
-// 864 GB/s, 362.05 TFLOP/s dense BF16/FP16 (733 with sparsity), 733 dense FP8
-// and INT8 (1,466 with sparsity), 350 W; PCIe Gen4 x16, no NVLink.
+/// NVIDIA L40S data sheet: Ada Lovelace AD102 with 142 SMs, 48 GB GDDR6 at
+/// 864 GB/s, 362.05 TFLOP/s dense BF16/FP16 (733 with sparsity), 733 dense FP8
+/// and INT8 (1,466 with sparsity), 350 W; PCIe Gen4 x16, no NVLink.
 inline constexpr Gpu l40s = validated(Gpu{
     .name = "l40s",
     .memory = gigabytes(48),
@@ -289,9 +289,9 @@ inline constexpr Gpu l40s = validated(Gpu{
     .source = "NVIDIA L40S data sheet",
 });
 
-// NVIDIA L4 data sheet: Ada Lovelace AD104 with 58 SMs, 24 GB GDDR6 at
-// 300 GB/s, 121 TFLOP/s dense BF16/FP16 (242 with sparsity), 242.5 dense FP8
-// and INT8 (485 with sparsity), 72 W; PCIe Gen4 x16.
+/// NVIDIA L4 data sheet: Ada Lovelace AD104 with 58 SMs, 24 GB GDDR6 at
+/// 300 GB/s, 121 TFLOP/s dense BF16/FP16 (242 with sparsity), 242.5 dense FP8
+/// and INT8 (485 with sparsity), 72 W; PCIe Gen4 x16.
 inline constexpr Gpu l4 = validated(Gpu{
     .name = "l4",
     .memory = gigabytes(24),
@@ -306,11 +306,11 @@ inline constexpr Gpu l4 = validated(Gpu{
     .source = "NVIDIA L4 Tensor Core GPU data sheet",
 });
 
-// NVIDIA RTX PRO 6000 Blackwell Server Edition data sheet: GB202 with 188 SMs,
-// 96 GB GDDR7 at 1,792 GB/s, 4,000 AI TOPS (FP4 with sparsity), 600 W; PCIe
-// Gen5 x16, no NVLink. Its fifth-generation tensor cores halve the rate with
-// each doubling of the width, as B200's do (9,000 / 4,500 / 2,250): FP4 2,000
-// dense, FP8 and FP6 1,000, BF16 500.
+/// NVIDIA RTX PRO 6000 Blackwell Server Edition data sheet: GB202 with 188 SMs,
+/// 96 GB GDDR7 at 1,792 GB/s, 4,000 AI TOPS (FP4 with sparsity), 600 W; PCIe
+/// Gen5 x16, no NVLink. Its fifth-generation tensor cores halve the rate with
+/// each doubling of the width, as B200's do (9,000 / 4,500 / 2,250): FP4 2,000
+/// dense, FP8 and FP6 1,000, BF16 500.
 inline constexpr Gpu rtx_pro_6000 = validated(Gpu{
     .name = "rtx-pro-6000",
     .memory = gigabytes(96),
@@ -326,11 +326,11 @@ inline constexpr Gpu rtx_pro_6000 = validated(Gpu{
     .source = "NVIDIA RTX PRO 6000 Blackwell Server Edition data sheet",
 });
 
-// NVIDIA HGX B300 specification, per GPU (the 8-GPU board's figures over 8):
-// Blackwell Ultra, 288 GB HBM3e at 8 TB/s, FP4 108 PFLOP/s dense / 8 = 13,500,
-// FP8 and FP6 72 with sparsity / 8 / 2 = 4,500, BF16 2,250, 1,100 W; 160 SMs
-// (NVIDIA technical blog "Inside NVIDIA Blackwell Ultra", 2025: 2 dies × 80).
-// Blackwell Ultra trades INT8 for FP4: the sheet's INT8 is not carried here.
+/// NVIDIA HGX B300 specification, per GPU (the 8-GPU board's figures over 8):
+/// Blackwell Ultra, 288 GB HBM3e at 8 TB/s, FP4 108 PFLOP/s dense / 8 = 13,500,
+/// FP8 and FP6 72 with sparsity / 8 / 2 = 4,500, BF16 2,250, 1,100 W; 160 SMs
+/// (NVIDIA technical blog "Inside NVIDIA Blackwell Ultra", 2025: 2 dies × 80).
+/// Blackwell Ultra trades INT8 for FP4: the sheet's INT8 is not carried here.
 inline constexpr Gpu b300 = validated(Gpu{
     .name = "b300",
     .memory = gigabytes(288),
@@ -346,9 +346,9 @@ inline constexpr Gpu b300 = validated(Gpu{
     .source = "NVIDIA HGX B300 specification, per GPU",
 });
 
-// NVIDIA GB300 NVL72 data sheet, per GPU (the rack over 72): 288 GB HBM3e at
-// 8 TB/s, FP4 1,080 PFLOP/s dense / 72 = 15,000, FP8/FP6 720 with sparsity / 72
-// / 2 = 5,000, BF16 2,500; up to 1,400 W per Blackwell Ultra GPU.
+/// NVIDIA GB300 NVL72 data sheet, per GPU (the rack over 72): 288 GB HBM3e at
+/// 8 TB/s, FP4 1,080 PFLOP/s dense / 72 = 15,000, FP8/FP6 720 with sparsity / 72
+/// / 2 = 5,000, BF16 2,500; up to 1,400 W per Blackwell Ultra GPU.
 inline constexpr Gpu gb300 = validated(Gpu{
     .name = "gb300",
     .memory = gigabytes(288),
@@ -364,9 +364,9 @@ inline constexpr Gpu gb300 = validated(Gpu{
     .source = "NVIDIA GB300 NVL72 data sheet, per GPU (the rack over 72)",
 });
 
-// AMD Instinct MI355X data sheet: CDNA 4, 256 compute units, 288 GB HBM3E at
-// 8 TB/s, 2,516.6 TFLOP/s dense FP16/BF16, 5,033.2 FP8 and INT8, 10,066.4
-// MXFP6 and MXFP4 (no NVFP4), 1,400 W peak board power (liquid cooled).
+/// AMD Instinct MI355X data sheet: CDNA 4, 256 compute units, 288 GB HBM3E at
+/// 8 TB/s, 2,516.6 TFLOP/s dense FP16/BF16, 5,033.2 FP8 and INT8, 10,066.4
+/// MXFP6 and MXFP4 (no NVFP4), 1,400 W peak board power (liquid cooled).
 inline constexpr Gpu mi355x = validated(Gpu{
     .name = "mi355x",
     .memory = gigabytes(288),
@@ -383,9 +383,9 @@ inline constexpr Gpu mi355x = validated(Gpu{
     .source = "AMD Instinct MI355X data sheet",
 });
 
-// NVIDIA V100 Tensor Core GPU data sheet (January 2020), V100 SXM2 column:
-// 32 GB HBM2 at 900 GB/s, 125 TFLOP/s FP16 tensor (no BF16, FP8 or INT8 tensor
-// rate; Volta has no sparsity), 300 W; 80 SMs (Volta architecture whitepaper).
+/// NVIDIA V100 Tensor Core GPU data sheet (January 2020), V100 SXM2 column:
+/// 32 GB HBM2 at 900 GB/s, 125 TFLOP/s FP16 tensor (no BF16, FP8 or INT8 tensor
+/// rate; Volta has no sparsity), 300 W; 80 SMs (Volta architecture whitepaper).
 inline constexpr Gpu v100_32gb_sxm = validated(Gpu{
     .name = "v100-32gb-sxm",
     .memory = gibibytes(32),
@@ -407,48 +407,48 @@ inline constexpr std::array gpus{&a100_80gb_sxm, &a100_40gb_sxm, &h100_sxm, &h20
 // src/graph/tuning.cc, hwLat): 0.6 µs per step on NVLink, 1.0 µs on PCIe; the
 // per-call base latency is napkin/collectives.hpp's nccl::ring_ll_base_latency.
 
-// The lesson's fast link: NVLink on the A100 data sheet, 600 GB/s as written
-// (the sheet's figure adds both directions), with NCCL's NVLink ring LL step.
+/// The lesson's fast link: NVLink on the A100 data sheet, 600 GB/s as written
+/// (the sheet's figure adds both directions), with NCCL's NVLink ring LL step.
 inline constexpr Link nvlink_a100 = validated(Link{
     .name = "nvlink-a100",
     .bandwidth = gigabytes_per_second(600),
     .step_latency = microseconds(0.6),
 });
 
-// The lesson's slow link: PCIe Gen4 at 64 GB/s (A100 data sheet), with NCCL's
-// PCIe ring LL step.
+/// The lesson's slow link: PCIe Gen4 at 64 GB/s (A100 data sheet), with NCCL's
+/// PCIe ring LL step.
 inline constexpr Link pcie_gen4 = validated(Link{
     .name = "pcie-gen4",
     .bandwidth = gigabytes_per_second(64),
     .step_latency = microseconds(1.0),
 });
 
-// A100 NVLink per direction: the data sheet's 600 GB/s counts both directions
-// (Krashinsky et al., "NVIDIA Ampere Architecture In-Depth", 2020: 12 links of
-// 25 GB/s each way), so one direction carries 300 GB/s.
+/// A100 NVLink per direction: the data sheet's 600 GB/s counts both directions
+/// (Krashinsky et al., "NVIDIA Ampere Architecture In-Depth", 2020: 12 links of
+/// 25 GB/s each way), so one direction carries 300 GB/s.
 inline constexpr Link nvlink3 = validated(Link{
     .name = "nvlink3",
     .bandwidth = gigabytes_per_second(300),
     .step_latency = microseconds(0.6),
 });
 
-// H100 NVLink 4: 900 GB/s both directions (H100 data sheet), 450 GB/s each way.
+/// H100 NVLink 4: 900 GB/s both directions (H100 data sheet), 450 GB/s each way.
 inline constexpr Link nvlink4 = validated(Link{
     .name = "nvlink4",
     .bandwidth = gigabytes_per_second(450),
     .step_latency = microseconds(0.6),
 });
 
-// InfiniBand HDR, one 200 Gb/s port per GPU (NVIDIA ConnectX-6 data sheet), with
-// NCCL's network ring LL hop latency of 2.7 µs (tuning.cc hwLat, NET row).
+/// InfiniBand HDR, one 200 Gb/s port per GPU (NVIDIA ConnectX-6 data sheet), with
+/// NCCL's network ring LL hop latency of 2.7 µs (tuning.cc hwLat, NET row).
 inline constexpr Link ib_hdr = validated(Link{
     .name = "ib-hdr",
     .bandwidth = gigabits_per_second(200),
     .step_latency = microseconds(2.7),
 });
 
-// InfiniBand NDR, one 400 Gb/s port per GPU (NVIDIA ConnectX-7 data sheet), same
-// NCCL network hop latency.
+/// InfiniBand NDR, one 400 Gb/s port per GPU (NVIDIA ConnectX-7 data sheet), same
+/// NCCL network hop latency.
 inline constexpr Link ib_ndr = validated(Link{
     .name = "ib-ndr",
     .bandwidth = gigabits_per_second(400),
@@ -466,10 +466,10 @@ inline constexpr Link nvlink4_gh200_pair = validated(Link{
     .step_latency = microseconds(0.6),
 });
 
-// HPE Slingshot-11: one Cassini NIC of 200 Gb/s per GPU (HPE Slingshot data
-// sheet; CSCS Alps documentation), driven by NCCL through its libfabric plugin
-// (aws-ofi-nccl) as a NET transport: NCCL's network ring LL hop of 2.7 µs
-// (tuning.cc hwLat, NET row).
+/// HPE Slingshot-11: one Cassini NIC of 200 Gb/s per GPU (HPE Slingshot data
+/// sheet; CSCS Alps documentation), driven by NCCL through its libfabric plugin
+/// (aws-ofi-nccl) as a NET transport: NCCL's network ring LL hop of 2.7 µs
+/// (tuning.cc hwLat, NET row).
 inline constexpr Link slingshot11 = validated(Link{
     .name = "slingshot-11",
     .bandwidth = gigabits_per_second(200),
@@ -481,53 +481,53 @@ inline constexpr Link slingshot11 = validated(Link{
 // receives as much (the alpha-beta model's B). Only nvlink-a100 and pcie-gen4
 // keep the lesson's figures as their data sheets write them (both directions added).
 
-// B200 NVLink 5: 1.8 TB/s per GPU counting both directions (NVIDIA DGX B200 and
-// GB200 NVL72 data sheets: 18 links of 100 GB/s), 900 GB/s each way; NCCL's
-// NVLink ring LL step (tuning.cc hwLat, NVLINK row).
+/// B200 NVLink 5: 1.8 TB/s per GPU counting both directions (NVIDIA DGX B200 and
+/// GB200 NVL72 data sheets: 18 links of 100 GB/s), 900 GB/s each way; NCCL's
+/// NVLink ring LL step (tuning.cc hwLat, NVLINK row).
 inline constexpr Link nvlink5 = validated(Link{
     .name = "nvlink5",
     .bandwidth = gigabytes_per_second(900),
     .step_latency = microseconds(0.6),
 });
 
-// PCIe 4.0 x16: 16 GT/s × 16 lanes with 128b/130b coding ≈ 31.5 GB/s each way
-// (PCI-SIG PCIe 4.0 base specification); the A100 sheet's "64 GB/s" (pcie-gen4)
-// adds both directions and rounds. NCCL's PCIe ring LL step (tuning.cc hwLat, PCI row).
+/// PCIe 4.0 x16: 16 GT/s × 16 lanes with 128b/130b coding ≈ 31.5 GB/s each way
+/// (PCI-SIG PCIe 4.0 base specification); the A100 sheet's "64 GB/s" (pcie-gen4)
+/// adds both directions and rounds. NCCL's PCIe ring LL step (tuning.cc hwLat, PCI row).
 inline constexpr Link pcie4 = validated(Link{
     .name = "pcie4",
     .bandwidth = gigabytes_per_second(16.0 * 16 * 128 / 130 / 8),
     .step_latency = microseconds(1.0),
 });
 
-// PCIe 5.0 x16: 32 GT/s × 16 lanes, 128b/130b ≈ 63.0 GB/s each way (PCI-SIG PCIe
-// 5.0 base specification; the H100 PCIe sheet's "128 GB/s" adds both directions).
+/// PCIe 5.0 x16: 32 GT/s × 16 lanes, 128b/130b ≈ 63.0 GB/s each way (PCI-SIG PCIe
+/// 5.0 base specification; the H100 PCIe sheet's "128 GB/s" adds both directions).
 inline constexpr Link pcie5 = validated(Link{
     .name = "pcie5",
     .bandwidth = gigabytes_per_second(32.0 * 16 * 128 / 130 / 8),
     .step_latency = microseconds(1.0),
 });
 
-// InfiniBand XDR, one 800 Gb/s port per GPU (NVIDIA ConnectX-8 SuperNIC data
-// sheet); NCCL's network ring LL hop latency as for HDR and NDR.
+/// InfiniBand XDR, one 800 Gb/s port per GPU (NVIDIA ConnectX-8 SuperNIC data
+/// sheet); NCCL's network ring LL hop latency as for HDR and NDR.
 inline constexpr Link ib_xdr = validated(Link{
     .name = "ib-xdr",
     .bandwidth = gigabits_per_second(800),
     .step_latency = microseconds(2.7),
 });
 
-// RoCE v2 over 400 Gb/s Ethernet, one port per GPU (NVIDIA ConnectX-7 400GbE /
-// Spectrum-X data sheets); NCCL prices every network transport with the same
-// NET hop latency (tuning.cc hwLat), so it is InfiniBand NDR's.
+/// RoCE v2 over 400 Gb/s Ethernet, one port per GPU (NVIDIA ConnectX-7 400GbE /
+/// Spectrum-X data sheets); NCCL prices every network transport with the same
+/// NET hop latency (tuning.cc hwLat), so it is InfiniBand NDR's.
 inline constexpr Link roce_400g = validated(Link{
     .name = "roce-400g",
     .bandwidth = gigabits_per_second(400),
     .step_latency = microseconds(2.7),
 });
 
-// AWS Elastic Fabric Adapter on p5.48xlarge: 3,200 Gb/s of EFA per instance of
-// 8 H100s (AWS EC2 P5 instance page), 400 Gb/s per GPU; on p4d.24xlarge 400 Gb/s
-// per instance of 8 A100s (EC2 P4d page), 50 Gb/s per GPU. NCCL reaches EFA through
-// the aws-ofi-nccl net plugin, priced with NCCL's NET hop latency.
+/// AWS Elastic Fabric Adapter on p5.48xlarge: 3,200 Gb/s of EFA per instance of
+/// 8 H100s (AWS EC2 P5 instance page), 400 Gb/s per GPU; on p4d.24xlarge 400 Gb/s
+/// per instance of 8 A100s (EC2 P4d page), 50 Gb/s per GPU. NCCL reaches EFA through
+/// the aws-ofi-nccl net plugin, priced with NCCL's NET hop latency.
 inline constexpr Link efa_p5 = validated(Link{
     .name = "efa-p5",
     .bandwidth = gigabits_per_second(3200.0 / 8),
@@ -539,29 +539,29 @@ inline constexpr Link efa_p4d = validated(Link{
     .step_latency = microseconds(2.7),
 });
 
-// AMD Infinity Fabric between MI300X GPUs on an 8-GPU platform: 7 links per GPU,
-// 128 GB/s each counting both directions (AMD Instinct MI300X data sheet; the
-// platform's 896 GB/s aggregate), 7 × 64 = 448 GB/s each way when a collective
-// uses every peer link (RCCL's rings over the full mesh). RCCL publishes no hop
-// latency; NCCL's NVLink step (0.6 µs) stands in for a direct GPU-to-GPU link.
+/// AMD Infinity Fabric between MI300X GPUs on an 8-GPU platform: 7 links per GPU,
+/// 128 GB/s each counting both directions (AMD Instinct MI300X data sheet; the
+/// platform's 896 GB/s aggregate), 7 × 64 = 448 GB/s each way when a collective
+/// uses every peer link (RCCL's rings over the full mesh). RCCL publishes no hop
+/// latency; NCCL's NVLink step (0.6 µs) stands in for a direct GPU-to-GPU link.
 inline constexpr Link infinity_fabric_mi300x = validated(Link{
     .name = "infinity-fabric-mi300x",
     .bandwidth = gigabytes_per_second(7 * 64),
     .step_latency = microseconds(0.6),
 });
 
-// V100 SXM2 NVLink 2: 300 GB/s both directions over 6 links (V100 data sheet),
-// 150 GB/s each way; NCCL's NVLink ring LL step.
+/// V100 SXM2 NVLink 2: 300 GB/s both directions over 6 links (V100 data sheet),
+/// 150 GB/s each way; NCCL's NVLink ring LL step.
 inline constexpr Link nvlink2 = validated(Link{
     .name = "nvlink2",
     .bandwidth = gigabytes_per_second(150),
     .step_latency = microseconds(0.6),
 });
 
-// AMD Infinity Fabric between MI355X GPUs on an 8-GPU platform: 7 links per GPU,
-// 153.6 GB/s each counting both directions (AMD Instinct MI355X data sheet: 1,075.2
-// GB/s aggregate), 7 × 76.8 = 537.6 GB/s each way over the full mesh; the step
-// stands in as for MI300X's.
+/// AMD Infinity Fabric between MI355X GPUs on an 8-GPU platform: 7 links per GPU,
+/// 153.6 GB/s each counting both directions (AMD Instinct MI355X data sheet: 1,075.2
+/// GB/s aggregate), 7 × 76.8 = 537.6 GB/s each way over the full mesh; the step
+/// stands in as for MI300X's.
 inline constexpr Link infinity_fabric_mi355x = validated(Link{
     .name = "infinity-fabric-mi355x",
     .bandwidth = gigabytes_per_second(7 * 76.8),
@@ -573,14 +573,14 @@ inline constexpr std::array links{&nvlink_a100, &pcie_gen4, &nvlink3, &nvlink4, 
                                   &infinity_fabric_mi300x, &nvlink4_gh200_pair, &slingshot11,
                                   &nvlink2, &infinity_fabric_mi355x};
 
-// The convention of each link's bandwidth, for list and show.
+/// The convention of each link's bandwidth, for list and show.
 [[nodiscard]] constexpr std::string_view bandwidth_convention(std::string_view link_name) {
     if (link_name == "nvlink-a100" || link_name == "pcie-gen4")
         return "the lesson's figure as the data sheet writes it (both directions added)";
     return "per direction per GPU";
 }
 
-// Look-ups by catalog name (the names the `napkin` command accepts).
+/// Look-ups by catalog name (the names the `napkin` command accepts).
 [[nodiscard]] constexpr std::optional<Gpu> find_gpu(std::string_view name) {
     for (const Gpu* gpu : gpus)
         if (gpu->name == name) return *gpu;

@@ -10,32 +10,32 @@
 
 namespace napkin::catalog {
 
-// Llama 3.1 8B: config.json of meta-llama/Llama-3.1-8B on Hugging Face
-// (max_position_embeddings 131,072, the 128K context of all three sizes).
+/// Llama 3.1 8B: config.json of meta-llama/Llama-3.1-8B on Hugging Face
+/// (max_position_embeddings 131,072, the 128K context of all three sizes).
 inline constexpr TransformerShape llama3_1_8b = validated(TransformerShape{
     .name = "llama3.1-8b", .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kv_heads = 8,
     .head_dim = 128, .vocabulary = 128256, .tied_embeddings = false, .max_position_embeddings = 131072});
 
-// Llama 3.1 70B: config.json of meta-llama/Llama-3.1-70B on Hugging Face.
+/// Llama 3.1 70B: config.json of meta-llama/Llama-3.1-70B on Hugging Face.
 inline constexpr TransformerShape llama3_1_70b = validated(TransformerShape{
     .name = "llama3.1-70b", .layers = 80, .hidden = 8192, .ffn = 28672, .heads = 64, .kv_heads = 8,
     .head_dim = 128, .vocabulary = 128256, .tied_embeddings = false, .max_position_embeddings = 131072});
 
-// Llama 3.1 405B: Table 3 of "The Llama 3 Herd of Models" (arXiv 2407.21783):
-// 126 layers, model dimension 16,384, FFN 53,248, 128 heads, 8 KV heads; the
-// vocabulary, untied output layer and 131,072 positions as in the 8B and 70B
-// files (the paper's 128K context, Sec. 3.4.2).
+/// Llama 3.1 405B: Table 3 of "The Llama 3 Herd of Models" (arXiv 2407.21783):
+/// 126 layers, model dimension 16,384, FFN 53,248, 128 heads, 8 KV heads; the
+/// vocabulary, untied output layer and 131,072 positions as in the 8B and 70B
+/// files (the paper's 128K context, Sec. 3.4.2).
 inline constexpr TransformerShape llama3_1_405b = validated(TransformerShape{
     .name = "llama3.1-405b", .layers = 126, .hidden = 16384, .ffn = 53248, .heads = 128, .kv_heads = 8,
     .head_dim = 128, .vocabulary = 128256, .tied_embeddings = false, .max_position_embeddings = 131072});
 
-// GPT-style shapes (LayerNorm with biases, 4h GELU MLP, learned positions,
-// the output layer tied to the word embedding as in GPT-2 and Megatron-LM's
-// default), with Megatron-LM's padded vocabulary of 51,200 and 2,048 positions.
-// Korthikanti et al. 2022 (arXiv 2205.05198), Table 3: 22B (64 heads, h 6,144,
-// 48 layers), 175B = GPT-3 (96, 12,288, 96; also Brown et al. 2020, Table 2.1),
-// 530B = Turing-NLG (128, 20,480, 105; also Smith et al. 2022), 1T (160,
-// 25,600, 128; also Narayanan et al. 2021, Table 1).
+/// GPT-style shapes (LayerNorm with biases, 4h GELU MLP, learned positions,
+/// the output layer tied to the word embedding as in GPT-2 and Megatron-LM's
+/// default), with Megatron-LM's padded vocabulary of 51,200 and 2,048 positions.
+/// Korthikanti et al. 2022 (arXiv 2205.05198), Table 3: 22B (64 heads, h 6,144,
+/// 48 layers), 175B = GPT-3 (96, 12,288, 96; also Brown et al. 2020, Table 2.1),
+/// 530B = Turing-NLG (128, 20,480, 105; also Smith et al. 2022), 1T (160,
+/// 25,600, 128; also Narayanan et al. 2021, Table 1).
 inline constexpr TransformerShape megatron_22b = validated(TransformerShape{
     .name = "megatron-22b", .layers = 48, .hidden = 6144, .ffn = 4LL * 6144, .heads = 64, .kv_heads = 64,
     .vocabulary = 51200, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
@@ -53,9 +53,9 @@ inline constexpr TransformerShape megatron_1t = validated(TransformerShape{
     .vocabulary = 51200, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 2048});
 
-// GPT-2 (Radford et al. 2019, Table 2; config.json of openai-community/gpt2,
-// gpt2-medium, gpt2-large, gpt2-xl on Hugging Face): vocabulary 50,257, 1,024
-// positions, tied output layer. gpt2-small has the published 124,439,808 weights.
+/// GPT-2 (Radford et al. 2019, Table 2; config.json of openai-community/gpt2,
+/// gpt2-medium, gpt2-large, gpt2-xl on Hugging Face): vocabulary 50,257, 1,024
+/// positions, tied output layer. gpt2-small has the published 124,439,808 weights.
 inline constexpr TransformerShape gpt2_small = validated(TransformerShape{
     .name = "gpt2-small", .layers = 12, .hidden = 768, .ffn = 4LL * 768, .heads = 12, .kv_heads = 12,
     .vocabulary = 50257, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
@@ -77,8 +77,8 @@ inline constexpr TransformerShape gpt2_xl = validated(TransformerShape{
 // reads are in tests/data/*_config.json; tests/unit/catalog_models.cpp checks
 // each against its file and against the total its model card or hub page prints).
 
-// Llama 3.2 1B and 3B (meta-llama/Llama-3.2-1B, -3B): tied embeddings; the
-// card's table prints 1.23B and 3.21B.
+/// Llama 3.2 1B and 3B (meta-llama/Llama-3.2-1B, -3B): tied embeddings; the
+/// card's table prints 1.23B and 3.21B.
 inline constexpr TransformerShape llama3_2_1b = validated(TransformerShape{
     .name = "llama3.2-1b", .layers = 16, .hidden = 2048, .ffn = 8192, .heads = 32, .kv_heads = 8,
     .head_dim = 64, .vocabulary = 128256, .tied_embeddings = true});
@@ -86,19 +86,19 @@ inline constexpr TransformerShape llama3_2_3b = validated(TransformerShape{
     .name = "llama3.2-3b", .layers = 28, .hidden = 3072, .ffn = 8192, .heads = 24, .kv_heads = 8,
     .head_dim = 128, .vocabulary = 128256, .tied_embeddings = true});
 
-// Llama 3.3 70B (meta-llama/Llama-3.3-70B-Instruct): Llama 3.1 70B's shape;
-// the hub prints 70.6B.
+/// Llama 3.3 70B (meta-llama/Llama-3.3-70B-Instruct): Llama 3.1 70B's shape;
+/// the hub prints 70.6B.
 inline constexpr TransformerShape llama3_3_70b = validated(TransformerShape{
     .name = "llama3.3-70b", .layers = 80, .hidden = 8192, .ffn = 28672, .heads = 64, .kv_heads = 8,
     .head_dim = 128, .vocabulary = 128256, .tied_embeddings = false});
 
-// Mistral 7B (mistralai/Mistral-7B-v0.1): the hub prints 7.24B.
+/// Mistral 7B (mistralai/Mistral-7B-v0.1): the hub prints 7.24B.
 inline constexpr TransformerShape mistral_7b = validated(TransformerShape{
     .name = "mistral-7b", .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kv_heads = 8,
     .vocabulary = 32000, .tied_embeddings = false});
 
-// Mixtral 8x7B and 8x22B (mistralai/Mixtral-8x7B-v0.1, -8x22B-v0.1): 8 experts,
-// 2 per token; the hub prints 46.7B and 141B.
+/// Mixtral 8x7B and 8x22B (mistralai/Mixtral-8x7B-v0.1, -8x22B-v0.1): 8 experts,
+/// 2 per token; the hub prints 46.7B and 141B.
 inline constexpr TransformerShape mixtral_8x7b = validated(TransformerShape{
     .name = "mixtral-8x7b", .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kv_heads = 8,
     .vocabulary = 32000, .tied_embeddings = false, .experts = 8, .experts_per_token = 2, .expert_ffn = 14336});
@@ -106,10 +106,10 @@ inline constexpr TransformerShape mixtral_8x22b = validated(TransformerShape{
     .name = "mixtral-8x22b", .layers = 56, .hidden = 6144, .ffn = 16384, .heads = 48, .kv_heads = 8,
     .vocabulary = 32000, .tied_embeddings = false, .experts = 8, .experts_per_token = 2, .expert_ffn = 16384});
 
-// Qwen2.5 0.5B, 7B and 72B (Qwen/Qwen2.5-0.5B, -7B, -72B): biases on Q, K and V
-// (model_type qwen2; Qwen2 technical report, arXiv 2407.10671, Sec. 2.1); the
-// 0.5B ties its embeddings. The cards print 0.49B (0.36B without embeddings),
-// 7.61B (6.53B) and 72.7B.
+/// Qwen2.5 0.5B, 7B and 72B (Qwen/Qwen2.5-0.5B, -7B, -72B): biases on Q, K and V
+/// (model_type qwen2; Qwen2 technical report, arXiv 2407.10671, Sec. 2.1); the
+/// 0.5B ties its embeddings. The cards print 0.49B (0.36B without embeddings),
+/// 7.61B (6.53B) and 72.7B.
 inline constexpr TransformerShape qwen2_5_0_5b = validated(TransformerShape{
     .name = "qwen2.5-0.5b", .layers = 24, .hidden = 896, .ffn = 4864, .heads = 14, .kv_heads = 2,
     .vocabulary = 151936, .tied_embeddings = true, .qkv_bias = true, .max_position_embeddings = 32768});
@@ -120,10 +120,10 @@ inline constexpr TransformerShape qwen2_5_72b = validated(TransformerShape{
     .name = "qwen2.5-72b", .layers = 80, .hidden = 8192, .ffn = 29568, .heads = 64, .kv_heads = 8,
     .vocabulary = 152064, .tied_embeddings = false, .qkv_bias = true, .max_position_embeddings = 131072});
 
-// Qwen3 8B and 32B (Qwen/Qwen3-8B, -32B): no biases, an RMSNorm over each
-// head's 128 values of Q and of K (model_type qwen3; Qwen3 technical report,
-// arXiv 2505.09388, Sec. 2): 2 × 128 weights a layer. The cards print 8.2B
-// (6.95B without embeddings) and 32.8B (31.2B).
+/// Qwen3 8B and 32B (Qwen/Qwen3-8B, -32B): no biases, an RMSNorm over each
+/// head's 128 values of Q and of K (model_type qwen3; Qwen3 technical report,
+/// arXiv 2505.09388, Sec. 2): 2 × 128 weights a layer. The cards print 8.2B
+/// (6.95B without embeddings) and 32.8B (31.2B).
 inline constexpr TransformerShape qwen3_8b = validated(TransformerShape{
     .name = "qwen3-8b", .layers = 36, .hidden = 4096, .ffn = 12288, .heads = 32, .kv_heads = 8,
     .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false, .qk_norm = true,
@@ -133,10 +133,10 @@ inline constexpr TransformerShape qwen3_32b = validated(TransformerShape{
     .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false, .qk_norm = true,
     .max_position_embeddings = 40960});
 
-// Qwen3-30B-A3B and Qwen3-235B-A22B (Qwen/Qwen3-30B-A3B, -235B-A22B;
-// model_type qwen3_moe, Qwen3 technical report, arXiv 2505.09388, Sec. 2 and
-// Table 2): every layer MoE, 128 experts of which 8 per token, no shared
-// expert, Q/K norms. The cards print 30.5B (3.3B activated) and 235B (22B).
+/// Qwen3-30B-A3B and Qwen3-235B-A22B (Qwen/Qwen3-30B-A3B, -235B-A22B;
+/// model_type qwen3_moe, Qwen3 technical report, arXiv 2505.09388, Sec. 2 and
+/// Table 2): every layer MoE, 128 experts of which 8 per token, no shared
+/// expert, Q/K norms. The cards print 30.5B (3.3B activated) and 235B (22B).
 inline constexpr TransformerShape qwen3_30b_a3b = validated(TransformerShape{
     .name = "qwen3-30b-a3b", .layers = 48, .hidden = 2048, .ffn = 6144, .heads = 32, .kv_heads = 4,
     .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false, .experts = 128, .experts_per_token = 8,
@@ -146,24 +146,24 @@ inline constexpr TransformerShape qwen3_235b_a22b = validated(TransformerShape{
     .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false, .experts = 128, .experts_per_token = 8,
     .expert_ffn = 1536, .qk_norm = true, .max_position_embeddings = 40960});
 
-// DeepSeek-V3 (deepseek-ai/DeepSeek-V3; DeepSeek-V3 technical report, arXiv
-// 2412.19437, Sec. 4.2): 61 layers, the first 3 dense (FFN 18,432), then 256
-// routed experts (8 per token) and 1 shared expert of 2,048; multi-head latent
-// attention with a 512-value KV latent, a 1,536-value query latent, 128 heads of
-// 128 + 64 (RoPE) for Q·K and 128 for V. The card prints 671B total, 37B
-// activated (the 14B multi-token-prediction module aside).
+/// DeepSeek-V3 (deepseek-ai/DeepSeek-V3; DeepSeek-V3 technical report, arXiv
+/// 2412.19437, Sec. 4.2): 61 layers, the first 3 dense (FFN 18,432), then 256
+/// routed experts (8 per token) and 1 shared expert of 2,048; multi-head latent
+/// attention with a 512-value KV latent, a 1,536-value query latent, 128 heads of
+/// 128 + 64 (RoPE) for Q·K and 128 for V. The card prints 671B total, 37B
+/// activated (the 14B multi-token-prediction module aside).
 inline constexpr TransformerShape deepseek_v3 = validated(TransformerShape{
     .name = "deepseek-v3", .layers = 61, .hidden = 7168, .ffn = 18432, .heads = 128, .kv_heads = 128,
     .vocabulary = 129280, .tied_embeddings = false, .experts = 256, .experts_per_token = 8, .expert_ffn = 2048,
     .shared_experts = 1, .shared_expert_ffn = 2048, .dense_layers = 3, .q_lora_rank = 1536, .kv_lora_rank = 512,
     .qk_nope_head_dim = 128, .qk_rope_head_dim = 64, .v_head_dim = 128, .max_position_embeddings = 163840});
 
-// Gemma 2 2B, 9B and 27B (google/gemma-2-2b, -9b, -27b; Gemma Team 2024,
-// arXiv 2408.00118, Table 1): an RMSNorm before and after attention and the
-// feed-forward block (4 a layer), GeGLU (three matrices, as SwiGLU), tied
-// embeddings over a 256,000 vocabulary, head_dim 256 (27B: 128) whatever
-// hidden / heads is, local layers of a 4,096 window alternating with global
-// ones (Sec. 2), 8,192 positions. The hub prints 2.61B, 9.24B and 27.2B.
+/// Gemma 2 2B, 9B and 27B (google/gemma-2-2b, -9b, -27b; Gemma Team 2024,
+/// arXiv 2408.00118, Table 1): an RMSNorm before and after attention and the
+/// feed-forward block (4 a layer), GeGLU (three matrices, as SwiGLU), tied
+/// embeddings over a 256,000 vocabulary, head_dim 256 (27B: 128) whatever
+/// hidden / heads is, local layers of a 4,096 window alternating with global
+/// ones (Sec. 2), 8,192 positions. The hub prints 2.61B, 9.24B and 27.2B.
 inline constexpr TransformerShape gemma2_2b = validated(TransformerShape{
     .name = "gemma2-2b", .layers = 26, .hidden = 2304, .ffn = 9216, .heads = 8, .kv_heads = 4, .head_dim = 256,
     .vocabulary = 256000, .tied_embeddings = true, .max_position_embeddings = 8192, .norms_per_layer = 4,
@@ -177,15 +177,15 @@ inline constexpr TransformerShape gemma2_27b = validated(TransformerShape{
     .vocabulary = 256000, .tied_embeddings = true, .max_position_embeddings = 8192, .norms_per_layer = 4,
     .sliding_window = 4096, .global_every = 2});
 
-// Gemma 3 1B, 4B, 12B and 27B (google/gemma-3-1b-pt, -4b-pt, -12b-pt, -27b-pt;
-// Gemma Team 2025, arXiv 2503.19786, Table 1 and Sec. 2): Gemma 2's four norms
-// and GeGLU, an RMSNorm on Q and on K per head, 5 local layers (window 1,024;
-// the 1B's 512) to 1 global, tied embeddings over 262,208 rows (the 1B
-// 262,144), 131,072 positions (the 1B 32,768). The 4B and up carry the 400M
-// SigLIP encoder (27 layers, 1,152 wide, MLP 4,304, 896² images in 14² patches)
-// and its projection into the text width: model.hpp's vision_tower_weights,
-// counted in the weights, its compute per image not modelled. The hub prints
-// 1,000M (999,885,952), 4.3B, 12.2B and 27.4B.
+/// Gemma 3 1B, 4B, 12B and 27B (google/gemma-3-1b-pt, -4b-pt, -12b-pt, -27b-pt;
+/// Gemma Team 2025, arXiv 2503.19786, Table 1 and Sec. 2): Gemma 2's four norms
+/// and GeGLU, an RMSNorm on Q and on K per head, 5 local layers (window 1,024;
+/// the 1B's 512) to 1 global, tied embeddings over 262,208 rows (the 1B
+/// 262,144), 131,072 positions (the 1B 32,768). The 4B and up carry the 400M
+/// SigLIP encoder (27 layers, 1,152 wide, MLP 4,304, 896² images in 14² patches)
+/// and its projection into the text width: model.hpp's vision_tower_weights,
+/// counted in the weights, its compute per image not modelled. The hub prints
+/// 1,000M (999,885,952), 4.3B, 12.2B and 27.4B.
 inline constexpr VisionEncoder siglip_so400m_896{
     .layers = 27, .hidden = 1152, .ffn = 4304, .image_size = 896, .patch_size = 14};
 inline constexpr TransformerShape gemma3_1b = validated(TransformerShape{
@@ -208,8 +208,8 @@ inline constexpr TransformerShape gemma3_27b = validated(TransformerShape{
     .norms_per_layer = 4, .sliding_window = 1024, .global_every = 6,
     .vision_weights = vision_tower_weights(siglip_so400m_896, 5376)});
 
-// Phi-3-mini (microsoft/Phi-3-mini-4k-instruct; fused qkv, the same weights)
-// and Phi-4 (microsoft/phi-4): the hub prints 3.82B and 14.7B.
+/// Phi-3-mini (microsoft/Phi-3-mini-4k-instruct; fused qkv, the same weights)
+/// and Phi-4 (microsoft/phi-4): the hub prints 3.82B and 14.7B.
 inline constexpr TransformerShape phi3_mini = validated(TransformerShape{
     .name = "phi3-mini", .layers = 32, .hidden = 3072, .ffn = 8192, .heads = 32, .kv_heads = 32,
     .vocabulary = 32064, .tied_embeddings = false});

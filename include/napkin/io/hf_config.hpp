@@ -35,7 +35,7 @@
 
 namespace napkin::io {
 
-// A shape read from a file owns the name its `shape.name` points at.
+/// A shape read from a file owns the name its `shape.name` points at.
 struct LoadedModel {
     std::unique_ptr<std::string> name;
     TransformerShape shape;
@@ -44,21 +44,21 @@ struct LoadedModel {
 namespace detail {
 using io::printable;
 
-// A JSON value as an error message echoes it: compact, cut to 80 characters.
-// (dump() recurses into nested values; the reader rejects nesting deeper than
-// max_json_depth first, so it cannot exhaust the stack.)
+/// A JSON value as an error message echoes it: compact, cut to 80 characters.
+/// (dump() recurses into nested values; the reader rejects nesting deeper than
+/// max_json_depth first, so it cannot exhaust the stack.)
 inline std::string echo(const nlohmann::json& value) {
     return printable(value.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace));
 }
 
-// config.json files nest two or three levels; a value nested deeper than
-// io::max_json_depth is rejected before it is parsed (text_file.hpp), so the
-// stack holds it whatever the input.
+/// config.json files nest two or three levels; a value nested deeper than
+/// io::max_json_depth is rejected before it is parsed (text_file.hpp), so the
+/// stack holds it whatever the input.
 using io::json_depth;
 using io::max_json_depth;
 
-// The architectures the reader models, by config.json's model_type
-// (transformers' names); a config without one is read as the Llama family.
+/// The architectures the reader models, by config.json's model_type
+/// (transformers' names); a config without one is read as the Llama family.
 inline constexpr std::array<std::string_view, 17> modelled_types{
     "gpt2",      "llama",      "mistral",     "mixtral",     "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe", "phi3",
     "gemma2",    "gemma3",     "gemma3_text", "deepseek_v2", "deepseek_v3", "gpt_oss", "llama4", "llama4_text"};
@@ -121,7 +121,7 @@ private:
     std::string prefix_;
 };
 
-// nlohmann's message without its "[json.exception.parse_error.101] " tag, cut.
+/// nlohmann's message without its "[json.exception.parse_error.101] " tag, cut.
 inline std::string json_error_text(const nlohmann::json::exception& e) {
     std::string_view text = e.what();
     if (const auto end = text.find("] "); !text.empty() && text.front() == '[' && end != std::string_view::npos)
@@ -131,9 +131,9 @@ inline std::string json_error_text(const nlohmann::json::exception& e) {
 }  // namespace detail
 
 namespace detail {
-// The period p of a list that marks every p-th layer (1-based) `global_mark`
-// and every other layer not: Gemma 2's and gpt-oss's alternation (p = 2),
-// Llama 4's no_rope_layers (p = 4). Any other pattern is refused by name.
+/// The period p of a list that marks every p-th layer (1-based) `global_mark`
+/// and every other layer not: Gemma 2's and gpt-oss's alternation (p = 2),
+/// Llama 4's no_rope_layers (p = 4). Any other pattern is refused by name.
 inline long long global_period(const ConfigFields& f, const char* field, long long layers, int global_mark) {
     const auto& list = f.at(field);
     if (!list.is_array() || static_cast<long long>(list.size()) != layers)
@@ -157,9 +157,9 @@ inline long long global_period(const ConfigFields& f, const char* field, long lo
 }
 }  // namespace detail
 
-// layer_types (gpt-oss, newer transformers for any model): "sliding_attention"
-// or "full_attention" per layer. All full: no window; else a window of
-// sliding_window on all but every p-th layer.
+/// layer_types (gpt-oss, newer transformers for any model): "sliding_attention"
+/// or "full_attention" per layer. All full: no window; else a window of
+/// sliding_window on all but every p-th layer.
 inline void read_layer_types(const detail::ConfigFields& f, TransformerShape& m) {
     if (!f.has("layer_types")) return;
     const auto& list = f.at("layer_types");
@@ -173,10 +173,10 @@ inline void read_layer_types(const detail::ConfigFields& f, TransformerShape& m)
     m.global_every = period > m.layers ? 0 : period;  // 0: every layer local
 }
 
-// Parses the text of a config.json; `origin` names it in error messages.
-// Every error, whatever the text, is a napkin::invalid_argument naming the
-// origin (and the field, where there is one), echoing at most ~80 printable
-// characters of the input.
+/// Parses the text of a config.json; `origin` names it in error messages.
+/// Every error, whatever the text, is a napkin::invalid_argument naming the
+/// origin (and the field, where there is one), echoing at most ~80 printable
+/// characters of the input.
 [[nodiscard]] inline LoadedModel parse_hf_config(const std::string& text, const std::string& origin,
                                                  const std::string& name = "") {
     if (detail::json_depth(text) > detail::max_json_depth)
@@ -348,9 +348,9 @@ inline void read_layer_types(const detail::ConfigFields& f, TransformerShape& m)
     return loaded;
 }
 
-// Reads a config file. A Hugging Face model folder's config.json names the
-// model after its folder (Meta-Llama-3.1-70B/config.json: "Meta-Llama-3.1-70B");
-// any other file after itself (mixtral_8x7b_config.json: "mixtral_8x7b_config").
+/// Reads a config file. A Hugging Face model folder's config.json names the
+/// model after its folder (Meta-Llama-3.1-70B/config.json: "Meta-Llama-3.1-70B");
+/// any other file after itself (mixtral_8x7b_config.json: "mixtral_8x7b_config").
 [[nodiscard]] inline LoadedModel read_hf_config(const std::filesystem::path& path) {
     const std::string text = read_text_file("config file", path.string());
     const auto parent = path.parent_path().filename().string();

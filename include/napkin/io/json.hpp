@@ -38,15 +38,15 @@ using nlohmann::json;
 
 inline constexpr int schema_version = 1;
 
-// "napkin.<command>/1".
+/// "napkin.<command>/1".
 [[nodiscard]] inline std::string schema(std::string_view command) {
     return "napkin." + std::string(command) + "/" + std::to_string(schema_version);
 }
 
-// A new document for `command`: {"schema": "napkin.<command>/1"}.
+/// A new document for `command`: {"schema": "napkin.<command>/1"}.
 [[nodiscard]] inline json document(std::string_view command) { return json{{"schema", schema(command)}}; }
 
-// A byte count: an integer when whole (37508222976, not 37508222976.0).
+/// A byte count: an integer when whole (37508222976, not 37508222976.0).
 [[nodiscard]] inline json exact_bytes(Bytes b) {
     const double v = b.value();
     if (std::abs(v) < 9.0e18 && v == std::floor(v)) return static_cast<long long>(v);
@@ -120,14 +120,14 @@ inline constexpr int schema_version = 1;
     return j;
 }
 
-// The inference split's memory per GPU, in bytes (integers).
+/// The inference split's memory per GPU, in bytes (integers).
 [[nodiscard]] inline json inference_memory(const InferenceMemory& m, const Gpu& g) {
     return {{"weights", exact_bytes(m.weights)}, {"kv_cache", exact_bytes(m.kv_cache)},
             {"working", exact_bytes(m.working)}, {"total", exact_bytes(m.total())},
             {"usable", exact_bytes(usable_memory(g))}};
 }
 
-// One collective's time, split into its latency and bandwidth terms.
+/// One collective's time, split into its latency and bandwidth terms.
 [[nodiscard]] inline json collective_time(Bytes message, long long gpus, const CollectiveTime& t) {
     return {{"bytes", exact_bytes(message)},
             {"gpus", gpus},
@@ -136,7 +136,7 @@ inline constexpr int schema_version = 1;
             {"bandwidth_s", t.bandwidth.value()}};
 }
 
-// A training layout as given (and the values it resolves to).
+/// A training layout as given (and the values it resolves to).
 [[nodiscard]] inline json layout(const Parallelism& p) {
     return {{"tp", p.tp},
             {"pp", p.pp},
@@ -158,7 +158,7 @@ inline constexpr int schema_version = 1;
             {"schedule", to_string(resolved_schedule(p))}};
 }
 
-// A training estimate's memory per GPU in bytes (integers) and whether it fits.
+/// A training estimate's memory per GPU in bytes (integers) and whether it fits.
 [[nodiscard]] inline json training_memory(const TrainingEstimate& e, const Gpu& g) {
     return {{"weights", exact_bytes(e.memory.weights)},
             {"gradients", exact_bytes(e.memory.gradients)},
@@ -173,15 +173,15 @@ inline constexpr int schema_version = 1;
             {"fits", e.fits}};
 }
 
-// The parts of a training step, in seconds.
+/// The parts of a training step, in seconds.
 [[nodiscard]] inline json step_breakdown(const StepBreakdown& b) {
     return {{"compute", b.compute.value()}, {"recompute", b.recompute.value()}, {"tp", b.tp.value()},
             {"pp", b.pp.value()},           {"bubble", b.bubble.value()},       {"dp", b.dp.value()},
             {"ep", b.ep.value()},           {"cp", b.cp.value()},               {"optimizer", b.optimizer.value()}};
 }
 
-// A whole run (napkin/run_cost.hpp), the "run" object of train and plan: {"time_s", "cost_usd", "energy_kwh", "failures", "checkpoint_interval_s", "goodput", ...}; null where
-// the input was not given (no price, no power, no --mtbf).
+/// A whole run (napkin/run_cost.hpp), the "run" object of train and plan: {"time_s", "cost_usd", "energy_kwh", "failures", "checkpoint_interval_s", "goodput", ...}; null where
+/// the input was not given (no price, no power, no --mtbf).
 [[nodiscard]] inline json run(const RunCost& r, const RunQuery& q, double steps) {
     json j{{"steps", steps},
            {"useful_s", r.useful.value()},

@@ -32,8 +32,8 @@ template <std::size_t N>
     return to + N - 1;
 }
 
-// 10^k exactly for k = 0 … 21, and the doubles nearest 10^k for k = −4 … 21
-// (exact for k ≥ 0: 10^k = 2^k · 5^k and 5^21 < 2^53).
+/// 10^k exactly for k = 0 … 21, and the doubles nearest 10^k for k = −4 … 21
+/// (exact for k ≥ 0: 10^k = 2^k · 5^k and 5^21 < 2^53).
 inline constexpr auto powers_of_ten = [] {
     struct Table {
         uint128 exact[22];   // 10^0 … 10^21 (digit_count reads up to 10^19)
@@ -48,7 +48,7 @@ inline constexpr auto powers_of_ten = [] {
     return t;
 }();
 
-// "00" … "99".
+/// "00" … "99".
 inline constexpr auto two_digits = [] {
     struct Table {
         char pairs[200];
@@ -60,14 +60,14 @@ inline constexpr auto two_digits = [] {
     return t;
 }();
 
-// The decimal digits of d, 1 ≤ d < 10^19: bit_width · log10 2 (1233 / 4096)
-// is the count less one, or two; a comparison settles which.
+/// The decimal digits of d, 1 ≤ d < 10^19: bit_width · log10 2 (1233 / 4096)
+/// is the count less one, or two; a comparison settles which.
 [[nodiscard]] inline int digit_count(std::uint64_t d) {
     const int t = (static_cast<int>(std::bit_width(d)) * 1233) >> 12;
     return t + 1 - (d < static_cast<std::uint64_t>(powers_of_ten.exact[t]) ? 1 : 0);
 }
 
-// x's `count` digits (x < 10^count, count ≤ 8) ending at `end`, two at a time from the table.
+/// x's `count` digits (x < 10^count, count ≤ 8) ending at `end`, two at a time from the table.
 [[gnu::always_inline]] inline void write_block(char* end, std::uint32_t x, int count) {
     for (; count >= 2; count -= 2, x /= 100) {
         end -= 2;
@@ -75,27 +75,27 @@ inline constexpr auto two_digits = [] {
     }
     if (count == 1) end[-1] = static_cast<char>('0' + x);
 }
-// The n digits of d (d < 10^n, n ≤ 19) at `to`, in eight-digit blocks of 32-bit arithmetic.
+/// The n digits of d (d < 10^n, n ≤ 19) at `to`, in eight-digit blocks of 32-bit arithmetic.
 [[gnu::always_inline]] inline void write_digits(char* to, std::uint64_t d, int n) {
     for (; n > 8; n -= 8, d /= 100'000'000) write_block(to + n, static_cast<std::uint32_t>(d % 100'000'000), 8);
     write_block(to + n, static_cast<std::uint32_t>(d), n);
 }
 
-// The shortest digits of a double x from 1e-4 to 1e15 that is not a whole
-// number (nor a power of two), and the places after the point they end at.
-//
-// With x = m · 2^−s and 10^q scaling x to 17 significant digits (which always
-// read back, IEEE 754-2019 Sec. 5.12.2), everything is an exact integer at
-// the scale 2^(s+2): x is A = 4m · 10^q and the values that read back to x lie
-// within half an ulp, 2 · 10^q, of it (ends included when m is even: a tie
-// reads back to the even neighbour). vm, vr and vp are the floors over
-// 2^(s+2) of the highest value below the interval, of x and of the interval's
-// highest value; floors compose (floor(floor(a / b) / 10) = floor(a / 10b)), so
-// dividing all three by 10 removes a digit exactly, and a multiple of 10^k
-// reads back while vp / 10^k > vm / 10^k (Ryu's loop, Adams 2018 Sec. 3). The
-// fewest digits are the last such k; of their candidates vm + 1 … vp the one
-// nearest x (ties to even) is written, as Ryu and std::to_chars write it.
-// 4m · 10^21 < 2^125: no product overflows.
+/// The shortest digits of a double x from 1e-4 to 1e15 that is not a whole
+/// number (nor a power of two), and the places after the point they end at.
+///
+/// With x = m · 2^−s and 10^q scaling x to 17 significant digits (which always
+/// read back, IEEE 754-2019 Sec. 5.12.2), everything is an exact integer at
+/// the scale 2^(s+2): x is A = 4m · 10^q and the values that read back to x lie
+/// within half an ulp, 2 · 10^q, of it (ends included when m is even: a tie
+/// reads back to the even neighbour). vm, vr and vp are the floors over
+/// 2^(s+2) of the highest value below the interval, of x and of the interval's
+/// highest value; floors compose (floor(floor(a / b) / 10) = floor(a / 10b)), so
+/// dividing all three by 10 removes a digit exactly, and a multiple of 10^k
+/// reads back while vp / 10^k > vm / 10^k (Ryu's loop, Adams 2018 Sec. 3). The
+/// fewest digits are the last such k; of their candidates vm + 1 … vp the one
+/// nearest x (ties to even) is written, as Ryu and std::to_chars write it.
+/// 4m · 10^21 < 2^125: no product overflows.
 struct ShortestDigits {
     std::uint64_t d;
     int q;  // places after the point
@@ -141,13 +141,13 @@ struct ShortestDigits {
 
 }  // namespace detail
 
-// The most write_json_number writes: a sign and 24 characters (to_chars's
-// longest scientific double), rounded up to a whole 16-byte copy.
+/// The most write_json_number writes: a sign and 24 characters (to_chars's
+/// longest scientific double), rounded up to a whole 16-byte copy.
 inline constexpr std::size_t json_number_room = 32;
 
-// x as the shortest text that reads back to it, in dump()'s layout (see the
-// top of this file), at `to`, which has json_number_room bytes; returns the
-// end. Infinities and nan, which JSON cannot hold, are written as null.
+/// x as the shortest text that reads back to it, in dump()'s layout (see the
+/// top of this file), at `to`, which has json_number_room bytes; returns the
+/// end. Infinities and nan, which JSON cannot hold, are written as null.
 [[nodiscard]] inline char* write_json_number(char* to, double x) {
     const auto bits = std::bit_cast<std::uint64_t>(x);
     if ((bits >> 52 & 0x7FFU) == 0x7FFU) return detail::copy_literal(to, "null");

@@ -12,9 +12,9 @@
 
 namespace napkin::examples {
 
-// Reads argv: -h/--help prints `about` and the usage, exit 0; --out DIR (or,
-// as in 0.1, a bare folder) names the folder; anything else is an error, exit
-// 2. Returns the folder, created ("" for an example that writes nothing).
+/// Reads argv: -h/--help prints `about` and the usage, exit 0; --out DIR (or,
+/// as in 0.1, a bare folder) names the folder; anything else is an error, exit
+/// 2. Returns the folder, created ("" for an example that writes nothing).
 inline std::string lesson_args(int argc, char** argv, std::string_view name, std::string_view about,
                                bool writes_files) {
     std::string out;

@@ -69,7 +69,7 @@ inline bool is_number(const std::string& text) {
 
 using io::printable;
 
-// A finite, non-negative number (sizes, times and bandwidths are never below 0).
+/// A finite, non-negative number (sizes, times and bandwidths are never below 0).
 inline double number_at(const std::vector<std::string>& fields, std::size_t i, long long line, const char* what) {
     const std::string where = "nccl-tests line " + std::to_string(line) + " " + what;
     if (i >= fields.size() || !is_number(fields[i]))
@@ -79,8 +79,8 @@ inline double number_at(const std::vector<std::string>& fields, std::size_t i, l
     return v;
 }
 
-// A whole count in [low, 2^53] (element counts, the root rank; -1 is "no root"):
-// checked before it is converted, so no double outside long long's range is cast.
+/// A whole count in [low, 2^53] (element counts, the root rank; -1 is "no root"):
+/// checked before it is converted, so no double outside long long's range is cast.
 inline long long whole_at(const std::vector<std::string>& fields, std::size_t i, long long line, const char* what,
                           double low) {
     const std::string where = "nccl-tests line " + std::to_string(line) + " " + what;
@@ -92,17 +92,17 @@ inline long long whole_at(const std::vector<std::string>& fields, std::size_t i,
     return static_cast<long long>(v);
 }
 
-// The result columns' first index: after size, count, type, redop and (in
-// newer versions) root. The root column is there when the field after the
-// redop is an integer and eight numeric fields follow it.
+/// The result columns' first index: after size, count, type, redop and (in
+/// newer versions) root. The root column is there when the field after the
+/// redop is an integer and eight numeric fields follow it.
 inline std::size_t results_start(const std::vector<std::string>& fields) {
     return fields.size() >= 13 ? 5 : 4;
 }
 }  // namespace detail
 
-// Parse the text of one nccl-tests run. `op` names the collective the program
-// measured (it decides the busbw factor); `ranks` overrides the count read
-// from the header.
+/// Parse the text of one nccl-tests run. `op` names the collective the program
+/// measured (it decides the busbw factor); `ranks` overrides the count read
+/// from the header.
 inline NcclTestsRun parse_nccl_tests(std::istream& in, Collective op = Collective::all_reduce,
                                      std::optional<long long> ranks = std::nullopt) {
     NcclTestsRun run{op, 0, {}};
@@ -172,8 +172,8 @@ inline NcclTestsRun read_nccl_tests(const std::string& path, Collective op = Col
     return parse_nccl_tests(file, op, ranks);
 }
 
-// Rows `samples` leaves out: a zero time (nccl-tests prints 0 when a size is
-// below its timer's resolution) gives no sample. Reported beside a fit.
+/// Rows `samples` leaves out: a zero time (nccl-tests prints 0 when a size is
+/// below its timer's resolution) gives no sample. Reported beside a fit.
 [[nodiscard]] inline long long rows_without_time(const NcclTestsRun& run,
                                                  Placement placement = Placement::out_of_place) {
     long long dropped = 0;
@@ -182,7 +182,7 @@ inline NcclTestsRun read_nccl_tests(const std::string& path, Collective op = Col
     return dropped;
 }
 
-// The measured times as samples for fit_alpha_beta (rows with a zero time are skipped).
+/// The measured times as samples for fit_alpha_beta (rows with a zero time are skipped).
 inline std::vector<CollectiveSample> samples(const NcclTestsRun& run, Placement placement = Placement::out_of_place) {
     std::vector<CollectiveSample> out;
     for (const NcclTestsRow& row : run.rows) {

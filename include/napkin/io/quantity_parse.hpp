@@ -30,7 +30,7 @@ struct NumberAndUnit {
     std::string_view unit;
 };
 
-// A finite, non-negative decimal number, then optional spaces, then the rest.
+/// A finite, non-negative decimal number, then optional spaces, then the rest.
 [[nodiscard]] inline std::optional<NumberAndUnit> split_number(std::string_view text) {
     while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
     while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
@@ -43,7 +43,7 @@ struct NumberAndUnit {
     return NumberAndUnit{value, unit};
 }
 
-// Bytes in one unit of data: "GB" → 1e9, "GiB" → 2^30, "Gb" → 1e9 / 8.
+/// Bytes in one unit of data: "GB" → 1e9, "GiB" → 2^30, "Gb" → 1e9 / 8.
 [[nodiscard]] inline std::optional<double> bytes_in(std::string_view unit) {
     if (unit == "B") return 1.0;
     if (unit == "b") return 1.0 / 8;  // a bit
@@ -78,8 +78,8 @@ struct NumberAndUnit {
 
 }  // namespace detail
 
-// The largest value any parser accepts, in base units: 10^30 B, B/s or s is
-// beyond every machine and every sensible time, and far from overflow.
+/// The largest value any parser accepts, in base units: 10^30 B, B/s or s is
+/// beyond every machine and every sensible time, and far from overflow.
 inline constexpr double largest_parsed_value = 1e30;
 
 [[nodiscard]] inline std::optional<Bytes> parse_bytes(std::string_view text) {
@@ -170,7 +170,7 @@ inline constexpr double largest_parsed_value = 1e30;
     return watts(parsed->value * scale);
 }
 
-// A count with an optional decimal suffix: "15.6T" → 1.56e13, "300B" → 3e11.
+/// A count with an optional decimal suffix: "15.6T" → 1.56e13, "300B" → 3e11.
 [[nodiscard]] inline std::optional<double> parse_count(std::string_view text) {
     const auto parsed = detail::split_number(text);
     if (!parsed) return std::nullopt;
@@ -192,8 +192,8 @@ inline constexpr double largest_parsed_value = 1e30;
     return parsed->value * scale;
 }
 
-// The same, throwing napkin::invalid_argument naming `name` (the flag as typed)
-// and the text, with what would have been understood.
+/// The same, throwing napkin::invalid_argument naming `name` (the flag as typed)
+/// and the text, with what would have been understood.
 [[nodiscard]] inline Bytes parse_bytes(const std::string& name, std::string_view text) {
     if (auto v = parse_bytes(text)) return *v;
     reject(name, text,

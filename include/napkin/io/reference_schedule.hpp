@@ -76,14 +76,14 @@ inline SyncKind reference_sync(const std::string& text) {
 }
 }  // namespace detail
 
-// The largest pp × vpp a reference file may give: its chunk times come from
-// a dense least-squares solve over 2·pp·vpp unknowns (33 MB and well under a
-// second at 1,024; published layouts have pp·vpp ≤ 256).
+/// The largest pp × vpp a reference file may give: its chunk times come from
+/// a dense least-squares solve over 2·pp·vpp unknowns (33 MB and well under a
+/// second at 1,024; published layouts have pp·vpp ≤ 256).
 inline constexpr long long max_reference_chunks = 1024;
 
 namespace detail {
-// A whole number of the file: a JSON integer (a float is refused before any
-// cast, so 7.8e76 is an error, not undefined behaviour).
+/// A whole number of the file: a JSON integer (a float is refused before any
+/// cast, so 7.8e76 is an error, not undefined behaviour).
 inline long long whole_of(const nlohmann::json& v, const std::string& what) {
     if (!v.is_number_integer()) reject(what, printable(v.dump()), "must be a whole number");
     return v.get<long long>();
@@ -98,9 +98,9 @@ inline void check_span(std::string_view what, Seconds start, Seconds end) {
 }
 }  // namespace detail
 
-// Every count and time is checked as it is read: the shape before anything
-// is sized by it, each block's micro-batch and chunk within the shape, each
-// span finite, non-negative and in order.
+/// Every count and time is checked as it is read: the shape before anything
+/// is sized by it, each block's micro-batch and chunk within the shape, each
+/// span finite, non-negative and in order.
 [[nodiscard]] inline ReferenceSchedule parse_reference_schedule(const nlohmann::json& j) {
     ReferenceSchedule r;
     const auto& par = j.at("parallelism");
@@ -176,9 +176,9 @@ inline void check_span(std::string_view what, Seconds start, Seconds end) {
     return r;
 }
 
-// Every JSON error (not JSON, a missing key, a value of the wrong type or
-// range) is a napkin::invalid_argument naming the file, cut to 160 printable
-// characters.
+/// Every JSON error (not JSON, a missing key, a value of the wrong type or
+/// range) is a napkin::invalid_argument naming the file, cut to 160 printable
+/// characters.
 [[nodiscard]] inline ReferenceSchedule read_reference_schedule(const std::string& path) {
     const std::string file = read_json_file("reference file", path);
     try {
@@ -188,8 +188,8 @@ inline void check_span(std::string_view what, Seconds start, Seconds end) {
     }
 }
 
-// The schedule the file ran: Megatron's interleaved 1F1B; with paired blocks,
-// --overlap-moe-expert-parallel-comm's one extra warm-up forward and pairs.
+/// The schedule the file ran: Megatron's interleaved 1F1B; with paired blocks,
+/// --overlap-moe-expert-parallel-comm's one extra warm-up forward and pairs.
 [[nodiscard]] inline Interleaved reference_schedule_kind(const ReferenceSchedule& ref) {
     bool paired = false;
     for (const auto& blocks : ref.stages)
@@ -198,10 +198,10 @@ inline void check_span(std::string_view what, Seconds start, Seconds end) {
 }
 
 namespace detail {
-// One block's duration as a linear function of the chunks' forward and
-// backward times x = (F_0 … F_{n−1}, B_0 … B_{n−1}): an unpaired pass is its
-// own; a pair is (1 − h·sF)·F + (1 − h·sB)·B, where sF and sB are the shares
-// of the passes spent in the all-to-all and h the share of that hidden.
+/// One block's duration as a linear function of the chunks' forward and
+/// backward times x = (F_0 … F_{n−1}, B_0 … B_{n−1}): an unpaired pass is its
+/// own; a pair is (1 − h·sF)·F + (1 − h·sB)·B, where sF and sB are the shares
+/// of the passes spent in the all-to-all and h the share of that hidden.
 struct BlockRow {
     std::size_t forward, backward;  // indices into x; a lone pass uses one of them
     double forward_weight, backward_weight;
@@ -234,8 +234,8 @@ inline std::vector<BlockRow> block_rows(const ReferenceSchedule& ref, double h) 
     return rows;
 }
 
-// Least squares for x given h (normal equations, Gaussian elimination with
-// partial pivoting); the sum of squared residuals comes back with it.
+/// Least squares for x given h (normal equations, Gaussian elimination with
+/// partial pivoting); the sum of squared residuals comes back with it.
 inline std::pair<std::vector<double>, double> fit_chunk_times(const ReferenceSchedule& ref, double h) {
     const auto n = static_cast<std::size_t>(2 * ref.shape.stages * ref.shape.chunks);
     const std::vector<BlockRow> rows = block_rows(ref, h);
@@ -273,19 +273,19 @@ inline std::pair<std::vector<double>, double> fit_chunk_times(const ReferenceSch
 }
 }  // namespace detail
 
-// The file's own op and send times as napkin's input, nothing taken from where
-// a pass was placed:
-// - each chunk's forward F and backward B and the one share h of a pair's
-//   all-to-all that the pair hides: least squares over every block's duration
-//   (an unpaired pass takes F or B, a pair F + B − h·(sF·F + sB·B) with the
-//   file's allToAllShare sF, sB), h by golden-section search; the file rounds
-//   every time to 1 µs, so no single block gives them exactly;
-// - the send: the mean of the pipeline sends' durations;
-// - the head: each stage's parameter all-gather, its first pass waiting for
-//   the first layer's share of it (all-gather ÷ the stage's layers);
-// - the tail: each chunk's reduce-scatter duration, the optimizer's, and the
-//   wait between the last reduce-scatter and the optimizer (the file lists no
-//   op for it).
+/// The file's own op and send times as napkin's input, nothing taken from where
+/// a pass was placed:
+/// - each chunk's forward F and backward B and the one share h of a pair's
+///   all-to-all that the pair hides: least squares over every block's duration
+///   (an unpaired pass takes F or B, a pair F + B − h·(sF·F + sB·B) with the
+///   file's allToAllShare sF, sB), h by golden-section search; the file rounds
+///   every time to 1 µs, so no single block gives them exactly;
+/// - the send: the mean of the pipeline sends' durations;
+/// - the head: each stage's parameter all-gather, its first pass waiting for
+///   the first layer's share of it (all-gather ÷ the stage's layers);
+/// - the tail: each chunk's reduce-scatter duration, the optimizer's, and the
+///   wait between the last reduce-scatter and the optimizer (the file lists no
+///   op for it).
 [[nodiscard]] inline ScheduleTimes reference_schedule_times(const ReferenceSchedule& ref) {
     const PipelineShape& shape = ref.shape;
     const long long p = shape.stages, v = shape.chunks;

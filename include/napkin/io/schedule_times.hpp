@@ -35,7 +35,7 @@
 
 namespace napkin::io {
 
-// The file's schedule fields, when it gives them.
+/// The file's schedule fields, when it gives them.
 struct TimesSchedule {
     std::optional<std::string> name;
     long long extra_warmup = 0;
@@ -139,7 +139,7 @@ inline long long times_count(const nlohmann::json& j, const std::string& field) 
     }
 }
 
-// The same format, written: what --times reads back.
+/// The same format, written: what --times reads back.
 [[nodiscard]] inline nlohmann::json schedule_times_json(const ScheduleTimes& t, const TimesSchedule& schedule = {}) {
     nlohmann::json j;
     if (schedule.name) j["schedule"] = *schedule.name;

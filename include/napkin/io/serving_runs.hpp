@@ -109,7 +109,7 @@ inline constexpr std::array<MeasureKind, 5> measure_kinds{{
     {"first_token_latency_s_avg", ServingMeasure::ttft, 1.0},
     {"per_token_latency_s_p50", ServingMeasure::tpot, 1.0},
 }};
-// What every row states: the model, GPU, layout and number formats.
+/// What every row states: the model, GPU, layout and number formats.
 inline MeasuredServingRun parse_run_header(const nlohmann::json& row, const std::string& where,
                                            const std::string& path) {
     if (!row.contains("model_shape") || !row["model_shape"].is_object())
@@ -160,8 +160,8 @@ inline InflightMeasureKind const* inflight_kind(std::string_view kind) {
     return k == inflight_kinds.end() ? nullptr : &*k;
 }
 
-// An in-flight row: the header, its lengths, the offered rate ("inf" or none:
-// all at once) and request count, and the kinds napkin compares.
+/// An in-flight row: the header, its lengths, the offered rate ("inf" or none:
+/// all at once) and request count, and the kinds napkin compares.
 inline MeasuredInflightRun parse_inflight_row(const nlohmann::json& row, const std::string& where,
                                               const std::string& path, const nlohmann::json& measurements,
                                               std::size_t& skipped) {
@@ -196,8 +196,8 @@ inline MeasuredInflightRun parse_inflight_row(const nlohmann::json& row, const s
 }
 }  // namespace detail
 
-// Parses the text of a serving-runs file; a file-level error names `argument`
-// (the flag or parameter that gave it) and `path`, a row's error the row's id.
+/// Parses the text of a serving-runs file; a file-level error names `argument`
+/// (the flag or parameter that gave it) and `path`, a row's error the row's id.
 [[nodiscard]] inline ServingRunFile parse_serving_runs(const std::string& text, const std::string& argument,
                                                        const std::string& path) {
     require_json_depth(argument, path, text);

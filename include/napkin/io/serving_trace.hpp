@@ -149,7 +149,7 @@ inline std::vector<Request> jsonl_trace(const std::vector<std::string_view>& lin
 }
 }  // namespace detail
 
-// The requests of a trace's text, in arrival order; `argument` and `path` name it in errors.
+/// The requests of a trace's text, in arrival order; `argument` and `path` name it in errors.
 [[nodiscard]] inline std::vector<Request> parse_serving_trace(std::string_view text, const std::string& argument,
                                                               const std::string& path) {
     std::vector<std::string_view> lines = detail::split(text, '\n');

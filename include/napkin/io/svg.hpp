@@ -33,7 +33,7 @@ inline constexpr const char* grid = "#DDDDDD";
 inline constexpr const char* series[] = {blue, vermillion, green, orange, purple, sky, yellow};
 }  // namespace palette
 
-// Escapes the five XML special characters.
+/// Escapes the five XML special characters.
 inline std::string escape(std::string_view text) {
     std::string out;
     out.reserve(text.size());
@@ -59,7 +59,7 @@ inline std::string number(double v) {
     return text;
 }
 
-// An SVG document: shapes are appended in drawing order.
+/// An SVG document: shapes are appended in drawing order.
 class Document {
 public:
     Document(double width, double height) : width_(width), height_(height) {}
@@ -154,7 +154,7 @@ private:
     std::vector<std::string> hatches_;
 };
 
-// A "nice" axis maximum and tick step for values up to `top` (1, 2, 2.5, 5 × 10^k).
+/// A "nice" axis maximum and tick step for values up to `top` (1, 2, 2.5, 5 × 10^k).
 struct Ticks {
     double max;
     double step;
@@ -174,8 +174,8 @@ inline Ticks nice_ticks(double top, int wanted = 5) {
     return {std::ceil(top / step - 1e-9) * step, step};
 }
 
-// One bar of a stacked bar chart: labelled, with parts drawn left to right
-// (or bottom to top); a part with `hatched` set is drawn hatched.
+/// One bar of a stacked bar chart: labelled, with parts drawn left to right
+/// (or bottom to top); a part with `hatched` set is drawn hatched.
 struct BarPart {
     double value;
     std::string colour;
@@ -192,8 +192,8 @@ struct LegendEntry {
     bool hatched = false;
 };
 
-// Horizontal stacked bars with an x axis in `unit`, optional vertical marker
-// lines (e.g. the usable memory).
+/// Horizontal stacked bars with an x axis in `unit`, optional vertical marker
+/// lines (e.g. the usable memory).
 struct Marker {
     double value;
     std::string label;
@@ -252,8 +252,8 @@ inline Document horizontal_bars(std::string_view title, const std::vector<Bar>& 
     return doc;
 }
 
-// A line chart of several series over shared x values (drawn as categories
-// evenly spaced, labelled with `x_labels`).
+/// A line chart of several series over shared x values (drawn as categories
+/// evenly spaced, labelled with `x_labels`).
 struct Series {
     std::string label;
     std::vector<double> values;

@@ -25,8 +25,8 @@
 
 namespace napkin::io {
 
-// At most `limit` printable ASCII characters of `text` (others as '?'), "..."
-// when cut: what an error message may echo of a file, so it stays one line.
+/// At most `limit` printable ASCII characters of `text` (others as '?'), "..."
+/// when cut: what an error message may echo of a file, so it stays one line.
 [[nodiscard]] inline std::string printable(std::string_view text, std::size_t limit = 80) {
     std::string out;
     for (const char c : text) {
@@ -36,11 +36,11 @@ namespace napkin::io {
     return out;
 }
 
-// The largest input file napkin reads: 64 MiB, a thousand times the largest
-// published table it reads (the 500 KB kernel measurements).
+/// The largest input file napkin reads: 64 MiB, a thousand times the largest
+/// published table it reads (the 500 KB kernel measurements).
 inline constexpr std::uintmax_t max_input_bytes = 64ULL << 20;
 
-// The text of `path`, given by `argument` (the flag or field that named it).
+/// The text of `path`, given by `argument` (the flag or field that named it).
 [[nodiscard]] inline std::string read_text_file(std::string_view argument, const std::string& path,
                                                 std::uintmax_t limit = max_input_bytes) {
     std::error_code ec;
@@ -62,13 +62,13 @@ inline constexpr std::uintmax_t max_input_bytes = 64ULL << 20;
     return text;
 }
 
-// JSON inputs nest a few levels (a config.json two or three, napkin's own
-// files four). One nested deeper than this is rejected before it is parsed:
-// nothing napkin reads is that deep, and a 60 MB file of "[[[[…" took
-// nlohmann 2.2 GB and 5 s to refuse.
+/// JSON inputs nest a few levels (a config.json two or three, napkin's own
+/// files four). One nested deeper than this is rejected before it is parsed:
+/// nothing napkin reads is that deep, and a 60 MB file of "[[[[…" took
+/// nlohmann 2.2 GB and 5 s to refuse.
 inline constexpr int max_json_depth = 64;
 
-// The deepest [ or { nesting of a JSON text, strings skipped.
+/// The deepest [ or { nesting of a JSON text, strings skipped.
 [[nodiscard]] inline int json_depth(std::string_view text) {
     int depth = 0, deepest = 0;
     bool in_string = false, escaped = false;
@@ -92,21 +92,21 @@ inline constexpr int max_json_depth = 64;
     return deepest;
 }
 
-// Rejects a JSON text nested deeper than max_json_depth, naming the argument and the path.
+/// Rejects a JSON text nested deeper than max_json_depth, naming the argument and the path.
 inline void require_json_depth(std::string_view argument, const std::string& path, std::string_view text) {
     if (json_depth(text) > max_json_depth)
         reject(argument, path,
                "is nested deeper than " + std::to_string(max_json_depth) + " levels (no JSON napkin reads is)");
 }
 
-// The text of a JSON input: read_text_file, its nesting bounded (require_json_depth).
+/// The text of a JSON input: read_text_file, its nesting bounded (require_json_depth).
 [[nodiscard]] inline std::string read_json_file(std::string_view argument, const std::string& path) {
     std::string text = read_text_file(argument, path);
     require_json_depth(argument, path, text);
     return text;
 }
 
-// Writes `text` to `path` (given by `argument`), checked through the close.
+/// Writes `text` to `path` (given by `argument`), checked through the close.
 inline void write_text_file(std::string_view argument, const std::string& path, std::string_view text) {
     std::FILE* file = std::fopen(path.c_str(), "wb");
     if (file == nullptr) reject(argument, path, "cannot be written");

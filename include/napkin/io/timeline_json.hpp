@@ -30,13 +30,13 @@
 namespace napkin::io {
 
 namespace detail {
-// Room for a time's text, in whole 16-byte copies.
+/// Room for a time's text, in whole 16-byte copies.
 inline constexpr std::size_t time_text_room = json_number_room;
 
-// The last times written, kept with their bits and where their text is: a
-// pass mostly starts when its rank's previous one ended, and a pair's two
-// passes share their span, so a time is often one just written (copied then
-// from the text before it, in the same buffer).
+/// The last times written, kept with their bits and where their text is: a
+/// pass mostly starts when its rank's previous one ended, and a pair's two
+/// passes share their span, so a time is often one just written (copied then
+/// from the text before it, in the same buffer).
 struct RecentTimes {
     struct Text {
         std::uint64_t bits = 0;
@@ -61,7 +61,7 @@ struct RecentTimes {
     }
 };
 
-// A pass's line up to its micro-batch's number, by kind, padded to a fixed-size copy.
+/// A pass's line up to its micro-batch's number, by kind, padded to a fixed-size copy.
 struct PassHead {
     char text[48];
     std::size_t size;
@@ -78,7 +78,7 @@ inline constexpr auto pass_heads = [] {
     }
     return t;
 }();
-// A count from 1 (a micro-batch's or chunk's, below 2^26: at most 8 digits) in decimal.
+/// A count from 1 (a micro-batch's or chunk's, below 2^26: at most 8 digits) in decimal.
 [[nodiscard]] inline char* write_count(char* to, long long n) {
     const auto d = static_cast<std::uint64_t>(n);
     const int digits = digit_count(d);
@@ -86,16 +86,16 @@ inline constexpr auto pass_heads = [] {
     return to + digits;
 }
 
-// The most one pass's line takes: 8 spaces, the keys and punctuation (93 with
-// "overlapped"), the kind (at most 11), two counts (at most 20 each) and two
-// times, and room for the fixed-size copies to run past its end.
+/// The most one pass's line takes: 8 spaces, the keys and punctuation (93 with
+/// "overlapped"), the kind (at most 11), two counts (at most 20 each) and two
+/// times, and room for the fixed-size copies to run past its end.
 inline constexpr std::size_t pass_line_room = 8 + 93 + 11 + 2 * 20 + 2 * time_text_room + time_text_room;
 
-// The passes first … stop − 1 of a rank (within the rank, see
-// Timeline::for_each_pass) as lines of its "operations" array, at `to`, which
-// has pass_line_room bytes for each pass the range can visit (one more than
-// it holds, for a pair cut at its end); the rank's last pass ends without a
-// comma.
+/// The passes first … stop − 1 of a rank (within the rank, see
+/// Timeline::for_each_pass) as lines of its "operations" array, at `to`, which
+/// has pass_line_room bytes for each pass the range can visit (one more than
+/// it holds, for a pair cut at its end); the rank's last pass ends without a
+/// comma.
 [[nodiscard]] inline char* write_passes(char* to, const Timeline& t, long long rank, std::size_t first,
                                         std::size_t stop) {
     RecentTimes recent;
@@ -118,21 +118,21 @@ inline constexpr std::size_t pass_line_room = 8 + 93 + 11 + 2 * 20 + 2 * time_te
     return to;
 }
 
-// A block of passes of one rank: the unit a worker writes.
+/// A block of passes of one rank: the unit a worker writes.
 struct PassBlock {
     long long rank;
     std::size_t first, stop;
 };
-// Passes a block holds: about 1 MB of text, so that a few blocks a thread in flight bound the memory.
+/// Passes a block holds: about 1 MB of text, so that a few blocks a thread in flight bound the memory.
 inline constexpr std::size_t passes_per_block = 8192;
-// Room for a block's text: a pair cut at its end adds one pass.
+/// Room for a block's text: a pair cut at its end adds one pass.
 inline constexpr std::size_t block_room = (passes_per_block + 1) * pass_line_room;
 
-// Calls write(i, buffer) → end for i = 0 … count − 1 on `threads` threads,
-// each into a buffer of block_room bytes, and put(i, text, size) in order
-// on this thread as each is ready. A worker runs at most two blocks a thread
-// ahead of put, and buffers are reused, so memory stays a few blocks a
-// thread. An exception from a worker is thrown here once they have stopped.
+/// Calls write(i, buffer) → end for i = 0 … count − 1 on `threads` threads,
+/// each into a buffer of block_room bytes, and put(i, text, size) in order
+/// on this thread as each is ready. A worker runs at most two blocks a thread
+/// ahead of put, and buffers are reused, so memory stays a few blocks a
+/// thread. An exception from a worker is thrown here once they have stopped.
 template <class Write, class Put>
 void write_in_order(std::size_t count, unsigned threads, const Write& write, const Put& put) {
     std::vector<std::unique_ptr<char[]>> spare;
@@ -224,7 +224,7 @@ void write_in_order(std::size_t count, unsigned threads, const Write& write, con
     if (failure) std::rethrow_exception(failure);
 }
 
-// Bytes to a FILE, checked: a short write (a full disk, a closed pipe) is an error, not a truncated file.
+/// Bytes to a FILE, checked: a short write (a full disk, a closed pipe) is an error, not a truncated file.
 inline void write_all(std::FILE* out, std::string_view text) {
     if (!text.empty() && std::fwrite(text.data(), 1, text.size(), out) != text.size())
         throw std::system_error(errno, std::generic_category(), "writing the timeline's JSON");
@@ -234,7 +234,7 @@ inline std::string operations_marker(long long rank) {
     return "@@napkin operations of stage " + std::to_string(rank) + "@@";
 }
 
-// The summary's text split at each stage's "operations" marker: ranks + 1 pieces.
+/// The summary's text split at each stage's "operations" marker: ranks + 1 pieces.
 [[nodiscard]] inline std::vector<std::string_view> split_at_markers(std::string_view text, long long ranks) {
     std::vector<std::string_view> pieces;
     std::size_t at = 0;
@@ -250,14 +250,14 @@ inline std::string operations_marker(long long rank) {
 }
 }  // namespace detail
 
-// Writes `summary` (whose "stages" array holds one object per rank) with each
-// stage's "operations" taken from the timeline, to `out`. `threads` write the
-// passes (0: every core, at most 16); the text is the same for any number of
-// them. Each pass is an object on a line of its own, its keys in the order
-// pass, microbatch, chunk, start_s, end_s (and overlapped: true for the two
-// passes of a block that runs a forward and a backward together); counts
-// from 1, times in seconds, each the shortest text that reads back to the
-// simulated double (io/json_number.hpp).
+/// Writes `summary` (whose "stages" array holds one object per rank) with each
+/// stage's "operations" taken from the timeline, to `out`. `threads` write the
+/// passes (0: every core, at most 16); the text is the same for any number of
+/// them. Each pass is an object on a line of its own, its keys in the order
+/// pass, microbatch, chunk, start_s, end_s (and overlapped: true for the two
+/// passes of a block that runs a forward and a backward together); counts
+/// from 1, times in seconds, each the shortest text that reads back to the
+/// simulated double (io/json_number.hpp).
 inline void write_timeline_json(std::FILE* out, nlohmann::json summary, const Timeline& t, unsigned threads = 0) {
     auto& stages = summary.at("stages");
     const auto ranks = static_cast<long long>(stages.size());

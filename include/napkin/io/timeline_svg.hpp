@@ -25,7 +25,7 @@ struct TimelineSvgOptions {
 };
 
 namespace detail {
-// `colour` (#RRGGBB) mixed with white: share 0 is the colour, 1 is white.
+/// `colour` (#RRGGBB) mixed with white: share 0 is the colour, 1 is white.
 inline std::string tint(const std::string& colour, double share) {
     unsigned rgb[3] = {0, 0, 0};
     std::sscanf(colour.c_str(), "#%02x%02x%02x", &rgb[0], &rgb[1], &rgb[2]);
@@ -34,7 +34,7 @@ inline std::string tint(const std::string& colour, double share) {
     std::snprintf(out, sizeof out, "#%02X%02X%02X", mix(rgb[0]) & 0xFFu, mix(rgb[1]) & 0xFFu, mix(rgb[2]) & 0xFFu);
     return out;
 }
-// Dark text on light fills, white on dark ones (Rec. 709 luma weights).
+/// Dark text on light fills, white on dark ones (Rec. 709 luma weights).
 inline bool is_light(const std::string& colour) {
     unsigned rgb[3] = {0, 0, 0};
     std::sscanf(colour.c_str(), "#%02x%02x%02x", &rgb[0], &rgb[1], &rgb[2]);

@@ -34,18 +34,18 @@
 namespace napkin {
 
 namespace kernel_attention {
-// fa-fig-a100-flash2_a100_fwd_bwd_benchmark-flashattention-2-d-s{512..16384}: 99 to 189 TFLOP/s of 312.
+/// fa-fig-a100-flash2_a100_fwd_bwd_benchmark-flashattention-2-d-s{512..16384}: 99 to 189 TFLOP/s of 312.
 inline constexpr Hockney ampere_flash{.r_infinity = 0.62078, .n_half = 486.51};
-// fa-fig-h100-flash2_h100_fwd_bwd_benchmark-flashattention-2-d-s{512..16384}: 163 to 328 TFLOP/s of 989.
+/// fa-fig-h100-flash2_h100_fwd_bwd_benchmark-flashattention-2-d-s{512..16384}: 163 to 328 TFLOP/s of 989.
 inline constexpr Hockney hopper_flash{.r_infinity = 0.33743, .n_half = 533.82};
-// flashinfer-fig5-a100-flashinfer-split-s{8192..65536}: 66.5 to 87.1 % of the A100's bandwidth.
+/// flashinfer-fig5-a100-flashinfer-split-s{8192..65536}: 66.5 to 87.1 % of the A100's bandwidth.
 inline constexpr Hockney ampere_decode{.r_infinity = 0.91424, .n_half = 3055.8};
-// flashinfer-fig5-h100-flashinfer-split-s{8192..65536}: 61.4 to 89.0 % of the H100's bandwidth.
+/// flashinfer-fig5-h100-flashinfer-split-s{8192..65536}: 61.4 to 89.0 % of the H100's bandwidth.
 inline constexpr Hockney hopper_decode{.r_infinity = 0.94842, .n_half = 4482.8};
 }  // namespace kernel_attention
 
-// The share of the 16-bit peak flash attention reaches at `sequence` keys:
-// 1 under the roofline profile and on a generation without rows.
+/// The share of the 16-bit peak flash attention reaches at `sequence` keys:
+/// 1 under the roofline profile and on a generation without rows.
 [[nodiscard]] constexpr double flash_attention_share(Architecture a, double sequence, KernelProfile p) {
     require_positive("attention sequence", sequence);
     if (p == KernelProfile::roofline) return 1.0;
@@ -59,7 +59,7 @@ inline constexpr Hockney hopper_decode{.r_infinity = 0.94842, .n_half = 4482.8};
     }
 }
 
-// The share of the data-sheet bandwidth decode attention reaches over `kv_length` cached tokens.
+/// The share of the data-sheet bandwidth decode attention reaches over `kv_length` cached tokens.
 [[nodiscard]] constexpr double decode_attention_share(Architecture a, double kv_length, KernelProfile p) {
     require_positive("KV length", kv_length);
     if (p == KernelProfile::roofline) return 1.0;
@@ -73,10 +73,10 @@ inline constexpr Hockney hopper_decode{.r_infinity = 0.94842, .n_half = 4482.8};
     }
 }
 
-// One flash-attention kernel's work: `heads` (batch × heads on this GPU),
-// `queries` per head, `attended` keys per query (the full sequence, half of it
-// causal), head dimension, the sequence (what the rate depends on), and the
-// K/V heads' share of the heads (GQA: kv_heads / heads).
+/// One flash-attention kernel's work: `heads` (batch × heads on this GPU),
+/// `queries` per head, `attended` keys per query (the full sequence, half of it
+/// causal), head dimension, the sequence (what the rate depends on), and the
+/// K/V heads' share of the heads (GQA: kv_heads / heads).
 struct FlashAttentionShape {
     double heads = 1, queries = 1, attended = 1, head_dim = 128, sequence = 1;
     double kv_share = 1.0;
@@ -91,9 +91,9 @@ struct AttentionPasses {
     return flops(4.0 * s.heads * s.queries * s.attended * s.head_dim);
 }
 
-// Forward and backward: the FLOPs at the reached share of the 16-bit peak,
-// never under the Q, K, V, O bytes (twice that backward, with the gradients) at
-// the data sheet's bandwidth, plus a launch each.
+/// Forward and backward: the FLOPs at the reached share of the 16-bit peak,
+/// never under the Q, K, V, O bytes (twice that backward, with the gradients) at
+/// the data sheet's bandwidth, plus a launch each.
 [[nodiscard]] constexpr AttentionPasses flash_attention_times(const FlashAttentionShape& s, const Gpu& gpu,
                                                               KernelProfile p) {
     require(s.heads > 0.0 && s.queries > 0.0 && s.attended > 0.0 && s.head_dim > 0.0, "FlashAttentionShape",
@@ -106,9 +106,9 @@ struct AttentionPasses {
     return {std::max(math, memory) + launch, std::max(2.5 * math, 2.0 * memory) + launch};
 }
 
-// Paged decode attention of one step: reading `kv_cache` bytes (every
-// sequence's cached K and V of this GPU's layers' heads) for `kv_length`
-// cached tokens per sequence, at the reached share of the data-sheet bandwidth.
+/// Paged decode attention of one step: reading `kv_cache` bytes (every
+/// sequence's cached K and V of this GPU's layers' heads) for `kv_length`
+/// cached tokens per sequence, at the reached share of the data-sheet bandwidth.
 [[nodiscard]] constexpr Seconds decode_attention_time(Bytes kv_cache, double kv_length, const Gpu& gpu,
                                                       KernelProfile p) {
     require_non_negative("KV cache (bytes)", kv_cache.value());

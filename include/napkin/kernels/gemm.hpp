@@ -29,20 +29,20 @@
 
 namespace napkin {
 
-// Bytes per element of a GEMM's operands in a precision.
+/// Bytes per element of a GEMM's operands in a precision.
 [[nodiscard]] constexpr double gemm_element_bytes(DType precision) { return precision == DType::fp8 ? 1.0 : 2.0; }
 
-// The output tile a measured GEMM runs with: the guide's tiles come in 256,
-// 128 and 64 rows (Matrix Multiplication Background guide, "Tile
-// quantization": 256 × 128 down to 64 × 64), and a GEMM of few rows (a decode
-// step's tokens) takes the smallest that holds them. The roofline profile
-// keeps napkin/gemm.hpp's 256 × 128.
+/// The output tile a measured GEMM runs with: the guide's tiles come in 256,
+/// 128 and 64 rows (Matrix Multiplication Background guide, "Tile
+/// quantization": 256 × 128 down to 64 × 64), and a GEMM of few rows (a decode
+/// step's tokens) takes the smallest that holds them. The roofline profile
+/// keeps napkin/gemm.hpp's 256 × 128.
 [[nodiscard]] constexpr Tile kernel_tile(const GemmShape& g, KernelProfile p) {
     if (p == KernelProfile::roofline || g.m > 128.0) return cublas_tile;
     return Tile{.rows = g.m > 64.0 ? 128.0 : 64.0, .cols = 128.0};
 }
 
-// The tensor-core time of the GEMM (after quantization, at the ceiling).
+/// The tensor-core time of the GEMM (after quantization, at the ceiling).
 [[nodiscard]] constexpr Seconds kernel_gemm_math_time(const GemmShape& g, DType precision, const Gpu& gpu,
                                                       KernelProfile p) {
     const double share = gemm_ceiling(gpu.architecture, precision, p);
@@ -50,7 +50,7 @@ namespace napkin {
            (tensor_peak(gpu, precision) * (share * quantization_efficiency(g, gpu.sm_count, kernel_tile(g, p))));
 }
 
-// The memory time of the GEMM: its operands and result at the achieved bandwidth.
+/// The memory time of the GEMM: its operands and result at the achieved bandwidth.
 [[nodiscard]] constexpr Seconds kernel_gemm_memory_time(const GemmShape& g, DType precision, const Gpu& gpu,
                                                         KernelProfile p) {
     const GemmSettings s{.peak = tensor_peak(gpu, precision), .element_bytes = gemm_element_bytes(precision)};
@@ -62,7 +62,7 @@ namespace napkin {
            launch_cost(gpu.architecture, p);
 }
 
-// The achieved TFLOP/s of the GEMM (what a GEMM benchmark prints).
+/// The achieved TFLOP/s of the GEMM (what a GEMM benchmark prints).
 [[nodiscard]] constexpr FlopsPerSecond kernel_gemm_rate(const GemmShape& g, DType precision, const Gpu& gpu,
                                                         KernelProfile p) {
     return gemm_flops(g) / kernel_gemm_time(g, precision, gpu, p);

@@ -19,25 +19,25 @@
 namespace napkin {
 
 namespace kernel_ceilings {
-// mle-mamf-bf16-a100-sxm: 271.2 of 312 TFLOP/s (A100 SXM, BF16).
+/// mle-mamf-bf16-a100-sxm: 271.2 of 312 TFLOP/s (A100 SXM, BF16).
 inline constexpr double ampere_16bit = 271.2 / 312.0;
-// mle-mamf-bf16-h100-sxm: 794.5 of 989 (H100 SXM, BF16).
+/// mle-mamf-bf16-h100-sxm: 794.5 of 989 (H100 SXM, BF16).
 inline constexpr double hopper_16bit = 794.5 / 989.0;
-// mle-mamf-fp8-h100-sxm: 1,402.6 of 1,979 (H100 SXM, FP8 e4m3fn).
+/// mle-mamf-fp8-h100-sxm: 1,402.6 of 1,979 (H100 SXM, FP8 e4m3fn).
 inline constexpr double hopper_fp8 = 1402.6 / 1979.0;
-// mle-mamf-bf16-b200-sxm: 1,745 of 2,250 (B200 SXM, BF16).
+/// mle-mamf-bf16-b200-sxm: 1,745 of 2,250 (B200 SXM, BF16).
 inline constexpr double blackwell_16bit = 1745.0 / 2250.0;
-// mle-mamf-fp8-b200-sxm: 3,432.5 of 4,500 (B200 SXM, FP8 e4m3fn).
+/// mle-mamf-fp8-b200-sxm: 3,432.5 of 4,500 (B200 SXM, FP8 e4m3fn).
 inline constexpr double blackwell_fp8 = 3432.5 / 4500.0;
-// mle-mamf-v1-bf16-mi250x-1gcd: 147 of 191.5 per GCD (MI250X, BF16; the table's older v1).
+/// mle-mamf-v1-bf16-mi250x-1gcd: 147 of 191.5 per GCD (MI250X, BF16; the table's older v1).
 inline constexpr double cdna2_16bit = 147.0 / 191.5;
-// mle-mamf-bf16-mi300x: 668.4 of 1,300 (MI300X, BF16).
+/// mle-mamf-bf16-mi300x: 668.4 of 1,300 (MI300X, BF16).
 inline constexpr double cdna3_16bit = 668.4 / 1300.0;
 }  // namespace kernel_ceilings
 
-// The share of the precision's data-sheet peak the best GEMM reaches: 1 under
-// the roofline profile and for a GPU of unknown generation; an FP8 GEMM on a
-// generation without an FP8 row (CDNA) takes its 16-bit share.
+/// The share of the precision's data-sheet peak the best GEMM reaches: 1 under
+/// the roofline profile and for a GPU of unknown generation; an FP8 GEMM on a
+/// generation without an FP8 row (CDNA) takes its 16-bit share.
 [[nodiscard]] constexpr double gemm_ceiling(Architecture a, DType precision, KernelProfile p) {
     require(precision == DType::bf16 || precision == DType::fp16 || precision == DType::fp8, "GEMM precision",
             static_cast<double>(precision), "must be bf16, fp16 or fp8");
@@ -63,8 +63,8 @@ inline constexpr double cdna3_16bit = 668.4 / 1300.0;
     return 1.0;
 }
 
-// The data-sheet tensor peak of a precision: the 16-bit peak for bf16 and
-// fp16, the FP8 peak for fp8 (rejected on a GPU without FP8 tensor cores).
+/// The data-sheet tensor peak of a precision: the 16-bit peak for bf16 and
+/// fp16, the FP8 peak for fp8 (rejected on a GPU without FP8 tensor cores).
 [[nodiscard]] constexpr FlopsPerSecond tensor_peak(const Gpu& gpu, DType precision) {
     require(precision == DType::bf16 || precision == DType::fp16 || precision == DType::fp8, "GEMM precision",
             static_cast<double>(precision), "must be bf16, fp16 or fp8");

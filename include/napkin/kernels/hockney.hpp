@@ -24,7 +24,7 @@ struct Hockney {
     return h.r_infinity * n / (n + h.n_half);
 }
 
-// The least-squares line 1/r = a + b/n through the points: r∞ = 1/a, n½ = b/a.
+/// The least-squares line 1/r = a + b/n through the points: r∞ = 1/a, n½ = b/a.
 [[nodiscard]] constexpr Hockney hockney_fit(std::span<const double> sizes, std::span<const double> rates) {
     require(sizes.size() == rates.size() && sizes.size() >= 2, "Hockney points (count)",
             static_cast<double>(sizes.size()), "need at least 2 sizes, one rate each");

@@ -20,11 +20,11 @@
 namespace napkin {
 
 namespace kernel_bandwidth {
-// azure-hbm-a100-sxm4-80gb-triad: 1,700 GB/s of the A100 80 GB SXM's 2,039.
+/// azure-hbm-a100-sxm4-80gb-triad: 1,700 GB/s of the A100 80 GB SXM's 2,039.
 inline constexpr double ampere = 1700.0 / 2039.0;
-// azure-hbm-h100-80gb-hbm3-(sxm)-triad: 2,970 GB/s of the H100 SXM's 3,350.
+/// azure-hbm-h100-80gb-hbm3-(sxm)-triad: 2,970 GB/s of the H100 SXM's 3,350.
 inline constexpr double hopper = 2970.0 / 3350.0;
-// azure-hbm-mi300x-triad: 4,090 GB/s of the MI300X's 5,300.
+/// azure-hbm-mi300x-triad: 4,090 GB/s of the MI300X's 5,300.
 inline constexpr double cdna3 = 4090.0 / 5300.0;
 }  // namespace kernel_bandwidth
 
@@ -52,7 +52,7 @@ inline constexpr double cdna3 = 4090.0 / 5300.0;
     return gpu.memory_bandwidth * hbm_share(gpu.architecture, p);
 }
 
-// One pass moving `moved` bytes (read and written): moved / achieved bandwidth + a launch.
+/// One pass moving `moved` bytes (read and written): moved / achieved bandwidth + a launch.
 [[nodiscard]] constexpr Seconds memory_pass_time(Bytes moved, const Gpu& gpu, KernelProfile p) {
     require_non_negative("memory pass (bytes)", moved.value());
     return moved / achieved_bandwidth(gpu, p) + launch_cost(gpu.architecture, p);

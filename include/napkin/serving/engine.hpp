@@ -21,10 +21,10 @@
 
 namespace napkin {
 
-// The KV-cache blocks of `s.kv_block_tokens` tokens a layout holds: what each
-// GPU's usable memory leaves after its weights and working memory
-// (serving_memory with no sequence), over one block's bytes on a GPU, for
-// each of the ep groups (each keeps its own sequences' caches).
+/// The KV-cache blocks of `s.kv_block_tokens` tokens a layout holds: what each
+/// GPU's usable memory leaves after its weights and working memory
+/// (serving_memory with no sequence), over one block's bytes on a GPU, for
+/// each of the ep groups (each keeps its own sequences' caches).
 [[nodiscard]] constexpr long long kv_cache_blocks(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
                                                   const ServingSetup& s = default_serving_setup) {
     const ServingMemory empty = serving_memory(m, gpu, l, 0, 1, s);
@@ -34,7 +34,7 @@ namespace napkin {
     return static_cast<long long>(std::min(per_group, 1e15)) * l.ep;
 }
 
-// Prices a StepBatch for the simulator.
+/// Prices a StepBatch for the simulator.
 template <CollectivePolicy Collective = Ring>
 struct StepPrice {
     TransformerShape model;
@@ -56,8 +56,8 @@ struct StepPrice {
     }
 };
 
-// The traffic through an engine with `limits` on the layout; the limits' KV
-// blocks are the memory's (kv_cache_blocks) unless smaller ones are given.
+/// The traffic through an engine with `limits` on the layout; the limits' KV
+/// blocks are the memory's (kv_cache_blocks) unless smaller ones are given.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] SimulationResult simulate_serving(const TransformerShape& m, const Gpu& gpu, const Link& link,
                                                 const ServingLayout& l, const std::vector<Request>& requests,

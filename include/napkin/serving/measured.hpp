@@ -49,9 +49,9 @@ struct MeasuredInflightRun {
     std::vector<std::pair<InflightMeasure, double>> measured;  // seconds, tokens/s, requests/s
 };
 
-// The offline rows replay at most this many requests: past a few thousand the
-// throughput of fixed lengths is the steady state (30,000 requests of the
-// 128/128 rows would add nothing but time).
+/// The offline rows replay at most this many requests: past a few thousand the
+/// throughput of fixed lengths is the steady state (30,000 requests of the
+/// 128/128 rows would add nothing but time).
 inline constexpr long long replayed_requests = 3000;
 
 [[nodiscard]] inline double measure_of(const SimulationSummary& s, InflightMeasure m) {
@@ -70,7 +70,7 @@ inline constexpr long long replayed_requests = 3000;
     return 0.0;
 }
 
-// The row replayed with at most `max_num_seqs` sequences running.
+/// The row replayed with at most `max_num_seqs` sequences running.
 [[nodiscard]] inline SimulationSummary replay(const MeasuredInflightRun& run, long long max_num_seqs,
                                               const ServingProfile& profile = default_serving_profile) {
     TrafficSpec traffic;
@@ -88,7 +88,7 @@ inline constexpr long long replayed_requests = 3000;
     return summarize(simulate_serving(h.shape, h.gpu, h.link, h.layout, generate_requests(traffic), limits, setup));
 }
 
-// Predicted over measured, minus one, per measurement of the row.
+/// Predicted over measured, minus one, per measurement of the row.
 [[nodiscard]] inline std::vector<double> inflight_errors(const MeasuredInflightRun& run, long long max_num_seqs,
                                                          const ServingProfile& profile = default_serving_profile) {
     const SimulationSummary s = replay(run, max_num_seqs, profile);
@@ -97,8 +97,8 @@ inline constexpr long long replayed_requests = 3000;
     return errors;
 }
 
-// The batch limits a search tries: powers of two, 64 to 4,096 (TensorRT-LLM's
-// max_batch_size is a build setting; its benchmarks do not print it).
+/// The batch limits a search tries: powers of two, 64 to 4,096 (TensorRT-LLM's
+/// max_batch_size is a build setting; its benchmarks do not print it).
 inline constexpr std::array<long long, 7> batch_limits{64, 128, 256, 512, 1024, 2048, 4096};
 
 struct InflightSourceFit {
@@ -108,8 +108,8 @@ struct InflightSourceFit {
     std::vector<std::vector<double>> errors;  // per row, per measurement
 };
 
-// One batch limit per source (one engine build per table), the one that
-// predicts the source's rows best.
+/// One batch limit per source (one engine build per table), the one that
+/// predicts the source's rows best.
 [[nodiscard]] inline std::vector<InflightSourceFit> fit_batch_limits(
     std::span<const MeasuredInflightRun> runs, const ServingProfile& profile = default_serving_profile) {
     std::vector<InflightSourceFit> fits;

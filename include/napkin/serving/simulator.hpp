@@ -72,7 +72,7 @@ struct EngineLimits {
     std::uint64_t seed = 1;
 };
 
-// One request's life.
+/// One request's life.
 struct RequestRecord {
     double arrival = 0.0, first_token = 0.0, finish = 0.0;  // seconds
     long long input = 0, output = 0, prefix = 0;
@@ -83,7 +83,7 @@ struct RequestRecord {
     [[nodiscard]] double tpot() const { return output > 1 ? (finish - first_token) / count(output - 1) : 0.0; }
 };
 
-// One engine step.
+/// One engine step.
 struct StepRecord {
     double start = 0.0, duration = 0.0;  // seconds
     long long decodes = 0, prefill_tokens = 0;
@@ -381,8 +381,8 @@ private:
 };
 }  // namespace detail
 
-// Runs the requests (in arrival order) through an engine with `limits`; `price`
-// maps a StepBatch to the step's Seconds.
+/// Runs the requests (in arrival order) through an engine with `limits`; `price`
+/// maps a StepBatch to the step's Seconds.
 template <class Price>
 [[nodiscard]] SimulationResult simulate(const std::vector<Request>& requests, const EngineLimits& limits,
                                         Price&& price) {
@@ -397,8 +397,8 @@ struct Distribution {
     double mean = 0.0, p50 = 0.0, p90 = 0.0, p99 = 0.0;
 };
 
-// Mean and percentiles of weighted samples: the q-th is linear between the
-// closest ranks, as numpy.percentile's default (Hyndman and Fan 1996, def. 7).
+/// Mean and percentiles of weighted samples: the q-th is linear between the
+/// closest ranks, as numpy.percentile's default (Hyndman and Fan 1996, def. 7).
 [[nodiscard]] inline Distribution distribution(std::vector<std::pair<double, long long>> samples) {
     Distribution d;
     long long total = 0;
@@ -424,9 +424,9 @@ struct Distribution {
     return d;
 }
 
-// The engine's load over time in `bins` equal spans from the first step's
-// start to the last one's end: sequences running and the share of KV blocks
-// in use, each averaged over the time its steps take in the span.
+/// The engine's load over time in `bins` equal spans from the first step's
+/// start to the last one's end: sequences running and the share of KV blocks
+/// in use, each averaged over the time its steps take in the span.
 struct Occupancy {
     double start = 0.0;                    // seconds
     double running = 0.0, kv_share = 0.0;  // sequences; 0 … 1

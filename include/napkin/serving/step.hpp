@@ -25,18 +25,18 @@
 
 namespace napkin {
 
-// A prompt chunk: `tokens` new tokens after `cached` already in the cache.
+/// A prompt chunk: `tokens` new tokens after `cached` already in the cache.
 struct PromptChunk {
     long long cached = 0;
     long long tokens = 0;
 };
 
-// What one engine step computes: `decodes` sequences each advance over
-// `decode_context` cached tokens in all, and the prompt chunks. A decode
-// computes `decode_tokens` positions: 1, or with speculative decoding the last
-// token and k drafts the target model verifies at once (Leviathan et al. 2023,
-// "Fast Inference from Transformers via Speculative Decoding", ICML, Sec. 2),
-// after `draft_steps` = k steps of the draft model.
+/// What one engine step computes: `decodes` sequences each advance over
+/// `decode_context` cached tokens in all, and the prompt chunks. A decode
+/// computes `decode_tokens` positions: 1, or with speculative decoding the last
+/// token and k drafts the target model verifies at once (Leviathan et al. 2023,
+/// "Fast Inference from Transformers via Speculative Decoding", ICML, Sec. 2),
+/// after `draft_steps` = k steps of the draft model.
 struct StepBatch {
     long long decodes = 0;
     double decode_context = 0.0;
@@ -45,9 +45,9 @@ struct StepBatch {
     long long draft_steps = 0;
 };
 
-// The tokens one verification gives a sequence on average when each of k
-// drafts is accepted with probability a, independently, until the first
-// rejection (Leviathan et al. 2023, Eq. 1): 1 + a + … + a^k = (1 − a^(k+1)) / (1 − a).
+/// The tokens one verification gives a sequence on average when each of k
+/// drafts is accepted with probability a, independently, until the first
+/// rejection (Leviathan et al. 2023, Eq. 1): 1 + a + … + a^k = (1 − a^(k+1)) / (1 − a).
 [[nodiscard]] constexpr double expected_tokens_per_step(long long draft_tokens, double acceptance) {
     require(draft_tokens >= 0, "draft tokens", count(draft_tokens), "must not be negative");
     require(acceptance >= 0.0 && acceptance <= 1.0, "acceptance", acceptance, "must be in [0, 1]");
@@ -63,8 +63,8 @@ struct ServingStepTime {
     [[nodiscard]] constexpr Seconds total() const { return std::max(memory, compute) + comm + overhead; }
 };
 
-// The step's tokens shared over the ep groups, each serving its share of the
-// sequences (the busiest when ep does not divide them).
+/// The step's tokens shared over the ep groups, each serving its share of the
+/// sequences (the busiest when ep does not divide them).
 [[nodiscard]] constexpr double per_group(double tokens, const ServingLayout& l) {
     if (l.ep == 1) return tokens;
     const double share = tokens / count(l.ep);

@@ -28,8 +28,8 @@ struct Request {
     long long prefix = 0;  // leading prompt tokens already cached (a prefix-cache hit)
 };
 
-// SplitMix64 (Steele, Lea and Flood 2014, "Fast splittable pseudorandom number
-// generators", OOPSLA): 64 bits per call, every seed a full-period stream.
+/// SplitMix64 (Steele, Lea and Flood 2014, "Fast splittable pseudorandom number
+/// generators", OOPSLA): 64 bits per call, every seed a full-period stream.
 class SplitMix64 {
 public:
     explicit constexpr SplitMix64(std::uint64_t seed) : state_(seed) {}
@@ -64,7 +64,7 @@ private:
     std::uint64_t state_;
 };
 
-// How many tokens a request reads or writes.
+/// How many tokens a request reads or writes.
 struct LengthDistribution {
     enum class Kind { fixed, uniform, normal, lognormal, exponential };
     Kind kind = Kind::fixed;
@@ -102,7 +102,7 @@ struct LengthDistribution {
     return {LengthDistribution::Kind::fixed, static_cast<double>(n), 0.0};
 }
 
-// A checked distribution, named by `argument` in its error.
+/// A checked distribution, named by `argument` in its error.
 inline const LengthDistribution& validated(const LengthDistribution& d, std::string_view argument) {
     using K = LengthDistribution::Kind;
     require(std::isfinite(d.a) && d.a >= 1.0 && d.a <= 1e12, argument, d.a, "must be from 1 to 10^12 tokens");
@@ -134,9 +134,9 @@ struct TrafficSpec {
     std::uint64_t seed = 1;
 };
 
-// The requests, in arrival order. Poisson: exponential gaps of mean 1/rate;
-// gamma: gaps Γ(k = 1/cv², θ = 1/(rate·k)), the same mean and a coefficient of
-// variation cv; at once: every request at 0.
+/// The requests, in arrival order. Poisson: exponential gaps of mean 1/rate;
+/// gamma: gaps Γ(k = 1/cv², θ = 1/(rate·k)), the same mean and a coefficient of
+/// variation cv; at once: every request at 0.
 [[nodiscard]] inline std::vector<Request> generate_requests(const TrafficSpec& t) {
     require_at_least_one("requests", t.requests);
     require(t.requests <= (1LL << 26), "requests", static_cast<double>(t.requests),

@@ -26,18 +26,18 @@ struct StepParts {
                                                      const TrainingOptions& o);
 }  // namespace detail
 
-// The layer map's shape against the layout: p stages of v chunks.
+/// The layer map's shape against the layout: p stages of v chunks.
 inline void check_layer_map(const LayerMap& map, const Parallelism& par, const TransformerShape& m);
 
-// Memory, step time, throughput and utilisation of one layout. Rejects a
-// layout that does not match the model or the cluster.
-//
-// Without a layer map every stage holds L/p layers. A model with dense layers
-// before its MoE ones (DeepSeek's first_k_dense_replace) is priced through
-// the even map (layer_map.hpp's even_layer_map, p·v equal chunks in
-// Megatron's order): the first stage's first layers are the dense ones, each
-// stage at its own cost. (When p·v does not divide the layers, the dense
-// layers are priced as MoE ones: an upper bound for the stage.)
+/// Memory, step time, throughput and utilisation of one layout. Rejects a
+/// layout that does not match the model or the cluster.
+///
+/// Without a layer map every stage holds L/p layers. A model with dense layers
+/// before its MoE ones (DeepSeek's first_k_dense_replace) is priced through
+/// the even map (layer_map.hpp's even_layer_map, p·v equal chunks in
+/// Megatron's order): the first stage's first layers are the dense ones, each
+/// stage at its own cost. (When p·v does not divide the layers, the dense
+/// layers are priced as MoE ones: an upper bound for the stage.)
 [[nodiscard]] constexpr TrainingEstimate evaluate_training(const TransformerShape& m, const Cluster& c,
                                                            const Parallelism& par,
                                                            const TrainingOptions& o = default_training_options) {
@@ -67,9 +67,9 @@ inline void check_layer_map(const LayerMap& map, const Parallelism& par, const T
 
 namespace detail {
 
-// Every stage holds L/p layers: one micro-batch on any of them; with TP
-// overlap only the part of the collectives beyond the linear layers' GEMMs
-// shows. The once-per-step parts follow from the stage's weights.
+/// Every stage holds L/p layers: one micro-batch on any of them; with TP
+/// overlap only the part of the collectives beyond the linear layers' GEMMs
+/// shows. The once-per-step parts follow from the stage's weights.
 constexpr StepParts uniform_step_parts(const TransformerShape& m, const Cluster& c, const Parallelism& par,
                                        const TrainingOptions& o) {
     const MatrixWork work = matrix_work(m, par, c.node.gpu, o);
@@ -89,10 +89,10 @@ constexpr StepParts uniform_step_parts(const TransformerShape& m, const Cluster&
             .optimizer = optimizer_step_time(m, params, par, c.node.gpu, o)};
 }
 
-// A layer map: the slowest stage sets the pace (its micro-batches, and the
-// bubble of the schedule's closed form with its forward and backward); the
-// step ends when the stage with the longest synchronisation and optimizer
-// step is done; memory is the fullest stage's.
+/// A layer map: the slowest stage sets the pace (its micro-batches, and the
+/// bubble of the schedule's closed form with its forward and backward); the
+/// step ends when the stage with the longest synchronisation and optimizer
+/// step is done; memory is the fullest stage's.
 constexpr StepParts mapped_step_parts(const TransformerShape& m, const Cluster& c, const Parallelism& par,
                                       const TrainingOptions& o, const LayerMap& map) {
     StepParts slowest{};
@@ -105,16 +105,16 @@ constexpr StepParts mapped_step_parts(const TransformerShape& m, const Cluster& 
     return slowest;
 }
 
-// The even map, built here: not constexpr, since a LayerMap holds a
-// std::vector, which not every standard library can build at compile time
-// (libc++ 14 under emscripten cannot).
+/// The even map, built here: not constexpr, since a LayerMap holds a
+/// std::vector, which not every standard library can build at compile time
+/// (libc++ 14 under emscripten cannot).
 inline StepParts even_map_step_parts(const TransformerShape& m, const Cluster& c, const Parallelism& par,
                                      const TrainingOptions& o) {
     return mapped_step_parts(m, c, par, o, even_layer_map(m.layers, par.pp, par.virtual_stages));
 }
 
-// The step from its parts: m micro-batches of the slowest stage, the bubble,
-// the once-per-step parts; tokens per second, MFU and HFU.
+/// The step from its parts: m micro-batches of the slowest stage, the bubble,
+/// the once-per-step parts; tokens per second, MFU and HFU.
 constexpr TrainingEstimate estimate_of(const StepParts& parts, const TransformerShape& m, const Cluster& c,
                                        const Parallelism& par, const TrainingOptions& o) {
     const Gpu& gpu = c.node.gpu;

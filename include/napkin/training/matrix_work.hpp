@@ -11,31 +11,31 @@ namespace napkin {
 // ---------------------------------------------------------------------------
 // The matrix work of one micro-batch on the slowest stage
 
-// A GPU without FP8 tensor cores cannot run FP8 GEMMs.
+/// A GPU without FP8 tensor cores cannot run FP8 GEMMs.
 [[noreturn]] inline void reject_fp8(const Gpu& gpu) {
     reject("TrainingOptions.compute_dtype", "fp8",
            std::string(gpu.name) + " has no FP8 tensor cores (use bf16 or fp16)");
 }
 
-// The fitted shares are 16-bit GEMMs'. An FP8 GEMM reaches a smaller share of
-// its (twice as high) peak: the kernel layer's best FP8 GEMM over its best
-// 16-bit one on the generation (napkin/kernels/gemm_ceiling.hpp; H100 SXM:
-// 70.9 % / 80.3 %, B200 76.3 % / 77.6 %, the MAMF tables); 1 for 16 bits.
+/// The fitted shares are 16-bit GEMMs'. An FP8 GEMM reaches a smaller share of
+/// its (twice as high) peak: the kernel layer's best FP8 GEMM over its best
+/// 16-bit one on the generation (napkin/kernels/gemm_ceiling.hpp; H100 SXM:
+/// 70.9 % / 80.3 %, B200 76.3 % / 77.6 %, the MAMF tables); 1 for 16 bits.
 [[nodiscard]] constexpr double fp8_ceiling_ratio(const Gpu& gpu, DType compute) {
     if (compute != DType::fp8) return 1.0;
     return gemm_ceiling(gpu.architecture, DType::fp8, KernelProfile::measured) /
            gemm_ceiling(gpu.architecture, DType::bf16, KernelProfile::measured);
 }
 
-// The framework's own time per layer and micro-batch, forward and backward
-// (TrainingOptions::eager_framework).
+/// The framework's own time per layer and micro-batch, forward and backward
+/// (TrainingOptions::eager_framework).
 [[nodiscard]] constexpr Seconds framework_layer_overhead(const TrainingOptions& o) {
     require_non_negative("EfficiencyProfile.eager_layer_overhead_ms", o.profile.eager_layer_overhead_ms);
     return o.eager_framework ? seconds(o.profile.eager_layer_overhead_ms * 1e-3) : Seconds{};
 }
 
-// The GEMM settings of the layout on the GPU: the peak of the compute
-// precision, the generation's fitted share, the bytes per element.
+/// The GEMM settings of the layout on the GPU: the peak of the compute
+/// precision, the generation's fitted share, the bytes per element.
 [[nodiscard]] constexpr GemmSettings gemm_settings(const Gpu& gpu, const TrainingOptions& o) {
     const bool fp8 = o.compute_dtype == DType::fp8;
     if (fp8 && gpu.fp8_flops.value() <= 0.0) reject_fp8(gpu);
@@ -46,15 +46,15 @@ namespace napkin {
             .element_bytes = fp8 ? 1.0 : 2.0};
 }
 
-// Where a micro-batch's time on the stage goes before communication: the
-// matrix work forward + backward (`compute`), what recomputation replays
-// (`recompute`), the linear layers' GEMMs alone (what TP overlap hides
-// under), and one layer's forward attention core (what the CP ring hides under).
+/// Where a micro-batch's time on the stage goes before communication: the
+/// matrix work forward + backward (`compute`), what recomputation replays
+/// (`recompute`), the linear layers' GEMMs alone (what TP overlap hides
+/// under), and one layer's forward attention core (what the CP ring hides under).
 struct MatrixWork {
     Seconds compute, recompute, linear, attention_forward;
 };
 
-// The flat model (compute.hpp): every GEMM at one share of peak.
+/// The flat model (compute.hpp): every GEMM at one share of peak.
 [[nodiscard]] constexpr MatrixWork flat_matrix_work(const TransformerShape& m, const Parallelism& par,
                                                     const Gpu& gpu, const TrainingOptions& o, bool logits = true) {
     const double efficiency = achievable_efficiency(o.efficiency, matmul_width(m, par));
@@ -71,10 +71,10 @@ struct MatrixWork {
             matrix, core};
 }
 
-// Transformer Engine's FP8 casts (Micikevicius et al. 2022, "FP8 Formats for
-// Deep Learning", Sec. 3; TE casts each GEMM input, scaling it by its amax):
-// every linear layer's input forward and its output gradient backward is read
-// in 16 bits and written in 8, 3 bytes per element, at the memory bandwidth.
+/// Transformer Engine's FP8 casts (Micikevicius et al. 2022, "FP8 Formats for
+/// Deep Learning", Sec. 3; TE casts each GEMM input, scaling it by its amax):
+/// every linear layer's input forward and its output gradient backward is read
+/// in 16 bits and written in 8, 3 bytes per element, at the memory bandwidth.
 [[nodiscard]] constexpr Seconds fp8_cast_time(const TransformerShape& m, const Parallelism& par, const Gpu& gpu) {
     const double tokens = count(par.micro_batch) * count(par.sequence / par.cp);
     const double t = count(par.tp);
@@ -90,11 +90,11 @@ struct MatrixWork {
     return read_time(bytes(3.0 * tokens * (forward_inputs + backward_outputs)), gpu);
 }
 
-// The GEMM model (napkin/gemm.hpp): every GEMM of the stage's L/p layers and
-// the logits from its shape, plus the element-wise work at the memory
-// bandwidth (elementwise_time_per_microbatch with the profile's passes) and,
-// for FP8, the casts. The logits stay in 16 bits (Transformer Engine keeps
-// the output layer out of FP8).
+/// The GEMM model (napkin/gemm.hpp): every GEMM of the stage's L/p layers and
+/// the logits from its shape, plus the element-wise work at the memory
+/// bandwidth (elementwise_time_per_microbatch with the profile's passes) and,
+/// for FP8, the casts. The logits stay in 16 bits (Transformer Engine keeps
+/// the output layer out of FP8).
 [[nodiscard]] constexpr MatrixWork gemm_matrix_work(const TransformerShape& m, const Parallelism& par,
                                                     const Gpu& gpu, const TrainingOptions& o, bool with_logits = true) {
     const GemmSettings settings = gemm_settings(gpu, o);
@@ -118,7 +118,7 @@ struct MatrixWork {
             layers * (layer.weights.forward + layer.weights.backward), layer.attention.forward};
 }
 
-// The model the options ask for, the flat one when the GPU lacks the GEMM facts.
+/// The model the options ask for, the flat one when the GPU lacks the GEMM facts.
 [[nodiscard]] constexpr ComputeModel resolved_compute_model(const Gpu& gpu, const TrainingOptions& o) {
     return o.compute_model == ComputeModel::gemm && has_gemm_facts(gpu) ? ComputeModel::gemm : ComputeModel::flat;
 }

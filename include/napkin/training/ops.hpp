@@ -13,17 +13,17 @@ namespace napkin {
 // as `ops` and `collectives`), from the same functions evaluate_training
 // uses.
 
-// One op of one layer for one micro-batch on one GPU: its forward and
-// backward time, and the bytes it moves: a collective the bytes it sends over
-// a link, a compute op the bytes its forward pass reads and writes in memory
-// (gemm.hpp's PassTimes::moved; the element-wise work k activation passes).
+/// One op of one layer for one micro-batch on one GPU: its forward and
+/// backward time, and the bytes it moves: a collective the bytes it sends over
+/// a link, a compute op the bytes its forward pass reads and writes in memory
+/// (gemm.hpp's PassTimes::moved; the element-wise work k activation passes).
 struct TrainingOp {
     std::string_view op;
     Seconds forward, backward;
     Bytes sent;
 };
 
-// At most 9 ops a layer.
+/// At most 9 ops a layer.
 struct LayerOps {
     std::array<TrainingOp, 9> ops{};
     std::size_t size = 0;
@@ -42,17 +42,17 @@ struct LayerOps {
     }
 };
 
-// The ops of one layer of the model (a dense layer of a model with experts:
-// pass dense = true), in the order they run forward: attention (its
-// projections and core), for MoE the router, the dispatch all-to-all, the
-// routed experts' grouped GEMMs, the shared experts, the combine all-to-all;
-// for a dense layer the MLP; then the element-wise work (norms, activation
-// functions, permutes, at the memory bandwidth) and the tensor-parallel
-// collectives. Under the GEMM model each GEMM is priced from its shape; under
-// the flat one (TrainingOptions::compute_model = flat, or a GPU without GEMM
-// facts) every GEMM at the flat share of peak (achievable_efficiency), the
-// element-wise work at the flat model's passes. Either way the ops of the
-// stage's layers sum to its matrix work without recomputation and logits.
+/// The ops of one layer of the model (a dense layer of a model with experts:
+/// pass dense = true), in the order they run forward: attention (its
+/// projections and core), for MoE the router, the dispatch all-to-all, the
+/// routed experts' grouped GEMMs, the shared experts, the combine all-to-all;
+/// for a dense layer the MLP; then the element-wise work (norms, activation
+/// functions, permutes, at the memory bandwidth) and the tensor-parallel
+/// collectives. Under the GEMM model each GEMM is priced from its shape; under
+/// the flat one (TrainingOptions::compute_model = flat, or a GPU without GEMM
+/// facts) every GEMM at the flat share of peak (achievable_efficiency), the
+/// element-wise work at the flat model's passes. Either way the ops of the
+/// stage's layers sum to its matrix work without recomputation and logits.
 [[nodiscard]] constexpr LayerOps layer_ops(const TransformerShape& m, const Cluster& c, const Parallelism& par,
                                            const TrainingOptions& o, bool dense = false) {
     const Gpu& gpu = c.node.gpu;
@@ -100,8 +100,8 @@ struct LayerOps {
     return out;
 }
 
-// One collective of the step: what it moves, over which group and link, by
-// which algorithm, how often per step and how long one call takes.
+/// One collective of the step: what it moves, over which group and link, by
+/// which algorithm, how often per step and how long one call takes.
 struct StepCollective {
     std::string_view name;
     std::string_view algorithm;
@@ -119,11 +119,11 @@ struct StepCollectives {
     constexpr void add(const StepCollective& x) { list[size++] = x; }
 };
 
-// The collectives of one GPU's step, for the layout's largest stage
-// (`params`): TP per layer, the pipeline send, the expert all-to-all, and the
-// gradient synchronisation of the dense weights over all d·c data-parallel
-// copies and of the expert weights over the d·c/ep that hold the same
-// experts (expert data parallelism), each over the links its group crosses.
+/// The collectives of one GPU's step, for the layout's largest stage
+/// (`params`): TP per layer, the pipeline send, the expert all-to-all, and the
+/// gradient synchronisation of the dense weights over all d·c data-parallel
+/// copies and of the expert weights over the d·c/ep that hold the same
+/// experts (expert data parallelism), each over the links its group crosses.
 [[nodiscard]] constexpr StepCollectives step_collectives(const TransformerShape& m, const Cluster& c,
                                                          const Parallelism& par, const TrainingOptions& o,
                                                          const StageParameters& params, double stage_layers,
@@ -179,10 +179,10 @@ struct StepCollectives {
     return out;
 }
 
-// Expert data parallelism: the GPUs that hold the same experts and
-// synchronise their gradients, d·c/ep (napkin splits the experts t ways like
-// the dense weights, Megatron's expert tensor parallel = tp; with
-// expert tensor parallel 1 it would be d·c·t/ep).
+/// Expert data parallelism: the GPUs that hold the same experts and
+/// synchronise their gradients, d·c/ep (napkin splits the experts t ways like
+/// the dense weights, Megatron's expert tensor parallel = tp; with
+/// expert tensor parallel 1 it would be d·c·t/ep).
 [[nodiscard]] constexpr long long expert_data_parallel(const Parallelism& par) { return par.dp * par.cp / par.ep; }
 
 }  // namespace napkin

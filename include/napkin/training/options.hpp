@@ -29,13 +29,13 @@
 
 namespace napkin {
 
-// How the tensor-parallel f and g operators communicate (Korthikanti et al.
-// 2022, Sec. 4.2.2): one all-reduce, or a reduce-scatter then an all-gather of
-// the same buffer. Both move 2(n − 1)/n of it over 2(n − 1) ring steps; the
-// second is two NCCL calls, so it pays the base latency twice. Sequence
-// parallelism needs the second (the sequence-split region sits between the
-// two halves); `automatic` picks it with sequence parallelism and the
-// all-reduce without.
+/// How the tensor-parallel f and g operators communicate (Korthikanti et al.
+/// 2022, Sec. 4.2.2): one all-reduce, or a reduce-scatter then an all-gather of
+/// the same buffer. Both move 2(n − 1)/n of it over 2(n − 1) ring steps; the
+/// second is two NCCL calls, so it pays the base latency twice. Sequence
+/// parallelism needs the second (the sequence-split region sits between the
+/// two halves); `automatic` picks it with sequence parallelism and the
+/// all-reduce without.
 enum class TpCommunication { automatic, all_reduce, reduce_scatter_all_gather };
 
 inline constexpr std::array tp_communication_names{Named{TpCommunication::automatic, "auto"},
@@ -46,11 +46,11 @@ inline constexpr std::array tp_communication_names{Named{TpCommunication::automa
     return value_of(text, tp_communication_names);
 }
 
-// How the matrix work is priced: the GEMM model (napkin/gemm.hpp: every
-// GEMM from its shape, quantization, roofline, a share per GPU generation),
-// or the flat model (compute.hpp: one share of peak for every GEMM, the
-// EfficiencyModel of --peak-share, --half-width, --memory-passes). A GPU
-// without the GEMM model's facts (SM count, architecture) runs the flat model.
+/// How the matrix work is priced: the GEMM model (napkin/gemm.hpp: every
+/// GEMM from its shape, quantization, roofline, a share per GPU generation),
+/// or the flat model (compute.hpp: one share of peak for every GEMM, the
+/// EfficiencyModel of --peak-share, --half-width, --memory-passes). A GPU
+/// without the GEMM model's facts (SM count, architecture) runs the flat model.
 enum class ComputeModel { gemm, flat };
 
 [[nodiscard]] constexpr std::string_view to_string(ComputeModel c) { return c == ComputeModel::gemm ? "gemm" : "flat"; }
@@ -118,18 +118,18 @@ struct TrainingOptions {
 
 inline constexpr TrainingOptions default_training_options{};
 
-// The collectives the layout's TP really uses: `automatic` resolves to the
-// pair with sequence parallelism and to the all-reduce without.
-// Full recomputation replays every layer's forward pass inside the backward
-// (Korthikanti et al. 2022, Sec. 5), so its collectives run once more too.
+/// The collectives the layout's TP really uses: `automatic` resolves to the
+/// pair with sequence parallelism and to the all-reduce without.
+/// Full recomputation replays every layer's forward pass inside the backward
+/// (Korthikanti et al. 2022, Sec. 5), so its collectives run once more too.
 [[nodiscard]] constexpr bool full_recompute_replays(const Parallelism& par) { return par.recompute == Recompute::full; }
-// A layer's forward passes per micro-batch: 2 with full recomputation, else 1.
+/// A layer's forward passes per micro-batch: 2 with full recomputation, else 1.
 [[nodiscard]] constexpr double forward_passes(const Parallelism& par) { return full_recompute_replays(par) ? 2.0 : 1.0; }
-// Tensor- (or expert-) parallel collectives per layer per micro-batch: two in
-// each forward pass and two in the backward (Megatron's f and g): 4, or 6.
+/// Tensor- (or expert-) parallel collectives per layer per micro-batch: two in
+/// each forward pass and two in the backward (Megatron's f and g): 4, or 6.
 [[nodiscard]] constexpr double collectives_per_layer(const Parallelism& par) { return 2.0 * forward_passes(par) + 2.0; }
 
-// Bytes per gradient in the data-parallel collectives.
+/// Bytes per gradient in the data-parallel collectives.
 [[nodiscard]] constexpr double gradient_reduce_bytes(const Parallelism& par, const TrainingOptions& o) {
     const DType d = o.gradient_reduce_dtype;
     if (d != DType::none && d != DType::bf16 && d != DType::fp16 && d != DType::fp32)
@@ -137,15 +137,15 @@ inline constexpr TrainingOptions default_training_options{};
     return bytes_of(d == DType::none ? par.gradients : d);
 }
 
-// Whether full recomputation skips the layer's MLP down projection
-// (TrainingOptions::recompute_early_stop): dense layers only.
+/// Whether full recomputation skips the layer's MLP down projection
+/// (TrainingOptions::recompute_early_stop): dense layers only.
 [[nodiscard]] constexpr bool skips_down_projection(const TransformerShape& layer, const Parallelism& par,
                                                    const TrainingOptions& o) {
     return o.recompute_early_stop && full_recompute_replays(par) && layer.experts == 0;
 }
 
-// The FLOPs that early stop leaves out of one sequence's replay: the down
-// projection's forward, 2·s·h·f, in every dense layer.
+/// The FLOPs that early stop leaves out of one sequence's replay: the down
+/// projection's forward, 2·s·h·f, in every dense layer.
 [[nodiscard]] constexpr Flops skipped_recompute_flops_per_sequence(const TransformerShape& m, const Parallelism& par,
                                                                    const TrainingOptions& o) {
     if (!o.recompute_early_stop || !full_recompute_replays(par)) return Flops{};
@@ -158,7 +158,7 @@ inline constexpr TrainingOptions default_training_options{};
     return par.sequence_parallel ? TpCommunication::reduce_scatter_all_gather : TpCommunication::all_reduce;
 }
 
-// Where one iteration's time goes, on the slowest pipeline stage.
+/// Where one iteration's time goes, on the slowest pipeline stage.
 struct StepBreakdown {
     Seconds compute;    // forward and backward of every micro-batch (matrix and element-wise work)
     Seconds recompute;  // the forward work recomputation replays

@@ -26,8 +26,8 @@ namespace napkin {
     return {n * t.compute, n * t.recompute, n * t.tp, n * t.pp, n * t.ep, {n * t.cp.forward, n * t.cp.backward}};
 }
 
-// The shape seen as one layer per stage (m.layers / par.pp = 1), so the
-// per-stage functions above price one layer: a dense one or an MoE one.
+/// The shape seen as one layer per stage (m.layers / par.pp = 1), so the
+/// per-stage functions above price one layer: a dense one or an MoE one.
 [[nodiscard]] constexpr TransformerShape one_layer_shape(const TransformerShape& m, const Parallelism& par,
                                                          bool dense) {
     TransformerShape one = dense && m.experts > 0 ? dense_layer_shape(m) : m;
@@ -36,8 +36,8 @@ namespace napkin {
     return one;
 }
 
-// One layer through one micro-batch: matrix and element-wise work, TP, EP and
-// CP collectives (no logits, no pipeline send).
+/// One layer through one micro-batch: matrix and element-wise work, TP, EP and
+/// CP collectives (no logits, no pipeline send).
 [[nodiscard]] constexpr MicrobatchTime layer_microbatch_time(const TransformerShape& layer, const Parallelism& par,
                                                              const Cluster& c, const TrainingOptions& o) {
     const MatrixWork work = matrix_work(layer, par, c.node.gpu, o, false);
@@ -50,8 +50,8 @@ namespace napkin {
             .cp = cp_time_per_microbatch(layer, par, c, o, work.attention_forward)};
 }
 
-// The logits' forward and backward for one micro-batch on the last stage
-// (16-bit in the GEMM model, as gemm_matrix_work prices them).
+/// The logits' forward and backward for one micro-batch on the last stage
+/// (16-bit in the GEMM model, as gemm_matrix_work prices them).
 [[nodiscard]] constexpr Seconds logits_time_per_microbatch(const TransformerShape& m, const Parallelism& par,
                                                            const Gpu& gpu, const TrainingOptions& o) {
     if (resolved_compute_model(gpu, o) == ComputeModel::gemm) {
@@ -66,7 +66,7 @@ namespace napkin {
                                    gpu, achievable_efficiency(o.efficiency, matmul_width(m, par)));
 }
 
-// A stage's layers by kind.
+/// A stage's layers by kind.
 struct StageLayers {
     long long dense = 0, moe = 0;
     [[nodiscard]] constexpr long long total() const { return dense + moe; }
@@ -84,10 +84,10 @@ struct StageLayers {
     return n;
 }
 
-// Weights one GPU of a stage keeps (parameters_per_gpu's split, per stage):
-// its layers cut t ways, experts over t·ep, the vocabulary-parallel table on
-// the first stage, the output layer and final norm on the last (a tied table
-// kept as a second copy there when p > 1).
+/// Weights one GPU of a stage keeps (parameters_per_gpu's split, per stage):
+/// its layers cut t ways, experts over t·ep, the vocabulary-parallel table on
+/// the first stage, the output layer and final norm on the last (a tied table
+/// kept as a second copy there when p > 1).
 [[nodiscard]] constexpr StageParameters stage_parameters_per_gpu(const TransformerShape& m, const Parallelism& par,
                                                                  const StageLayers& n, bool first, bool last) {
     const double t = count(par.tp);
@@ -102,7 +102,7 @@ struct StageLayers {
             count(n.moe) * expert / (t * count(par.ep))};
 }
 
-// What evaluate_training reports per stage of a layer map.
+/// What evaluate_training reports per stage of a layer map.
 struct StageEstimate {
     StageLayers layers;
     MicrobatchTime microbatch;  // one micro-batch through the stage
@@ -111,11 +111,11 @@ struct StageEstimate {
     Seconds dp, optimizer;
 };
 
-// The stages of a layer map, each with its micro-batch time, weights,
-// memory, exposed gradient synchronisation and optimizer step. The
-// activation peak of each stage is counted with the first stage's schedule
-// multiplier (napkin/pipeline.hpp's peak_activations) over the stage's own
-// layers: an upper bound for the later stages, which hold fewer micro-batches.
+/// The stages of a layer map, each with its micro-batch time, weights,
+/// memory, exposed gradient synchronisation and optimizer step. The
+/// activation peak of each stage is counted with the first stage's schedule
+/// multiplier (napkin/pipeline.hpp's peak_activations) over the stage's own
+/// layers: an upper bound for the later stages, which hold fewer micro-batches.
 template <class F>
 constexpr void for_each_stage(const TransformerShape& m, const Cluster& c, const Parallelism& par,
                               const TrainingOptions& o, const LayerMap& map, F&& f) {

@@ -8,29 +8,29 @@
 
 namespace napkin {
 
-// A group that spans nodes as the hierarchical collectives see it (the
-// gradient sync's topology; napkin/parallelism.hpp places the group): its
-// members per node on NVLink, one ring per GPU position across the nodes, each
-// GPU with its share of the network (all groups of a node talk at once, so a
-// shared NIC is split over all the node's GPUs).
+/// A group that spans nodes as the hierarchical collectives see it (the
+/// gradient sync's topology; napkin/parallelism.hpp places the group): its
+/// members per node on NVLink, one ring per GPU position across the nodes, each
+/// GPU with its share of the network (all groups of a node talk at once, so a
+/// shared NIC is split over all the node's GPUs).
 [[nodiscard]] constexpr HierarchicalTopology topology_of(const GroupPlacement& g, const Cluster& c) {
     return HierarchicalTopology{.nodes = g.nodes, .gpus_per_node = g.ranks_per_node, .intra = c.node.intra,
                                 .inter = network_link_per_gpu(c.node), .nic = Nic::per_gpu,
                                 .oversubscription = 1.0};
 }
 
-// Data-parallel synchronisation of one group's gradients (`parameters` per
-// GPU over `group`): an all-reduce (Li et al. 2020, PyTorch DDP); with ZeRO-1/2 or
-// the distributed optimizer a reduce-scatter of the gradients and an
-// all-gather of the updated weights, the same volume; ZeRO-3 gathers the
-// weights again for the forward and the backward of every micro-batch, 1.5×
-// the volume at m = 1 (Rajbhandari et al. Sec. 7.2.2). Across nodes it runs
-// hierarchically: inside the node, then one ring per GPU position.
-// The same in parts: `reduce` (the all-reduce, or the gradients'
-// reduce-scatter), `gather` (the updated weights' all-gather after the
-// optimizer step) and, for ZeRO-3, `layer_gather`: one all-gather of the
-// weights, which ZeRO-3 repeats for the forward and the backward of every
-// micro-batch.
+/// Data-parallel synchronisation of one group's gradients (`parameters` per
+/// GPU over `group`): an all-reduce (Li et al. 2020, PyTorch DDP); with ZeRO-1/2 or
+/// the distributed optimizer a reduce-scatter of the gradients and an
+/// all-gather of the updated weights, the same volume; ZeRO-3 gathers the
+/// weights again for the forward and the backward of every micro-batch, 1.5×
+/// the volume at m = 1 (Rajbhandari et al. Sec. 7.2.2). Across nodes it runs
+/// hierarchically: inside the node, then one ring per GPU position.
+/// The same in parts: `reduce` (the all-reduce, or the gradients'
+/// reduce-scatter), `gather` (the updated weights' all-gather after the
+/// optimizer step) and, for ZeRO-3, `layer_gather`: one all-gather of the
+/// weights, which ZeRO-3 repeats for the forward and the backward of every
+/// micro-batch.
 struct GradientSync {
     Seconds reduce, gather, layer_gather;
 };
@@ -74,22 +74,22 @@ struct GradientSync {
     return reduces * g.reduce + g.gather + 2.0 * mb * g.layer_gather;
 }
 
-// What of the synchronisation shows, given one micro-batch's forward and
-// backward time on the stage:
-//  - overlap_dp: the reduction runs bucket by bucket under the last
-//    micro-batch's backward (Li et al. 2020, PyTorch DDP, Sec. 3.2.3;
-//    Megatron's --overlap-grad-reduce); only what exceeds it shows;
-//  - overlap_param_gather: the all-gather under the first micro-batch's forward;
-//  - ZeRO-3 with fsdp_prefetch: each layer's gather runs under the previous
-//    layer's compute (PyTorch FSDP, Zhao et al. 2023, Sec. 3.3.2), so per
-//    micro-batch only what exceeds the forward shows, plus the first layer's
-//    gather, which nothing precedes. Without prefetch every gather shows.
-//  - ZeRO-3 keeps only its shard of the gradients (memory.hpp's P_os+g+p), so
-//    every micro-batch's backward reduce-scatters them (FSDP outside no_sync,
-//    Zhao et al. 2023, Sec. 3.3; ZeRO Sec. 7.2.2: 1.5× the data-parallel
-//    volume for every forward and backward); in that backward the reduce-
-//    scatter and the all-gathers share the GPU's links, so the two hide
-//    together: what their sum exceeds the backward by shows.
+/// What of the synchronisation shows, given one micro-batch's forward and
+/// backward time on the stage:
+///  - overlap_dp: the reduction runs bucket by bucket under the last
+///    micro-batch's backward (Li et al. 2020, PyTorch DDP, Sec. 3.2.3;
+///    Megatron's --overlap-grad-reduce); only what exceeds it shows;
+///  - overlap_param_gather: the all-gather under the first micro-batch's forward;
+///  - ZeRO-3 with fsdp_prefetch: each layer's gather runs under the previous
+///    layer's compute (PyTorch FSDP, Zhao et al. 2023, Sec. 3.3.2), so per
+///    micro-batch only what exceeds the forward shows, plus the first layer's
+///    gather, which nothing precedes. Without prefetch every gather shows.
+///  - ZeRO-3 keeps only its shard of the gradients (memory.hpp's P_os+g+p), so
+///    every micro-batch's backward reduce-scatters them (FSDP outside no_sync,
+///    Zhao et al. 2023, Sec. 3.3; ZeRO Sec. 7.2.2: 1.5× the data-parallel
+///    volume for every forward and backward); in that backward the reduce-
+///    scatter and the all-gathers share the GPU's links, so the two hide
+///    together: what their sum exceeds the backward by shows.
 [[nodiscard]] constexpr Seconds exposed_sync_time(const GradientSync& g, const Parallelism& par, double layers,
                                                  Seconds forward, Seconds backward, const TrainingOptions& o) {
     const auto beyond = [](Seconds work, Seconds cover) { return std::max(Seconds{}, work - cover); };
@@ -106,11 +106,11 @@ struct GradientSync {
     return reduce + gather;
 }
 
-// Adam's update is element-wise and memory-bound (Kingma & Ba 2015, Alg. 1):
-// per parameter it reads the gradient, the master weight and both moments,
-// writes them back and writes the 16-bit weight, at the GPU's memory
-// bandwidth, over the shard this GPU owns. `moments`: the moments kept per
-// parameter (2 for Adam; fewer for Muon, optimizer_moments below).
+/// Adam's update is element-wise and memory-bound (Kingma & Ba 2015, Alg. 1):
+/// per parameter it reads the gradient, the master weight and both moments,
+/// writes them back and writes the 16-bit weight, at the GPU's memory
+/// bandwidth, over the shard this GPU owns. `moments`: the moments kept per
+/// parameter (2 for Adam; fewer for Muon, optimizer_moments below).
 [[nodiscard]] constexpr Seconds optimizer_time(const StageParameters& params, const Parallelism& par,
                                               const Gpu& gpu, double moments = 2.0) {
     const bool sharded = par.sharding != Sharding::none;
@@ -122,25 +122,25 @@ struct GradientSync {
     return read_time(bytes((dense + expert) * per_parameter), gpu);
 }
 
-// Moments kept per parameter, on average over the model: Adam's 2; Muon's 1
-// momentum on its matrices and AdamW's 2 on the rest (Liu et al. 2025, the
-// Moonlight paper, Sec. 2; napkin/optimizer.hpp's muon_parameter_count).
+/// Moments kept per parameter, on average over the model: Adam's 2; Muon's 1
+/// momentum on its matrices and AdamW's 2 on the rest (Liu et al. 2025, the
+/// Moonlight paper, Sec. 2; napkin/optimizer.hpp's muon_parameter_count).
 [[nodiscard]] constexpr double optimizer_moments(const TransformerShape& m, Optimizer opt) {
     if (opt == Optimizer::adam) return 2.0;
     return 2.0 - count(muon_parameter_count(m)) / count(parameter_count(m));
 }
 
-// The share of the tensor-core peak the optimizer's Newton–Schulz GEMMs run at:
-// the GEMM model's fitted share of the generation, or the flat model's r.
+/// The share of the tensor-core peak the optimizer's Newton–Schulz GEMMs run at:
+/// the GEMM model's fitted share of the generation, or the flat model's r.
 [[nodiscard]] constexpr double matrix_share(const Gpu& gpu, const TrainingOptions& o) {
     return o.compute_model == ComputeModel::gemm && has_gemm_facts(gpu) ? tensor_share(o.profile, gpu.architecture)
                                                                         : o.efficiency.peak_share;
 }
 
-// The optimizer step on one GPU: the element-wise update and, for Muon, the
-// Newton–Schulz iterations of every weight matrix (napkin/optimizer.hpp's
-// muon_step_flops) spread evenly over all GPUs (Megatron's distributed Muon
-// hands each rank whole matrices; balanced, that is 1/N of the FLOPs).
+/// The optimizer step on one GPU: the element-wise update and, for Muon, the
+/// Newton–Schulz iterations of every weight matrix (napkin/optimizer.hpp's
+/// muon_step_flops) spread evenly over all GPUs (Megatron's distributed Muon
+/// hands each rank whole matrices; balanced, that is 1/N of the FLOPs).
 [[nodiscard]] constexpr Seconds newton_schulz_time(const TransformerShape& m, const Parallelism& par, const Gpu& gpu,
                                                   const TrainingOptions& o) {
     if (o.optimizer == Optimizer::adam) return Seconds{};
@@ -152,10 +152,10 @@ struct GradientSync {
     return optimizer_time(params, par, gpu, optimizer_moments(m, o.optimizer)) + newton_schulz_time(m, par, gpu, o);
 }
 
-// The exposed gradient synchronisation of a stage that runs `one` per
-// micro-batch over `layers` layers and keeps `params`: the dense weights over
-// the data-parallel group, the experts over the expert data-parallel group
-// (forward = compute/3, backward = 2·compute/3 + recompute, as stage_times).
+/// The exposed gradient synchronisation of a stage that runs `one` per
+/// micro-batch over `layers` layers and keeps `params`: the dense weights over
+/// the data-parallel group, the experts over the expert data-parallel group
+/// (forward = compute/3, backward = 2·compute/3 + recompute, as stage_times).
 [[nodiscard]] constexpr Seconds stage_gradient_sync(const MicrobatchTime& one, const StageParameters& params,
                                                    double layers, const Parallelism& par, const Cluster& c,
                                                    const TrainingOptions& o) {
@@ -167,8 +167,8 @@ struct GradientSync {
                              forward, backward, o);
 }
 
-// The optimizer's memory against Adam's, which memory.hpp counts: master
-// weights and the optimizer's moments per parameter over master and two.
+/// The optimizer's memory against Adam's, which memory.hpp counts: master
+/// weights and the optimizer's moments per parameter over master and two.
 [[nodiscard]] constexpr double optimizer_memory_scale(const TransformerShape& m, const Parallelism& par,
                                                       Optimizer opt) {
     const double adam = optimizer_bytes_per_parameter(par);

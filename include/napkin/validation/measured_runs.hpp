@@ -24,8 +24,8 @@
 
 namespace napkin::catalog {
 
-// MPT (llm-foundry scripts/train/yamls/pretrain/mpt-*.yaml): 4h GELU MLP, no
-// biases, ALiBi (no position table), tied embeddings, vocabulary 50,368.
+/// MPT (llm-foundry scripts/train/yamls/pretrain/mpt-*.yaml): 4h GELU MLP, no
+/// biases, ALiBi (no position table), tied embeddings, vocabulary 50,368.
 [[nodiscard]] constexpr TransformerShape mpt_shape(std::string_view name, long long layers, long long hidden,
                                                    long long heads) {
     return TransformerShape{.name = name, .layers = layers, .hidden = hidden, .ffn = 4 * hidden, .heads = heads,
@@ -33,24 +33,24 @@ namespace napkin::catalog {
                             .feed_forward = FeedForward::plain, .biases = false};
 }
 
-// llm-foundry's benchmark layout: FSDP FULL_SHARD (ZeRO-3) over every GPU,
-// flash attention, BF16 with fp32 master weights.
+/// llm-foundry's benchmark layout: FSDP FULL_SHARD (ZeRO-3) over every GPU,
+/// flash attention, BF16 with fp32 master weights.
 [[nodiscard]] constexpr Parallelism fsdp_layout(long long dp, long long micro_batch, long long global_batch,
                                                 long long sequence, Recompute recompute) {
     return Parallelism{.dp = dp, .micro_batch = micro_batch, .global_batch = global_batch, .sequence = sequence,
                        .recompute = recompute, .sharding = Sharding::zero3, .flash_attention = true};
 }
 
-// Composer's FSDP prefetches the weight all-gathers and overlaps the
-// reduce-scatters; its flash attention is causal and skips masked blocks;
-// llm-foundry's FSDP configurations checkpoint activations non-reentrantly
-// (activation_checkpointing_reentrant: false), which stops the replay early
-// (assumed: the PyTorch version, 2.1 or later, is not printed).
+/// Composer's FSDP prefetches the weight all-gathers and overlaps the
+/// reduce-scatters; its flash attention is causal and skips masked blocks;
+/// llm-foundry's FSDP configurations checkpoint activations non-reentrantly
+/// (activation_checkpointing_reentrant: false), which stops the replay early
+/// (assumed: the PyTorch version, 2.1 or later, is not printed).
 inline constexpr TrainingOptions fsdp_options{.fsdp_prefetch = true, .recompute_early_stop = true, .causal = true,
                                               .eager_framework = true};
 
-// The Megatron-LM README's GPT models: 4h GELU MLP with biases, untied
-// embeddings (from the printed parameter counts), vocabulary 131,072.
+/// The Megatron-LM README's GPT models: 4h GELU MLP with biases, untied
+/// embeddings (from the printed parameter counts), vocabulary 131,072.
 [[nodiscard]] constexpr TransformerShape megatron_readme_shape(std::string_view name, long long layers,
                                                                long long hidden, long long heads) {
     return TransformerShape{.name = name, .layers = layers, .hidden = hidden, .ffn = 4 * hidden, .heads = heads,
@@ -58,9 +58,9 @@ inline constexpr TrainingOptions fsdp_options{.fsdp_prefetch = true, .recompute_
                             .feed_forward = FeedForward::plain, .biases = true};
 }
 
-// Its layout: sequence 4,096, the printed t, p, d and global batch; assumed
-// (not printed): micro-batch 1, no recomputation, the distributed optimizer,
-// Transformer Engine flash attention.
+/// Its layout: sequence 4,096, the printed t, p, d and global batch; assumed
+/// (not printed): micro-batch 1, no recomputation, the distributed optimizer,
+/// Transformer Engine flash attention.
 [[nodiscard]] constexpr Parallelism megatron_readme_layout(long long tp, long long pp, long long dp,
                                                            long long global_batch, bool sequence_parallel) {
     return Parallelism{.tp = tp, .pp = pp, .dp = dp, .micro_batch = 1, .global_batch = global_batch,
@@ -68,25 +68,25 @@ inline constexpr TrainingOptions fsdp_options{.fsdp_prefetch = true, .recompute_
                        .sharding = Sharding::distributed, .flash_attention = true};
 }
 
-// The README's flags: --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap.
+/// The README's flags: --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap.
 inline constexpr TrainingOptions megatron_core_options{
     .overlap_tp = true, .overlap_param_gather = true, .causal = true, .overlap_dp = true};
 
-// The nodes: DGX A100 (80 GB; llm-foundry's A100 80 GB table: 1,600 Gb/s RoCE
-// per node = 200 Gb/s per GPU, as ib-hdr), the same with A100 40 GB, DGX H100.
+/// The nodes: DGX A100 (80 GB; llm-foundry's A100 80 GB table: 1,600 Gb/s RoCE
+/// per node = 200 Gb/s per GPU, as ib-hdr), the same with A100 40 GB, DGX H100.
 inline constexpr Node dgx_a100_run_node = dgx_a100;
 inline constexpr Node dgx_a100_40gb_run_node = validated(Node{
     .name = "dgx-a100-40gb", .gpu = a100_40gb_sxm, .gpus = 8, .intra = nvlink3, .inter = ib_hdr});
 inline constexpr Node dgx_h100_run_node = dgx_h100;
 
-// What the partial rows' sources leave out, searched (napkin/measured_run.hpp, RunSearch).
+/// What the partial rows' sources leave out, searched (napkin/measured_run.hpp, RunSearch).
 inline constexpr RunSearch megatron_readme_search{.micro_batch = true, .recompute = true, .virtual_stages = true};
 inline constexpr RunSearch llm_foundry_h100_search{.inter_alternative = ib_hdr};
 
-// NVIDIA DGX Cloud Benchmarking v25.01 (llama3.1/llama3.1_{8b,70b}.yaml, NeMo):
-// the distributed optimizer with overlapped gradient reduce-scatter and
-// parameter all-gather, gradients reduced in BF16, Transformer Engine (flash
-// attention, causal), userbuffers TP overlap where t > 1.
+/// NVIDIA DGX Cloud Benchmarking v25.01 (llama3.1/llama3.1_{8b,70b}.yaml, NeMo):
+/// the distributed optimizer with overlapped gradient reduce-scatter and
+/// parameter all-gather, gradients reduced in BF16, Transformer Engine (flash
+/// attention, causal), userbuffers TP overlap where t > 1.
 inline constexpr TrainingOptions dgx_cloud_options{.overlap_tp = true, .overlap_param_gather = true, .causal = true,
                                                    .overlap_dp = true, .gradient_reduce_dtype = DType::bf16};
 [[nodiscard]] constexpr Parallelism dgx_cloud_layout(long long tp, long long pp, long long dp, long long vp,
@@ -96,9 +96,9 @@ inline constexpr TrainingOptions dgx_cloud_options{.overlap_tp = true, .overlap_
                        .recompute = Recompute::none, .sharding = Sharding::distributed, .flash_attention = true};
 }
 
-// NeMo 24.07's FP8 GPT-3 175B on 128 H100s (t4 p8 d4, 6 chunks, batch 256):
-// sequence parallelism, flash attention and TP overlap as the recipe's
-// defaults; recomputation searched.
+/// NeMo 24.07's FP8 GPT-3 175B on 128 H100s (t4 p8 d4, 6 chunks, batch 256):
+/// sequence parallelism, flash attention and TP overlap as the recipe's
+/// defaults; recomputation searched.
 [[nodiscard]] constexpr Parallelism nemo_gpt3_layout() {
     return Parallelism{.tp = 4, .pp = 8, .dp = 4, .virtual_stages = 6, .micro_batch = 1, .global_batch = 256,
                        .sequence = 2048, .sequence_parallel = true, .recompute = Recompute::none,
@@ -202,8 +202,8 @@ inline constexpr std::array<MeasuredRun, 23> published_runs{{
      step_from_tokens_per_gpu(fsdp_layout(64, 8, 2048, 2048, Recompute::full), 1039), false, "interconnect not printed: searched (NDR InfiniBand, 400 Gb/s per GPU, or 200 Gb/s per GPU as the A100 tables' RoCE)", llm_foundry_h100_search},
 }};
 
-// The NeMo (Megatron-Core) rows of tests/data/measured-training-runs.json:
-// measured, in the every-row fit (fitting_runs below), not in the defaults'.
+/// The NeMo (Megatron-Core) rows of tests/data/measured-training-runs.json:
+/// measured, in the every-row fit (fitting_runs below), not in the defaults'.
 inline constexpr std::array<MeasuredRun, 5> nemo_runs{{
     {"Llama 3.1 8B, 8 GPUs", "NVIDIA/dgxc-benchmarking @ 143b90dd91f9be958fed4773ae95d941a3356a82 (v25.01), llama3.1/README_8b.md, BF16 'Training step time'", "NeMo (Megatron-Core)",
      llama3_1_8b, cluster_of(dgx_h100_run_node, 1), dgx_cloud_layout(1, 1, 4, 1, 128), dgx_cloud_options,
@@ -222,11 +222,11 @@ inline constexpr std::array<MeasuredRun, 5> nemo_runs{{
      step_from_tokens_per_gpu(nemo_gpt3_layout(), 726), false, "recomputation not printed: searched (none, selective, full); sequence parallelism, flash attention, TP overlap from the recipe's defaults", RunSearch{.recompute = true}},
 }};
 
-// Every measured row, what napkin's fits take (napkin calibrate-training
-// --defaults; tests/unit/cross_validation.cpp): Narayanan et al. 2021 Tables 1
-// and 2 (validation/megatron_runs.hpp, its estimate aside), then every row of
-// tests/data/measured-training-runs.json (published_runs, nemo_runs), the
-// partial ones priced at their best searched setting (napkin/measured_run.hpp).
+/// Every measured row, what napkin's fits take (napkin calibrate-training
+/// --defaults; tests/unit/cross_validation.cpp): Narayanan et al. 2021 Tables 1
+/// and 2 (validation/megatron_runs.hpp, its estimate aside), then every row of
+/// tests/data/measured-training-runs.json (published_runs, nemo_runs), the
+/// partial ones priced at their best searched setting (napkin/measured_run.hpp).
 [[nodiscard]] inline std::vector<MeasuredRun> fitting_runs() {
     std::vector<MeasuredRun> runs;
     for (const MegatronRun& run : megatron_runs)

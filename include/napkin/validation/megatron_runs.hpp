@@ -20,7 +20,7 @@
 
 namespace napkin::catalog {
 
-// What a run is used for here.
+/// What a run is used for here.
 enum class RunRole {
     fit,       // informed the efficiency defaults (compute.hpp)
     check,     // measured, held out: the step model is checked against it
@@ -36,12 +36,12 @@ enum class RunRole {
     return "?";
 }
 
-// One run: a GPT model of Narayanan et al. 2021 (SC'21), Sec. 5 — 4h GELU
-// MLP, learned positions, vocabulary 51,200, sequence 2,048 — on `gpus` A100
-// 80 GB in DGX A100 nodes, t × p model parallel, the rest data parallel. The
-// achieved TFLOP/s per GPU is counted as the paper counts it:
-// 96·B·s·l·h²(1 + s/6h + V/16lh) per iteration over the iteration time and
-// the GPUs (full recomputation included).
+/// One run: a GPT model of Narayanan et al. 2021 (SC'21), Sec. 5 — 4h GELU
+/// MLP, learned positions, vocabulary 51,200, sequence 2,048 — on `gpus` A100
+/// 80 GB in DGX A100 nodes, t × p model parallel, the rest data parallel. The
+/// achieved TFLOP/s per GPU is counted as the paper counts it:
+/// 96·B·s·l·h²(1 + s/6h + V/16lh) per iteration over the iteration time and
+/// the GPUs (full recomputation included).
 struct MegatronRun {
     std::string_view label;
     std::string_view source;
@@ -52,12 +52,12 @@ struct MegatronRun {
     RunRole role;
 };
 
-// Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU
-// Clusters Using Megatron-LM" (SC'21): Table 1 (weak scaling, every row),
-// Table 2 (PTD-P rows of the comparison with ZeRO-3, micro-batch 1), and the
-// GPT-3 figure of Sec. 5.1's training-time estimate (1,024 GPUs, batch 1,536;
-// the paper takes X = 140 TFLOP/s there, about 138 — 44 % of peak — is the
-// figure quoted for it with t8 p16).
+/// Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU
+/// Clusters Using Megatron-LM" (SC'21): Table 1 (weak scaling, every row),
+/// Table 2 (PTD-P rows of the comparison with ZeRO-3, micro-batch 1), and the
+/// GPT-3 figure of Sec. 5.1's training-time estimate (1,024 GPUs, batch 1,536;
+/// the paper takes X = 140 TFLOP/s there, about 138 — 44 % of peak — is the
+/// figure quoted for it with t8 p16).
 inline constexpr std::array<MegatronRun, 17> megatron_runs{{
     {"1.7B, 32 GPUs", "Narayanan 2021, Table 1", 24, 2304, 24, 1.7, 1, 1, 32, 512, 137.0, RunRole::fit},
     {"3.6B, 64 GPUs", "Narayanan 2021, Table 1", 32, 3072, 30, 3.6, 2, 1, 64, 512, 138.0, RunRole::fit},
@@ -82,7 +82,7 @@ inline constexpr std::array<MegatronRun, 17> megatron_runs{{
      RunRole::estimate},
 }};
 
-// The run's model.
+/// The run's model.
 [[nodiscard]] constexpr TransformerShape shape_of(const MegatronRun& run) {
     return validated(TransformerShape{.name = run.label, .layers = run.layers, .hidden = run.hidden,
                                       .ffn = 4 * run.hidden, .heads = run.heads, .kv_heads = run.heads,
@@ -91,9 +91,9 @@ inline constexpr std::array<MegatronRun, 17> megatron_runs{{
                                       .learned_positions = 2048});
 }
 
-// The run's layout as the paper ran it: micro-batch 1 (Table 2 gives it;
-// Table 1 does not), full recomputation (its FLOP count includes it), fp32
-// gradients (Megatron's 18 bytes per parameter), 1F1B, no interleaving.
+/// The run's layout as the paper ran it: micro-batch 1 (Table 2 gives it;
+/// Table 1 does not), full recomputation (its FLOP count includes it), fp32
+/// gradients (Megatron's 18 bytes per parameter), 1F1B, no interleaving.
 [[nodiscard]] constexpr Parallelism layout_of(const MegatronRun& run) {
     require(run.gpus % (run.tp * run.pp) == 0, "MegatronRun.gpus", count(run.gpus),
                     "must be a multiple of tp · pp");
@@ -102,20 +102,20 @@ inline constexpr std::array<MegatronRun, 17> megatron_runs{{
                        .gradients = DType::fp32};
 }
 
-// The run's cluster: DGX A100 nodes (Selene).
+/// The run's cluster: DGX A100 nodes (Selene).
 [[nodiscard]] constexpr Cluster cluster_of(const MegatronRun& run) {
     require(run.gpus % dgx_a100.gpus == 0, "MegatronRun.gpus", count(run.gpus),
                     "must fill whole DGX A100 nodes (8 GPUs each)");
     return napkin::cluster_of(dgx_a100, run.gpus / dgx_a100.gpus);
 }
 
-// The run as a MeasuredRun (napkin/measured_run.hpp): the iteration time its
-// TFLOP/s per GPU means under the paper's FLOP count, 96·B·s·l·h²(1 + s/6h + V/16lh).
-// Narayanan et al. 2021 ran Megatron-LM before flash attention: the attention
-// core is two batched GEMMs over the full square of scores. Mixed precision
-// in fp16 (the repository's GPT scripts of the time pass --fp16; the paper
-// says "mixed precision"): Megatron-LM all-reduces the 16-bit gradients
-// unless --accumulate-allreduce-grads-in-fp32 (megatron/arguments.py).
+/// The run as a MeasuredRun (napkin/measured_run.hpp): the iteration time its
+/// TFLOP/s per GPU means under the paper's FLOP count, 96·B·s·l·h²(1 + s/6h + V/16lh).
+/// Narayanan et al. 2021 ran Megatron-LM before flash attention: the attention
+/// core is two batched GEMMs over the full square of scores. Mixed precision
+/// in fp16 (the repository's GPT scripts of the time pass --fp16; the paper
+/// says "mixed precision"): Megatron-LM all-reduces the 16-bit gradients
+/// unless --accumulate-allreduce-grads-in-fp32 (megatron/arguments.py).
 inline constexpr TrainingOptions megatron_2021_options{.gradient_reduce_dtype = DType::fp16};
 
 [[nodiscard]] constexpr MeasuredRun measured_run_of(const MegatronRun& run) {
