@@ -81,6 +81,14 @@ inline void require_non_negative_as_typed(const std::optional<std::string>& text
 }
 
 // The same for the times in milliseconds (--forward 1.5ms beside --forward-ms 1.5).
+// A time flag with its unit (--forward 1.5ms) and its twin in milliseconds (--forward-ms 1.5), the older
+// spelling that keeps working; time_in_ms resolves the pair.
+inline void add_time_flag(CLI::App* sub, const std::string& flag, std::optional<std::string>& with_unit,
+                          std::optional<double>& in_ms, const std::string& help) {
+    sub->add_option(flag, with_unit, help);
+    sub->add_option(flag + "-ms", in_ms, "the same in ms");
+}
+
 inline std::optional<double> time_in_ms(const std::optional<double>& ms, const std::optional<std::string>& text,
                                         const std::string& new_flag, const std::string& old_flag) {
     if (!text) return ms;

@@ -56,14 +56,12 @@ void add_pipeline_options(CLI::App* sub, PipelineOptions& o, bool required = tru
     sub->add_option("--chunks", o.chunks, "chunks (virtual stages) per rank v, for interleaved (1)");
     sub->add_option("--extra-warmup", o.extra_warmup,
                     "interleaved: forwards beyond Megatron's warm-up (1 with --overlap-moe-expert-parallel-comm)");
-    sub->add_option("--weight-grad", o.weight_grad,
-                    "weight-gradient part W of the backward with its unit, 0.5ms, for zero-bubble and DualPipe "
-                    "(default: half of it)");
-    sub->add_option("--weight-grad-ms", o.weight_grad_ms, "the same in ms");
-    sub->add_option("--overlapped", o.overlapped,
-                    "dualpipe, dualpipev: F&B, an overlapped forward + backward pair through a stage, with its "
-                    "unit (default: F + B, no overlap)");
-    sub->add_option("--overlapped-ms", o.overlapped_ms, "the same in ms");
+    add_time_flag(sub, "--weight-grad", o.weight_grad, o.weight_grad_ms,
+                  "weight-gradient part W of the backward with its unit, 0.5ms, for zero-bubble and DualPipe "
+                  "(default: half of it)");
+    add_time_flag(sub, "--overlapped", o.overlapped, o.overlapped_ms,
+                  "dualpipe, dualpipev: F&B, an overlapped forward + backward pair through a stage, with its "
+                  "unit (default: F + B, no overlap)");
     add_json_flag(sub, o.json);
 }
 
@@ -111,10 +109,9 @@ NAPKIN_COMMAND(app) {
     auto o = make_options<Options>();
     auto* sub = app.add_subcommand("bubble", "the pipeline bubble of a schedule, in closed form");
     add_pipeline_options(sub, o->pipeline);
-    sub->add_option("--forward", o->forward, "one micro-batch's forward through a stage with its unit: 1.5ms (1ms)");
-    sub->add_option("--forward-ms", o->forward_ms, "the same in ms");
-    sub->add_option("--backward", o->backward, "its full backward with its unit (2ms)");
-    sub->add_option("--backward-ms", o->backward_ms, "the same in ms");
+    add_time_flag(sub, "--forward", o->forward, o->forward_ms,
+                  "one micro-batch's forward through a stage with its unit: 1.5ms (1ms)");
+    add_time_flag(sub, "--backward", o->backward, o->backward_ms, "its full backward with its unit (2ms)");
     sub->callback([o] {
         read_pipeline_units(o->pipeline);
         if (o->backward) o->pipeline.backward_flag = "--backward";
@@ -243,15 +240,13 @@ NAPKIN_COMMAND(app) {
     auto* sub = app.add_subcommand(
         "schedule", "simulate one step pass by pass; JSON counts micro-batches, chunks and stages from 1");
     add_pipeline_options(sub, o->pipeline, false);
-    sub->add_option("--forward", o->forward,
-                    "one micro-batch's forward through a stage (all its chunks) with its unit, 1.5ms (required "
-                    "without --times or --reference)");
-    sub->add_option("--forward-ms", o->forward_ms, "the same in ms");
-    sub->add_option("--backward", o->backward,
-                    "its full backward with its unit (required without --times or --reference)");
-    sub->add_option("--backward-ms", o->backward_ms, "the same in ms");
-    sub->add_option("--send", o->send, "time for a hand-off between two ranks to arrive, with its unit (0)");
-    sub->add_option("--send-ms", o->send_ms, "the same in ms");
+    add_time_flag(sub, "--forward", o->forward, o->forward_ms,
+                  "one micro-batch's forward through a stage (all its chunks) with its unit, 1.5ms (required "
+                  "without --times or --reference)");
+    add_time_flag(sub, "--backward", o->backward, o->backward_ms,
+                  "its full backward with its unit (required without --times or --reference)");
+    add_time_flag(sub, "--send", o->send, o->send_ms,
+                  "time for a hand-off between two ranks to arrive, with its unit (0)");
     sub->add_option("--svg", o->svg, "write the timeline to this SVG file");
     sub->add_option("--threads", o->threads, "threads writing --json's passes (every core, at most 16; the text is the same)");
     sub->add_option("--times", o->times,
@@ -264,15 +259,14 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--layers", o->layers, "uneven stages: the model's layers, with --layer-map or "
                                            "--first-stage-layers/--last-stage-layers and --layer-forward-ms");
     add_layer_map_flags(sub, o->uneven, "; its stages must number --stages, its chunks --chunks", "");
-    sub->add_option("--layer-forward", o->layer_forward, "uneven stages: one layer's forward with its unit, 5.2ms");
-    sub->add_option("--layer-forward-ms", o->layer_forward_ms, "the same in ms");
-    sub->add_option("--layer-backward", o->layer_backward, "uneven stages: one layer's backward with its unit");
-    sub->add_option("--layer-backward-ms", o->layer_backward_ms, "the same in ms");
-    sub->add_option("--head-forward", o->head_forward,
-                    "uneven stages: the LM head and loss on the last stage, forward, with its unit (0)");
-    sub->add_option("--head-forward-ms", o->head_forward_ms, "the same in ms");
-    sub->add_option("--head-backward", o->head_backward, "the LM head and loss, backward, with its unit (0)");
-    sub->add_option("--head-backward-ms", o->head_backward_ms, "the same in ms");
+    add_time_flag(sub, "--layer-forward", o->layer_forward, o->layer_forward_ms,
+                  "uneven stages: one layer's forward with its unit, 5.2ms");
+    add_time_flag(sub, "--layer-backward", o->layer_backward, o->layer_backward_ms,
+                  "uneven stages: one layer's backward with its unit");
+    add_time_flag(sub, "--head-forward", o->head_forward, o->head_forward_ms,
+                  "uneven stages: the LM head and loss on the last stage, forward, with its unit (0)");
+    add_time_flag(sub, "--head-backward", o->head_backward, o->head_backward_ms,
+                  "the LM head and loss, backward, with its unit (0)");
     sub->add_option("--forward-all-to-all-share", o->forward_all_to_all_share,
                     "uneven stages: the share of a forward spent in the expert all-to-all (0)");
     sub->add_option("--backward-all-to-all-share", o->backward_all_to_all_share,

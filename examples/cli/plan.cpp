@@ -870,18 +870,15 @@ NAPKIN_COMMAND(app) {
     add_setup_options(sub, o->setup);
     sub->add_option("--max-gpus", o->max_gpus, "largest tp x pp to try (64)");
     sub->add_option("--max-tokens", o->max_tokens, "most tokens in flight (chats served together) to try (1024)");
-    sub->add_option("--latency", o->latency,
-                    "longest time per token a user may wait, with its unit (20ms); the plan then maximises tokens/s");
-    sub->add_option("--latency-ms", o->latency_ms, "the same in ms");
+    add_time_flag(sub, "--latency", o->latency, o->latency_ms,
+                  "longest time per token a user may wait, with its unit (20ms); the plan then maximises tokens/s");
     sub->add_option("--objective", o->objective,
                     "latency or throughput (default: latency, throughput when --latency-ms is given); cost: the "
                     "serving engine's cheapest answer (needs --gpu-hour-price)");
-    sub->add_option("--tpot", o->tpot,
-                    "serving engine: longest time per output token with its unit (50ms); plans the layout and "
-                    "concurrency with the most output tokens/s per GPU");
-    sub->add_option("--tpot-ms", o->tpot_ms, "the same in ms");
-    sub->add_option("--ttft", o->ttft, "serving engine: longest time to first token with its unit (2s)");
-    sub->add_option("--ttft-ms", o->ttft_ms, "the same in ms");
+    add_time_flag(sub, "--tpot", o->tpot, o->tpot_ms,
+                  "serving engine: longest time per output token with its unit (50ms); plans the layout and "
+                  "concurrency with the most output tokens/s per GPU");
+    add_time_flag(sub, "--ttft", o->ttft, o->ttft_ms, "serving engine: longest time to first token with its unit (2s)");
     sub->add_option("--input-tokens", o->input_tokens, "serving engine: prompt tokens per request (1024)");
     sub->add_option("--output-tokens", o->output_tokens, "serving engine: generated tokens per request (256)");
     sub->add_option("--weight-dtype", o->weight_dtype, "serving engine: " + names_of(weight_dtype_names) + " (bf16)");

@@ -146,10 +146,10 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--disaggregate", o->disaggregate,
                     "also split this many copies of the layout into prefill and decode pools (DistServe, "
                     "Splitwise) and give the split with the most goodput within --ttft-ms / --tpot-ms");
-    sub->add_option("--ttft", o->ttft, "with --disaggregate: longest time to first token with its unit, 2s");
-    sub->add_option("--ttft-ms", o->ttft_ms, "the same in ms");
-    sub->add_option("--tpot", o->tpot, "with --disaggregate: longest time per output token with its unit, 50ms");
-    sub->add_option("--tpot-ms", o->tpot_ms, "the same in ms");
+    add_time_flag(sub, "--ttft", o->ttft, o->ttft_ms,
+                  "with --disaggregate: longest time to first token with its unit, 2s");
+    add_time_flag(sub, "--tpot", o->tpot, o->tpot_ms,
+                  "with --disaggregate: longest time per output token with its unit, 50ms");
     sub->add_option("--gpu-hour-price", o->price,
                     "USD per GPU-hour: gives the USD per million output (and input) tokens");
     sub->add_option("--power", o->power, "power per GPU with its unit, 700W (the catalog's board power): J per token");
