@@ -143,6 +143,9 @@ NAPKIN_COMMAND(app) {
             if (m->shared_experts > 0)
                 text += ", " + std::to_string(m->shared_experts) + " shared of " + grouped(m->shared_expert_ffn);
             if (m->dense_layers > 0) text += ", the first " + std::to_string(m->dense_layers) + " layers dense";
+            if (m->experts > 0 && m->moe_every > 1)
+                text += ", MoE on one layer in " + std::to_string(m->moe_every) + " (" +
+                        std::to_string(moe_layers(*m)) + " of " + std::to_string(m->layers) + ")";
             if (m->norms_per_layer != 2) text += ", " + std::to_string(m->norms_per_layer) + " norms a layer";
             if (m->sliding_window > 0)
                 text += "\n  sliding window of " + grouped(m->sliding_window) + " tokens on " +

@@ -52,7 +52,7 @@ nlohmann::json ops_json(const TransformerShape& m, const Cluster& c, const Paral
                            {"bytes", ops.ops[i].sent.value()}});
     };
     if (m.experts > 0) add("moe", layer_ops(m, c, par, o));
-    if (m.experts == 0 || m.dense_layers > 0) add("dense", layer_ops(m, c, par, o, true));
+    if (moe_layers(m) < m.layers) add("dense", layer_ops(m, c, par, o, true));
     return out;
 }
 

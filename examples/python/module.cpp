@@ -149,6 +149,8 @@ void bind_shapes(py::module_& m) {
             .value("shared_expert_ffn", &TransformerShape::shared_expert_ffn, "width of one shared expert")
             .value("dense_layers", &TransformerShape::dense_layers,
                    "dense layers before the first MoE layer (first_k_dense_replace)")
+            .value("moe_every", &TransformerShape::moe_every,
+                   "after the dense layers, MoE on every n-th layer (interleave_moe_layer_step; 1: every layer)")
             .value("shared_expert_gate", &TransformerShape::shared_expert_gate,
                    "Qwen2-MoE: a sigmoid gate on the shared expert")
             .value("q_lora_rank", &TransformerShape::q_lora_rank, "MLA: query latent rank (0: full projection)")

@@ -56,6 +56,7 @@ namespace napkin {
     dense.experts = dense.experts_per_token = dense.expert_ffn = 0;
     dense.shared_experts = dense.shared_expert_ffn = 0;
     dense.dense_layers = 0;
+    dense.moe_every = 1;
     return dense;
 }
 

@@ -196,8 +196,8 @@ inline long long parse_layer_number(std::string_view text, const std::string& en
     return first_last_layer_map(layers, stages, chunks, 0, 0);
 }
 
-/// The weights a stage holds: its layers (the first `dense_layers` of the model
-/// dense, the rest MoE), the embedding table on the first stage, the output
+/// The weights a stage holds: its layers (dense or MoE as
+/// model.hpp's moe_layers_between places them), the embedding table on the first stage, the output
 /// layer and final norm on the last (with tied embeddings Megatron keeps a copy
 /// of the table there too, so the stages then hold one table more than the model).
 /// What memory and the gradient collectives per stage need.
@@ -206,9 +206,8 @@ inline long long parse_layer_number(std::string_view text, const std::string& en
     long long weights = 0;
     for (long long c = 0; c < map.chunks; ++c) {
         const LayerRange& r = map.at(stage, c);
-        const long long dense =
-            m.experts == 0 ? r.size() : std::max(0LL, std::min(r.last, m.dense_layers) - r.first + 1);
-        weights += dense * dense_layer_weights(m) + (r.size() - dense) * layer_weights(m);
+        const long long moe = moe_layers_between(m, r.first, r.last);
+        weights += (r.size() - moe) * dense_layer_weights(m) + moe * layer_weights(m);
     }
     const long long table = m.vocabulary * m.hidden;
     if (stage == 0) weights += table + m.learned_positions * m.hidden;

@@ -42,6 +42,10 @@ struct TransformerShape {
     // Layers before the first MoE layer with a dense feed-forward block of
     // width `ffn` (DeepSeek's first_k_dense_replace).
     long long dense_layers = 0;
+    // After them every `moe_every`-th layer is MoE, the others dense (1: every
+    // layer; Llama 4 Maverick's interleave_moe_layer_step and Qwen-MoE's
+    // decoder_sparse_step: layers n, 2n, ... counted from 1).
+    long long moe_every = 1;
     bool shared_expert_gate = false;  // Qwen2-MoE: a hidden × 1 sigmoid gate on the shared expert
     // Multi-head latent attention (DeepSeek-V2, Sec. 2.1): keys and values
     // through a rank-kv_lora_rank latent (the cache), queries through a
@@ -120,10 +124,18 @@ struct VisionEncoder {
 
 [[nodiscard]] constexpr bool latent_attention(const TransformerShape& m) { return m.kv_lora_rank > 0; }
 
-/// MoE layers: every layer after the dense ones (0 for a dense model).
-[[nodiscard]] constexpr long long moe_layers(const TransformerShape& m) {
-    return m.experts == 0 ? 0 : m.layers - m.dense_layers;
+/// MoE layers among layers first … last (counted from 1, both included):
+/// layer i is MoE when i > dense_layers and (i − dense_layers) is a multiple
+/// of moe_every; up to layer i there are ⌊(i − dense_layers) / moe_every⌋.
+[[nodiscard]] constexpr long long moe_layers_between(const TransformerShape& m, long long first, long long last) {
+    if (m.experts == 0 || last < first) return 0;
+    const long long every = m.moe_every < 1 ? 1 : m.moe_every;
+    const auto up_to = [&m, every](long long i) { return i <= m.dense_layers ? 0 : (i - m.dense_layers) / every; };
+    return up_to(last) - up_to(first - 1);
 }
+
+/// MoE layers of the model (0 for a dense model).
+[[nodiscard]] constexpr long long moe_layers(const TransformerShape& m) { return moe_layers_between(m, 1, m.layers); }
 
 [[nodiscard]] constexpr long long head_dim(const TransformerShape& m) {
     return m.head_dim != 0 ? m.head_dim : m.hidden / m.heads;
@@ -411,6 +423,8 @@ namespace detail {
             "must be at most 2^30");
     require(m.dense_layers >= 0 && m.dense_layers <= m.layers, "TransformerShape.dense_layers",
             count(m.dense_layers), "must lie between 0 and the layers");
+    require(m.moe_every >= 1 && m.moe_every <= limits::layers, "TransformerShape.moe_every", count(m.moe_every),
+            "must be in [1, 2^24]");
     for (long long x : {m.q_lora_rank, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim})
         require(x >= 0 && x <= limits::width, "TransformerShape's latent attention sizes", count(x),
                 "must be in [0, 2^30]");

@@ -123,13 +123,50 @@ TEST_SUITE("io/hf_config") {
         CHECK(m.shape.shared_expert_gate);
         CHECK(m.shape.qkv_bias);
         CHECK(layer_weights(m.shape) == 570'560'512);
-        CHECK_THROWS_WITH((void)io::parse_hf_config(
-                              R"({"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
-                                  "num_attention_heads": 16, "intermediate_size": 5632, "vocab_size": 151936,
-                                  "num_experts": 60, "num_experts_per_tok": 4, "moe_intermediate_size": 1408,
-                                  "decoder_sparse_step": 2})",
-                              "q.json"),
-                          "q.json: field \"decoder_sparse_step\" must be 1: napkin reads every layer as MoE");
+    }
+
+    // Qwen2MoeDecoderLayer makes layer i (from 0) MoE when (i + 1) % decoder_sparse_step == 0 and i is not in
+    // mlp_only_layers: a step of 2 over 24 layers gives layers 2, 4, …, 24 (from 1) MoE, 12 of them; the other
+    // 12 keep the dense block of intermediate_size. The weights by hand, Qwen1.5-MoE's widths above: a dense
+    // layer 16,783,360 + 3·2048·5632 + 4096 = 51,390,464, an MoE layer 570,560,512; 12 of each.
+    TEST_CASE("MoE on every n-th layer is read (decoder_sparse_step, mlp_only_layers); other patterns are refused") {
+        const std::string base = R"({"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
+            "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 5632, "vocab_size": 151936,
+            "num_experts": 60, "num_experts_per_tok": 4, "moe_intermediate_size": 1408,
+            "shared_expert_intermediate_size": 5632, )";
+        const io::LoadedModel every_other = io::parse_hf_config(base + R"("decoder_sparse_step": 2})", "q.json");
+        CHECK(every_other.shape.moe_every == 2);
+        CHECK(every_other.shape.dense_layers == 0);
+        CHECK(moe_layers(every_other.shape) == 12);
+        const long long tables = 2LL * 151'936 * 2048 + 2048;
+        CHECK(parameter_count(every_other.shape) - tables == 12LL * 51'390'464 + 12LL * 570'560'512);
+        // The same layers named as a list of dense ones, and DeepSeek's first_k_dense_replace as a list.
+        const io::LoadedModel listed =
+            io::parse_hf_config(base + R"("mlp_only_layers": [0, 1, 2]})", "q.json");
+        CHECK(listed.shape.dense_layers == 3);
+        CHECK(listed.shape.moe_every == 1);
+        CHECK(moe_layers(listed.shape) == 21);
+        // Layers 1, 3, 4, 5, … (from 0) MoE: no "d dense, then every n-th" pattern.
+        CHECK_THROWS_WITH((void)io::parse_hf_config(base + R"("mlp_only_layers": [0, 2]})", "q.json"),
+                          doctest::Contains("q.json: field \"mlp_only_layers\" must make layers d + n, d + 2n, ... MoE "
+                                            "after d dense ones"));
+        CHECK_THROWS_WITH((void)io::parse_hf_config(base + R"("mlp_only_layers": [24]})", "q.json"),
+                          "q.json: field \"mlp_only_layers\" must list layers in [0, 23], not 24");
+        CHECK_THROWS_WITH((void)io::parse_hf_config(base + R"("decoder_sparse_step": 25})", "q.json"),
+                          doctest::Contains("field \"decoder_sparse_step\" makes no layer MoE"));
+        // DeepseekV2DecoderLayer: i ≥ first_k_dense_replace and i % moe_layer_freq == 0 (from 0). With 1 dense
+        // layer and a frequency of 2, layers 2, 4, … (from 0) are MoE: 3, 5, … from 1, i.e. d = 1, n = 2.
+        const std::string deepseek = R"({"model_type": "deepseek_v2", "hidden_size": 1024, "num_hidden_layers": 8,
+            "num_attention_heads": 8, "intermediate_size": 4096, "vocab_size": 1000, "n_routed_experts": 8,
+            "num_experts_per_tok": 2, "moe_intermediate_size": 512, )";
+        const io::LoadedModel freq =
+            io::parse_hf_config(deepseek + R"("first_k_dense_replace": 1, "moe_layer_freq": 2})", "d.json");
+        CHECK(freq.shape.dense_layers == 1);
+        CHECK(freq.shape.moe_every == 2);
+        CHECK(moe_layers(freq.shape) == 3);  // layers 3, 5, 7 of 8
+        // Without dense layers a frequency of 2 makes layers 1, 3, … (from 1) MoE: not of the pattern.
+        CHECK_THROWS_WITH((void)io::parse_hf_config(deepseek + R"("moe_layer_freq": 2})", "d.json"),
+                          doctest::Contains("field \"moe_layer_freq\" must make layers d + n"));
     }
 
     TEST_CASE("errors name the field and the file") {
@@ -261,10 +298,29 @@ TEST_SUITE("io/hf_config") {
         CHECK(parameter_count(m) - m.vision_weights == 107'769'861'120LL);
     }
 
-    TEST_CASE("a config napkin would misread is refused: Maverick's MoE on every other layer, an unknown model_type") {
-        CHECK_THROWS_WITH((void)io::read_hf_config(data + "/llama4_maverick_config.json"),
-                          doctest::Contains("field \"text_config.interleave_moe_layer_step\" = 2: MoE on every "
-                                            "n-th layer (Llama 4 Maverick) is not modelled"));
+    TEST_CASE("Llama 4 Maverick: MoE on every other layer, 400 B weights and 17 B active") {
+        // tests/data/llama4_maverick_config.json: meta-llama/Llama-4-Maverick-17B-128E's config.json, whose
+        // moe_layers (from 0) are 1, 3, …, 47: layers 2, 4, …, 48 counted from 1, 24 MoE and 24 dense. By hand:
+        //   attention 62,914,560 and norms 10,240 per layer (as Scout);
+        //   MoE layer: 128 + 1 shared experts of 3·5120·8192 = 125,829,120, router 5120·128 = 655,360:
+        //     62,914,560 + 129 · 125,829,120 + 655,360 + 10,240 = 16,295,536,640;
+        //   dense layer (intermediate_size_mlp 16,384): 62,914,560 + 3·5120·16384 + 10,240 = 314,583,040;
+        //   24 · 16,295,536,640 + 24 · 314,583,040 + 2 · 202,048 · 5,120 + 5,120 = 400,711,848,960.
+        // Active: an MoE layer's routed expert and its shared one, 62,914,560 + 2 · 125,829,120 + 665,600 =
+        // 315,238,400; 24 · 315,238,400 + 24 · 314,583,040 + 2,068,976,640 = 17,184,691,200.
+        // The model card (Meta, Llama 4, 2025): 400 B total, 17 B active.
+        const io::LoadedModel loaded = io::read_hf_config(data + "/llama4_maverick_config.json");
+        const TransformerShape& m = loaded.shape;
+        CHECK(m.experts == 128);
+        CHECK(m.moe_every == 2);
+        CHECK(m.dense_layers == 0);
+        CHECK(moe_layers(m) == 24);
+        CHECK(parameter_count(m) - m.vision_weights == 400'711'848'960LL);
+        CHECK(active_parameter_count(m) == 17'184'691'200LL);
+        CHECK(static_cast<double>(parameter_count(m)) == doctest::Approx(400e9).epsilon(0.01));
+    }
+
+    TEST_CASE("a config napkin would misread is refused: an unknown model_type") {
         CHECK_THROWS_WITH((void)io::parse_hf_config(R"({"model_type": "mamba", "hidden_size": 64})", "m.json"),
                           doctest::Contains("m.json: field \"model_type\" = \"mamba\": not an architecture napkin "
                                             "models (it reads gpt2, llama,"));

@@ -94,6 +94,21 @@ TEST_SUITE("layer_map") {
         const LayerMap even = even_layer_map(48, 4, 1);
         CHECK(stage_parameter_count(dense_first, even, 0) ==
               3 * dense_layer_weights(dense_first) + 9 * layer_weights(dense_first) + 131072LL * 2048);
+        // MoE on every other layer (Llama 4 Maverick's interleave_moe_layer_step 2): layers 2, 4, … are MoE, so
+        // the map 1-3/4-6/… of 16 layers on 5 + 1 stages gives its stages alternately 1 and 2 MoE layers (layers
+        // 1-3 hold layer 2; 4-6 hold 4 and 6), and the stages sum to the model.
+        TransformerShape interleaved = moe;
+        interleaved.layers = 16;
+        interleaved.moe_every = 2;
+        CHECK(moe_layers(interleaved) == 8);
+        CHECK(moe_layers_between(interleaved, 1, 3) == 1);
+        CHECK(moe_layers_between(interleaved, 4, 6) == 2);
+        const LayerMap threes = parse_layer_map("1-3/4-6/7-9/10-12/13-15/16", 16, 6);
+        CHECK(stage_parameter_count(interleaved, threes, 1) ==
+              dense_layer_weights(interleaved) + 2 * layer_weights(interleaved));
+        long long total = 0;
+        for (long long s = 0; s < 6; ++s) total += stage_parameter_count(interleaved, threes, s);
+        CHECK(total == parameter_count(interleaved));
     }
 
     TEST_CASE("time per chunk from the map: the reference's forwards, 5.272 ms a layer, the LM head on the last") {

@@ -325,6 +325,23 @@ TEST_SUITE("training moe") {
         mapped.layer_map = &even;
         CHECK(evaluate_training(dense_first, c, par, mapped).step.value() ==
               doctest::Approx(apportioned.step.value()).epsilon(1e-12));
+        // MoE on every other layer instead (moe_every 2: layers 2 and 4): 2 dense layers, twice the extra work.
+        TransformerShape interleaved = moe;
+        interleaved.moe_every = 2;
+        const TrainingEstimate alternate = evaluate_training(interleaved, c, par, flat_half);
+        CHECK(alternate.breakdown.compute.value() - all_moe.breakdown.compute.value() ==
+              doctest::Approx(2.0 * extra).epsilon(1e-9));
+        // At pp 2 each stage holds one dense and one MoE layer (layers 1-2 and 3-4).
+        const Parallelism two{.pp = 2, .dp = 4, .micro_batch = 1, .global_batch = 32, .sequence = 1024};
+        const LayerMap halves = even_layer_map(4, 2, 1);
+        std::vector<StageEstimate> stages;
+        for_each_stage(interleaved, c, two, flat_half, halves,
+                       [&stages](long long, const StageEstimate& e) { stages.push_back(e); });
+        REQUIRE(stages.size() == 2);
+        for (const StageEstimate& e : stages) {
+            CHECK(e.layers.dense == 1);
+            CHECK(e.layers.moe == 1);
+        }
     }
 }
 

@@ -32,6 +32,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace napkin::io {
 
@@ -155,6 +156,47 @@ inline long long global_period(const ConfigFields& f, const char* field, long lo
     }
     return period;
 }
+
+/// The MoE layers a config names, as TransformerShape's pattern: `dense_layers`
+/// dense layers, then MoE on every `moe_every`-th (layers d + n, d + 2n, …,
+/// counted from 1). `is_moe` answers for a layer counted from 0, as
+/// transformers' configs count; a pattern of another shape is refused naming
+/// `field`, never read as something else.
+struct MoeLayerPattern {
+    long long dense_layers = 0;
+    long long moe_every = 1;
+};
+template <class IsMoe>
+[[nodiscard]] MoeLayerPattern moe_layer_pattern(const ConfigFields& f, const char* field, long long layers,
+                                                IsMoe is_moe) {
+    long long first = 0, second = 0;  // the first two MoE layers, counted from 1
+    for (long long i = 1; i <= layers && second == 0; ++i)
+        if (is_moe(i - 1)) (first == 0 ? first : second) = i;
+    if (first == 0) f.fail(field, "makes no layer MoE: napkin reads a model with experts as having MoE layers");
+    const long long every = second == 0 ? first : second - first;
+    const MoeLayerPattern pattern{first - every, every};
+    bool same = pattern.dense_layers >= 0;
+    for (long long i = 1; same && i <= layers; ++i)
+        same = is_moe(i - 1) == (i > pattern.dense_layers && (i - pattern.dense_layers) % every == 0);
+    if (!same)
+        f.fail(field, "must make layers d + n, d + 2n, ... MoE after d dense ones (counted from 1): napkin models "
+                      "no other pattern");
+    return pattern;
+}
+
+/// A list of layers counted from 0 (Llama 4's moe_layers, Qwen's
+/// mlp_only_layers) as one flag per layer.
+inline std::vector<bool> listed_layers(const ConfigFields& f, const char* field, long long layers) {
+    const auto& list = f.at(field);
+    if (!list.is_array()) f.fail(field, "must be a list of layers counted from 0, not " + echo(list));
+    std::vector<bool> listed(static_cast<std::size_t>(layers), false);
+    for (const auto& v : list) {
+        if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() >= layers)
+            f.fail(field, "must list layers in [0, " + std::to_string(layers - 1) + "], not " + echo(v));
+        listed[static_cast<std::size_t>(v.get<long long>())] = true;
+    }
+    return listed;
+}
 }  // namespace detail
 
 /// layer_types (gpt-oss, newer transformers for any model): "sliding_attention"
@@ -274,14 +316,18 @@ inline void read_layer_types(const detail::ConfigFields& f, TransformerShape& m)
                 // Every MoE layer adds one shared expert of the experts' width (Llama4TextMoe.shared_expert).
                 m.shared_experts = 1;
                 m.shared_expert_ffn = m.expert_ffn;
-                if (f.count_or("interleave_moe_layer_step", 1, limits::layers) != 1)
-                    f.fail("interleave_moe_layer_step",
-                           "= " + detail::echo(f.at("interleave_moe_layer_step")) +
-                               ": MoE on every n-th layer (Llama 4 Maverick) is not modelled; napkin models MoE on "
-                               "every layer after the first dense ones");
-                if (f.has("moe_layers") && !(f.at("moe_layers").is_array() &&
-                                             static_cast<long long>(f.at("moe_layers").size()) == m.layers))
-                    f.fail("moe_layers", "must list every layer: napkin reads every layer as MoE");
+                // Llama4TextConfig: moe_layers (counted from 0) when given, else every
+                // interleave_moe_layer_step-th layer (Maverick: 2, so 24 of 48 layers MoE).
+                const long long step = f.count_or("interleave_moe_layer_step", 1, limits::layers);
+                const detail::MoeLayerPattern pattern =
+                    f.has("moe_layers")
+                        ? detail::moe_layer_pattern(f, "moe_layers", m.layers,
+                                                    [listed = detail::listed_layers(f, "moe_layers", m.layers)](
+                                                        long long i) { return listed[static_cast<std::size_t>(i)]; })
+                        : detail::moe_layer_pattern(f, "interleave_moe_layer_step", m.layers,
+                                                    [step](long long i) { return (i + 1) % step == 0; });
+                m.dense_layers = pattern.dense_layers;
+                m.moe_every = pattern.moe_every;
             }
         } else if (f.has("n_routed_experts")) {  // DeepSeek-V2/V3 (DeepseekV2Config, DeepseekV3Config)
             m.experts = f.count("n_routed_experts", limits::experts);
@@ -289,9 +335,14 @@ inline void read_layer_types(const detail::ConfigFields& f, TransformerShape& m)
             m.expert_ffn = f.count("moe_intermediate_size", limits::width);
             m.shared_experts = f.whole_or("n_shared_experts", 0);
             m.shared_expert_ffn = m.shared_experts > 0 ? m.expert_ffn : 0;
-            m.dense_layers = f.whole_or("first_k_dense_replace", 0);
-            if (f.count_or("moe_layer_freq", 1, limits::layers) != 1)
-                f.fail("moe_layer_freq", "must be 1: napkin reads every layer after the dense ones as MoE");
+            // DeepseekV2DecoderLayer: MoE where i ≥ first_k_dense_replace and i % moe_layer_freq == 0 (from 0).
+            const long long dense = f.whole_or("first_k_dense_replace", 0);
+            const long long freq = f.count_or("moe_layer_freq", 1, limits::layers);
+            const detail::MoeLayerPattern pattern = detail::moe_layer_pattern(
+                f, f.has("moe_layer_freq") ? "moe_layer_freq" : "first_k_dense_replace", m.layers,
+                [dense, freq](long long i) { return i >= dense && i % freq == 0; });
+            m.dense_layers = pattern.dense_layers;
+            m.moe_every = pattern.moe_every;
         } else if (f.has("num_experts")) {  // Qwen2-MoE, Qwen3-MoE (Qwen2MoeConfig, Qwen3MoeConfig)
             m.experts = f.count("num_experts", limits::experts);
             m.experts_per_token = f.count("num_experts_per_tok", limits::experts);
@@ -301,10 +352,16 @@ inline void read_layer_types(const detail::ConfigFields& f, TransformerShape& m)
                 m.shared_expert_ffn = shared;
                 m.shared_expert_gate = true;
             }
-            if (f.count_or("decoder_sparse_step", 1, limits::layers) != 1)
-                f.fail("decoder_sparse_step", "must be 1: napkin reads every layer as MoE");
-            if (f.has("mlp_only_layers") && !(f.at("mlp_only_layers").is_array() && f.at("mlp_only_layers").empty()))
-                f.fail("mlp_only_layers", "must be empty: napkin reads every layer as MoE");
+            // Qwen2MoeDecoderLayer: MoE where i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0.
+            const long long step = f.count_or("decoder_sparse_step", 1, limits::layers);
+            const std::vector<bool> dense = f.has("mlp_only_layers")
+                                                ? detail::listed_layers(f, "mlp_only_layers", m.layers)
+                                                : std::vector<bool>(static_cast<std::size_t>(m.layers), false);
+            const detail::MoeLayerPattern pattern = detail::moe_layer_pattern(
+                f, f.has("mlp_only_layers") ? "mlp_only_layers" : "decoder_sparse_step", m.layers,
+                [&dense, step](long long i) { return !dense[static_cast<std::size_t>(i)] && (i + 1) % step == 0; });
+            m.dense_layers = pattern.dense_layers;
+            m.moe_every = pattern.moe_every;
         }
         if (f.has("kv_lora_rank")) {  // multi-head latent attention (DeepSeek-V2 Sec. 2.1)
             m.kv_lora_rank = f.count("kv_lora_rank", limits::width);

@@ -98,6 +98,8 @@ inline constexpr int schema_version = 1;
             j["shared_expert_ffn"] = m.shared_expert_ffn;
         }
         if (m.dense_layers > 0) j["dense_layers"] = m.dense_layers;  // the first layers, before the MoE ones
+        if (m.moe_every > 1) j["moe_every"] = m.moe_every;          // after them, MoE on every n-th layer
+        j["moe_layers"] = moe_layers(m);
     }
     // Latent attention (DeepSeek-V2/V3): "head_dim" above is hidden / heads, no width of the model; its heads
     // are qk_nope_head_dim + qk_rope_head_dim wide for Q·K and v_head_dim for V, its cache one latent of

@@ -33,11 +33,12 @@ inline void check_layer_map(const LayerMap& map, const Parallelism& par, const T
 /// layout that does not match the model or the cluster.
 ///
 /// Without a layer map every stage holds L/p layers. A model with dense layers
-/// before its MoE ones (DeepSeek's first_k_dense_replace) is priced through
-/// the even map (layer_map.hpp's even_layer_map, p·v equal chunks in
-/// Megatron's order): the first stage's first layers are the dense ones, each
-/// stage at its own cost. (When p·v does not divide the layers, the dense
-/// layers are priced as MoE ones: an upper bound for the stage.)
+/// beside its MoE ones (DeepSeek's first_k_dense_replace, Llama 4 Maverick's
+/// MoE on every other layer) is priced through the even map (layer_map.hpp's
+/// even_layer_map, p·v equal chunks in Megatron's order): each stage holds
+/// the dense and MoE layers its chunks contain, each at its own cost. (When
+/// p·v does not divide the layers, the dense layers are priced as MoE ones:
+/// an upper bound for the stage.)
 [[nodiscard]] constexpr TrainingEstimate evaluate_training(const TransformerShape& m, const Cluster& c,
                                                            const Parallelism& par,
                                                            const TrainingOptions& o = default_training_options) {
@@ -46,9 +47,9 @@ inline void check_layer_map(const LayerMap& map, const Parallelism& par, const T
     if (par.sequence_parallel && o.tp_communication == TpCommunication::all_reduce)
         reject("TrainingOptions.tp_communication", to_string(o.tp_communication),
                "sequence parallelism needs reduce-scatter + all-gather (rs-ag or auto)");
-    const bool dense_then_moe = m.experts > 0 && m.dense_layers > 0 && m.layers % (par.pp * par.virtual_stages) == 0;
+    const bool dense_and_moe = m.experts > 0 && moe_layers(m) < m.layers && m.layers % (par.pp * par.virtual_stages) == 0;
     const detail::StepParts parts = o.layer_map != nullptr ? detail::mapped_step_parts(m, c, par, o, *o.layer_map)
-                                    : dense_then_moe       ? detail::even_map_step_parts(m, c, par, o)
+                                    : dense_and_moe        ? detail::even_map_step_parts(m, c, par, o)
                                                            : detail::uniform_step_parts(m, c, par, o);
     return detail::estimate_of(parts, m, c, par, o);
 }

@@ -149,7 +149,7 @@ inline constexpr TrainingOptions default_training_options{};
 [[nodiscard]] constexpr Flops skipped_recompute_flops_per_sequence(const TransformerShape& m, const Parallelism& par,
                                                                    const TrainingOptions& o) {
     if (!o.recompute_early_stop || !full_recompute_replays(par)) return Flops{};
-    const long long dense = m.experts == 0 ? m.layers : m.dense_layers;
+    const long long dense = m.layers - moe_layers(m);
     return flops(2.0 * count(dense) * count(par.sequence) * count(m.hidden) * count(m.ffn));
 }
 

@@ -33,6 +33,7 @@ namespace napkin {
     TransformerShape one = dense && m.experts > 0 ? dense_layer_shape(m) : m;
     one.layers = par.pp;
     one.dense_layers = 0;
+    one.moe_every = 1;
     return one;
 }
 
@@ -76,10 +77,9 @@ struct StageLayers {
     StageLayers n;
     for (long long chunk = 0; chunk < map.chunks; ++chunk) {
         const LayerRange& r = map.at(stage, chunk);
-        const long long dense =
-            m.experts == 0 ? r.size() : std::max(0LL, std::min(r.last, m.dense_layers) - r.first + 1);
-        n.dense += dense;
-        n.moe += r.size() - dense;
+        const long long moe = moe_layers_between(m, r.first, r.last);
+        n.dense += r.size() - moe;
+        n.moe += moe;
     }
     return n;
 }
@@ -120,7 +120,7 @@ template <class F>
 constexpr void for_each_stage(const TransformerShape& m, const Cluster& c, const Parallelism& par,
                               const TrainingOptions& o, const LayerMap& map, F&& f) {
     const Gpu& gpu = c.node.gpu;
-    const bool has_dense = m.experts == 0 || m.dense_layers > 0;
+    const bool has_dense = moe_layers(m) < m.layers;
     const MicrobatchTime moe = layer_microbatch_time(one_layer_shape(m, par, false), par, c, o);
     const MicrobatchTime dense =
         m.experts == 0 ? moe : has_dense ? layer_microbatch_time(one_layer_shape(m, par, true), par, c, o)
