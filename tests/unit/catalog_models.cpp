@@ -42,6 +42,15 @@ void check_config(const char* file, const TransformerShape& entry) {
     CHECK(m.sliding_window == entry.sliding_window);
     CHECK(m.global_every == entry.global_every);
     CHECK(m.vision_weights == entry.vision_weights);
+    CHECK(m.shared_experts == entry.shared_experts);
+    CHECK(m.shared_expert_ffn == entry.shared_expert_ffn);
+    CHECK(m.dense_layers == entry.dense_layers);
+    CHECK(m.moe_every == entry.moe_every);
+    CHECK(m.qkv_bias == entry.qkv_bias);
+    CHECK(m.kv_lora_rank == entry.kv_lora_rank);
+    CHECK(m.q_lora_rank == entry.q_lora_rank);
+    // Older entries leave max_position_embeddings 0 (nothing checked against it).
+    if (entry.max_position_embeddings > 0) CHECK(m.max_position_embeddings == entry.max_position_embeddings);
     CHECK(parameter_count(m) == parameter_count(entry));
     CHECK(active_parameter_count(m) == active_parameter_count(entry));
 }
@@ -254,6 +263,77 @@ TEST_SUITE("catalog/models") {
         // Layers 6, 12, …, 60 global: 10; 52 local.
         CHECK(global_attention_layers(catalog::gemma3_27b) == 10);
         CHECK(local_attention_layers(catalog::gemma3_27b) == 52);
+    }
+    // The 2026 models. Latent attention (DeepSeek-V2 Sec. 2.1) with q latent q, kv latent c, H heads of
+    // n + r (Q·K) and v (V): h·q + q + q·H·(n + r) + h·(c + r) + c + c·H·(n + v) + H·v·h.
+    // Kimi K2 (h 7,168, 64 heads): 11,010,048 + 1,536 + 18,874,368 + 4,128,768 + 512 + 8,388,608 + 58,720,256
+    // = 101,124,096. An expert 3·7,168·2,048 = 44,040,192; an MoE layer 385 of them (one shared), a router
+    // 7,168·384 and 2 norms: 17,059,364,864; the dense layer 101,124,096 + 3·7,168·18,432 + 14,336 =
+    // 497,500,160; 60·17,059,364,864 + 497,500,160 + 2·163,840·7,168 + 7,168 = 1,026,408,209,408 (the
+    // checkpoint adds DeepSeek-V3's per-expert routing bias, 60·384 = 23,040 more). Active: 376 experts
+    // a layer fewer, 60·376·44,040,192 less: 32,861,477,888.
+    TEST_CASE("Kimi K2: 1,026,408,209,408 weights (card 1T), 32,861,477,888 active (card 32B)") {
+        check_config("kimi_k2_config.json", catalog::kimi_k2);
+        CHECK(parameter_count(catalog::kimi_k2) == 1'026'408'209'408);
+        CHECK(active_parameter_count(catalog::kimi_k2) == 32'861'477'888);
+        CHECK(agrees(parameter_count(catalog::kimi_k2), 1000, 100));
+        CHECK(agrees(active_parameter_count(catalog::kimi_k2), 32, 1));
+    }
+    // GLM-4.5 (h 5,120; 96 heads of 128, 8 KV): attention 2·5,120·12,288 + 2·5,120·1,024 + biases 12,288 +
+    // 2·1,024 + Q/K norms 256 = 136,329,472; an expert 3·5,120·1,536 = 23,592,960, an MoE layer 161 of them,
+    // a router 5,120·160 and 2 norms: 3,935,625,472; a dense layer 136,329,472 + 3·5,120·12,288 + 10,240 =
+    // 325,083,392; 89·3,935,625,472 + 3·325,083,392 + 2·151,552·5,120 + 5,120 = 352,797,814,784 (the card's
+    // 355B adds the multi-token-prediction layer). Active 89·152·23,592,960 fewer: 33,632,251,904, of which
+    // 32,080,359,424 outside the two embedding tables (the card's 32B).
+    TEST_CASE("GLM-4.5: 352,797,814,784 weights (card 355B), 32,080,359,424 active outside the tables (card 32B)") {
+        check_config("glm4_5_config.json", catalog::glm4_5);
+        CHECK(parameter_count(catalog::glm4_5) == 352'797'814'784);
+        CHECK(active_parameter_count(catalog::glm4_5) == 33'632'251'904);
+        CHECK(agrees(parameter_count(catalog::glm4_5), 355, 3));
+        CHECK(agrees(active_parameter_count(catalog::glm4_5) - 2LL * 151'552 * 5'120, 32, 1));
+    }
+    // Qwen3-Coder-480B-A35B (h 6,144; 96 heads of 128, 8 KV): attention 2·6,144·12,288 + 2·6,144·1,024 +
+    // Q/K norms 256 = 163,578,112; an expert 3·6,144·2,560 = 47,185,920, 160 of them, a router 6,144·160,
+    // norms 12,288: a layer 7,714,320,640; 62 of them + 2·151,936·6,144 + 6,144 = 480,154,875,392. Active:
+    // 152 experts a layer fewer: 35,474,765,312.
+    TEST_CASE("Qwen3-Coder-480B-A35B: 480,154,875,392 weights (card 480B), 35,474,765,312 active (card 35B)") {
+        check_config("qwen3_coder_480b_a35b_config.json", catalog::qwen3_coder_480b_a35b);
+        CHECK(layer_weights(catalog::qwen3_coder_480b_a35b) == 7'714'320'640);
+        CHECK(parameter_count(catalog::qwen3_coder_480b_a35b) == 480'154'875'392);
+        CHECK(active_parameter_count(catalog::qwen3_coder_480b_a35b) == 35'474'765'312);
+        CHECK(agrees(parameter_count(catalog::qwen3_coder_480b_a35b), 480, 1));
+        CHECK(agrees(active_parameter_count(catalog::qwen3_coder_480b_a35b), 35, 1));
+    }
+    TEST_CASE("Qwen3-235B-A22B-2507: Qwen3-235B-A22B's weights with 262,144 positions") {
+        check_config("qwen3_235b_a22b_2507_config.json", catalog::qwen3_235b_a22b_2507);
+        CHECK(parameter_count(catalog::qwen3_235b_a22b_2507) == 235'093'634'560);
+        CHECK(catalog::qwen3_235b_a22b_2507.max_position_embeddings == 262'144);
+    }
+    // Mistral Large 2 (h 12,288; 96 heads of 128, 8 KV): 2·12,288² + 2·12,288·1,024 + 3·12,288·28,672 +
+    // 2·12,288 = 1,384,144,896 a layer; 88 of them + 2·32,768·12,288 + 12,288 = 122,610,069,504.
+    TEST_CASE("Mistral Large 2: 88 × 1,384,144,896 + 805,318,656 = 122,610,069,504 — card 123B") {
+        check_config("mistral_large_2_config.json", catalog::mistral_large_2);
+        CHECK(layer_weights(catalog::mistral_large_2) == 1'384'144'896);
+        CHECK(parameter_count(catalog::mistral_large_2) == 122'610'069'504);
+        CHECK(agrees(parameter_count(catalog::mistral_large_2), 123, 1));
+    }
+    TEST_CASE("DeepSeek-R1 and V3.1 have DeepSeek-V3's shape (671B, 37B active)") {
+        check_config("deepseek_v3_config.json", catalog::deepseek_r1);
+        check_config("deepseek_v3_config.json", catalog::deepseek_v3_1);
+        CHECK(catalog::find_model("deepseek-r1").has_value());
+        CHECK(catalog::find_model("deepseek-v3.1").has_value());
+    }
+    // gpt-oss and Llama 4 are derived by hand in tests/unit/hf_config.cpp; the catalog holds what their
+    // config.json files read as.
+    TEST_CASE("gpt-oss and Llama 4 in the catalog are their config.json files") {
+        check_config("gpt_oss_20b_config.json", catalog::gpt_oss_20b);
+        check_config("gpt_oss_120b_config.json", catalog::gpt_oss_120b);
+        check_config("llama4_scout_config.json", catalog::llama4_scout);
+        check_config("llama4_maverick_config.json", catalog::llama4_maverick);
+        CHECK(agrees(parameter_count(catalog::gpt_oss_120b), 117, 1));
+        CHECK(agrees(parameter_count(catalog::llama4_scout), 109, 1));
+        CHECK(agrees(parameter_count(catalog::llama4_maverick), 400, 2));
+        CHECK(agrees(active_parameter_count(catalog::llama4_maverick), 17, 1));
     }
     TEST_CASE("every catalog name is unique and found by find_model") {
         for (const auto* m : catalog::models) {

@@ -129,7 +129,7 @@ TEST_SUITE("io/hf_config") {
     // mlp_only_layers: a step of 2 over 24 layers gives layers 2, 4, …, 24 (from 1) MoE, 12 of them; the other
     // 12 keep the dense block of intermediate_size. The weights by hand, Qwen1.5-MoE's widths above: a dense
     // layer 16,783,360 + 3·2048·5632 + 4096 = 51,390,464, an MoE layer 570,560,512; 12 of each.
-    TEST_CASE("MoE on every n-th layer is read (decoder_sparse_step, mlp_only_layers); other patterns are refused") {
+    TEST_CASE("MoE on every n-th layer is read (decoder_sparse_step, mlp_only_layers) and other patterns are refused") {
         const std::string base = R"({"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
             "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 5632, "vocab_size": 151936,
             "num_experts": 60, "num_experts_per_tok": 4, "moe_intermediate_size": 1408,

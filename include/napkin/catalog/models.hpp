@@ -158,6 +158,104 @@ inline constexpr TransformerShape deepseek_v3 = validated(TransformerShape{
     .shared_experts = 1, .shared_expert_ffn = 2048, .dense_layers = 3, .q_lora_rank = 1536, .kv_lora_rank = 512,
     .qk_nope_head_dim = 128, .qk_rope_head_dim = 64, .v_head_dim = 128, .max_position_embeddings = 163840});
 
+/// DeepSeek-R1 (deepseek-ai/DeepSeek-R1, arXiv 2501.12948) and DeepSeek-V3.1
+/// (deepseek-ai/DeepSeek-V3.1): post-trained from DeepSeek-V3-Base, the same
+/// DeepseekV3ForCausalLM shape as V3 (their cards: 671B total, 37B activated).
+inline constexpr TransformerShape deepseek_r1 = [] {
+    TransformerShape m = deepseek_v3;
+    m.name = "deepseek-r1";
+    return m;
+}();
+inline constexpr TransformerShape deepseek_v3_1 = [] {
+    TransformerShape m = deepseek_v3;
+    m.name = "deepseek-v3.1";
+    return m;
+}();
+
+/// Kimi K2 (moonshotai/Kimi-K2-Instruct, model_type kimi_k2 on DeepSeek-V3's
+/// architecture; Kimi Team 2025, arXiv 2507.20534, Sec. 2.3): 61 layers, the
+/// first dense, then 384 routed experts (8 per token) and 1 shared of 2,048;
+/// latent attention with 64 heads. The card prints 1T total, 32B activated.
+inline constexpr TransformerShape kimi_k2 = validated(TransformerShape{
+    .name = "kimi-k2", .layers = 61, .hidden = 7168, .ffn = 18432, .heads = 64, .kv_heads = 64,
+    .vocabulary = 163840, .tied_embeddings = false, .experts = 384, .experts_per_token = 8, .expert_ffn = 2048,
+    .shared_experts = 1, .shared_expert_ffn = 2048, .dense_layers = 1, .q_lora_rank = 1536, .kv_lora_rank = 512,
+    .qk_nope_head_dim = 128, .qk_rope_head_dim = 64, .v_head_dim = 128, .max_position_embeddings = 131072});
+
+/// GLM-4.5 (zai-org/GLM-4.5, model_type glm4_moe; GLM-4.5 Team 2025, arXiv
+/// 2508.06471, Table 1): 92 layers, the first 3 dense (FFN 12,288), then 160
+/// routed experts (8 per token) and 1 shared of 1,536; 96 heads of 128 over a
+/// 5,120 width, 8 KV heads, biases on Q, K and V, Q/K norms. The card prints
+/// 355B total, 32B activated (its multi-token-prediction layer aside).
+inline constexpr TransformerShape glm4_5 = validated(TransformerShape{
+    .name = "glm-4.5", .layers = 92, .hidden = 5120, .ffn = 12288, .heads = 96, .kv_heads = 8, .head_dim = 128,
+    .vocabulary = 151552, .tied_embeddings = false, .experts = 160, .experts_per_token = 8, .expert_ffn = 1536,
+    .shared_experts = 1, .shared_expert_ffn = 1536, .dense_layers = 3, .qkv_bias = true, .qk_norm = true,
+    .max_position_embeddings = 131072});
+
+/// Qwen3-235B-A22B-Instruct-2507 (Qwen/Qwen3-235B-A22B-Instruct-2507): the
+/// shape of Qwen3-235B-A22B with 262,144 positions. Qwen3-Coder-480B-A35B
+/// (Qwen/Qwen3-Coder-480B-A35B-Instruct, qwen3_moe): 62 layers of 6,144, 96
+/// heads (8 KV), 160 experts of 2,560, 8 per token. Cards: 235B (22B
+/// activated), 480B (35B activated).
+inline constexpr TransformerShape qwen3_235b_a22b_2507 = [] {
+    TransformerShape m = qwen3_235b_a22b;
+    m.name = "qwen3-235b-a22b-2507";
+    m.max_position_embeddings = 262144;
+    return m;
+}();
+inline constexpr TransformerShape qwen3_coder_480b_a35b = validated(TransformerShape{
+    .name = "qwen3-coder-480b-a35b", .layers = 62, .hidden = 6144, .ffn = 8192, .heads = 96, .kv_heads = 8,
+    .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false, .experts = 160, .experts_per_token = 8,
+    .expert_ffn = 2560, .qk_norm = true, .max_position_embeddings = 262144});
+
+/// Mistral Large 2 (mistralai/Mistral-Large-Instruct-2407): 88 layers of
+/// 12,288, 96 heads (8 KV), SwiGLU of 28,672, a 32,768 vocabulary. The card
+/// prints 123B.
+inline constexpr TransformerShape mistral_large_2 = validated(TransformerShape{
+    .name = "mistral-large-2", .layers = 88, .hidden = 12288, .ffn = 28672, .heads = 96, .kv_heads = 8,
+    .vocabulary = 32768, .tied_embeddings = false, .max_position_embeddings = 131072});
+
+/// gpt-oss-20b and gpt-oss-120b (openai/gpt-oss-20b, -120b; OpenAI, "gpt-oss
+/// model card", 2025, Table 1): 24 and 36 layers of 2,880, 64 heads of 64 (8
+/// KV) with biases on Q, K and V, 32 and 128 experts of 2,880 (4 per token),
+/// a 128-token window on every other layer. Cards: 21B (3.6B active), 117B
+/// (5.1B active).
+inline constexpr TransformerShape gpt_oss_20b = validated(TransformerShape{
+    .name = "gpt-oss-20b", .layers = 24, .hidden = 2880, .ffn = 2880, .heads = 64, .kv_heads = 8, .head_dim = 64,
+    .vocabulary = 201088, .tied_embeddings = false, .experts = 32, .experts_per_token = 4, .expert_ffn = 2880,
+    .qkv_bias = true, .max_position_embeddings = 131072, .sliding_window = 128, .global_every = 2});
+inline constexpr TransformerShape gpt_oss_120b = [] {
+    TransformerShape m = gpt_oss_20b;
+    m.name = "gpt-oss-120b";
+    m.layers = 36;
+    m.experts = 128;
+    return validated(m);
+}();
+
+/// Llama 4 Scout and Maverick (meta-llama/Llama-4-Scout-17B-16E,
+/// -Maverick-17B-128E; Meta's Llama 4 model cards, 2025): 48 layers of 5,120,
+/// 40 heads of 128 (8 KV), a shared expert of 8,192 beside 16 (Scout) or 128
+/// (Maverick) routed ones, 1 per token; Maverick's MoE on every other layer,
+/// its dense layers of 16,384. Chunked attention of 8,192 on three layers of
+/// four, priced as a window. The vision tower: 34 layers of 1,408, MLP 5,632,
+/// 336² in patches of 14. Cards: 109B (17B active), 400B (17B active).
+inline constexpr VisionEncoder llama4_vision_encoder{
+    .layers = 34, .hidden = 1408, .ffn = 5632, .image_size = 336, .patch_size = 14};
+inline constexpr TransformerShape llama4_scout = validated(TransformerShape{
+    .name = "llama4-scout", .layers = 48, .hidden = 5120, .ffn = 16384, .heads = 40, .kv_heads = 8, .head_dim = 128,
+    .vocabulary = 202048, .tied_embeddings = false, .experts = 16, .experts_per_token = 1, .expert_ffn = 8192,
+    .shared_experts = 1, .shared_expert_ffn = 8192, .max_position_embeddings = 10485760, .sliding_window = 8192,
+    .global_every = 4, .vision_weights = vision_tower_weights(llama4_vision_encoder, 5120)});
+inline constexpr TransformerShape llama4_maverick = [] {
+    TransformerShape m = llama4_scout;
+    m.name = "llama4-maverick";
+    m.experts = 128;
+    m.moe_every = 2;
+    m.max_position_embeddings = 1048576;
+    return validated(m);
+}();
+
 /// Gemma 2 2B, 9B and 27B (google/gemma-2-2b, -9b, -27b; Gemma Team 2024,
 /// arXiv 2408.00118, Table 1): an RMSNorm before and after attention and the
 /// feed-forward block (4 a layer), GeGLU (three matrices, as SwiGLU), tied
@@ -224,6 +322,9 @@ inline constexpr std::array models{&llama3_1_8b, &llama3_1_70b, &llama3_1_405b,
                                    &mixtral_8x22b, &qwen2_5_0_5b, &qwen2_5_7b, &qwen2_5_72b, &qwen3_8b, &qwen3_32b,
                                    &phi3_mini, &phi4,
                                    &qwen3_30b_a3b, &qwen3_235b_a22b, &deepseek_v3,
+                                   &deepseek_r1, &deepseek_v3_1, &kimi_k2, &glm4_5, &qwen3_235b_a22b_2507,
+                                   &qwen3_coder_480b_a35b, &mistral_large_2, &gpt_oss_20b, &gpt_oss_120b,
+                                   &llama4_scout, &llama4_maverick,
                                    &gemma2_2b, &gemma2_9b, &gemma2_27b,
                                    &gemma3_1b, &gemma3_4b, &gemma3_12b, &gemma3_27b};
 

@@ -12,9 +12,11 @@
 // gpt_oss: every layer a mixture of experts, sliding-window attention on the
 // layers layer_types marks) and Llama 4 Scout (llama4: a shared expert beside
 // the routed ones, chunked attention on three layers of four, a ViT vision
-// tower). A missing or malformed field is an error naming the field and the
-// file; so is a model_type napkin does not model, and a field that would make
-// it read the model wrongly (Llama 4 Maverick's MoE on every other layer).
+// tower; Maverick's MoE on every other layer), Kimi K2 (kimi_k2: DeepSeek-V3's
+// keys) and GLM-4.5 (glm4_moe: DeepSeek's expert keys, biases on Q, K and V).
+// A missing or malformed field is an error naming the field and the file; so
+// is a model_type napkin does not model, and a field that would make it read
+// the model wrongly (MoE layers in a pattern it does not model).
 #pragma once
 
 #include <napkin/io/text_file.hpp>
@@ -60,9 +62,10 @@ using io::max_json_depth;
 
 /// The architectures the reader models, by config.json's model_type
 /// (transformers' names); a config without one is read as the Llama family.
-inline constexpr std::array<std::string_view, 17> modelled_types{
-    "gpt2",      "llama",      "mistral",     "mixtral",     "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe", "phi3",
-    "gemma2",    "gemma3",     "gemma3_text", "deepseek_v2", "deepseek_v3", "gpt_oss", "llama4", "llama4_text"};
+inline constexpr std::array<std::string_view, 19> modelled_types{
+    "gpt2",   "llama",  "mistral",     "mixtral",     "qwen2",       "qwen2_moe", "qwen3",
+    "qwen3_moe", "phi3", "gemma2",     "gemma3",      "gemma3_text", "deepseek_v2", "deepseek_v3",
+    "kimi_k2", "glm4_moe", "gpt_oss",  "llama4",      "llama4_text"};
 
 inline std::string modelled_type_list() {
     std::string text;
@@ -287,8 +290,11 @@ inline void read_layer_types(const detail::ConfigFields& f, TransformerShape& m)
         m.tied_embeddings = f.flag_or("tie_word_embeddings", gemma);  // Gemma2Config, Gemma3TextConfig: tied
         // Qwen2 puts biases on Q, K and V (Qwen2 technical report Sec. 2.1); Qwen3 drops them and
         // normalises Q and K per head (Qwen3 technical report Sec. 2).
-        m.qkv_bias = type == "qwen2" || type == "qwen2_moe" || (type == "gpt_oss" && f.flag_or("attention_bias", false));
-        m.qk_norm = type == "qwen3" || type == "qwen3_moe" || gemma3;  // Gemma 3: arXiv 2503.19786 Sec. 2
+        // gpt-oss and GLM-4.5 (Glm4MoeAttention) put attention_bias on Q, K and V, not on the output.
+        const bool qkv_attention_bias = type == "gpt_oss" || type == "glm4_moe";
+        m.qkv_bias = type == "qwen2" || type == "qwen2_moe" || (qkv_attention_bias && f.flag_or("attention_bias", false));
+        m.qk_norm = type == "qwen3" || type == "qwen3_moe" || gemma3 ||  // Gemma 3: arXiv 2503.19786 Sec. 2
+                    (type == "glm4_moe" && f.flag_or("use_qk_norm", false));
         m.max_position_embeddings = f.count_or("max_position_embeddings", gemma3 ? 131072 : 0, limits::sequence);
         if (gemma) {
             // Four norms a layer; local layers of sliding_window positions, every
@@ -329,7 +335,7 @@ inline void read_layer_types(const detail::ConfigFields& f, TransformerShape& m)
                 m.dense_layers = pattern.dense_layers;
                 m.moe_every = pattern.moe_every;
             }
-        } else if (f.has("n_routed_experts")) {  // DeepSeek-V2/V3 (DeepseekV2Config, DeepseekV3Config)
+        } else if (f.has("n_routed_experts")) {  // DeepSeek-V2/V3, Kimi K2 (DeepseekV3Config), GLM-4.5 (Glm4MoeConfig)
             m.experts = f.count("n_routed_experts", limits::experts);
             m.experts_per_token = f.count("num_experts_per_tok", limits::experts);
             m.expert_ffn = f.count("moe_intermediate_size", limits::width);
