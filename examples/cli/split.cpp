@@ -203,7 +203,7 @@ NAPKIN_COMMAND(app) {
         if (*json) return print_json(j);
         std::printf("models:\n");
         for (const auto* m : catalog::models)
-            std::printf("  %-20s %8.2fB weights, %3lld layers%s\n", std::string(m->name).c_str(),
+            std::printf("  %-21s %8.2fB weights, %3lld layers%s\n", std::string(m->name).c_str(),
                         count(parameter_count(*m)) / 1e9, m->layers,
                         m->experts > 0 ? (", " + std::to_string(m->experts) + " experts").c_str() : "");
         std::printf("gpus:\n");
