@@ -36,19 +36,6 @@ nlohmann::json search_json(long long evaluated, long long rejected, double secon
             {"points_per_second", seconds > 0 ? static_cast<double>(evaluated) / seconds : 0.0}};
 }
 
-nlohmann::json inference_candidate_json(const InferenceCandidate& c, const Gpu& gpu) {
-    return {{"tp", c.split.tp},
-            {"pp", c.split.pp},
-            {"gpus", c.split.gpus()},
-            {"tokens_in_flight", c.split.tokens_in_flight},
-            {"memory", io::json::inference_memory(c.memory, gpu)},
-            {"read_s", c.time.read.value()},
-            {"transfer_s", c.time.transfer.value()},
-            {"total_s", c.time.total().value()},
-            {"user_tokens_per_s", c.time.user_tokens_per_second().value()},
-            {"tokens_per_s", c.tokens_per_second().value()}};
-}
-
 void print_inference_candidate(const char* what, const InferenceCandidate& c) {
     printf_wrapped("%-8s t%lld x p%lld = %lld GPUs, %lld token(s) in flight: %s per token (%s read + %s waiting), "
                 "%.1f tokens/s in all, %s per GPU\n",
@@ -722,35 +709,12 @@ std::pair<ServingPlanQuery, ServingSetup> serving_query_from_flags(const Options
     return {query, setup};
 }
 
+// io::json::serving_plan and the cost of a token at full load, when asked for.
 template <class Options>
-nlohmann::json serving_plan_json(const ServingPlan& plan, const Options& o, const Watts& power) {
-    nlohmann::json j{{"tpot_bound_s", nullptr},
-                     {"ttft_bound_s", nullptr},
-                     {"input_tokens", o.input_tokens},
-                     {"output_tokens", o.output_tokens},
-                     {"best", nullptr},
-                     {"search",
-                      {{"points_evaluated", plan.points_evaluated},
-                       {"rejected", {{"memory", plan.rejected_memory}, {"latency", plan.rejected_latency}}},
-                       {"points_pruned", plan.pruned}}}};
-    if (o.tpot_ms) j["tpot_bound_s"] = *o.tpot_ms / 1e3;
-    if (o.ttft_ms) j["ttft_bound_s"] = *o.ttft_ms / 1e3;
-    if (plan.best) {
-        const ServingEstimate& e = *plan.best;
-        j["best"] = {{"tp", e.layout.tp},
-                     {"pp", e.layout.pp},
-                     {"ep", e.layout.ep},
-                     {"gpus", e.layout.gpus()},
-                     {"concurrency", e.workload.concurrency},
-                     {"ttft_s", e.ttft.value()},
-                     {"tpot_s", e.tpot.value()},
-                     {"e2e_s", e.e2e.value()},
-                     {"output_tokens_per_s", e.output_tokens_per_s.value()},
-                     {"output_tokens_per_s_per_gpu", e.output_tokens_per_s_per_gpu.value()},
-                     {"requests_per_s", e.requests_per_s.value()},
-                     {"memory_total", json_bytes(e.memory.total())}};
-        add_token_cost_json(j["best"], token_cost(e, o.price, power));
-    }
+nlohmann::json serving_plan_json(const ServingPlan& plan, const ServingPlanQuery& q, const Options& o,
+                                 const Watts& power) {
+    nlohmann::json j = io::json::serving_plan(plan, q);
+    if (plan.best) add_token_cost_json(j["best"], token_cost(*plan.best, o.price, power));
     return j;
 }
 
@@ -912,8 +876,10 @@ NAPKIN_COMMAND(app) {
         }
         std::optional<ServingPlan> serving;
         std::optional<ServingFleetPlan> fleet;
+        ServingPlanQuery serving_query;
         if (serving_engine_wanted(*o)) {
-            const auto [serving_query, serving_setup] = serving_query_from_flags(*o, model, gpu);
+            const auto [query_of_flags, serving_setup] = serving_query_from_flags(*o, model, gpu);
+            serving_query = query_of_flags;
             if (o->arrival_rate)
                 fleet = plan_serving_fleet(model, gpu, link, serving_query, per_second(*o->arrival_rate), serving_setup,
                                            resolve_ring(o->link));
@@ -941,17 +907,15 @@ NAPKIN_COMMAND(app) {
         const std::string asked = cost_objective ? "cost" : objective;
 
         if (o->json) {
-            nlohmann::json j{{"model", model.name},   {"gpu", gpu.name},           {"link", link.name},
-                             {"objective", asked},     {"max_gpus", o->max_gpus}, {"fewest", nullptr},
-                             {"best", nullptr}};
-            j["latency_bound_s"] = nullptr;
-            if (o->latency_ms) j["latency_bound_s"] = in(query.latency_bound, units::s);
-            if (plan.fewest) j["fewest"] = inference_candidate_json(*plan.fewest, gpu);
-            if (plan.best) j["best"] = inference_candidate_json(*plan.best, gpu);
-            j["search"] = search_json(plan.points_evaluated, plan.rejected_memory + plan.rejected_latency, seconds);
-            j["search"]["rejected"] = {{"memory", plan.rejected_memory}, {"latency", plan.rejected_latency}};
-            j["search"]["points_pruned"] = plan.pruned;
-            if (serving) j["serving"] = serving_plan_json(*serving, *o, power);
+            nlohmann::json j{{"model", model.name},
+                             {"gpu", gpu.name},
+                             {"link", link.name},
+                             {"objective", asked},
+                             {"max_gpus", o->max_gpus},
+                             {"latency_bound_s", io::json::bound_seconds(query.latency_bound)}};
+            j.update(io::json::inference_plan(plan, gpu));
+            j["search"].update(search_json(plan.points_evaluated, plan.rejected_memory + plan.rejected_latency, seconds));
+            if (serving) j["serving"] = serving_plan_json(*serving, serving_query, *o, power);
             if (fleet) j["serving"] = serving_fleet_json(*fleet, *o, power);
             return print_json(j);
         }

@@ -1,12 +1,15 @@
-// What a run and a token cost (napkin/run_cost.hpp) and the fewest GPUs for a
-// traffic level (napkin/inference_planner.hpp: plan_serving_fleet) from
-// Python. A run's answer is the "run" object of `napkin train --json` and
+// What a run and a token cost (napkin/run_cost.hpp) and the inference planners
+// (napkin/inference_planner.hpp: plan_inference, plan_serving and, for a
+// traffic level, plan_serving_fleet) from Python. The planners answer with
+// the records of `napkin plan-inference --json` (io::json::inference_plan,
+// io::json::serving_plan). A run's answer is the "run" object of `napkin train --json` and
 // `napkin plan --json` (io::json::run: the same keys and numbers); times are
 // seconds, power watts, as everywhere in the module.
 #include "bindings.hpp"
 
 #include <napkin/inference_planner.hpp>
 #include <napkin/io/json.hpp>
+#include <napkin/io/text_file.hpp>
 #include <napkin/run_cost.hpp>
 #include <napkin/serving.hpp>
 
@@ -101,6 +104,49 @@ void bind_cost(py::module_& m) {
             return in(joules_per_token(gpus, watts(power), tokens_per_second(tokens_per_s)), units::joules_per_token);
         },
         py::arg("gpus"), py::arg("power"), py::arg("tokens_per_s"), "GPUs × W / tokens/s: joules per token.");
+    m.def(
+        "plan_inference",
+        [](const TransformerShape& model, const Gpu& gpu, const Link& link, long long max_gpus,
+           long long max_tokens_in_flight, const std::optional<double>& latency_bound,
+           const std::optional<std::string>& objective, const InferenceSetup& setup, const Ring& collective) {
+            InferencePlanQuery q{.max_gpus = max_gpus,
+                                 .max_tokens_in_flight = max_tokens_in_flight,
+                                 .latency_bound = bound_of("latency_bound", latency_bound)};
+            // As plan-inference: a latency bound asks for the most tokens/s under it.
+            q.objective = latency_bound ? InferenceObjective::throughput : InferenceObjective::latency;
+            if (objective == "latency") q.objective = InferenceObjective::latency;
+            else if (objective == "throughput") q.objective = InferenceObjective::throughput;
+            else if (objective)
+                reject("objective", io::printable(*objective), "must be latency or throughput");
+            return to_python(io::json::inference_plan(plan_inference(model, gpu, link, q, setup, collective), gpu));
+        },
+        py::arg("model"), py::arg("gpu"), py::arg("link"), py::kw_only(), py::arg("max_gpus") = 64,
+        py::arg("max_tokens_in_flight") = 1024, py::arg("latency_bound") = py::none(),
+        py::arg("objective") = py::none(), py::arg("setup") = lesson_setup,
+        py::arg("collective") = lesson_collective,
+        "The lesson model's planner, as `napkin plan-inference`: the fewest GPUs that hold the model and the "
+        "tensor × pipeline split and tokens in flight with the lowest time per token (or, under latency_bound "
+        "seconds, the most tokens/s). Returns the 'fewest', 'best' and 'search' keys of plan-inference --json "
+        "(None where no split qualifies).");
+    m.def(
+        "plan_serving",
+        [](const TransformerShape& model, const Gpu& gpu, const Link& link, long long input_tokens,
+           long long output_tokens, const std::optional<double>& tpot_bound, const std::optional<double>& ttft_bound,
+           long long max_gpus, long long max_concurrency, const ServingSetup& setup) {
+            const ServingPlanQuery q{.max_gpus = max_gpus,
+                                     .max_concurrency = max_concurrency,
+                                     .input_tokens = input_tokens,
+                                     .output_tokens = output_tokens,
+                                     .tpot_bound = bound_of("tpot_bound", tpot_bound),
+                                     .ttft_bound = bound_of("ttft_bound", ttft_bound)};
+            return to_python(io::json::serving_plan(plan_serving(model, gpu, link, q, setup), q));
+        },
+        py::arg("model"), py::arg("gpu"), py::arg("link"), py::kw_only(), py::arg("input_tokens") = 1024,
+        py::arg("output_tokens") = 256, py::arg("tpot_bound") = py::none(), py::arg("ttft_bound") = py::none(),
+        py::arg("max_gpus") = 64, py::arg("max_concurrency") = 1024, py::arg("setup") = default_serving_setup,
+        "The serving engine's planner, as `napkin plan-inference --tpot/--ttft`: the layout and concurrency with "
+        "the most output tokens/s per GPU within the bounds (seconds). Returns the 'serving' key of "
+        "plan-inference --json without its cost keys ('best' is None when nothing meets the bounds).");
     m.def(
         "plan_serving_fleet",
         [](const TransformerShape& model, const Gpu& gpu, const Link& link, double requests_per_s,

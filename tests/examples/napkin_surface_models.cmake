@@ -33,9 +33,11 @@ napkin_check_output(cli.show.qwen3_235b_a22b
   EXPECT "model qwen3-235b-a22b: 235,093,634,560 weights (22,190,763,520 active)")
 napkin_check_output(cli.list.new_models
   COMMAND $<TARGET_FILE:napkin-cli> list
-  EXPECT "  gemma2-9b                9.24B weights,  42 layers" "  gemma3-27b              27.43B weights,  62 layers"
-         "  deepseek-v3            671.03B weights,  61 layers, 256 experts"
-         "  qwen3-235b-a22b        235.09B weights,  94 layers, 128 experts")
+  EXPECT "  gemma2-9b                 9.24B weights,  42 layers" "  gemma3-27b               27.43B weights,  62 layers"
+         "  deepseek-v3             671.03B weights,  61 layers, 256 experts"
+         "  qwen3-235b-a22b         235.09B weights,  94 layers, 128 experts"
+         "  qwen3-coder-480b-a35b   480.15B weights,  62 layers, 160 experts"
+         "  llama4-maverick         401.53B weights,  48 layers, 128 experts")
 
 # The schedule's per-layer times with their units: cli.schedule.layer_map's layer map, the same JSON
 # (times whole in ms and 4 s, so that 4000ms and 4s are the same double).

@@ -3,6 +3,8 @@
 # `napkin plan-inference --arrival-rate --json` (the same C++ functions, the
 # same serializer), and the hand derivations of napkin/run_cost.hpp.
 import math
+import os
+import subprocess
 
 import napkin
 import pytest
@@ -89,3 +91,72 @@ def test_bad_input_names_the_argument():
     with pytest.raises(ValueError, match="ttft_bound = 0: must be positive"):
         napkin.plan_serving_fleet(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
                                   1.0, ttft_bound=0.0)
+
+
+def test_plan_inference_equals_napkin_plan_inference_json(napkin_cli):
+    # Both go through io::json::inference_plan and io::json::serving_plan: the same keys, the same numbers.
+    args = ["plan-inference", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--link", "nvlink4", "--max-gpus", 8,
+            "--max-tokens", 64, "--tpot", "50ms", "--ttft", "2s"]
+    j = napkin_cli(*args)
+    model, gpu, link = catalog.model("llama3.1-70b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4")
+    p = napkin.plan_inference(model, gpu, link, max_gpus=8, max_tokens_in_flight=64)
+    assert p["fewest"] == j["fewest"] and p["best"] == j["best"]
+    for key in ("points_evaluated", "points_rejected", "rejected", "points_pruned"):
+        assert p["search"][key] == j["search"][key], key
+    # 70 B in BF16 is 141 GB: it needs two 80 GB GPUs at least; the fastest split uses all 8.
+    assert p["fewest"]["gpus"] == 2
+    assert p["best"]["tp"] * p["best"]["pp"] == p["best"]["gpus"] <= 8
+    s = napkin.plan_serving(model, gpu, link, tpot_bound=0.050, ttft_bound=2.0, max_gpus=8, max_concurrency=64)
+    served = j["serving"]
+    for key in ("tpot_bound_s", "ttft_bound_s", "input_tokens", "output_tokens", "search"):
+        assert s[key] == served[key], key
+    for key, value in s["best"].items():
+        assert served["best"][key] == value, key
+    assert s["best"]["tpot_s"] <= 0.050 and s["best"]["ttft_s"] <= 2.0
+    # A latency bound asks for the most tokens/s under it, as --latency does.
+    bounded = napkin.plan_inference(model, gpu, link, max_gpus=8, max_tokens_in_flight=64, latency_bound=0.030)
+    assert bounded["best"]["total_s"] <= 0.030
+    with pytest.raises(ValueError, match='objective = "fastest": must be latency or throughput'):
+        napkin.plan_inference(model, gpu, link, objective="fastest")
+    with pytest.raises(ValueError, match="latency_bound = 0: must be positive"):
+        napkin.plan_inference(model, gpu, link, latency_bound=0.0)
+
+
+# Every subcommand of `napkin --help` and the Python function that answers the same question. A new
+# subcommand without a Python twin fails here until one is written (or its absence is stated).
+SUBCOMMAND_FUNCTIONS = {
+    "serve": ["evaluate_serving", "simulate_serving", "serving_sweep", "max_concurrency"],
+    "split": ["memory_per_gpu", "token_time"],
+    "fewest": ["fewest_gpus"],
+    "best": ["best_gpu_count"],
+    "allreduce": ["ring_all_reduce", "nccl_all_reduce"],
+    "collective": ["collective_time", "all_gather", "reduce_scatter", "all_to_all", "broadcast"],
+    "crossover": ["ring_tree_crossover"],
+    "bubble": ["bubble_time"],
+    "schedule": ["simulate_schedule"],
+    "train": ["evaluate_training", "run_cost"],
+    "plan": ["plan_training"],
+    "plan-inference": ["plan_inference", "plan_serving", "plan_serving_fleet"],
+    "calibrate": ["calibrate", "read_nccl_tests", "parse_nccl_tests"],
+    "calibrate-serving": None,   # a fit over measured files: the command is the interface (README, Calibration)
+    "calibrate-training": None,  # the same
+    "show": ["catalog.model", "catalog.gpu", "catalog.link", "catalog.node"],
+    "list": ["catalog.models", "catalog.gpus", "catalog.links", "catalog.nodes"],
+}
+
+
+def test_every_subcommand_has_its_python_function():
+    path = os.environ.get("NAPKIN_CLI")
+    if not path or not os.path.exists(path):
+        pytest.skip("NAPKIN_CLI does not name the napkin command (ctest sets it)")
+    text = subprocess.run([path, "--help"], capture_output=True, text=True, check=True).stdout
+    # Subcommands are the lines "  name   description" between "usage:" and "options:".
+    body = text.split("options:")[0]
+    listed = {line.split()[0] for line in body.splitlines() if line.startswith("  ") and not line.startswith("   ")}
+    assert listed == set(SUBCOMMAND_FUNCTIONS)
+    for command, functions in SUBCOMMAND_FUNCTIONS.items():
+        for name in functions or []:
+            owner = napkin
+            for part in name.split("."):
+                owner = getattr(owner, part, None)
+            assert callable(owner), f"{command}: napkin.{name}"
