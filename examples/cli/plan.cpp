@@ -923,18 +923,24 @@ NAPKIN_COMMAND(app) {
         printf_wrapped("%s on %s over %s (tp dividing %lld heads, pp dividing %lld layers, up to %lld GPUs)\n",
                     std::string(model.name).c_str(), std::string(gpu.name).c_str(), std::string(link.name).c_str(),
                     model.heads, model.layers, o->max_gpus);
+        // Two models answer (README, "Which inference command"): the lesson's, and with the serving flags
+        // the serving engine's. Each says which it is, and which flags it reads.
+        if (serving || fleet)
+            std::printf("lesson model (as split/fewest/best: one chat, 16-bit, data-sheet peaks):\n");
         if (!plan.fewest) {
             std::printf("does not fit on any split of up to %lld GPUs\n", o->max_gpus);
-            return;
+        } else {
+            print_inference_candidate("fewest:", *plan.fewest);
+            if (plan.best)
+                print_inference_candidate(objective == "latency" ? "fastest:" : "most:", *plan.best);
+            else
+                std::printf("no split meets the latency bound of %s\n", to_string(query.latency_bound).c_str());
         }
-        print_inference_candidate("fewest:", *plan.fewest);
-        if (plan.best)
-            print_inference_candidate(objective == "latency" ? "fastest:" : "most:", *plan.best);
-        else
-            std::printf("no split meets the latency bound of %s\n", to_string(query.latency_bound).c_str());
         printf_wrapped("search: %lld points evaluated, %lld rejected (%lld memory, %lld latency), %lld pruned, %.3f s\n",
                     plan.points_evaluated, plan.rejected_memory + plan.rejected_latency, plan.rejected_memory,
                     plan.rejected_latency, plan.pruned, seconds);
+        if (serving || fleet)
+            std::printf("serving engine (as serve: --weight-dtype, --kv-dtype, --input/--output-tokens):\n");
         if (serving) print_serving_plan(*serving, *o, power);
         if (fleet) print_serving_fleet(*fleet, *o, power);
     });

@@ -236,3 +236,13 @@ napkin_check_output(cli.serve.bad.no_input_tokens
 napkin_check_output(cli.serve.simulate_svg_timeline
   COMMAND $<TARGET_FILE:napkin-cli> ${serve_8b} --arrival-rate 8 --requests 40 --svg load.svg --timeline steps.csv
   EXPECT "load over time written to load.svg" "engine steps written to steps.csv")
+# plan-inference's two models say which is which, and the serving engine answers even where the lesson
+# model's one 16-bit chat does not fit: 70.55 B weights are 141 GB in BF16, over one H100's 73.6 GiB usable,
+# but 70.6 GB in FP8, which --weight-dtype gives the serving engine only.
+napkin_check_output(cli.plan_inference.two_models_labelled
+  COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --link nvlink4 --max-gpus 1
+          --max-tokens 16 --tpot 50ms --weight-dtype fp8
+  EXPECT "lesson model (as split/fewest/best: one chat, 16-bit, data-sheet peaks):"
+         "does not fit on any split of up to 1 GPUs"
+         "serving engine (as serve: --weight-dtype, --kv-dtype, --input/--output-tokens):"
+         "serving: t1 x p1 x e1 = 1 GPUs")
