@@ -339,6 +339,15 @@ TEST_SUITE("cli/run") {
                 CHECK(std::find(values.begin(), values.end(), n) != values.end());
             }
         }
+        // Every catalog entry names its source: a data sheet, a paper or a model card, never the fallback.
+        for (const char* kind : {"models", "gpus", "links", "nodes"})
+            for (const auto& entry : list[kind]) {
+                const std::string name = entry["name"].get<std::string>();
+                CAPTURE(name);
+                const auto text = run({"show", name});
+                CHECK(contains(text.output, "source: "));
+                CHECK(!contains(text.output, "the comment beside it"));
+            }
         const auto v3 = nlohmann::json::parse(run({"show", "deepseek-v3", "--json"}).output)["model"];
         CHECK(v3["qk_nope_head_dim"] == 128);
         CHECK(v3["qk_rope_head_dim"] == 64);

@@ -568,10 +568,53 @@ inline constexpr Link infinity_fabric_mi355x = validated(Link{
     .step_latency = microseconds(0.6),
 });
 
+// The 2026 scale-out NICs, one per GPU, each priced with NCCL's NET hop latency
+// (tuning.cc hwLat: every network transport alike, plugins included).
+
+/// NVIDIA Spectrum-X800 Ethernet with a ConnectX-8 SuperNIC of 800 Gb/s per GPU
+/// (NVIDIA Spectrum-X800 and ConnectX-8 SuperNIC data sheets), RoCE v2.
+inline constexpr Link spectrum_x_800g = validated(Link{
+    .name = "spectrum-x-800g",
+    .bandwidth = gigabits_per_second(800),
+    .step_latency = microseconds(2.7),
+});
+
+/// AMD Pensando Pollara 400 AI NIC: 400 Gb/s Ethernet (AMD Pollara 400 product
+/// brief), one per MI300X/MI355X GPU, RCCL's network transport.
+inline constexpr Link pollara_400 = validated(Link{
+    .name = "pollara-400",
+    .bandwidth = gigabits_per_second(400),
+    .step_latency = microseconds(2.7),
+});
+
+/// AWS EFA v3 on p5en.48xlarge (3,200 Gb/s per instance of 8 H200s, AWS EC2 P5en
+/// page) and EFA v4 on p6-b200.48xlarge (3,200 Gb/s per instance of 8 B200s, EC2
+/// P6 page): 400 Gb/s per GPU, through aws-ofi-nccl.
+inline constexpr Link efa_v3 = validated(Link{
+    .name = "efa-v3",
+    .bandwidth = gigabits_per_second(3200.0 / 8),
+    .step_latency = microseconds(2.7),
+});
+inline constexpr Link efa_v4 = validated(Link{
+    .name = "efa-v4",
+    .bandwidth = gigabits_per_second(3200.0 / 8),
+    .step_latency = microseconds(2.7),
+});
+
+/// Google Cloud A3 Mega: GPUDirect-TCPXO, 1,600 Gb/s per VM of 8 H100s (Google
+/// Cloud "GPU machine types", A3 Mega), 200 Gb/s per GPU, through NCCL's FasTrak
+/// (TCPXO) net plugin.
+inline constexpr Link gpudirect_tcpxo = validated(Link{
+    .name = "gpudirect-tcpxo",
+    .bandwidth = gigabits_per_second(1600.0 / 8),
+    .step_latency = microseconds(2.7),
+});
+
 inline constexpr std::array links{&nvlink_a100, &pcie_gen4, &nvlink3, &nvlink4, &ib_hdr, &ib_ndr,
                                   &nvlink5, &pcie4, &pcie5, &ib_xdr, &roce_400g, &efa_p5, &efa_p4d,
                                   &infinity_fabric_mi300x, &nvlink4_gh200_pair, &slingshot11,
-                                  &nvlink2, &infinity_fabric_mi355x};
+                                  &nvlink2, &infinity_fabric_mi355x, &spectrum_x_800g, &pollara_400,
+                                  &efa_v3, &efa_v4, &gpudirect_tcpxo};
 
 /// The convention of each link's bandwidth, for list and show.
 [[nodiscard]] constexpr std::string_view bandwidth_convention(std::string_view link_name) {
