@@ -77,32 +77,7 @@ unsigned parse_gradient_dtypes(const std::string& text) {
 }
 
 nlohmann::json training_candidate_json(const TrainingCandidate& c, const Gpu& gpu) {
-    const Parallelism& p = c.point.parallelism;
-    const TrainingOptions& o = c.point.options;
-    const TrainingEstimate& e = c.estimate;
-    const StepBreakdown& b = e.breakdown;
-    return {{"tp", p.tp},
-            {"pp", p.pp},
-            {"dp", p.dp},
-            {"cp", p.cp},
-            {"ep", p.ep},
-            {"vp", p.virtual_stages},
-            {"micro_batch", p.micro_batch},
-            {"microbatches", microbatches(p)},
-            {"recompute", to_string(p.recompute)},
-            {"sequence_parallel", p.sequence_parallel},
-            {"zero", to_string(p.sharding)},
-            {"schedule", to_string(p.schedule)},
-            {"overlap_dp", o.overlap_dp},
-            {"flash_attention", p.flash_attention},
-            {"tp_communication", to_string(o.tp_communication)},
-            {"pipeline_scatter_gather", o.pipeline_scatter_gather},
-            {"grad_dtype", to_string(p.gradients)},
-            {"memory", training_memory_json(e, gpu)},
-            {"step_s", e.step.value()},
-            {"breakdown", step_breakdown_json(b)},
-            {"tokens_per_s", e.tokens_per_second.value()},
-            {"mfu", e.mfu}};
+    return io::json::training_candidate(c, gpu);
 }
 
 // --wide: every column on one line (about 280 columns).

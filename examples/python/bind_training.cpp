@@ -4,6 +4,7 @@
 #include "bindings.hpp"
 
 #include <napkin/calibrate.hpp>
+#include <napkin/io/json.hpp>
 #include <napkin/io/nccl_tests.hpp>
 #include <napkin/memory.hpp>
 #include <napkin/parallelism.hpp>
@@ -28,58 +29,9 @@ struct Plan {
     Gpu gpu;
 };
 
-// One row of a plan, with the keys and values of `napkin plan --json`.
+// One row of a plan: io::json::training_candidate, the row `napkin plan --json` writes.
 py::dict candidate_row(const TrainingCandidate& c, const Gpu& gpu) {
-    const Parallelism& p = c.point.parallelism;
-    const TrainingOptions& o = c.point.options;
-    const TrainingEstimate& e = c.estimate;
-    const StepBreakdown& b = e.breakdown;
-    py::dict memory;
-    memory["weights"] = e.memory.weights.value();
-    memory["gradients"] = e.memory.gradients.value();
-    memory["optimizer"] = e.memory.optimizer.value();
-    memory["activations"] = e.memory.activations.value();
-    memory["cuda_context"] = e.memory.cuda_context.value();
-    memory["nccl_buffers"] = e.memory.nccl_buffers.value();
-    memory["fragmentation"] = e.memory.fragmentation.value();
-    memory["loss_logits"] = e.memory.loss_logits.value();
-    memory["total"] = e.memory.total().value();
-    memory["usable"] = usable_memory(gpu).value();
-    memory["fits"] = e.fits;
-    py::dict breakdown;
-    breakdown["compute"] = b.compute.value();
-    breakdown["recompute"] = b.recompute.value();
-    breakdown["tp"] = b.tp.value();
-    breakdown["pp"] = b.pp.value();
-    breakdown["bubble"] = b.bubble.value();
-    breakdown["dp"] = b.dp.value();
-    breakdown["ep"] = b.ep.value();
-    breakdown["cp"] = b.cp.value();
-    breakdown["optimizer"] = b.optimizer.value();
-    py::dict row;
-    row["tp"] = p.tp;
-    row["pp"] = p.pp;
-    row["dp"] = p.dp;
-    row["cp"] = p.cp;
-    row["ep"] = p.ep;
-    row["vp"] = p.virtual_stages;
-    row["micro_batch"] = p.micro_batch;
-    row["microbatches"] = microbatches(p);
-    row["recompute"] = std::string(to_string(p.recompute));
-    row["sequence_parallel"] = p.sequence_parallel;
-    row["zero"] = std::string(to_string(p.sharding));
-    row["schedule"] = std::string(to_string(p.schedule));
-    row["overlap_dp"] = o.overlap_dp;
-    row["flash_attention"] = p.flash_attention;
-    row["tp_communication"] = std::string(to_string(o.tp_communication));
-    row["pipeline_scatter_gather"] = o.pipeline_scatter_gather;
-    row["grad_dtype"] = std::string(to_string(p.gradients));
-    row["memory"] = memory;
-    row["step_s"] = e.step.value();
-    row["breakdown"] = breakdown;
-    row["tokens_per_s"] = e.tokens_per_second.value();
-    row["mfu"] = e.mfu;
-    return row;
+    return py::module_::import("json").attr("loads")(io::json::training_candidate(c, gpu).dump());
 }
 
 py::list rows_of(const Plan& p, const std::string& which) {

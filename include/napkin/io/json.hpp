@@ -21,6 +21,7 @@
 #include <napkin/hardware.hpp>
 #include <napkin/inference.hpp>
 #include <napkin/inference_planner.hpp>
+#include <napkin/planner.hpp>
 #include <napkin/model.hpp>
 #include <napkin/parallelism.hpp>
 #include <napkin/run_cost.hpp>
@@ -244,6 +245,37 @@ inline constexpr int schema_version = 1;
     return {{"compute", b.compute.value()}, {"recompute", b.recompute.value()}, {"tp", b.tp.value()},
             {"pp", b.pp.value()},           {"bubble", b.bubble.value()},       {"dp", b.dp.value()},
             {"ep", b.ep.value()},           {"cp", b.cp.value()},               {"optimizer", b.optimizer.value()}};
+}
+
+/// One row of a training plan (napkin plan --json's "top" and "pareto", and
+/// Python's Plan.rows()): the layout, the options the search varied, memory
+/// in bytes, the step and its parts in seconds, throughput and MFU.
+[[nodiscard]] inline json training_candidate(const TrainingCandidate& c, const Gpu& g) {
+    const Parallelism& p = c.point.parallelism;
+    const TrainingOptions& o = c.point.options;
+    const TrainingEstimate& e = c.estimate;
+    return {{"tp", p.tp},
+            {"pp", p.pp},
+            {"dp", p.dp},
+            {"cp", p.cp},
+            {"ep", p.ep},
+            {"vp", p.virtual_stages},
+            {"micro_batch", p.micro_batch},
+            {"microbatches", microbatches(p)},
+            {"recompute", to_string(p.recompute)},
+            {"sequence_parallel", p.sequence_parallel},
+            {"zero", to_string(p.sharding)},
+            {"schedule", to_string(p.schedule)},
+            {"overlap_dp", o.overlap_dp},
+            {"flash_attention", p.flash_attention},
+            {"tp_communication", to_string(o.tp_communication)},
+            {"pipeline_scatter_gather", o.pipeline_scatter_gather},
+            {"grad_dtype", to_string(p.gradients)},
+            {"memory", training_memory(e, g)},
+            {"step_s", e.step.value()},
+            {"breakdown", step_breakdown(e.breakdown)},
+            {"tokens_per_s", e.tokens_per_second.value()},
+            {"mfu", e.mfu}};
 }
 
 /// A whole run (napkin/run_cost.hpp), the "run" object of train and plan: {"time_s", "cost_usd", "energy_kwh", "failures", "checkpoint_interval_s", "goodput", ...}; null where
