@@ -32,7 +32,7 @@ struct NetworkOptions {
     std::string bytes;
     long long gpus = 0;
     std::optional<double> bandwidth_gbps, latency_us;
-    double base_latency_us = 0.0;
+    std::optional<double> base_latency_us;  // none: 0
     std::optional<long long> gpus_per_node;
     std::optional<double> intra_bandwidth_gbps, intra_latency_us, inter_bandwidth_gbps, inter_latency_us;
     // The same with their units (--bandwidth 400Gb/s, --latency 5us), read into the numbers above.
@@ -47,24 +47,21 @@ struct NetworkOptions {
 void add_network_options(CLI::App* sub, NetworkOptions& o) {
     sub->add_option("--bytes", o.bytes, "message size: 4096, 1MiB, 280GB, ... (or --sweep)");
     sub->add_option("--gpus", o.gpus, "ranks taking part")->required();
-    sub->add_option("--bandwidth", o.bandwidth,
-                    "link bandwidth per GPU and direction with its unit: 50GB/s, 400Gb/s (bits)");
-    sub->add_option("--latency", o.latency, "latency of one step (alpha) with its unit: 5us, 0.6us");
-    sub->add_option("--base-latency", o.base_latency, "latency paid once per call with its unit (0)");
-    sub->add_option("--bandwidth-gbps", o.bandwidth_gbps, "the same in GB/s (gigabytes, not gigabits)");
-    sub->add_option("--latency-us", o.latency_us, "the same in microseconds");
-    sub->add_option("--base-latency-us", o.base_latency_us, "the same in microseconds (0)");
+    add_rate_flag(sub, "--bandwidth", o.bandwidth, o.bandwidth_gbps,
+                  "link bandwidth per GPU and direction with its unit: 50GB/s, 400Gb/s (bits)");
+    add_microseconds_flag(sub, "--latency", o.latency, o.latency_us,
+                          "latency of one step (alpha) with its unit: 5us, 0.6us");
+    add_microseconds_flag(sub, "--base-latency", o.base_latency, o.base_latency_us,
+                          "latency paid once per call with its unit (0)");
     sub->add_option("--gpus-per-node", o.gpus_per_node, "hierarchical: GPUs per node (divides --gpus)");
-    sub->add_option("--intra-bandwidth", o.intra_bandwidth, "hierarchical: bandwidth inside a node: 900GB/s");
-    sub->add_option("--intra-latency", o.intra_latency, "hierarchical: step latency inside a node: 0.5us");
-    sub->add_option("--inter-bandwidth", o.inter_bandwidth,
-                    "hierarchical: bandwidth of one NIC between nodes: 400Gb/s (default --bandwidth)");
-    sub->add_option("--inter-latency", o.inter_latency,
-                    "hierarchical: step latency between nodes: 5us (default --latency)");
-    sub->add_option("--intra-bandwidth-gbps", o.intra_bandwidth_gbps, "--intra-bandwidth in GB/s (gigabytes)");
-    sub->add_option("--intra-latency-us", o.intra_latency_us, "--intra-latency in microseconds");
-    sub->add_option("--inter-bandwidth-gbps", o.inter_bandwidth_gbps, "--inter-bandwidth in GB/s (gigabytes)");
-    sub->add_option("--inter-latency-us", o.inter_latency_us, "--inter-latency in microseconds");
+    add_rate_flag(sub, "--intra-bandwidth", o.intra_bandwidth, o.intra_bandwidth_gbps,
+                  "hierarchical: bandwidth inside a node: 900GB/s");
+    add_microseconds_flag(sub, "--intra-latency", o.intra_latency, o.intra_latency_us,
+                          "hierarchical: step latency inside a node: 0.5us");
+    add_rate_flag(sub, "--inter-bandwidth", o.inter_bandwidth, o.inter_bandwidth_gbps,
+                  "hierarchical: bandwidth of one NIC between nodes: 400Gb/s (default --bandwidth)");
+    add_microseconds_flag(sub, "--inter-latency", o.inter_latency, o.inter_latency_us,
+                          "hierarchical: step latency between nodes: 5us (default --latency)");
     sub->add_option("--oversubscription", o.oversubscription, "hierarchical: r of an r:1 fabric (1)");
     sub->add_option("--nic", o.nic, "hierarchical: per-gpu (one NIC per GPU) or shared (one per node)");
     sub->add_option("--transport", o.transport,
@@ -77,7 +74,7 @@ void add_network_options(CLI::App* sub, NetworkOptions& o) {
 void fold_units(NetworkOptions& o) {
     o.bandwidth_gbps = rate_in_gbps(o.bandwidth_gbps, o.bandwidth, "--bandwidth", "--bandwidth-gbps");
     o.latency_us = time_in_us(o.latency_us, o.latency, "--latency", "--latency-us");
-    if (o.base_latency) o.base_latency_us = *time_in_us(std::nullopt, o.base_latency, "--base-latency", "");
+    o.base_latency_us = time_in_us(o.base_latency_us, o.base_latency, "--base-latency", "--base-latency-us");
     o.intra_bandwidth_gbps =
         rate_in_gbps(o.intra_bandwidth_gbps, o.intra_bandwidth, "--intra-bandwidth", "--intra-bandwidth-gbps");
     o.intra_latency_us = time_in_us(o.intra_latency_us, o.intra_latency, "--intra-latency", "--intra-latency-us");
@@ -97,8 +94,8 @@ Link resolve_flat_link(const NetworkOptions& o) {
 }
 
 Seconds resolve_base(const NetworkOptions& o) {
-    require_non_negative("--base-latency-us", o.base_latency_us);
-    return microseconds(o.base_latency_us);
+    require_non_negative("--base-latency-us", o.base_latency_us.value_or(0.0));
+    return microseconds(o.base_latency_us.value_or(0.0));
 }
 
 long long resolve_gpus(const NetworkOptions& o) {
@@ -330,10 +327,9 @@ NAPKIN_COMMAND(app) {
     auto o = make_options<Options>();
     auto* sub = app.add_subcommand("crossover", "the message size where ring and tree all-reduce cost the same");
     sub->add_option("--gpus", o->gpus, "ranks taking part")->required();
-    sub->add_option("--bandwidth", o->bandwidth, "link bandwidth per GPU and direction: 50GB/s, 400Gb/s (bits)");
-    sub->add_option("--latency", o->latency, "latency of one step (alpha): 5us");
-    sub->add_option("--bandwidth-gbps", o->bandwidth_gbps, "the same in GB/s (gigabytes, not gigabits)");
-    sub->add_option("--latency-us", o->latency_us, "the same in microseconds");
+    add_rate_flag(sub, "--bandwidth", o->bandwidth, o->bandwidth_gbps,
+                  "link bandwidth per GPU and direction: 50GB/s, 400Gb/s (bits)");
+    add_microseconds_flag(sub, "--latency", o->latency, o->latency_us, "latency of one step (alpha): 5us");
     add_json_flag(sub, o->json);
     sub->callback([o] {
         require_at_least_one("--gpus", o->gpus);

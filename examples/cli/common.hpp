@@ -64,6 +64,23 @@ inline std::optional<double> time_in_us(const std::optional<double>& us, const s
     return in(io::parse_time(new_flag, *text), units::us);
 }
 
+// Each such pair is registered by one call, the twin right after its flag:
+// add_rate_flag (--bandwidth 400Gb/s beside --bandwidth-gbps 50, read by
+// rate_in_gbps), add_microseconds_flag (--latency 5us beside --latency-us 5,
+// time_in_us) and add_time_flag below (--forward 1.5ms beside --forward-ms 1.5,
+// time_in_ms). A test runs every pair of every subcommand: both given, or the
+// flag without its unit, is one error naming the flag as typed.
+inline void add_rate_flag(CLI::App* sub, const std::string& flag, std::optional<std::string>& with_unit,
+                          std::optional<double>& in_gbps, const std::string& help) {
+    sub->add_option(flag, with_unit, help);
+    sub->add_option(flag + "-gbps", in_gbps, flag + " in GB/s (gigabytes, not gigabits)");
+}
+inline void add_microseconds_flag(CLI::App* sub, const std::string& flag, std::optional<std::string>& with_unit,
+                                  std::optional<double>& in_us, const std::string& help) {
+    sub->add_option(flag, with_unit, help);
+    sub->add_option(flag + "-us", in_us, flag + " in microseconds");
+}
+
 // A value given by a flag with its unit or by its legacy twin must be
 // positive: rejected naming the flag the user typed, with the value as typed.
 inline void require_positive_as_typed(const std::optional<std::string>& text, const std::string& new_flag,
@@ -143,10 +160,10 @@ inline void add_gpu_options(CLI::App* sub, GpuOptions& o) {
     sub->add_option("--gpu", o.name, "catalog GPU (napkin list); or give all of --gpu-memory-gib, "
                                      "--gpu-bandwidth-gbps and --gpu-tflops");
     sub->add_option("--gpu-memory", o.memory, "memory per GPU with its unit, 80GiB (overrides the catalog)");
-    sub->add_option("--gpu-bandwidth", o.bandwidth, "memory bandwidth with its unit, 2039GB/s or 3.35TB/s");
     sub->add_option("--gpu-memory-gib", o.memory_gib, "--gpu-memory in GiB");
+    add_rate_flag(sub, "--gpu-bandwidth", o.bandwidth, o.bandwidth_gbps,
+                  "memory bandwidth with its unit, 2039GB/s or 3.35TB/s");
     sub->add_option("--gpu-usable", o.usable, "usable share of the memory, in (0, 1] (default 0.92)");
-    sub->add_option("--gpu-bandwidth-gbps", o.bandwidth_gbps, "--gpu-bandwidth in GB/s (gigabytes)");
     sub->add_option("--gpu-peak", o.peak, "peak dense 16-bit compute with its unit, 989TFLOP/s");
     sub->add_option("--gpu-tflops", o.tflops, "--gpu-peak in TFLOP/s");
 }
@@ -212,18 +229,17 @@ struct LinkOptions {
     std::string name;
     std::optional<double> bandwidth_gbps, step_us;
     std::optional<std::string> bandwidth, step, base_latency;  // with their units
-    double base_latency_us = in(nccl::ring_ll_base_latency, units::us);
+    std::optional<double> base_latency_us;                     // none: NCCL's ring LL base latency
+    [[nodiscard]] double base_us() const { return base_latency_us.value_or(in(nccl::ring_ll_base_latency, units::us)); }
 };
 
 inline void add_link_options(CLI::App* sub, LinkOptions& o) {
     sub->add_option("--link", o.name, "catalog link (napkin list); or give --link-bandwidth and --link-step");
-    sub->add_option("--link-bandwidth", o.bandwidth, "inline link: bandwidth per direction, 300GB/s or 400Gb/s");
-    sub->add_option("--link-step", o.step, "inline link: latency of one collective step, 0.6us");
-    sub->add_option("--base-latency", o.base_latency,
-                    "latency paid once per collective call (default: NCCL ring LL, 6.6us)");
-    sub->add_option("--link-bandwidth-gbps", o.bandwidth_gbps, "--link-bandwidth in GB/s (gigabytes)");
-    sub->add_option("--link-step-us", o.step_us, "--link-step in microseconds");
-    sub->add_option("--base-latency-us", o.base_latency_us, "--base-latency in microseconds");
+    add_rate_flag(sub, "--link-bandwidth", o.bandwidth, o.bandwidth_gbps,
+                  "inline link: bandwidth per direction, 300GB/s or 400Gb/s");
+    add_microseconds_flag(sub, "--link-step", o.step, o.step_us, "inline link: latency of one collective step, 0.6us");
+    add_microseconds_flag(sub, "--base-latency", o.base_latency, o.base_latency_us,
+                          "latency paid once per collective call (default: NCCL ring LL, 6.6us)");
 }
 
 inline Link resolve_link(LinkOptions o) {
@@ -243,13 +259,14 @@ inline Link resolve_link(LinkOptions o) {
     if (o.step_us) link.step_latency = microseconds(*o.step_us);
     require_positive_as_typed(o.bandwidth, "--link-bandwidth", "--link-bandwidth-gbps", in(link.bandwidth, units::GBps));
     require_non_negative_as_typed(o.step, "--link-step", "--link-step-us", in(link.step_latency, units::us));
-    if (!o.base_latency) require_non_negative("--base-latency-us", o.base_latency_us);
+    (void)time_in_us(o.base_latency_us, o.base_latency, "--base-latency", "--base-latency-us");
+    if (!o.base_latency) require_non_negative("--base-latency-us", o.base_us());
     return link;
 }
 
 inline Ring resolve_ring(const LinkOptions& o) {
     if (o.base_latency) return Ring{io::parse_time("--base-latency", *o.base_latency)};
-    return Ring{microseconds(o.base_latency_us)};
+    return Ring{microseconds(o.base_us())};
 }
 
 // --- the nodes of a training cluster (train, plan) ----------------------------------

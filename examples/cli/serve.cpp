@@ -171,7 +171,7 @@ NAPKIN_COMMAND(app) {
         if (!link_given) o->link.name = catalog::default_links(o->gpu.name.empty() ? "inline" : o->gpu.name).intra->name;
         const Link link = resolve_link(o->link);
         const Ring ring = resolve_ring(o->link);
-        require_non_negative("--base-latency-us", o->link.base_latency_us);
+        require_non_negative("--base-latency-us", o->link.base_us());
 
         // Every argument checked here, by the flag the user typed.
         (void)price_flag(o->price);
