@@ -33,6 +33,7 @@ struct NetworkOptions {
     long long gpus = 0;
     std::optional<double> bandwidth_gbps, latency_us;
     std::optional<double> base_latency_us;  // none: 0
+    std::optional<std::string> calibration;  // napkin calibrate --json's file: bandwidth, latency, base latency
     std::optional<long long> gpus_per_node;
     std::optional<double> intra_bandwidth_gbps, intra_latency_us, inter_bandwidth_gbps, inter_latency_us;
     // The same with their units (--bandwidth 400Gb/s, --latency 5us), read into the numbers above.
@@ -53,6 +54,8 @@ void add_network_options(CLI::App* sub, NetworkOptions& o) {
                           "latency of one step (alpha) with its unit: 5us, 0.6us");
     add_microseconds_flag(sub, "--base-latency", o.base_latency, o.base_latency_us,
                           "latency paid once per call with its unit (0)");
+    sub->add_option("--calibration", o.calibration,
+                    "the link napkin calibrate --json fitted (its file), for --bandwidth, --latency, --base-latency");
     sub->add_option("--gpus-per-node", o.gpus_per_node, "hierarchical: GPUs per node (divides --gpus)");
     add_rate_flag(sub, "--intra-bandwidth", o.intra_bandwidth, o.intra_bandwidth_gbps,
                   "hierarchical: bandwidth inside a node: 900GB/s");
@@ -83,6 +86,15 @@ void fold_units(NetworkOptions& o) {
     o.inter_latency_us = time_in_us(o.inter_latency_us, o.inter_latency, "--inter-latency", "--inter-latency-us");
     o.bandwidth = o.latency = o.base_latency = o.intra_bandwidth = o.intra_latency = o.inter_bandwidth =
         o.inter_latency = std::nullopt;
+    if (o.calibration) {
+        if (o.bandwidth_gbps || o.latency_us)
+            reject("--calibration", io::printable(*o.calibration),
+                   "give --calibration or --bandwidth and --latency, not both");
+        const Calibration c = read_calibration("--calibration", *o.calibration);
+        o.bandwidth_gbps = in(c.link.bandwidth, units::GBps);
+        o.latency_us = in(c.link.step_latency, units::us);
+        if (!o.base_latency_us) o.base_latency_us = in(c.base_latency, units::us);
+    }
 }
 
 Link resolve_flat_link(const NetworkOptions& o) {

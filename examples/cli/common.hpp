@@ -12,6 +12,7 @@
 #include <napkin/io/hf_config.hpp>
 #include <napkin/io/json.hpp>
 #include <napkin/io/quantity_parse.hpp>
+#include <napkin/io/text_file.hpp>
 
 #include "command.hpp"
 #include "suggest.hpp"
@@ -224,12 +225,52 @@ inline std::string gpu_assumed_line(const std::string& from, const Gpu& gpu) {
            format_fixed(in(gpu.board_power, units::W), 0) + " W, its links";
 }
 
+// --- a calibration (napkin calibrate --json) ----------------------------------------
+// The link `napkin calibrate` fitted to nccl-tests output, read back from the
+// JSON it writes: bandwidth B, step latency α and base latency (0 unless it
+// fitted one), so the measured link prices train, plan, serve and the rest.
+struct Calibration {
+    Link link;
+    Seconds base_latency;
+};
+
+inline Calibration read_calibration(const std::string& flag, const std::string& path) {
+    const std::string text = io::read_json_file(flag, path);
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception&) {
+        reject(flag, io::printable(path), "is not JSON: give the output of napkin calibrate --json");
+    }
+    if (!j.is_object() || !j.contains("schema") || j["schema"] != io::json::schema("calibrate"))
+        reject(flag, io::printable(path), "is not the output of napkin calibrate --json (its \"schema\" is \"" +
+                                              io::json::schema("calibrate") + "\")");
+    const auto number = [&](const char* key, double low, double high) {
+        if (!j.contains(key) || !j[key].is_number() || !(j[key].get<double>() >= low && j[key].get<double>() <= high))
+            reject(flag, io::printable(path),
+                   std::string("needs \"") + key + "\" in [" + detail::number_text(low) + ", " +
+                       detail::number_text(high) + "]");
+        return j[key].get<double>();
+    };
+    const double bandwidth = number("bandwidth_bytes_per_s", 1.0, 1e15);
+    const double step = number("step_latency_s", 0.0, 1.0);
+    const double base = number("base_latency_s", 0.0, 1.0);
+    static std::deque<std::string> names;  // owns the calibrated links' names
+    names.push_back("calibrated (" + io::printable(path, 60) + ")");
+    return {Link{names.back(), bytes_per_second(bandwidth), seconds(step)}, seconds(base)};
+}
+
 // --- the link ------------------------------------------------------------------
 struct LinkOptions {
     std::string name;
     std::optional<double> bandwidth_gbps, step_us;
     std::optional<std::string> bandwidth, step, base_latency;  // with their units
     std::optional<double> base_latency_us;                     // none: NCCL's ring LL base latency
+    std::optional<std::string> calibration;                    // napkin calibrate --json's file
+    // Whether any link flag was given (else serve and plan-inference take the GPU's NVLink).
+    [[nodiscard]] bool given() const {
+        return !name.empty() || bandwidth || bandwidth_gbps || step || step_us || calibration;
+    }
     [[nodiscard]] double base_us() const { return base_latency_us.value_or(in(nccl::ring_ll_base_latency, units::us)); }
 };
 
@@ -240,12 +281,20 @@ inline void add_link_options(CLI::App* sub, LinkOptions& o) {
     add_microseconds_flag(sub, "--link-step", o.step, o.step_us, "inline link: latency of one collective step, 0.6us");
     add_microseconds_flag(sub, "--base-latency", o.base_latency, o.base_latency_us,
                           "latency paid once per collective call (default: NCCL ring LL, 6.6us)");
+    sub->add_option("--calibration", o.calibration,
+                    "the link napkin calibrate --json fitted (its file): bandwidth, step and base latency");
 }
 
 inline Link resolve_link(LinkOptions o) {
     o.bandwidth_gbps = rate_in_gbps(o.bandwidth_gbps, o.bandwidth, "--link-bandwidth", "--link-bandwidth-gbps");
     o.step_us = time_in_us(o.step_us, o.step, "--link-step", "--link-step-us");
     Link link{.name = "inline", .bandwidth = {}, .step_latency = {}};
+    if (o.calibration) {
+        if (!o.name.empty() || o.bandwidth_gbps || o.step_us)
+            reject("--calibration", io::printable(*o.calibration),
+                   "give --calibration or the link (--link, --link-bandwidth, --link-step), not both");
+        return read_calibration("--calibration", *o.calibration).link;
+    }
     if (!o.name.empty()) {
         auto found = catalog::find_link(o.name);
         if (!found) not_in_catalog("--link", o.name, names_of(catalog::links));
@@ -266,6 +315,7 @@ inline Link resolve_link(LinkOptions o) {
 
 inline Ring resolve_ring(const LinkOptions& o) {
     if (o.base_latency) return Ring{io::parse_time("--base-latency", *o.base_latency)};
+    if (o.calibration && !o.base_latency_us) return Ring{read_calibration("--calibration", *o.calibration).base_latency};
     return Ring{microseconds(o.base_us())};
 }
 
@@ -280,6 +330,8 @@ struct NodeOptions {
     std::optional<std::string> intra_bandwidth, intra_latency, inter_bandwidth, inter_latency;
     // The same, spelled --intra-link-bandwidth … (issue 15's names).
     std::optional<std::string> intra_link_bandwidth, intra_link_latency, inter_link_bandwidth, inter_link_latency;
+    // napkin calibrate --json's files for either level.
+    std::optional<std::string> intra_calibration, inter_calibration;
 };
 
 inline void add_node_options(CLI::App* sub, NodeOptions& o, const std::string& inter_help) {
@@ -296,6 +348,10 @@ inline void add_node_options(CLI::App* sub, NodeOptions& o, const std::string& i
     sub->add_option("--intra-link-latency", o.intra_link_latency, "--intra-latency, spelled as --intra-link");
     sub->add_option("--inter-link-bandwidth", o.inter_link_bandwidth, "--inter-bandwidth, spelled as --inter-link");
     sub->add_option("--inter-link-latency", o.inter_link_latency, "--inter-latency, spelled as --inter-link");
+    sub->add_option("--intra-calibration", o.intra_calibration,
+                    "the link inside a node as napkin calibrate --json fitted it (its file)");
+    sub->add_option("--inter-calibration", o.inter_calibration,
+                    "the link between nodes as napkin calibrate --json fitted it (its file)");
 }
 
 // A value given under either of two spellings, with the flag the user typed.
@@ -321,8 +377,16 @@ inline Link resolve_catalog_link(const std::string& flag, const std::string& nam
 // --intra-link-bandwidth); errors name the one typed.
 inline Link resolve_level(const std::string& level, const std::string& name, const std::optional<std::string>& bw_short,
                           const std::optional<std::string>& lat_short, const std::optional<std::string>& bw_long,
-                          const std::optional<std::string>& lat_long, const Link& fallback) {
+                          const std::optional<std::string>& lat_long, const std::optional<std::string>& calibration,
+                          const Link& fallback) {
     const std::string link_flag = "--" + level + "-link";
+    if (calibration) {
+        const std::string flag = "--" + level + "-calibration";
+        if (!name.empty() || bw_short || lat_short || bw_long || lat_long)
+            reject(flag, io::printable(*calibration), "give " + flag + " or " + link_flag + " (or its bandwidth and "
+                                                      "latency), not both");
+        return read_calibration(flag, *calibration).link;
+    }
     const Spelled bw_given = either_spelling("--" + level + "-bandwidth", bw_short, link_flag + "-bandwidth", bw_long);
     const Spelled lat_given = either_spelling("--" + level + "-latency", lat_short, link_flag + "-latency", lat_long);
     const std::optional<std::string>&bw = bw_given.value, &lat = lat_given.value;
@@ -350,16 +414,17 @@ inline Node resolve_node(const GpuOptions& gpu, const NodeOptions& o, long long 
     const auto defaults = catalog::default_links(gpu.name.empty() ? "inline" : gpu.name);
     return Node{.name = "node", .gpu = g, .gpus = gpus,
                 .intra = resolve_level("intra", o.intra, o.intra_bandwidth, o.intra_latency, o.intra_link_bandwidth,
-                                       o.intra_link_latency, *defaults.intra),
+                                       o.intra_link_latency, o.intra_calibration, *defaults.intra),
                 .inter = resolve_level("inter", o.inter, o.inter_bandwidth, o.inter_latency, o.inter_link_bandwidth,
-                                       o.inter_link_latency, *defaults.inter),
+                                       o.inter_link_latency, o.inter_calibration, *defaults.inter),
                 .nic = nic};
 }
 
 // "links: nvlink4 inside a node, ib-ndr between (the DGX H100/H200 defaults for h100-sxm)".
 inline std::string links_line(const GpuOptions& gpu, const NodeOptions& o, const Node& node) {
     const bool defaulted = o.intra.empty() && !o.intra_bandwidth && !o.intra_link_bandwidth && o.inter.empty() &&
-                           !o.inter_bandwidth && !o.inter_link_bandwidth;
+                           !o.inter_bandwidth && !o.inter_link_bandwidth && !o.intra_calibration &&
+                           !o.inter_calibration;
     std::string line = "links: " + std::string(node.intra.name) + " inside a node, " + std::string(node.inter.name) +
                        " between";
     if (defaulted) {

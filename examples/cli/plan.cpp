@@ -837,7 +837,7 @@ NAPKIN_COMMAND(app) {
         const TransformerShape model = resolve_model(o->model);
         const Gpu gpu = resolve_gpu(o->gpu);
         // No link given: the one inside the GPU's usual server (catalog::default_links).
-        const bool link_given = !o->link.name.empty() || o->link.bandwidth || o->link.bandwidth_gbps;
+        const bool link_given = o->link.given();
         if (!link_given) o->link.name = catalog::default_links(o->gpu.name.empty() ? "inline" : o->gpu.name).intra->name;
         const Link link = resolve_link(o->link);
         const InferenceSetup setup = resolve_setup(o->setup);

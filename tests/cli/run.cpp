@@ -432,6 +432,10 @@ TEST_SUITE("cli/run") {
             {{"serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--tp", "1", "--arrival-rate", "1",
               "--input-tokens", "10", "--output-tokens", "10", "--draft-tokens", "2", "--draft-model"},
              "--draft-model"},
+            {{"allreduce", "--bytes", "1GiB", "--gpus", "16", "--calibration"}, "--calibration"},
+            {{"split", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--gpus", "2", "--calibration"}, "--calibration"},
+            {{"train", "--model", "llama3.1-8b", "--global-batch", "64", "--inter-calibration"},
+             "--inter-calibration"},
         };
         for (const Reader& reader : readers) {
             std::vector<fs::path> files{dir, fifo, huge};
@@ -529,6 +533,60 @@ TEST_SUITE("cli/run") {
                 }
         }
         CHECK(pairs >= 50);  // 53 when this was written: a pair lost from the help would show here
+    }
+
+    // calibrate's fit of tests/data/nccl_tests/all_reduce_perf_16_ranks.txt (B ≈ 50 GB/s, α ≈ 5 µs, no base
+    // latency) written as JSON, then read back by --calibration wherever a link is priced: the same answer as
+    // the fitted numbers typed in.
+    TEST_CASE("--calibration FILE prices a link as napkin calibrate --json fitted it, in every command that takes a link") {
+        namespace fs = std::filesystem;
+        const fs::path dir = fs::temp_directory_path() / ("napkin-cli-calibration-" + std::to_string(::getpid()));
+        fs::create_directories(dir);
+        const std::string file = (dir / "fit.json").string();
+        const auto fit = run({"calibrate", NAPKIN_TEST_DATA_DIR "/nccl_tests/all_reduce_perf_16_ranks.txt", "--json"});
+        REQUIRE(fit.exit_code == 0);
+        std::ofstream(file) << fit.output;
+        const auto fitted = nlohmann::json::parse(fit.output);
+        const double bandwidth = fitted["bandwidth_bytes_per_s"].get<double>();
+        const double step = fitted["step_latency_s"].get<double>();
+        char gbps[64], us[64];
+        std::snprintf(gbps, sizeof gbps, "%.17g", bandwidth / 1e9);
+        std::snprintf(us, sizeof us, "%.17g", step * 1e6);
+        const std::vector<std::string> call{"allreduce", "--bytes", "1GiB", "--gpus", "16", "--json"};
+        const auto calibrated = nlohmann::json::parse(run(with(call, {"--calibration", file})).output);
+        const auto typed =
+            nlohmann::json::parse(run(with(call, {"--bandwidth-gbps", gbps, "--latency-us", us})).output);
+        CHECK(calibrated["time_s"].get<double>() == doctest::Approx(typed["time_s"].get<double>()).epsilon(1e-12));
+        // 1 GiB over 16 ranks: 2·15 steps of α and 2·15/16 · 2^30 B / B.
+        CHECK(calibrated["time_s"].get<double>() ==
+              doctest::Approx(30.0 * step + 30.0 / 16.0 * 1073741824.0 / bandwidth).epsilon(1e-9));
+        // serve, split, plan-inference (one link) and train (either level) take it too.
+        const auto serve = run({"serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--tp", "2", "--concurrency",
+                                "8", "--input-tokens", "512", "--output-tokens", "64", "--calibration", file});
+        CHECK(serve.exit_code == 0);
+        CHECK(contains(serve.output, "over calibrated"));
+        CHECK(run({"split", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--gpus", "2", "--calibration", file})
+                  .exit_code == 0);
+        const auto train = run({"train", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--dp", "16",
+                                "--global-batch", "64", "--inter-calibration", file});
+        CHECK(train.exit_code == 0);
+        CHECK(contains(train.output, "links: nvlink4 inside a node, calibrated"));
+        // A link given twice, a file that is not calibrate's, a missing file: one line naming the flag.
+        const auto twice = run({"split", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--gpus", "2",
+                                "--calibration", file, "--link", "nvlink4"});
+        CHECK(twice.exit_code == 2);
+        CHECK(contains(twice.output, "napkin: error: --calibration = \"" + file + "\": give --calibration or the link"));
+        const std::string other = (dir / "other.json").string();
+        std::ofstream(other) << R"({"schema": "napkin.serve/1"})";
+        const auto wrong = run(with(call, {"--calibration", other}));
+        CHECK(wrong.exit_code == 2);
+        CHECK(contains(wrong.output, "is not the output of napkin calibrate --json"));
+        const auto missing = run({"train", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--dp", "16",
+                                  "--global-batch", "64", "--inter-calibration", (dir / "none.json").string()});
+        CHECK(missing.exit_code == 2);
+        CHECK(lines_of(missing.output) == 1);
+        CHECK(contains(missing.output, "napkin: error: --inter-calibration = "));
+        fs::remove_all(dir);
     }
 
     TEST_CASE("--bandwidth 400Gb/s --latency 5us is --bandwidth-gbps 50 --latency-us 5 (400 gigabits = 50 gigabytes)") {
