@@ -114,16 +114,17 @@ void bind_cost(py::module_& m) {
                                  .latency_bound = bound_of("latency_bound", latency_bound)};
             // As plan-inference: a latency bound asks for the most tokens/s under it.
             q.objective = latency_bound ? InferenceObjective::throughput : InferenceObjective::latency;
-            if (objective == "latency") q.objective = InferenceObjective::latency;
-            else if (objective == "throughput") q.objective = InferenceObjective::throughput;
+            if (objective == "latency")
+                q.objective = InferenceObjective::latency;
+            else if (objective == "throughput")
+                q.objective = InferenceObjective::throughput;
             else if (objective)
                 reject("objective", io::printable(*objective), "must be latency or throughput");
             return to_python(io::json::inference_plan(plan_inference(model, gpu, link, q, setup, collective), gpu));
         },
         py::arg("model"), py::arg("gpu"), py::arg("link"), py::kw_only(), py::arg("max_gpus") = 64,
         py::arg("max_tokens_in_flight") = 1024, py::arg("latency_bound") = py::none(),
-        py::arg("objective") = py::none(), py::arg("setup") = lesson_setup,
-        py::arg("collective") = lesson_collective,
+        py::arg("objective") = py::none(), py::arg("setup") = lesson_setup, py::arg("collective") = lesson_collective,
         "The lesson model's planner, as `napkin plan-inference`: the fewest GPUs that hold the model and the "
         "tensor × pipeline split and tokens in flight with the lowest time per token (or, under latency_bound "
         "seconds, the most tokens/s). Returns the 'fewest', 'best' and 'search' keys of plan-inference --json "

@@ -162,8 +162,10 @@ TEST_SUITE("hardware") {
     // 50 GB/s; EFA v3 (P5en) and v4 (P6-B200) 3,200 Gb/s over 8 GPUs = 400 Gb/s = 50 GB/s; GPUDirect-TCPXO
     // (A3 Mega) 1,600 Gb/s over 8 = 200 Gb/s = 25 GB/s. Every one a network hop of NCCL's 2.7 µs.
     TEST_CASE("the 2026 NICs: Spectrum-X800 100 GB/s, Pollara 50, EFA v3/v4 50, GPUDirect-TCPXO 25 GB/s a GPU") {
-        const std::pair<const char*, double> expected[] = {{"spectrum-x-800g", 100e9}, {"pollara-400", 50e9},
-                                                           {"efa-v3", 50e9},           {"efa-v4", 50e9},
+        const std::pair<const char*, double> expected[] = {{"spectrum-x-800g", 100e9},
+                                                           {"pollara-400", 50e9},
+                                                           {"efa-v3", 50e9},
+                                                           {"efa-v4", 50e9},
                                                            {"gpudirect-tcpxo", 25e9}};
         for (const auto& e : expected) {
             const char* name = e.first;
