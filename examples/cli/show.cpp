@@ -167,7 +167,8 @@ NAPKIN_COMMAND(app) {
                         " per token) of " + grouped(m->expert_ffn);
             if (m->shared_experts > 0)
                 text += ", " + std::to_string(m->shared_experts) + " shared of " + grouped(m->shared_expert_ffn);
-            if (m->dense_layers > 0) text += ", the first " + std::to_string(m->dense_layers) + " layers dense";
+            if (m->dense_layers == 1) text += ", the first layer dense";
+            if (m->dense_layers > 1) text += ", the first " + std::to_string(m->dense_layers) + " layers dense";
             if (m->experts > 0 && m->moe_every > 1)
                 text += ", MoE on one layer in " + std::to_string(m->moe_every) + " (" +
                         std::to_string(moe_layers(*m)) + " of " + std::to_string(m->layers) + ")";

@@ -37,6 +37,18 @@ Seconds bound_of(const char* name, const std::optional<double>& bound) {
     return seconds(*bound);
 }
 
+// The serving planners' query from their keyword arguments (bounds in seconds, None: no bound).
+ServingPlanQuery serving_query(long long max_gpus, long long max_concurrency, long long input_tokens,
+                               long long output_tokens, const std::optional<double>& tpot_bound,
+                               const std::optional<double>& ttft_bound) {
+    return {.max_gpus = max_gpus,
+            .max_concurrency = max_concurrency,
+            .input_tokens = input_tokens,
+            .output_tokens = output_tokens,
+            .tpot_bound = bound_of("tpot_bound", tpot_bound),
+            .ttft_bound = bound_of("ttft_bound", ttft_bound)};
+}
+
 }  // namespace
 
 void bind_cost(py::module_& m) {
@@ -134,12 +146,8 @@ void bind_cost(py::module_& m) {
         [](const TransformerShape& model, const Gpu& gpu, const Link& link, long long input_tokens,
            long long output_tokens, const std::optional<double>& tpot_bound, const std::optional<double>& ttft_bound,
            long long max_gpus, long long max_concurrency, const ServingSetup& setup) {
-            const ServingPlanQuery q{.max_gpus = max_gpus,
-                                     .max_concurrency = max_concurrency,
-                                     .input_tokens = input_tokens,
-                                     .output_tokens = output_tokens,
-                                     .tpot_bound = bound_of("tpot_bound", tpot_bound),
-                                     .ttft_bound = bound_of("ttft_bound", ttft_bound)};
+            const ServingPlanQuery q =
+                serving_query(max_gpus, max_concurrency, input_tokens, output_tokens, tpot_bound, ttft_bound);
             return to_python(io::json::serving_plan(plan_serving(model, gpu, link, q, setup), q));
         },
         py::arg("model"), py::arg("gpu"), py::arg("link"), py::kw_only(), py::arg("input_tokens") = 1024,
@@ -155,12 +163,8 @@ void bind_cost(py::module_& m) {
            const std::optional<double>& ttft_bound, long long max_gpus, long long max_concurrency,
            const ServingSetup& setup, const std::optional<double>& usd_per_gpu_hour,
            const std::optional<double>& power) -> py::object {
-            const ServingPlanQuery q{.max_gpus = max_gpus,
-                                     .max_concurrency = max_concurrency,
-                                     .input_tokens = input_tokens,
-                                     .output_tokens = output_tokens,
-                                     .tpot_bound = bound_of("tpot_bound", tpot_bound),
-                                     .ttft_bound = bound_of("ttft_bound", ttft_bound)};
+            const ServingPlanQuery q =
+                serving_query(max_gpus, max_concurrency, input_tokens, output_tokens, tpot_bound, ttft_bound);
             const Watts per_gpu = power_of(power, gpu);
             if (usd_per_gpu_hour)
                 require_in_range("usd_per_gpu_hour", *usd_per_gpu_hour, 0.0, run_limits::usd_per_gpu_hour,
