@@ -609,7 +609,9 @@ TEST_SUITE("cli/run") {
     // The README's example invocations (the lines of its sh blocks starting with
     // "napkin ", continued by "\\"), without their [optional] parts, comments and
     // --json; the files they name are the repository's test data.
-    TEST_CASE("every napkin invocation in the README answers in at most 80 columns") {
+    // A README command whose comment starts with "→" quotes its output: the text after the arrow is in what
+    // the command prints (spaces and line breaks aside), so a quoted figure cannot drift from the binary.
+    TEST_CASE("every napkin invocation in the README answers in at most 80 columns, and prints what its → quotes") {
         std::ifstream readme(NAPKIN_SOURCE_DIR "/README.md");
         REQUIRE(readme);
         std::vector<std::string> invocations;
@@ -634,7 +636,17 @@ TEST_SUITE("cli/run") {
         const fs::path scratch = fs::temp_directory_path() / ("napkin-readme-" + std::to_string(::getpid()));
         fs::create_directories(scratch);
         std::vector<std::string> written;
+        const auto squeezed = [](const std::string& s) {
+            std::istringstream words(s);
+            std::string out;
+            for (std::string w; words >> w;) out += (out.empty() ? "" : " ") + w;
+            return out;
+        };
+        int quotes = 0;
         for (std::string text : invocations) {
+            std::string quote;
+            if (const auto arrow = text.find("# \u2192 "); arrow != std::string::npos)
+                quote = squeezed(text.substr(arrow + std::string("# \u2192 ").size()));
             text = std::regex_replace(text, std::regex("#.*"), "");
             text = std::regex_replace(text, std::regex("\\[[^\\]]*\\]"), "");
             text = std::regex_replace(text, std::regex("all_reduce_perf\\.txt"), data + "/nccl_tests/all_reduce_perf_16_ranks.txt");
@@ -663,7 +675,13 @@ TEST_SUITE("cli/run") {
             } else {
                 CHECK(widest(r.output) <= 80);
             }
+            if (!quote.empty()) {
+                ++quotes;
+                CAPTURE(quote);
+                CHECK(contains(squeezed(r.output), quote));
+            }
         }
+        CHECK(quotes >= 5);
         fs::remove_all(scratch);
     }
 
