@@ -623,6 +623,11 @@ TEST_SUITE("cli/run") {
                 continue;
             }
             if (!in_sh) continue;
+            // A quote on the lines under a command ("# → model …") belongs to it, as one on its own line.
+            if (line.starts_with("# \u2192 ") && pending.empty() && !invocations.empty()) {
+                invocations.back() += " " + line;
+                continue;
+            }
             if (!pending.empty() || line.starts_with("napkin ")) {
                 pending += " " + line;
                 if (!pending.empty() && pending.back() == '\\') pending.pop_back();
@@ -644,9 +649,14 @@ TEST_SUITE("cli/run") {
         };
         int quotes = 0;
         for (std::string text : invocations) {
-            std::string quote;
-            if (const auto arrow = text.find("# \u2192 "); arrow != std::string::npos)
-                quote = squeezed(text.substr(arrow + std::string("# \u2192 ").size()));
+            // Every "# → " of the invocation quotes a part of its output.
+            std::vector<std::string> quotes_here;
+            const std::string arrow = "# \u2192 ";
+            for (auto at = text.find(arrow); at != std::string::npos;) {
+                const auto next = text.find(arrow, at + arrow.size());
+                quotes_here.push_back(squeezed(text.substr(at + arrow.size(), next - at - arrow.size())));
+                at = next;
+            }
             text = std::regex_replace(text, std::regex("#.*"), "");
             text = std::regex_replace(text, std::regex("\\[[^\\]]*\\]"), "");
             text = std::regex_replace(text, std::regex("all_reduce_perf\\.txt"), data + "/nccl_tests/all_reduce_perf_16_ranks.txt");
@@ -675,7 +685,7 @@ TEST_SUITE("cli/run") {
             } else {
                 CHECK(widest(r.output) <= 80);
             }
-            if (!quote.empty()) {
+            for (const std::string& quote : quotes_here) {
                 ++quotes;
                 CAPTURE(quote);
                 CHECK(contains(squeezed(r.output), quote));
