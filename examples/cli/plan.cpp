@@ -9,6 +9,7 @@
 
 #include <napkin/catalog/clusters.hpp>
 #include <napkin/inference_planner.hpp>
+#include <napkin/io/json_plans.hpp>
 #include <napkin/planner.hpp>
 #include <napkin/run_plan.hpp>
 #include <napkin/validation/measured_runs.hpp>

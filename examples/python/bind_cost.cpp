@@ -9,6 +9,7 @@
 
 #include <napkin/inference_planner.hpp>
 #include <napkin/io/json.hpp>
+#include <napkin/io/json_plans.hpp>
 #include <napkin/io/text_file.hpp>
 #include <napkin/run_cost.hpp>
 #include <napkin/serving.hpp>

@@ -5,6 +5,7 @@
 
 #include <napkin/calibrate.hpp>
 #include <napkin/io/json.hpp>
+#include <napkin/io/json_plans.hpp>
 #include <napkin/io/nccl_tests.hpp>
 #include <napkin/memory.hpp>
 #include <napkin/parallelism.hpp>
