@@ -425,6 +425,8 @@ namespace detail {
             count(m.dense_layers), "must lie between 0 and the layers");
     require(m.moe_every >= 1 && m.moe_every <= limits::layers, "TransformerShape.moe_every", count(m.moe_every),
             "must be in [1, 2^24]");
+    require(m.experts == 0 || moe_layers(m) >= 1, "TransformerShape.moe_every", count(m.moe_every),
+            "leaves no MoE layer after the dense ones: a model with experts needs one");
     for (long long x : {m.q_lora_rank, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim})
         require(x >= 0 && x <= limits::width, "TransformerShape's latent attention sizes", count(x),
                 "must be in [0, 2^30]");

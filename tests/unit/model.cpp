@@ -85,6 +85,15 @@ TEST_SUITE("model") {
         CHECK_THROWS_WITH_AS((void)validated(bad),
                              "TransformerShape.dense_layers = 28: must lie between 0 and the layers",
                              napkin::invalid_argument);
+        // 27 layers, the first dense: moe_every 27 would make layer 28 the first MoE layer, past the last.
+        bad = lite;
+        bad.moe_every = 27;
+        CHECK_THROWS_WITH_AS((void)validated(bad),
+                             "TransformerShape.moe_every = 27: leaves no MoE layer after the dense ones: a model with "
+                             "experts needs one",
+                             napkin::invalid_argument);
+        bad.moe_every = 26;  // layer 27, the last, is MoE
+        CHECK(moe_layers(validated(bad)) == 1);
         bad = lite;
         bad.shared_expert_ffn = 0;
         CHECK_THROWS_WITH_AS((void)validated(bad),
