@@ -31,6 +31,7 @@ inline DType parse_gradient_reduce_dtype(const std::string& text) {
 struct FrameworkFlags {
     std::string compute_dtype = "bf16", grad_reduce_dtype, profile;
     bool overlap_tp = false, overlap_param_gather = false, fsdp_prefetch = true, recompute_early_stop = false;
+    long long communication_sms = default_training_options.communication_sms;
 };
 
 inline void add_framework_flags(CLI::App* sub, FrameworkFlags& f) {
@@ -46,6 +47,9 @@ inline void add_framework_flags(CLI::App* sub, FrameworkFlags& f) {
     sub->add_option("--grad-reduce-dtype", f.grad_reduce_dtype,
                     "format of the gradients in the data-parallel collectives: bf16, fp16 or fp32 (that of "
                     "--grad-dtype)");
+    sub->add_option("--comm-sms", f.communication_sms,
+                    "SMs the collectives hold while they overlap compute; the overlapped compute runs on the rest "
+                    "(20, DeepSeek-V3 Sec. 3.2.2; 0: overlap is free)");
     sub->add_option("--profile", f.profile, "efficiency profile JSON (napkin calibrate-training)");
 }
 
@@ -62,6 +66,11 @@ inline void apply_framework_flags(const FrameworkFlags& f, const Gpu& gpu, Train
     o.overlap_param_gather = f.overlap_param_gather;
     o.fsdp_prefetch = f.fsdp_prefetch;
     o.recompute_early_stop = f.recompute_early_stop;
+    if (f.communication_sms < 0 || (gpu.sm_count > 0 && f.communication_sms >= gpu.sm_count))
+        throw napkin::invalid_argument("--comm-sms " + std::to_string(f.communication_sms) +
+                                       ": must be at least 0 and below " + std::string(gpu.name) + "'s " +
+                                       std::to_string(gpu.sm_count) + " SMs");
+    o.communication_sms = f.communication_sms;
     o.gradient_reduce_dtype = parse_gradient_reduce_dtype(f.grad_reduce_dtype);
     if (!f.profile.empty()) o.profile = read_efficiency_profile(f.profile);
 }

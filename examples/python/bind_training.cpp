@@ -141,6 +141,8 @@ void bind_training(py::module_& m) {
         .value("overlap_param_gather", &TrainingOptions::overlap_param_gather,
                "parameter all-gather under the first forward (--overlap-param-gather)")
         .value("fsdp_prefetch", &TrainingOptions::fsdp_prefetch, "ZeRO-3 all-gathers under the neighbouring layer")
+        .value("communication_sms", &TrainingOptions::communication_sms,
+               "SMs a collective holds while it overlaps compute (20, DeepSeek-V3 Sec. 3.2.2)")
         .value("recompute_early_stop", &TrainingOptions::recompute_early_stop,
                "full recomputation skips each dense layer's MLP down projection (PyTorch's non-reentrant checkpoint)")
         .value("memory_allowances", &TrainingOptions::memory_allowances, "MemoryAllowances")

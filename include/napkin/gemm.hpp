@@ -306,7 +306,7 @@ struct EfficiencyProfile {
 };
 
 inline constexpr EfficiencyProfile default_profile{
-    .ampere_share = 0.6788, .hopper_share = 0.5714, .memory_passes = 1.2817, .eager_layer_overhead_ms = 5.760};
+    .ampere_share = 0.6839, .hopper_share = 0.5785, .memory_passes = 1.3664, .eager_layer_overhead_ms = 5.097};
 
 [[nodiscard]] constexpr double tensor_share(const EfficiencyProfile& p, Architecture a) {
     const double share = a == Architecture::ampere ? p.ampere_share : p.hopper_share;

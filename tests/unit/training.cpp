@@ -103,6 +103,36 @@ TEST_SUITE("training") {
                  units::s) == doctest::Approx(0.0));
     }
 
+    TEST_CASE("overlap is not free: hiding X of a collective costs (communication SMs / SMs) · X of compute") {
+        // The same ZeRO-3 step with 20 of 132 SMs busy communicating (DeepSeek-V3 Sec. 3.2.2): per
+        // micro-batch 1.5 s of the 2 s gather hides under the forward and all 4 s of the backward's
+        // 5 s (gather + reduce-scatter) under the backward; 5.5 s hidden cost 20/132 · 5.5 = 0.8333 s
+        // on top of the 2 s exposed, so 2 · 2.8333 = 5.6667 s a step.
+        const GradientSync g{.reduce = seconds(3), .gather = Seconds{}, .layer_gather = seconds(2)};
+        const Parallelism par{.dp = 1, .micro_batch = 1, .global_batch = 2, .sharding = Sharding::zero3};
+        TrainingOptions o{};
+        const double share = 20.0 / 132.0;
+        CHECK(in(exposed_sync_time(g, par, 4.0, seconds(1.5), seconds(4), o, share), units::s) ==
+              doctest::Approx(2.0 * (2.0 + 5.5 * share)));
+        // DDP's all-reduce under the last backward: 3 s hidden in 4 s costs 3 · 20/132 = 0.4545 s.
+        Parallelism ddp = par;
+        ddp.sharding = Sharding::none;
+        o.overlap_dp = true;
+        CHECK(in(exposed_sync_time(GradientSync{.reduce = seconds(3), .gather = Seconds{}, .layer_gather = Seconds{}},
+                                   ddp, 4.0, seconds(1.5), seconds(4), o, share),
+                 units::s) == doctest::Approx(3.0 * share));
+        // The share is the option's SMs over the GPU's: 20 of the H100's 132, 20 of the A100's 108.
+        CHECK(communication_sm_share(catalog::h100_sxm, o) == doctest::Approx(20.0 / 132.0));
+        CHECK(communication_sm_share(catalog::a100_80gb_sxm, o) == doctest::Approx(20.0 / 108.0));
+        o.communication_sms = 0;
+        CHECK(communication_sm_share(catalog::h100_sxm, o) == 0.0);
+        o.communication_sms = 132;
+        CHECK_THROWS_WITH_AS((void)communication_sm_share(catalog::h100_sxm, o),
+                             doctest::Contains("TrainingOptions.communication_sms"), napkin::invalid_argument);
+        o.communication_sms = -1;
+        CHECK_THROWS_AS((void)communication_sm_share(catalog::h100_sxm, o), napkin::invalid_argument);
+    }
+
     TEST_CASE("tensor-parallel all-reduces of the 22B model inside a DGX A100") {
         // 4 per layer × 48 layers of 4·2048·6144·2 = 100,663,296 bytes on 8 GPUs over nvlink3:
         // latency 6.6 + 14·0.6 = 15 µs, bandwidth 1.75 · 100,663,296 / 300 GB/s = 587.20256 µs.

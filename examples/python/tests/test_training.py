@@ -97,6 +97,27 @@ def test_megatron_gpt3_estimate_by_hand_identities():
     assert e.memory.total == e.memory.states + e.memory.activations + e.memory.allowances
 
 
+def test_communication_sms_prices_hidden_data_parallel_traffic():
+    # gpt2-small with DDP on 8 A100s, the all-reduce overlapped with the backward: it hides, so it shows
+    # only as the SMs it holds (step.hpp: 20/108 of the hidden time). With 0 SMs the exposed part is
+    # 0; with 20 it is 20/108 of the all-reduce (248,879,616 gradient bytes on 8 GPUs over nvlink3:
+    # 6.6 µs + 14 · 0.6 µs + 1.75 · 248,879,616 B / 300 GB/s = 1.466798 ms), and 40 SMs show twice that.
+    layout = dict(tp=1, pp=1, dp=8, micro_batch=8, global_batch=512)
+    dp = {}
+    for sms in (0, 20, 40):
+        options = napkin.TrainingOptions(overlap_dp=True, communication_sms=sms)
+        e = napkin.evaluate_training(catalog.model("gpt2-small"), cluster_for(8), napkin.Parallelism(**layout),
+                                     options)
+        dp[sms] = e.breakdown.dp
+    assert napkin.TrainingOptions().communication_sms == 20
+    assert dp[0] == 0.0
+    assert dp[20] == pytest.approx(20.0 / 108.0 * 1.466798e-3, rel=1e-5)
+    assert dp[40] == pytest.approx(2.0 * dp[20], rel=1e-12)
+    with pytest.raises(ValueError, match="TrainingOptions.communication_sms"):
+        napkin.evaluate_training(catalog.model("gpt2-small"), cluster_for(8), napkin.Parallelism(**layout),
+                                 napkin.TrainingOptions(communication_sms=108))
+
+
 def test_plan_rows_equal_napkin_plan_json(napkin_cli):
     cluster = napkin.Cluster(node=catalog.node("dgx-a100"), nodes=128)
     plan = napkin.plan_training(gpt3, cluster, 1536, top_k=5)

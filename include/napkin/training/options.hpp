@@ -114,6 +114,11 @@ struct TrainingOptions {
     // and backward pay EfficiencyProfile::eager_layer_overhead_ms per
     // micro-batch on top of their kernels (compiled Megatron-LM, NeMo: false).
     bool eager_framework = false;
+    // SMs the communication kernels hold while a collective runs under
+    // compute (DeepSeek-V3 technical report, Sec. 3.2.2: 20 of H800's 132 SMs
+    // keep both InfiniBand and NVLink busy); the overlapped compute runs on the
+    // rest (step.hpp's communication_sm_share). 0: overlap is free.
+    long long communication_sms = 20;
 };
 
 inline constexpr TrainingOptions default_training_options{};

@@ -74,8 +74,20 @@ struct GradientSync {
     return reduces * g.reduce + g.gather + 2.0 * mb * g.layer_gather;
 }
 
+/// The share of the GPU's SMs a collective holds while it runs under compute:
+/// TrainingOptions::communication_sms of Gpu::sm_count (0 for a GPU without an
+/// SM count). The compute it overlaps runs on the other SMs, so hiding X of
+/// communication costs share·X of compute time.
+[[nodiscard]] constexpr double communication_sm_share(const Gpu& gpu, const TrainingOptions& o) {
+    require(o.communication_sms >= 0 && (gpu.sm_count == 0 || o.communication_sms < gpu.sm_count),
+            "TrainingOptions.communication_sms", static_cast<double>(o.communication_sms),
+            "must be at least 0 and below the GPU's SM count");
+    return gpu.sm_count > 0 ? count(o.communication_sms) / count(gpu.sm_count) : 0.0;
+}
+
 /// What of the synchronisation shows, given one micro-batch's forward and
-/// backward time on the stage:
+/// backward time on the stage (each hidden part also costs `sm_share` of
+/// itself, communication_sm_share above):
 ///  - overlap_dp: the reduction runs bucket by bucket under the last
 ///    micro-batch's backward (Li et al. 2020, PyTorch DDP, Sec. 3.2.3;
 ///    Megatron's --overlap-grad-reduce); only what exceeds it shows;
@@ -91,8 +103,11 @@ struct GradientSync {
 ///    scatter and the all-gathers share the GPU's links, so the two hide
 ///    together: what their sum exceeds the backward by shows.
 [[nodiscard]] constexpr Seconds exposed_sync_time(const GradientSync& g, const Parallelism& par, double layers,
-                                                 Seconds forward, Seconds backward, const TrainingOptions& o) {
-    const auto beyond = [](Seconds work, Seconds cover) { return std::max(Seconds{}, work - cover); };
+                                                 Seconds forward, Seconds backward, const TrainingOptions& o,
+                                                 double sm_share = 0.0) {
+    const auto beyond = [sm_share](Seconds work, Seconds cover) {
+        return std::max(Seconds{}, work - cover) + sm_share * std::min(work, cover);
+    };
     const double mb = count(microbatches(par));
     const Seconds gather = o.overlap_param_gather ? beyond(g.gather, forward) : g.gather;
     if (par.sharding == Sharding::zero3) {
@@ -161,10 +176,11 @@ struct GradientSync {
                                                    const TrainingOptions& o) {
     const Seconds forward = one.compute / 3.0;
     const Seconds backward = (2.0 / 3.0) * one.compute + one.recompute;
+    const double share = communication_sm_share(c.node.gpu, o);
     return exposed_sync_time(gradient_sync_parts(params.dense, data_group(par, c), par, c, o), par, layers, forward,
-                             backward, o) +
+                             backward, o, share) +
            exposed_sync_time(gradient_sync_parts(params.expert, expert_data_group(par, c), par, c, o), par, layers,
-                             forward, backward, o);
+                             forward, backward, o, share);
 }
 
 /// The optimizer's memory against Adam's, which memory.hpp counts: master
