@@ -150,6 +150,17 @@ inline TransformerShape resolve_model(const ModelOptions& o) {
                                    did_you_mean(o.spec, names_of(catalog::models)) + " (napkin list)");
 }
 
+// --seq-len's default in train and plan: the context training runs use now, the model's
+// max_position_embeddings up to 8,192 tokens (Llama 3's pretraining length, Dubey et al. 2024,
+// Sec. 3.4.1); 2,048 for a model that states none (the GPT-3 family's n_ctx, Brown et al. 2020,
+// Table 2.1).
+inline constexpr long long longest_default_sequence = 8192;
+inline constexpr long long unstated_context = 2048;
+inline long long default_sequence(const TransformerShape& m) {
+    return m.max_position_embeddings > 0 ? std::min(m.max_position_embeddings, longest_default_sequence)
+                                         : unstated_context;
+}
+
 // --- the GPU -------------------------------------------------------------------
 struct GpuOptions {
     std::string name;

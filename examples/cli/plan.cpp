@@ -310,7 +310,8 @@ NAPKIN_COMMAND(app) {
         ->required();
     add_node_options(sub, o->node, "catalog link of one NIC between nodes, one NIC per GPU (default: the GPU's usual one)");
     sub->add_option("--global-batch", o->global_batch, "sequences per optimizer step")->required();
-    sub->add_option("--seq-len", o->sequence, "tokens per sequence (2048)");
+    sub->add_option("--seq-len", o->sequence,
+                    "tokens per sequence (the model's context up to 8192; 2048 when its config states none)");
     sub->add_option("--top", o->top, "how many of the fastest layouts to show (10)");
     sub->add_option("--explain", o->explain,
                     "row N against the published layout of the catalog for this model, GPU count and batch: "
@@ -343,6 +344,7 @@ NAPKIN_COMMAND(app) {
     sub->callback([o, sub] {
         checked_threads(o->threads);
         const TransformerShape model = resolve_model(o->model);
+        if (sub->count("--seq-len") == 0) o->sequence = default_sequence(model);
         const std::vector<long long> counts = parse_gpu_counts(o->gpus_text);
         o->gpus = counts.front();
         const std::optional<RunObjective> objective = parse_run_objective(o->objective);

@@ -100,6 +100,8 @@ NAPKIN_COMMAND(app) {
         std::string weights = "bf16", grads = "bf16", master = "fp32", moments = "fp32";
         std::string tp_comm = "auto";
         bool overlap_dp = false, no_scatter_gather = false, causal = false;
+        bool sequence_parallel = false, no_sequence_parallel = false, flash_attention = false,
+             no_flash_attention = false;
         EfficiencyModel efficiency = default_efficiency;
         std::string compute_model = "gemm";
         FrameworkFlags framework;
@@ -128,11 +130,17 @@ NAPKIN_COMMAND(app) {
                     "(1f1b, interleaved when --vp > 1)");
     sub->add_option("--micro-batch", o->par.micro_batch, "sequences per micro-batch");
     sub->add_option("--global-batch", o->par.global_batch, "sequences per optimizer step");
-    sub->add_option("--seq-len", o->par.sequence, "tokens per sequence (2048)");
-    sub->add_flag("--sequence-parallel", o->par.sequence_parallel, "Megatron sequence parallelism");
+    sub->add_option("--seq-len", o->par.sequence,
+                    "tokens per sequence (the model's context up to 8192; 2048 when its config states none)");
+    auto* sp_on = sub->add_flag("--sequence-parallel", o->sequence_parallel,
+                                "Megatron sequence parallelism (on by default when --tp > 1)");
+    sub->add_flag("--no-sequence-parallel", o->no_sequence_parallel, "no sequence parallelism")->excludes(sp_on);
     sub->add_option("--recompute", o->recompute, "activation recomputation: none, selective or full");
     sub->add_option("--zero", o->zero, "ZeRO stage 0, 1, 2, 3, or distributed (Megatron's distributed optimizer)");
-    sub->add_flag("--flash-attention", o->par.flash_attention, "fused attention: no s x s scores kept or moved through memory");
+    auto* flash_on = sub->add_flag("--flash-attention", o->flash_attention,
+                                   "fused attention: no s x s scores kept or moved through memory (the default)");
+    sub->add_flag("--no-flash-attention", o->no_flash_attention, "attention that keeps the s x s scores")
+        ->excludes(flash_on);
     sub->add_option("--weight-dtype", o->weights, "bf16, fp16, fp32 or fp8 (bf16)");
     sub->add_option("--grad-dtype", o->grads, "bf16 or fp32 (bf16; Megatron keeps fp32)");
     sub->add_option("--master-dtype", o->master, "fp32 or none (fp32)");
@@ -166,6 +174,13 @@ NAPKIN_COMMAND(app) {
     sub->callback([o, sub] {
         const TransformerShape model = resolve_model(o->model);
         Parallelism par = o->par;
+        // Defaults as training runs now (README, "train"): the model's context up to 8,192 tokens,
+        // flash attention, and sequence parallelism wherever there is tensor parallelism (unless
+        // --tp-comm all-reduce asks for the collectives it cannot use).
+        if (sub->count("--seq-len") == 0) par.sequence = default_sequence(model);
+        par.flash_attention = !o->no_flash_attention;
+        par.sequence_parallel =
+            o->sequence_parallel || (!o->no_sequence_parallel && par.tp > 1 && o->tp_comm != "all-reduce");
         constexpr const char* dtypes = "none, fp8, bf16, fp16, fp32";
         par.recompute = parse_choice<Recompute>("--recompute", o->recompute, parse_recompute, "none, selective, full");
         par.schedule = parse_choice<ScheduleKind>("--schedule", o->schedule, parse_schedule_kind,
@@ -278,6 +293,9 @@ NAPKIN_COMMAND(app) {
                     par.tp, par.pp, par.dp, par.cp > 1 ? (" cp " + std::to_string(par.cp)).c_str() : "");
         std::printf("  %s micro-batches of %lld, %s schedule\n", grouped(microbatches(par)).c_str(), par.micro_batch,
                     std::string(to_string(resolved_schedule(par))).c_str());
+        std::printf("  seq %s, flash %s, sp %s, recompute %s, zero %s\n", grouped(par.sequence).c_str(),
+                    par.flash_attention ? "on" : "off", par.sequence_parallel ? "on" : "off",
+                    std::string(to_string(par.recompute)).c_str(), std::string(to_string(par.sharding)).c_str());
         std::printf("%s\n", wrap_line(links_line(o->gpu, o->node, node)).c_str());
         if (assumed) std::printf("%s\n", wrap_line(gpu_assumed_line(*assumed, node.gpu)).c_str());
         std::printf("memory per GPU: %s of %s usable (%s)\n", to_string(e.memory.total()).c_str(),

@@ -1,8 +1,9 @@
 # napkin train: Korthikanti Fig. 1 and hand-derived step parts from the command line, and bad input.
 napkin_check_output(cli.train.korthikanti_22b
   COMMAND $<TARGET_FILE:napkin-cli> train --model megatron-22b --tp 8 --pp 1 --dp 1 --micro-batch 4
-          --global-batch 4 --seq-len 2048
-  # Fig. 1: 59.25 GiB of activations without recomputation; Table 2 per layer × 48 layers.
+          --global-batch 4 --seq-len 2048 --no-sequence-parallel --no-flash-attention
+  # Fig. 1: 59.25 GiB of activations without recomputation, sequence parallelism or flash attention
+  # (train's defaults turn both on: --no-...); Table 2 per layer × 48 layers.
   EXPECT "activations 59.25 GiB" "does not fit")
 napkin_check_output(cli.train.korthikanti_22b_sp_selective
   COMMAND $<TARGET_FILE:napkin-cli> train --model megatron-22b --tp 8 --pp 1 --dp 1 --micro-batch 4
@@ -29,7 +30,8 @@ napkin_check_output(cli.train.error.batch
 # 2.18 × 65,011,712 bytes / 2,039 GB/s (tests/unit/training.cpp): W = 1.093542 ms, i.e. 26.24501 ms.
 napkin_check_output(cli.train.schedule_zb_h1
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-medium --tp 2 --pp 4 --dp 1 --micro-batch 1
-          --global-batch 8 --seq-len 1024 --schedule zb-h1 --compute-model flat --json
+          --global-batch 8 --seq-len 1024 --schedule zb-h1 --compute-model flat --no-flash-attention
+          --no-sequence-parallel --json
   EXPECT "\"schedule\": \"zb-h1\"" "\"compute\": 0.026245")
 napkin_check_output(cli.train.schedule_default_interleaved
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-medium --tp 2 --pp 4 --dp 1 --micro-batch 1
@@ -50,9 +52,11 @@ napkin_check_output(cli.train.error.schedule_chunks
 # --tp-comm: GPT-3 t8 p16 d8, m = 192, 6 layers a stage, 4 collectives each of b·s·h·2 = 50,331,648
 # bytes on nvlink3: all-reduce 6.6 + 14·0.6 = 15 µs + 1.75·M/300 GB/s = 293.60128 µs, so
 # 4,608 × 308.60128 µs = 1.42203 s; reduce-scatter + all-gather pay the 6.6 µs base once more:
-# 1.42203 + 4,608 × 6.6 µs = 1.45245 s. The JSON says which collectives ran.
+# 1.42203 + 4,608 × 6.6 µs = 1.45245 s. The JSON says which collectives ran. Without sequence
+# parallelism (on by default with --tp > 1) auto means the all-reduce.
 napkin_check_output(cli.train.tp_comm_default
-  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536 --json
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536
+          --no-sequence-parallel --json
   EXPECT "\"tp\": 1.42203" "\"tp_communication\": \"all-reduce\"")
 napkin_check_output(cli.train.tp_comm_rs_ag
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 8 --pp 16 --dp 8 --global-batch 1536
@@ -278,3 +282,28 @@ napkin_check_output(cli.plan.comm_sms_default
   COMMAND $<TARGET_FILE:napkin-cli> plan --model gpt3-175b --gpu a100-80gb-sxm --gpus 1024 --gpus-per-node 8
           --intra-link nvlink3 --inter-link ib-hdr --global-batch 1536 --top 1
   EXPECT "1  t4  p4   d64" "zero 2")
+# train's defaults follow current practice and are printed: Llama 3.1 8B states 131,072 positions, so
+# sequences of 8,192 tokens (Llama 3's pretraining length); flash attention; sequence parallelism
+# with --tp 2. GPT-3 states no context: 2,048 tokens (its n_ctx), and at --tp 1 no sequence parallelism.
+napkin_check_output(cli.train.defaults_current_practice
+  COMMAND $<TARGET_FILE:napkin-cli> train --model llama3.1-8b --tp 2 --dp 4 --global-batch 64
+  EXPECT "seq 8,192, flash on, sp on, recompute none, zero 0")
+napkin_check_output(cli.train.defaults_unstated_context
+  COMMAND $<TARGET_FILE:napkin-cli> train --model gpt3-175b --tp 1 --pp 96 --dp 1 --global-batch 96
+  EXPECT "seq 2,048, flash on, sp off, recompute none, zero 0")
+napkin_check_output(cli.train.defaults_turned_off
+  COMMAND $<TARGET_FILE:napkin-cli> train --model llama3.1-8b --tp 2 --dp 4 --global-batch 64 --seq-len 4096
+          --no-flash-attention --no-sequence-parallel --json
+  EXPECT "\"sequence\": 4096" "\"flash_attention\": false" "\"sequence_parallel\": false")
+# --tp-comm all-reduce without a word on sequence parallelism: the default gives way (it needs rs-ag).
+napkin_check_output(cli.train.defaults_all_reduce
+  COMMAND $<TARGET_FILE:napkin-cli> train --model llama3.1-8b --tp 2 --dp 4 --global-batch 64
+          --tp-comm all-reduce
+  EXPECT "sp off")
+napkin_check_output(cli.train.error.flash_both
+  COMMAND $<TARGET_FILE:napkin-cli> train --model llama3.1-8b --flash-attention --no-flash-attention
+  EXPECT "--flash-attention excludes --no-flash-attention" EXIT_CODE 2)
+# plan's --seq-len defaults the same way: the header says the batch in tokens, 256 × 8,192.
+napkin_check_output(cli.plan.default_sequence
+  COMMAND $<TARGET_FILE:napkin-cli> plan --model llama3.1-8b --gpus 16 --global-batch 256 --top 1
+  EXPECT "batch 256 x 8,192 tokens")

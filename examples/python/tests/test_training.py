@@ -46,6 +46,7 @@ CLI_FLAGS = {"virtual_stages": "--vp", "micro_batch": "--micro-batch", "global_b
              "model": "--model"}
 BOOL_FLAGS = {"sequence_parallel": "--sequence-parallel", "flash_attention": "--flash-attention",
               "overlap_dp": "--overlap-dp"}
+NEGATED_FLAGS = {"sequence_parallel": "--no-sequence-parallel", "flash_attention": "--no-flash-attention"}
 
 
 def python_estimate(layout):
@@ -58,11 +59,16 @@ def python_estimate(layout):
 
 
 def cli_args(layout):
+    # The library's Parallelism keeps the lessons' defaults (2,048 tokens, no flash attention, no
+    # sequence parallelism); `napkin train` defaults to current practice, so both are spelled out.
+    layout = {"sequence": 2048, "flash_attention": False, "sequence_parallel": False, **layout}
     args = []
     for key, value in layout.items():
         if key in BOOL_FLAGS:
             if value:
                 args.append(BOOL_FLAGS[key])
+            elif key in NEGATED_FLAGS:
+                args.append(NEGATED_FLAGS[key])
         else:
             args += [CLI_FLAGS[key], value]
     return args
