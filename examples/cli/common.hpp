@@ -114,6 +114,34 @@ inline std::optional<double> time_in_ms(const std::optional<double>& ms, const s
     return in(io::parse_time(new_flag, *text), units::ms);
 }
 
+// --ttft and --tpot, the latency targets of serve and plan-inference, each beside its older -ms twin.
+// resolve_latency_targets leaves the targets in ttft_ms and tpot_ms, each checked positive under
+// the flag as typed (--tpot 0ms: "--tpot = \"0ms\": must be positive"; --tpot-ms 0 names --tpot-ms).
+struct LatencyTargets {
+    std::optional<std::string> ttft, tpot;  // with their units: 2s, 50ms
+    std::optional<double> ttft_ms, tpot_ms;
+    [[nodiscard]] bool any() const { return ttft_ms || tpot_ms; }
+};
+
+inline void add_latency_targets(CLI::App* sub, LatencyTargets& t, const std::string& ttft_help,
+                                const std::string& tpot_help) {
+    add_time_flag(sub, "--ttft", t.ttft, t.ttft_ms, ttft_help);
+    add_time_flag(sub, "--tpot", t.tpot, t.tpot_ms, tpot_help);
+}
+
+inline void resolve_latency_targets(LatencyTargets& t) {
+    const auto resolve = [](std::optional<std::string>& text, std::optional<double>& ms, const std::string& flag) {
+        ms = time_in_ms(ms, text, flag, flag + "-ms");
+        if (ms && !(*ms > 0.0)) {
+            if (text) reject(flag, *text, "must be positive");
+            require_positive(flag + "-ms", *ms);
+        }
+        text.reset();
+    };
+    resolve(t.ttft, t.ttft_ms, "--ttft");
+    resolve(t.tpot, t.tpot_ms, "--tpot");
+}
+
 // --- catalog names ----------------------------------------------------------------
 template <class Entries>
 std::vector<std::string> names_of(const Entries& entries) {

@@ -659,7 +659,7 @@ namespace {
 // or --objective cost is given.
 template <class Options>
 bool serving_engine_wanted(const Options& o) {
-    return o.tpot_ms || o.ttft_ms || o.arrival_rate || o.objective == "cost";
+    return o.targets.any() || o.arrival_rate || o.objective == "cost";
 }
 
 template <class Options>
@@ -667,14 +667,8 @@ std::pair<ServingPlanQuery, ServingSetup> serving_query_from_flags(const Options
                                                                    const Gpu& gpu) {
     ServingPlanQuery query{.max_gpus = o.max_gpus, .max_concurrency = o.max_tokens,
                            .input_tokens = o.input_tokens, .output_tokens = o.output_tokens};
-    if (o.tpot_ms) {
-        require_positive("--tpot-ms", *o.tpot_ms);
-        query.tpot_bound = milliseconds(*o.tpot_ms);
-    }
-    if (o.ttft_ms) {
-        require_positive("--ttft-ms", *o.ttft_ms);
-        query.ttft_bound = milliseconds(*o.ttft_ms);
-    }
+    if (o.targets.tpot_ms) query.tpot_bound = milliseconds(*o.targets.tpot_ms);
+    if (o.targets.ttft_ms) query.ttft_bound = milliseconds(*o.targets.ttft_ms);
     require_at_least_one("--input-tokens", o.input_tokens);
     require_at_least_one("--output-tokens", o.output_tokens);
     require_at_least_one("--max-gpus", o.max_gpus);
@@ -715,8 +709,8 @@ nlohmann::json serving_fleet_json(const ServingFleetPlan& plan, const Options& o
                      {"search",
                       {{"points_evaluated", plan.points_evaluated},
                        {"rejected", {{"memory", plan.rejected_memory}, {"latency", plan.rejected_latency}}}}}};
-    if (o.tpot_ms) j["tpot_bound_s"] = *o.tpot_ms / 1e3;
-    if (o.ttft_ms) j["ttft_bound_s"] = *o.ttft_ms / 1e3;
+    if (o.targets.tpot_ms) j["tpot_bound_s"] = *o.targets.tpot_ms / 1e3;
+    if (o.targets.ttft_ms) j["ttft_bound_s"] = *o.targets.ttft_ms / 1e3;
     if (plan.best) {
         const ServingFleet& f = *plan.best;
         const ServingEstimate& e = f.replica;
@@ -793,9 +787,9 @@ NAPKIN_COMMAND(app) {
         long long max_tokens = 1024;
         std::optional<double> latency_ms;
         std::string objective;
-        std::optional<double> tpot_ms, ttft_ms;
-        // The same with their units (--latency 20ms), read into the numbers above.
-        std::optional<std::string> latency, tpot, ttft;
+        // With its unit (--latency 20ms), read into latency_ms.
+        std::optional<std::string> latency;
+        LatencyTargets targets;  // the serving engine's --ttft and --tpot
         long long input_tokens = 1024, output_tokens = 256;
         std::string weight_dtype = "bf16", kv_dtype = "bf16";
         std::optional<double> arrival_rate, price;
@@ -817,10 +811,9 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--objective", o->objective,
                     "latency or throughput (default: latency, throughput when --latency-ms is given); cost: the "
                     "serving engine's cheapest answer (needs --gpu-hour-price)");
-    add_time_flag(sub, "--tpot", o->tpot, o->tpot_ms,
-                  "serving engine: longest time per output token with its unit (50ms); plans the layout and "
-                  "concurrency with the most output tokens/s per GPU");
-    add_time_flag(sub, "--ttft", o->ttft, o->ttft_ms, "serving engine: longest time to first token with its unit (2s)");
+    add_latency_targets(sub, o->targets, "serving engine: longest time to first token with its unit (2s)",
+                        "serving engine: longest time per output token with its unit (50ms); plans the layout "
+                        "and concurrency with the most output tokens/s per GPU");
     sub->add_option("--input-tokens", o->input_tokens, "serving engine: prompt tokens per request (1024)");
     sub->add_option("--output-tokens", o->output_tokens, "serving engine: generated tokens per request (256)");
     sub->add_option("--weight-dtype", o->weight_dtype, "serving engine: " + names_of(weight_dtype_names) + " (bf16)");
@@ -834,9 +827,8 @@ NAPKIN_COMMAND(app) {
     add_json_flag(sub, o->json);
     sub->callback([o] {
         o->latency_ms = time_in_ms(o->latency_ms, o->latency, "--latency", "--latency-ms");
-        o->tpot_ms = time_in_ms(o->tpot_ms, o->tpot, "--tpot", "--tpot-ms");
-        o->ttft_ms = time_in_ms(o->ttft_ms, o->ttft, "--ttft", "--ttft-ms");
-        o->latency = o->tpot = o->ttft = std::nullopt;
+        resolve_latency_targets(o->targets);
+        o->latency.reset();
         const TransformerShape model = resolve_model(o->model);
         const Gpu gpu = resolve_gpu(o->gpu);
         // No link given: the one inside the GPU's usual server (catalog::default_links).

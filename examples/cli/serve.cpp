@@ -115,8 +115,7 @@ NAPKIN_COMMAND(app) {
         double arrival_rate = 0;
         long long prefill_chunk = 0;
         long long disaggregate = 0;
-        std::optional<double> ttft_ms, tpot_ms;
-        std::optional<std::string> ttft, tpot;  // with their units
+        LatencyTargets targets;
         bool json = false;
         SimulationOptions simulation;
     };
@@ -145,11 +144,9 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--prefill-chunk", o->prefill_chunk, "chunked prefill: tokens per chunk (0: whole prompt)");
     sub->add_option("--disaggregate", o->disaggregate,
                     "also split this many copies of the layout into prefill and decode pools (DistServe, "
-                    "Splitwise) and give the split with the most goodput within --ttft-ms / --tpot-ms");
-    add_time_flag(sub, "--ttft", o->ttft, o->ttft_ms,
-                  "with --disaggregate: longest time to first token with its unit, 2s");
-    add_time_flag(sub, "--tpot", o->tpot, o->tpot_ms,
-                  "with --disaggregate: longest time per output token with its unit, 50ms");
+                    "Splitwise) and give the split with the most goodput within --ttft / --tpot");
+    add_latency_targets(sub, o->targets, "with --disaggregate: longest time to first token with its unit, 2s",
+                        "with --disaggregate: longest time per output token with its unit, 50ms");
     sub->add_option("--gpu-hour-price", o->price,
                     "USD per GPU-hour: gives the USD per million output (and input) tokens");
     sub->add_option("--power", o->power, "power per GPU with its unit, 700W (the catalog's board power): J per token");
@@ -160,9 +157,7 @@ NAPKIN_COMMAND(app) {
     add_json_flag(sub, o->json);
     add_simulation_options(sub, o->simulation);
     sub->callback([o, sub] {
-        const std::string ttft_flag = o->ttft ? "--ttft" : "--ttft-ms", tpot_flag = o->tpot ? "--tpot" : "--tpot-ms";
-        o->ttft_ms = time_in_ms(o->ttft_ms, o->ttft, "--ttft", "--ttft-ms");
-        o->tpot_ms = time_in_ms(o->tpot_ms, o->tpot, "--tpot", "--tpot-ms");
+        resolve_latency_targets(o->targets);
         const TransformerShape model = resolve_model(o->model);
         const Gpu gpu = resolve_gpu(o->gpu);
         // No link given: the one inside the GPU's usual server (catalog::default_links), as plan-inference.
@@ -277,8 +272,9 @@ NAPKIN_COMMAND(app) {
                                std::to_string(k) + " in flight, or the queue grows without bound");
             }
         }
-        if ((o->ttft_ms || o->tpot_ms) && o->disaggregate == 0)
-            throw napkin::invalid_argument("--ttft-ms and --tpot-ms bound the disaggregated split: give --disaggregate N");
+        if (o->targets.any() && o->disaggregate == 0)
+            throw napkin::invalid_argument(std::string(o->targets.ttft_ms ? "--ttft" : "--tpot") +
+                                           " bounds the disaggregated split: give --disaggregate N");
         const std::vector<ServingEstimate> rows = serving_sweep(model, gpu, link, layout, workload, sweep, setup, ring);
         const ServingEstimate e = evaluate_serving(model, gpu, link, layout, workload, setup, ring);
         std::optional<DisaggregatedEstimate> split;
@@ -287,13 +283,11 @@ NAPKIN_COMMAND(app) {
                     "must be at least 2 (one prefill and one decode instance)");
             DisaggregationQuery q{.instances = o->disaggregate, .input_tokens = workload.input_tokens,
                                   .output_tokens = workload.output_tokens};
-            if (o->ttft_ms) {
-                require_positive(ttft_flag, *o->ttft_ms);
-                q.ttft_bound = milliseconds(*o->ttft_ms);
+            if (o->targets.ttft_ms) {
+                q.ttft_bound = milliseconds(*o->targets.ttft_ms);
             }
-            if (o->tpot_ms) {
-                require_positive(tpot_flag, *o->tpot_ms);
-                q.tpot_bound = milliseconds(*o->tpot_ms);
+            if (o->targets.tpot_ms) {
+                q.tpot_bound = milliseconds(*o->targets.tpot_ms);
             }
             split = best_disaggregation(model, gpu, link, layout, q, setup, ring);
         }

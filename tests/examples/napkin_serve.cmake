@@ -246,3 +246,16 @@ napkin_check_output(cli.plan_inference.two_models_labelled
          "does not fit on any split of up to 1 GPUs"
          "serving engine (as serve: --weight-dtype, --kv-dtype, --input/--output-tokens):"
          "serving: t1 x p1 x e1 = 1 GPUs")
+# The latency targets go through one helper (add_latency_targets): an error names the flag as typed,
+# --tpot with its unit or the older --tpot-ms, in plan-inference as in serve.
+napkin_check_output(cli.plan_inference.error.tpot_zero_with_unit
+  COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --link nvlink4 --tpot 0ms
+  EXPECT "napkin: error: --tpot = \"0ms\": must be positive" EXIT_CODE 2)
+napkin_check_output(cli.serve.error.ttft_zero_with_unit
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --concurrency 8 --disaggregate 2
+          --ttft 0s
+  EXPECT "napkin: error: --ttft = \"0s\": must be positive" EXIT_CODE 2)
+napkin_check_output(cli.serve.error.targets_without_disaggregate
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
+          --concurrency 8 --tpot 50ms
+  EXPECT "napkin: error: --tpot bounds the disaggregated split: give --disaggregate N" EXIT_CODE 2)
