@@ -114,6 +114,7 @@ NAPKIN_COMMAND(app) {
         std::string svg;
         double arrival_rate = 0;
         long long prefill_chunk = 0;
+        double expert_skew = 0.0;
         long long disaggregate = 0;
         LatencyTargets targets;
         bool json = false;
@@ -142,6 +143,9 @@ NAPKIN_COMMAND(app) {
                     "requests/s arriving: alone, the request-level simulator (inf: all at once); with --batch or "
                     "--concurrency, the M/D/1 queue (0: none)");
     sub->add_option("--prefill-chunk", o->prefill_chunk, "chunked prefill: tokens per chunk (0: whole prompt)");
+    sub->add_option("--expert-skew", o->expert_skew,
+                    "MoE: the experts' popularity as a power law of this exponent, 0 to 10 (0: uniform routing); "
+                    "fewer experts are read and the busiest expert-parallel rank sets the step");
     sub->add_option("--disaggregate", o->disaggregate,
                     "also split this many copies of the layout into prefill and decode pools (DistServe, "
                     "Splitwise) and give the split with the most goodput within --ttft / --tpot");
@@ -223,6 +227,10 @@ NAPKIN_COMMAND(app) {
         require_non_negative("--prefill-chunk", count(o->prefill_chunk));
 
         setup.prefill_chunk = o->prefill_chunk;
+        require_in_range("--expert-skew", o->expert_skew, 0.0, 10.0, "must be in [0, 10]");
+        if (o->expert_skew != 0.0 && model.experts == 0)
+            reject("--expert-skew", o->expert_skew, "needs a mixture-of-experts model");
+        setup.expert_skew = o->expert_skew;
         const auto kernels = parse_kernel_profile(o->kernels);
         if (!kernels) reject("--kernels", o->kernels, "must be measured or roofline");
         if (!o->profile.empty() && sub->count("--kernels") > 0)

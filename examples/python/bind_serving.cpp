@@ -108,6 +108,8 @@ void bind_serving(py::module_& m) {
         .quantity("working_tokens", &ServingSetup::working_tokens, Kind::tokens, "tokens of working memory")
         .quantity("working_allowance", &ServingSetup::working_allowance, Kind::bytes, "fixed working allowance")
         .value("prefill_chunk", &ServingSetup::prefill_chunk, "chunked prefill: tokens per chunk (0: whole prompt)")
+        .value("expert_skew", &ServingSetup::expert_skew,
+               "MoE: the experts' popularity as a power law of this exponent (0: uniform routing)")
         .value("profile", &ServingSetup::profile, "ServingProfile: how passes are priced (default: the fit)")
         .finish([](const ServingSetup& s) { (void)validated(s); });
     const auto arrival = per_second_field(&ServingWorkload::arrival_rate);

@@ -8,8 +8,11 @@
 #include <napkin/error.hpp>
 #include <napkin/units.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace napkin {
 
@@ -304,6 +307,78 @@ namespace detail {
     require_non_negative("tokens routed", tokens_routed);
     const double miss = 1.0 - count(per_token) / count(experts);
     return count(experts) * (1.0 - detail::power(miss, static_cast<long long>(tokens_routed)));
+}
+
+/// Skewed routing: the experts' popularity as a power law (Zipf), expert i of
+/// E (i = 1..E, most popular first) taking the share p_i = i^−s / Σ_j j^−s of
+/// the routed picks; s = 0 is uniform, 1/E each. Real routers are skewed per
+/// layer and over time (DeepSeek-V3, arXiv 2412.19437, Sec. 3.4.2, balances
+/// its hottest experts by replicating them); s is the user's statement of it.
+namespace detail {
+/// Σ_j j^−s over the E experts, the power law's normaliser.
+[[nodiscard]] inline double zipf_normaliser(long long experts, double skew) {
+    require_at_least_one("experts", experts);
+    require_in_range("expert skew", skew, 0.0, 10.0, "must be in [0, 10]");
+    double total = 0.0;
+    for (long long j = 1; j <= experts; ++j) total += std::pow(count(j), -skew);
+    return total;
+}
+}  // namespace detail
+
+[[nodiscard]] inline double zipf_share(long long rank, long long experts, double skew) {
+    const double total = detail::zipf_normaliser(experts, skew);
+    require(rank >= 1 && rank <= experts, "expert rank", count(rank), "must be in [1, experts]");
+    return std::pow(count(rank), -skew) / total;
+}
+
+namespace detail {
+/// The chance q_i that a token's k picks include expert i under skewed routing:
+/// proportional to the popularity p_i and summing to k, none above 1 (an
+/// expert takes at most one of a token's picks): the hottest capped at 1, the
+/// rest of the k shared by the others in proportion (water-filling). Uniform: k/E.
+[[nodiscard]] inline std::vector<double> pick_chances(long long experts, long long per_token, double skew) {
+    require(per_token >= 1 && per_token <= experts, "experts_per_token", count(per_token), "must be in [1, experts]");
+    const double total = zipf_normaliser(experts, skew);
+    std::vector<double> q(static_cast<std::size_t>(experts));
+    double rest = total;  // Σ_{j > capped} j^−s
+    for (long long capped = 0; capped < per_token; ++capped) {
+        const double scale = count(per_token - capped) / rest;  // the uncapped q_j = scale · j^−s
+        if (scale * std::pow(count(capped + 1), -skew) <= 1.0) {
+            for (long long j = 1; j <= experts; ++j)
+                q[static_cast<std::size_t>(j - 1)] = j <= capped ? 1.0 : scale * std::pow(count(j), -skew);
+            return q;
+        }
+        rest -= std::pow(count(capped + 1), -skew);
+    }
+    std::fill(q.begin(), q.begin() + per_token, 1.0);  // the k hottest take every pick
+    return q;
+}
+}  // namespace detail
+
+/// The occupancy count above with skewed routing: n tokens touch
+/// Σ_i (1 − (1 − q_i)^n) distinct experts (q_i: detail::pick_chances); s = 0
+/// is the uniform count.
+[[nodiscard]] inline double expected_distinct_experts(long long experts, long long per_token, double tokens_routed,
+                                                      double skew) {
+    if (skew == 0.0) return expected_distinct_experts(experts, per_token, tokens_routed);
+    require_non_negative("tokens routed", tokens_routed);
+    double distinct = 0.0;
+    for (const double q : detail::pick_chances(experts, per_token, skew))
+        distinct += 1.0 - detail::power(1.0 - q, static_cast<long long>(tokens_routed));
+    return distinct;
+}
+
+/// The load of the busiest of `ranks` expert-parallel ranks against the mean,
+/// the experts dealt round-robin by popularity (expert i on rank (i − 1) mod
+/// ranks, so rank 0 holds the hottest): ranks/k · Σ_{i ≡ 1 mod ranks} q_i. 1
+/// when uniform; the hottest expert's rank sets the step of every rank.
+[[nodiscard]] inline double busiest_rank_load(long long experts, long long per_token, long long ranks, double skew) {
+    require(ranks >= 1 && experts % ranks == 0, "expert-parallel ranks", count(ranks), "must divide the experts");
+    if (skew == 0.0 || ranks == 1) return 1.0;
+    const std::vector<double> q = detail::pick_chances(experts, per_token, skew);
+    double picks = 0.0;
+    for (std::size_t i = 0; i < q.size(); i += static_cast<std::size_t>(ranks)) picks += q[i];
+    return count(ranks) * picks / count(per_token);
 }
 
 /// Weights of all routed experts of one MoE layer.

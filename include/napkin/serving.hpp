@@ -231,6 +231,10 @@ struct ServingSetup {
     // the prompt in chunks of this many tokens; 0: one pass over the whole prompt.
     long long prefill_chunk = 0;
     ServingProfile profile = default_serving_profile;
+    // Skewed expert routing (MoE): the experts' popularity as a power law of
+    // this exponent (model.hpp's zipf_share; 0: uniform). Fewer distinct experts
+    // are read, and the expert-parallel rank holding the hottest sets the step.
+    double expert_skew = 0.0;
 };
 
 inline constexpr ServingSetup default_serving_setup{};
@@ -273,6 +277,7 @@ constexpr void check_serving_setup(const ServingSetup& s) {
     require_non_negative("ServingProfile.layer_overhead (s)", s.profile.layer_overhead.value());
     require(s.profile.gemm_share > 0.0 && s.profile.gemm_share <= 1.0, "ServingProfile.gemm_share",
             s.profile.gemm_share, "must be in (0, 1]");
+    require_in_range("ServingSetup.expert_skew", s.expert_skew, 0.0, 10.0, "must be in [0, 10]");
 }
 }  // namespace detail
 
@@ -440,13 +445,15 @@ struct DecodeStep {
 /// tokens of all ep groups (the shared experts are in the rest, always read;
 /// the dense layers' feed-forward blocks too).
 [[nodiscard]] constexpr Bytes weights_read_per_gpu(const TransformerShape& m, const ServingLayout& l, WeightDType d,
-                                                   double routed) {
+                                                   double routed, double skew = 0.0) {
     if (m.experts == 0) return serving_weights_per_gpu(m, l, d);
     const double b = bytes_per_weight(d);
     const double experts = count(routed_expert_weights(m));
     const double rest = count(parameter_count(m)) - experts;
     const double hit =
-        expected_distinct_experts(m.experts, m.experts_per_token, routed * count(l.ep)) / count(m.experts);
+        (skew == 0.0 ? expected_distinct_experts(m.experts, m.experts_per_token, routed * count(l.ep))
+                     : expected_distinct_experts(m.experts, m.experts_per_token, routed * count(l.ep), skew)) /
+        count(m.experts);
     return ceil_whole(bytes(b * (rest / count(l.tp * l.pp) + hit * experts / count(l.gpus()))));
 }
 
@@ -467,6 +474,24 @@ struct DecodeStep {
     if (local_attention_layers(m) == 0) return attention_flops(m, positions);
     return flops(4.0 * count(m.heads * head_dim(m)) *
                  (count(global_attention_layers(m)) * positions + count(local_attention_layers(m)) * local_positions));
+}
+
+/// The load of the busiest expert-parallel rank against the mean (model.hpp's
+/// busiest_rank_load): 1 for a dense model, one rank, or uniform routing.
+[[nodiscard]] constexpr double expert_load(const TransformerShape& m, const ServingLayout& l, double skew) {
+    if (m.experts == 0 || l.ep == 1 || skew == 0.0) return 1.0;
+    return busiest_rank_load(m.experts, m.experts_per_token, l.ep, skew);
+}
+
+/// The GEMM FLOPs of a pass over `routed` tokens on the busiest rank: 2 per
+/// active weight per token (Kaplan et al. 2020, Sec. 2.1), the routed experts'
+/// share scaled by expert_load.
+[[nodiscard]] constexpr Flops pass_gemm_flops(const TransformerShape& m, const ServingLayout& l, double routed,
+                                              double skew) {
+    const double active = count(active_parameter_count(m));
+    if (m.experts == 0) return flops(2.0 * active * routed);
+    const double routed_active = count(routed_expert_weights(m)) * count(m.experts_per_token) / count(m.experts);
+    return flops(2.0 * (active + (expert_load(m, l, skew) - 1.0) * routed_active) * routed);
 }
 
 namespace detail {
@@ -497,10 +522,12 @@ constexpr void pass_communication(const TransformerShape& m, const Link& link, c
     // Each token goes to k experts and comes back: two all-to-alls per MoE
     // layer (none in the dense layers), each rank's buffer k·n hidden vectors
     // (cut over its tp GPUs).
+    // The busiest rank receives expert_load times the mean.
     step.ep = l.ep == 1 ? Seconds{}
                         : 2.0 * count(moe_layers(m)) *
-                              all_to_all(message * count(m.experts_per_token) / count(l.tp), l.ep, link,
-                                         base_latency(collective, link))
+                              all_to_all(message * count(m.experts_per_token) * expert_load(m, l, s.expert_skew) /
+                                             count(l.tp),
+                                         l.ep, link, base_latency(collective, link))
                                   .total();
 }
 }  // namespace detail
@@ -520,14 +547,15 @@ template <CollectivePolicy Collective = Ring>
     const Architecture a = gpu.architecture;
     DecodeStep step;
     step.stages = l.pp;
-    step.weights_read = stages * detail::read_at(weights_read_per_gpu(m, l, s.weights, n), gpu, hbm_share(a, k));
+    step.weights_read =
+        stages * detail::read_at(weights_read_per_gpu(m, l, s.weights, n, s.expert_skew), gpu, hbm_share(a, k));
     // Paged decode attention reaches its measured share of the bandwidth for the
     // cached tokens it reads, all of the group's sequences together (FlashInfer's
     // rows are one sequence: the kernel's work is the tokens it reads).
     const double cached = n * batch.context.value();
     step.kv_read = stages * detail::read_at(kv_bytes_per_gpu(m, l, s.kv, batch.context, n), gpu,
                                             cached > 0.0 ? decode_attention_share(a, cached, k) : 1.0);
-    const Flops gemms = flops(2.0 * count(active_parameter_count(m)) * n);
+    const Flops gemms = pass_gemm_flops(m, l, n, s.expert_skew);
     const Flops attention = attention_flops(m, n * batch.context.value(), n * within_window(m, batch.context.value()));
     const double gpus = count(l.tp * l.pp);
     if (k == KernelProfile::roofline) {
@@ -581,8 +609,8 @@ template <CollectivePolicy Collective = Ring>
         const double c = count(std::min(chunk, input - done));
         const double p = count(done);
         const Bytes traffic =
-            weights_read_per_gpu(m, l, s.weights, b * c) + kv_bytes_per_gpu(m, l, s.kv, tokens(p + c), b);
-        const Flops gemms = flops(2.0 * count(active_parameter_count(m)) * b * c);
+            weights_read_per_gpu(m, l, s.weights, b * c, s.expert_skew) + kv_bytes_per_gpu(m, l, s.kv, tokens(p + c), b);
+        const Flops gemms = pass_gemm_flops(m, l, b * c, s.expert_skew);
         const Flops attention =
             attention_flops(m, b * (c * p + c * (c + 1.0) / 2.0), b * windowed_positions(m, p + 1.0, p + c));
         // Roofline: every FLOP at the peak. Measured: the GEMMs at the best GEMM's share,

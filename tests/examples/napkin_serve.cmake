@@ -259,3 +259,17 @@ napkin_check_output(cli.serve.error.targets_without_disaggregate
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
           --concurrency 8 --tpot 50ms
   EXPECT "napkin: error: --tpot bounds the disaggregated split: give --disaggregate N" EXIT_CODE 2)
+# --expert-skew: the experts' popularity as a power law (tests/unit/serving.cpp derives its counts); a
+# dense model has no experts to skew, and the exponent is kept in [0, 10].
+napkin_check_output(cli.serve.expert_skew
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model mixtral-8x7b --gpu h100-sxm --ep 2 --input-tokens 512
+          --output-tokens 512 --concurrency 64 --expert-skew 1 --json
+  EXPECT "\"ttft_s\"" "\"tpot_s\"")
+napkin_check_output(cli.serve.error.expert_skew_dense
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 512 --output-tokens 512
+          --concurrency 8 --expert-skew 1
+  EXPECT "napkin: error: --expert-skew = 1: needs a mixture-of-experts model" EXIT_CODE 2)
+napkin_check_output(cli.serve.error.expert_skew_range
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model mixtral-8x7b --gpu h100-sxm --input-tokens 512 --output-tokens 512
+          --concurrency 8 --expert-skew -1
+  EXPECT "napkin: error: --expert-skew = -1: must be in [0, 10]" EXIT_CODE 2)

@@ -718,5 +718,49 @@ TEST_SUITE("serving") {
         // = 524,800 + 1,024 · 1,024 = 1,573,376 positions.
         CHECK(windowed_positions(g, 1, 2048) == 1'573'376.0);
     }
+    // Skewed routing (model.hpp's zipf_share): 8 experts at exponent 1 take 1/i over H_8 = 2.717857 each:
+    // the hottest 1/H_8 = 0.367937. Two tokens each picking 2 touch Σ (1 − (1 − 2p_i)²) = 4 − 4·Σ p_i² =
+    // 4 − 4 · 1.527422 / 2.717857² = 3.172885 experts (uniform: 8 · (1 − 0.75²) = 3.5); one token touches
+    // its 2 whatever the skew. Two expert-parallel ranks dealt round-robin: rank 0 holds experts 1, 3, 5,
+    // 7, the busiest at 2 · (1 + 1/3 + 1/5 + 1/7) / H_8 = 1.233465 times the mean.
+    TEST_CASE("skewed experts: a Zipf popularity reads fewer experts and loads the hottest rank (by hand)") {
+        CHECK(zipf_share(1, 8, 1.0) == doctest::Approx(0.3679369).epsilon(1e-6));
+        CHECK(zipf_share(5, 8, 0.0) == doctest::Approx(0.125));
+        CHECK(expected_distinct_experts(8, 2, 2.0, 1.0) == doctest::Approx(3.1728852).epsilon(1e-6));
+        CHECK(expected_distinct_experts(8, 2, 1.0, 1.0) == doctest::Approx(2.0));
+        CHECK(expected_distinct_experts(8, 2, 16.0, 0.0) == expected_distinct_experts(8, 2, 16.0));
+        CHECK(busiest_rank_load(8, 2, 2, 1.0) == doctest::Approx(1.2334647).epsilon(1e-6));
+        CHECK(busiest_rank_load(8, 2, 1, 1.0) == 1.0);
+        CHECK(busiest_rank_load(8, 2, 2, 0.0) == 1.0);
+        // At exponent 10 the hottest expert would take 0.999 of the picks, more than a token's one in
+        // two: it is capped at every token (q_1 = 1) and the other pick spreads over experts 2…8 by
+        // popularity, so one token still touches exactly 2, and rank 0 (experts 1, 3, 5, 7) takes
+        // 1 + (3^−10 + 5^−10 + 7^−10) / Σ_{j=2..8} j^−10 = 1.01713 of the 2 picks: load 2 · 1.01713 / 2.
+        CHECK(expected_distinct_experts(8, 2, 1.0, 10.0) == doctest::Approx(2.0));
+        double rest = 0.0, odd = 0.0;
+        for (int j = 2; j <= 8; ++j) rest += std::pow(j, -10.0);
+        for (int j = 3; j <= 8; j += 2) odd += std::pow(j, -10.0);
+        CHECK(busiest_rank_load(8, 2, 2, 10.0) == doctest::Approx(1.0 + odd / rest).epsilon(1e-9));
+        CHECK_THROWS_WITH_AS((void)zipf_share(1, 8, -1.0), doctest::Contains("expert skew"), napkin::invalid_argument);
+        // Mixtral 8x7B on ep = 2, 64 sequences a group: the busiest rank's expert GEMMs grow by 0.233465 of
+        // the routed active weights (2 of 8 experts in each of 32 layers), everything else as uniform.
+        const TransformerShape& mx = catalog::mixtral_8x7b;
+        const ServingLayout ep2{.tp = 1, .ep = 2};
+        const double routed_active = count(routed_expert_weights(mx)) * 2.0 / 8.0;
+        CHECK(pass_gemm_flops(mx, ep2, 64.0, 1.0).value() ==
+              doctest::Approx(2.0 * (count(active_parameter_count(mx)) + 0.2334647 * routed_active) * 64.0)
+                  .epsilon(1e-6));
+        CHECK(pass_gemm_flops(mx, ep2, 64.0, 0.0).value() == 2.0 * count(active_parameter_count(mx)) * 64.0);
+        // The decode step: fewer experts read, more work and traffic on the busiest rank.
+        ServingSetup skewed = default_serving_setup;
+        skewed.expert_skew = 1.0;
+        const DecodeStep uniform = decode_step(mx, h100, catalog::nvlink4, ep2, {64, tokens(1024)});
+        const DecodeStep hot = decode_step(mx, h100, catalog::nvlink4, ep2, {64, tokens(1024)}, skewed);
+        CHECK(hot.weights_read < uniform.weights_read);
+        CHECK(hot.compute > uniform.compute);
+        CHECK(hot.ep > uniform.ep);
+        skewed.expert_skew = 11.0;
+        CHECK_THROWS_WITH_AS((void)validated(skewed), doctest::Contains("ServingSetup.expert_skew"),
+                             napkin::invalid_argument);
+    }
 }
-

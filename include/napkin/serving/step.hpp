@@ -94,10 +94,11 @@ template <CollectivePolicy Collective = Ring>
     // Decodes: as decode_step, at the group's mean context.
     const Tokens context = tokens(batch.decodes == 0 ? 0.0 : batch.decode_context / count(batch.decodes));
     const double cached = n * context.value();
-    const Seconds weights = detail::read_at(weights_read_per_gpu(m, l, s.weights, routed), gpu, hbm_share(a, k));
+    const Seconds weights =
+        detail::read_at(weights_read_per_gpu(m, l, s.weights, routed, s.expert_skew), gpu, hbm_share(a, k));
     const Seconds decode_kv = detail::read_at(kv_bytes_per_gpu(m, l, s.kv, context, n), gpu,
                                               cached > 0.0 ? decode_attention_share(a, cached, k) : 1.0);
-    const Flops gemms = flops(2.0 * count(active_parameter_count(m)) * routed);
+    const Flops gemms = pass_gemm_flops(m, l, routed, s.expert_skew);
     // Every query position attends to the cache (the drafts' own few positions not counted).
     const Flops decode_attention = positions * attention_flops(m, cached, n * within_window(m, context.value()));
     Seconds math = roofline ? (gemms + decode_attention) / gpus / peak
