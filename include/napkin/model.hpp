@@ -350,7 +350,7 @@ namespace detail {
         }
         rest -= std::pow(count(capped + 1), -skew);
     }
-    std::fill(q.begin(), q.begin() + per_token, 1.0);  // the k hottest take every pick
+    std::fill(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(per_token), 1.0);  // the k hottest take every pick
     return q;
 }
 }  // namespace detail
