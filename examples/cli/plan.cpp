@@ -782,6 +782,7 @@ NAPKIN_COMMAND(app) {
         ModelOptions model;
         GpuOptions gpu;
         LinkOptions link;
+        NodeOptions node;
         SetupOptions setup;
         long long max_gpus = 64;
         long long max_tokens = 1024;
@@ -803,6 +804,9 @@ NAPKIN_COMMAND(app) {
     add_model_options(sub, o->model);
     add_gpu_options(sub, o->gpu);
     add_link_options(sub, o->link);
+    add_node_options(sub, o->node,
+                     "serving engine: catalog link of one NIC between nodes of --gpus-per-node GPUs, for layouts "
+                     "that span nodes (default: the GPU's usual one; give --link for one link everywhere)");
     add_setup_options(sub, o->setup);
     sub->add_option("--max-gpus", o->max_gpus, "largest tp x pp to try (64)");
     sub->add_option("--max-tokens", o->max_tokens, "most tokens in flight (chats served together) to try (1024)");
@@ -825,16 +829,17 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--power", o->power,
                     "serving engine: power per GPU with its unit, 700W (the catalog's board power): J per token");
     add_json_flag(sub, o->json);
-    sub->callback([o] {
+    sub->callback([o, sub] {
         o->latency_ms = time_in_ms(o->latency_ms, o->latency, "--latency", "--latency-ms");
         resolve_latency_targets(o->targets);
         o->latency.reset();
         const TransformerShape model = resolve_model(o->model);
         const Gpu gpu = resolve_gpu(o->gpu);
-        // No link given: the one inside the GPU's usual server (catalog::default_links).
+        // --link: every GPU on it; else nodes of the GPU's usual server (catalog::default_links). The
+        // lesson's model has one link: the one inside a node.
         const bool link_given = o->link.given();
-        if (!link_given) o->link.name = catalog::default_links(o->gpu.name.empty() ? "inline" : o->gpu.name).intra->name;
-        const Link link = resolve_link(o->link);
+        const ServingFabric fabric = resolve_serving_fabric(sub, o->gpu, o->link, o->node);
+        const Link link = fabric.intra;
         const InferenceSetup setup = resolve_setup(o->setup);
         const bool cost_objective = o->objective == "cost";
         if (cost_objective && !o->price) throw napkin::invalid_argument("--objective cost needs --gpu-hour-price");
@@ -851,10 +856,10 @@ NAPKIN_COMMAND(app) {
             const auto [query_of_flags, serving_setup] = serving_query_from_flags(*o, model, gpu);
             serving_query = query_of_flags;
             if (o->arrival_rate)
-                fleet = plan_serving_fleet(model, gpu, link, serving_query, per_second(*o->arrival_rate), serving_setup,
+                fleet = plan_serving_fleet(model, gpu, fabric, serving_query, per_second(*o->arrival_rate), serving_setup,
                                            resolve_ring(o->link));
             else
-                serving = plan_serving(model, gpu, link, serving_query, serving_setup, resolve_ring(o->link));
+                serving = plan_serving(model, gpu, fabric, serving_query, serving_setup, resolve_ring(o->link));
         }
         require_at_least_one("--max-gpus", o->max_gpus);
         require_at_least_one("--max-tokens", o->max_tokens);
@@ -879,17 +884,21 @@ NAPKIN_COMMAND(app) {
         if (o->json) {
             nlohmann::json j{{"model", model.name},
                              {"gpu", gpu.name},
-                             {"link", link.name},
                              {"objective", asked},
                              {"max_gpus", o->max_gpus},
                              {"latency_bound_s", io::json::bound_seconds(query.latency_bound)}};
+            add_fabric_json(j, fabric);
             j.update(io::json::inference_plan(plan, gpu));
             j["search"].update(search_json(plan.points_evaluated, plan.rejected_memory + plan.rejected_latency, seconds));
             if (serving) j["serving"] = serving_plan_json(*serving, serving_query, *o, power);
             if (fleet) j["serving"] = serving_fleet_json(*fleet, *o, power);
             return print_json(j);
         }
-        if (!link_given) std::printf("link: %s (the GPU's usual one; --link to choose)\n", std::string(link.name).c_str());
+        if (!link_given)
+            printf_wrapped("links: %s inside a node, %s between nodes of %lld (the serving engine's; --link for one "
+                           "link everywhere)\n",
+                           std::string(fabric.intra.name).c_str(), std::string(fabric.inter.name).c_str(),
+                           fabric.gpus_per_node);
         printf_wrapped("%s on %s over %s (tp dividing %lld heads, pp dividing %lld layers, up to %lld GPUs)\n",
                     std::string(model.name).c_str(), std::string(gpu.name).c_str(), std::string(link.name).c_str(),
                     model.heads, model.layers, o->max_gpus);

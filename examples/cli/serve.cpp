@@ -103,6 +103,7 @@ NAPKIN_COMMAND(app) {
         ModelOptions model;
         GpuOptions gpu;
         LinkOptions link;
+        NodeOptions node;
         std::optional<double> price;
         std::optional<std::string> power;
         long long tp = 1, pp = 1, ep = 1;
@@ -126,6 +127,9 @@ NAPKIN_COMMAND(app) {
     add_model_options(sub, o->model);
     add_gpu_options(sub, o->gpu);
     add_link_options(sub, o->link);
+    add_node_options(sub, o->node,
+                     "catalog link of one NIC between nodes, when the layout spans nodes of --gpus-per-node GPUs "
+                     "(default: the GPU's usual one; give --link for one link everywhere)");
     sub->add_option("--tp", o->tp, "tensor-parallel GPUs per stage, dividing the heads (1)");
     sub->add_option("--pp", o->pp, "pipeline stages, dividing the layers (1)");
     sub->add_option("--ep", o->ep, "expert-parallel groups of a mixture of experts, dividing the experts (1)");
@@ -164,12 +168,9 @@ NAPKIN_COMMAND(app) {
         resolve_latency_targets(o->targets);
         const TransformerShape model = resolve_model(o->model);
         const Gpu gpu = resolve_gpu(o->gpu);
-        // No link given: the one inside the GPU's usual server (catalog::default_links), as plan-inference.
-        const bool link_given = o->link.given();
-        if (!link_given) o->link.name = catalog::default_links(o->gpu.name.empty() ? "inline" : o->gpu.name).intra->name;
-        const Link link = resolve_link(o->link);
+        // --link: every GPU on it; else nodes of the GPU's usual server (catalog::default_links).
+        const ServingFabric fabric = resolve_serving_fabric(sub, o->gpu, o->link, o->node);
         const Ring ring = resolve_ring(o->link);
-        require_non_negative("--base-latency-us", o->link.base_us());
 
         // Every argument checked here, by the flag the user typed.
         (void)price_flag(o->price);
@@ -240,7 +241,7 @@ NAPKIN_COMMAND(app) {
                                                               : default_serving_profile;
         const ServingLayout layout{o->tp, o->pp, o->ep};
         if (simulate)
-            return run_simulation(o->simulation, o->arrival_rate, model, gpu, link, layout, *o->input, *o->output,
+            return run_simulation(o->simulation, o->arrival_rate, model, gpu, fabric, layout, *o->input, *o->output,
                                   setup, ring, o->json, o->svg);
         const long long most = max_concurrency(model, gpu, layout, length, setup);
         if (most == 0) {
@@ -273,7 +274,7 @@ NAPKIN_COMMAND(app) {
             for (long long k : all) {
                 unloaded.concurrency = k;
                 const PerSecond capacity =
-                    evaluate_serving(model, gpu, link, layout, unloaded, setup, ring).requests_per_s;
+                    evaluate_serving(model, gpu, fabric, layout, unloaded, setup, ring).requests_per_s;
                 if (!(per_second(o->arrival_rate) < capacity))
                     reject("--arrival-rate", o->arrival_rate,
                            "must be below the " + format_fixed(capacity.value(), 3) + " requests/s served at " +
@@ -283,8 +284,8 @@ NAPKIN_COMMAND(app) {
         if (o->targets.any() && o->disaggregate == 0)
             throw napkin::invalid_argument(std::string(o->targets.ttft_ms ? "--ttft" : "--tpot") +
                                            " bounds the disaggregated split: give --disaggregate N");
-        const std::vector<ServingEstimate> rows = serving_sweep(model, gpu, link, layout, workload, sweep, setup, ring);
-        const ServingEstimate e = evaluate_serving(model, gpu, link, layout, workload, setup, ring);
+        const std::vector<ServingEstimate> rows = serving_sweep(model, gpu, fabric, layout, workload, sweep, setup, ring);
+        const ServingEstimate e = evaluate_serving(model, gpu, fabric, layout, workload, setup, ring);
         std::optional<DisaggregatedEstimate> split;
         if (o->disaggregate != 0) {
             require(o->disaggregate >= 2, "--disaggregate", count(o->disaggregate),
@@ -297,7 +298,7 @@ NAPKIN_COMMAND(app) {
             if (o->targets.tpot_ms) {
                 q.tpot_bound = milliseconds(*o->targets.tpot_ms);
             }
-            split = best_disaggregation(model, gpu, link, layout, q, setup, ring);
+            split = best_disaggregation(model, gpu, fabric, layout, q, setup, ring);
         }
 
         if (!o->svg.empty()) {
@@ -321,7 +322,7 @@ NAPKIN_COMMAND(app) {
             add_token_cost_json(j, token_cost(e, o->price, power));
             j["model"] = model.name;
             j["gpu"] = gpu.name;
-            j["link"] = link.name;
+            add_fabric_json(j, fabric);
             j["tp"] = layout.tp;
             j["pp"] = layout.pp;
             j["ep"] = layout.ep;
@@ -354,7 +355,7 @@ NAPKIN_COMMAND(app) {
         }
         printf_wrapped("%s on %lld x %s (tp %lld, pp %lld, ep %lld) over %s; %s weights, %s KV cache\n",
                     std::string(model.name).c_str(), layout.gpus(), std::string(gpu.name).c_str(), layout.tp,
-                    layout.pp, layout.ep, std::string(link.name).c_str(), std::string(to_string(setup.weights)).c_str(),
+                    layout.pp, layout.ep, fabric_text(fabric, layout).c_str(), std::string(to_string(setup.weights)).c_str(),
                     std::string(to_string(setup.kv)).c_str());
         printf_wrapped("%s batching: %lld requests of %lld + %lld tokens (at most %lld fit)\n",
                     continuous ? "continuous" : "static", n, workload.input_tokens, workload.output_tokens, most);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "common.hpp"
+#include "serving_flags.hpp"
 
 #include <napkin/io/hf_config.hpp>
 #include <napkin/io/quantity_parse.hpp>
@@ -185,7 +186,7 @@ inline std::string requests_csv(const SimulationResult& r) {
 // Runs and reports the simulation; `rate` may be infinite (every request at once).
 template <class Collective>
 void run_simulation(const SimulationOptions& o, double rate, const TransformerShape& model, const Gpu& gpu,
-                    const Link& link, const ServingLayout& layout, long long input, long long output,
+                    const ServingFabric& fabric, const ServingLayout& layout, long long input, long long output,
                     const ServingSetup& setup, const Collective& collective, bool json, const std::string& svg) {
     require(o.requests >= 1 && o.requests <= (1LL << 24), "--requests", count(o.requests),
             "must be from 1 to 2^24 = 16777216");
@@ -247,7 +248,7 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
     limits.max_num_batched_tokens = o.max_num_batched_tokens;
     const std::vector<Request> requests =
         o.trace.empty() ? generate_requests(t) : io::read_serving_trace("--trace", o.trace);
-    const SimulationResult r = simulate_serving(model, gpu, link, layout, requests, limits, setup, collective, draft);
+    const SimulationResult r = simulate_serving(model, gpu, fabric, layout, requests, limits, setup, collective, draft);
     const SimulationSummary s = summarize(r, slo);
     if (!o.csv.empty()) io::write_text_file("--csv", o.csv, requests_csv(r));
     if (!o.timeline.empty()) io::write_text_file("--timeline", o.timeline, steps_csv(r));
@@ -259,7 +260,6 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
     if (json) {
         nlohmann::json j{{"model", model.name},
                          {"gpu", gpu.name},
-                         {"link", link.name},
                          {"tp", layout.tp},
                          {"pp", layout.pp},
                          {"ep", layout.ep},
@@ -291,11 +291,12 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
                          {"preemptions", s.preemptions},
                          {"within_slo", s.within_slo},
                          {"goodput_requests_per_s", s.goodput}};
+        add_fabric_json(j, fabric);
         return print_json(j);
     }
     printf_wrapped("%s on %lld x %s (tp %lld, pp %lld, ep %lld) over %s; %s weights, %s KV cache\n",
                    std::string(model.name).c_str(), layout.gpus(), std::string(gpu.name).c_str(), layout.tp, layout.pp,
-                   layout.ep, std::string(link.name).c_str(), std::string(to_string(setup.weights)).c_str(),
+                   layout.ep, fabric_text(fabric, layout).c_str(), std::string(to_string(setup.weights)).c_str(),
                    std::string(to_string(setup.kv)).c_str());
     const std::string arrivals = at_once               ? std::string("all at once")
                                  : o.burstiness == 1.0 ? "Poisson at " + format_fixed(rate, 3) + " requests/s"

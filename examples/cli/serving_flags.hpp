@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: MIT
 // The serving engine's flags that `napkin serve` and `napkin plan-inference`
 // share, read once: --weight-dtype and --kv-dtype, each refusal naming the flag
-// and, for a format the GPU cannot compute in, what its data sheet lacks.
+// and, for a format the GPU cannot compute in, what its data sheet lacks; and
+// the links: one --link for every GPU, or a node's links inside and between.
 #pragma once
+
+#include "common.hpp"
 
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
 #include <napkin/names.hpp>
 #include <napkin/serving.hpp>
 
+#include <nlohmann/json.hpp>
+
+#include <array>
 #include <string>
 
 namespace napkin::cli {
@@ -25,6 +31,52 @@ inline void apply_serving_formats(ServingSetup& setup, const std::string& weight
                std::string(gpu.name) + " has " + std::string(missing) + "; use " + computable_formats(gpu));
     setup.weights = *weights;
     setup.kv = *kv;
+}
+
+// The flags of the node's links (add_node_options), any of which asks for a fabric of nodes.
+inline constexpr std::array node_link_flags{"--gpus-per-node",        "--intra-link",           "--inter-link",
+                                            "--intra-bandwidth",      "--intra-latency",        "--inter-bandwidth",
+                                            "--inter-latency",        "--intra-link-bandwidth", "--intra-link-latency",
+                                            "--inter-link-bandwidth", "--inter-link-latency",   "--intra-calibration",
+                                            "--inter-calibration"};
+
+// The links of a serving layout: --link (or its inline twins) puts every GPU on
+// that one link, as before nodes existed; otherwise nodes of --gpus-per-node
+// GPUs on --intra-link, joined by --inter-link, each defaulting to the GPU's
+// usual server (catalog::default_links). Both at once are refused.
+inline ServingFabric resolve_serving_fabric(const CLI::App* sub, const GpuOptions& gpu, LinkOptions& link,
+                                            const NodeOptions& node) {
+    const char* node_flag = nullptr;
+    for (const char* flag : node_link_flags)
+        if (node_flag == nullptr && sub->count(flag) > 0) node_flag = flag;
+    if (link.given()) {
+        if (node_flag != nullptr)
+            reject(node_flag, sub->get_option(node_flag)->as<std::string>(),
+                   "give --link (one link for every GPU) or the node's links, not both");
+        return ServingFabric{resolve_link(link)};
+    }
+    require_count("--gpus-per-node", node.gpus_per_node, limits::gpus);
+    (void)time_in_us(link.base_latency_us, link.base_latency, "--base-latency", "--base-latency-us");
+    if (!link.base_latency) require_non_negative("--base-latency-us", link.base_us());
+    const Node n = resolve_node(gpu, node, node.gpus_per_node, Nic::per_gpu);
+    return ServingFabric{n.intra, network_link_per_gpu(n), node.gpus_per_node};
+}
+
+// "nvlink4" for a layout inside one node; "nvlink4 inside a node, ib-ndr
+// between (8 GPUs a node)" for one that spans nodes.
+inline std::string fabric_text(const ServingFabric& f, const ServingLayout& l) {
+    if (!spans_nodes(l, f)) return std::string(f.intra.name);
+    return std::string(f.intra.name) + " inside a node, " + std::string(f.inter.name) + " between (" +
+           std::to_string(f.gpus_per_node) + " GPUs a node)";
+}
+
+// "link": the link inside a node (every GPU's, with --link); with nodes also
+// "inter_link" and "gpus_per_node".
+inline void add_fabric_json(nlohmann::json& j, const ServingFabric& f) {
+    j["link"] = f.intra.name;
+    if (f.gpus_per_node == limits::gpus) return;
+    j["inter_link"] = f.inter.name;
+    j["gpus_per_node"] = f.gpus_per_node;
 }
 
 }  // namespace napkin::cli

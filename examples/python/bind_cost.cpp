@@ -144,7 +144,7 @@ void bind_cost(py::module_& m) {
         "(None where no split qualifies).");
     m.def(
         "plan_serving",
-        [](const TransformerShape& model, const Gpu& gpu, const Link& link, long long input_tokens,
+        [](const TransformerShape& model, const Gpu& gpu, const ServingFabric& link, long long input_tokens,
            long long output_tokens, const std::optional<double>& tpot_bound, const std::optional<double>& ttft_bound,
            long long max_gpus, long long max_concurrency, const ServingSetup& setup) {
             const ServingPlanQuery q =
@@ -159,7 +159,7 @@ void bind_cost(py::module_& m) {
         "plan-inference --json without its cost keys ('best' is None when nothing meets the bounds).");
     m.def(
         "plan_serving_fleet",
-        [](const TransformerShape& model, const Gpu& gpu, const Link& link, double requests_per_s,
+        [](const TransformerShape& model, const Gpu& gpu, const ServingFabric& link, double requests_per_s,
            long long input_tokens, long long output_tokens, const std::optional<double>& tpot_bound,
            const std::optional<double>& ttft_bound, long long max_gpus, long long max_concurrency,
            const ServingSetup& setup, const std::optional<double>& usd_per_gpu_hour,

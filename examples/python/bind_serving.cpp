@@ -84,6 +84,23 @@ void bind_serving(py::module_& m) {
             require_at_least_one("ServingLayout.pp", l.pp);
             require_at_least_one("ServingLayout.ep", l.ep);
         });
+    py::class_<ServingFabric>(m, "ServingFabric",
+                              "The links of a serving layout: nodes of gpus_per_node GPUs on `intra`, joined by "
+                              "`inter` (one GPU's network link). TP stays inside a node; a group or stage hand-off "
+                              "that crosses nodes runs on `inter`. Any function taking a Link takes this instead; "
+                              "a Link alone puts every GPU on it.")
+        .def(py::init([](const Link& intra, const Link& inter, long long gpus_per_node) {
+                 return validated(ServingFabric{intra, inter, gpus_per_node});
+             }), py::arg("intra"), py::arg("inter"), py::arg("gpus_per_node") = 8)
+        .def(py::init([](const Link& link) { return ServingFabric{validated(link)}; }), py::arg("link"))
+        .def_readonly("intra", &ServingFabric::intra)
+        .def_readonly("inter", &ServingFabric::inter)
+        .def_readonly("gpus_per_node", &ServingFabric::gpus_per_node)
+        .def("__repr__", [](const ServingFabric& f) {
+            return "ServingFabric(intra=" + std::string(f.intra.name) + ", inter=" + std::string(f.inter.name) +
+                   ", gpus_per_node=" + std::to_string(f.gpus_per_node) + ")";
+        });
+    py::implicitly_convertible<Link, ServingFabric>();
     Struct<ServingProfile>(m, "ServingProfile",
                            "How an engine's passes are priced: the kernel layer's rates (measured or roofline) and "
                            "the engine's own cost per pass and per layer (napkin calibrate-serving fits them).")
@@ -183,7 +200,7 @@ void bind_serving(py::module_& m) {
     m.attr("default_serving_setup") = default_serving_setup;
     m.def(
         "evaluate_serving",
-        [](const TransformerShape& model, const Gpu& gpu, const Link& link, const ServingLayout& layout,
+        [](const TransformerShape& model, const Gpu& gpu, const ServingFabric& link, const ServingLayout& layout,
            const ServingWorkload& workload, const ServingSetup& setup, const std::optional<double>& base_latency) {
             return evaluate_serving(model, gpu, link, layout, workload, setup, ring_of(base_latency));
         },
@@ -194,7 +211,7 @@ void bind_serving(py::module_& m) {
         "first bad argument.");
     m.def(
         "simulate_serving",
-        [](const TransformerShape& model, const Gpu& gpu, const Link& link, const ServingLayout& layout,
+        [](const TransformerShape& model, const Gpu& gpu, const ServingFabric& link, const ServingLayout& layout,
            long long input_tokens, long long output_tokens, double arrival_rate, long long request_count,
            std::uint64_t seed, const std::string& scheduler, long long max_num_seqs, long long max_num_batched_tokens,
            const ServingSetup& setup, const std::optional<double>& base_latency) {
@@ -228,7 +245,7 @@ void bind_serving(py::module_& m) {
         "per request (a pandas DataFrame when pandas imports)}.");
     m.def(
         "serving_sweep",
-        [](const TransformerShape& model, const Gpu& gpu, const Link& link, const ServingLayout& layout,
+        [](const TransformerShape& model, const Gpu& gpu, const ServingFabric& link, const ServingLayout& layout,
            const ServingWorkload& workload, const std::vector<long long>& concurrencies, const ServingSetup& setup,
            const std::optional<double>& base_latency) {
             return serving_sweep(model, gpu, link, layout, workload, concurrencies, setup, ring_of(base_latency));
@@ -238,7 +255,7 @@ void bind_serving(py::module_& m) {
         "One ServingEstimate per concurrency: the throughput-latency frontier.");
     m.def(
         "decode_step",
-        [](const TransformerShape& model, const Gpu& gpu, const Link& link, const ServingLayout& layout,
+        [](const TransformerShape& model, const Gpu& gpu, const ServingFabric& link, const ServingLayout& layout,
            const DecodeBatch& batch, const ServingSetup& setup, const std::optional<double>& base_latency) {
             (void)validated(model);
             (void)validated(gpu);
@@ -254,7 +271,7 @@ void bind_serving(py::module_& m) {
         "One step giving each of batch.sequences its next token (DecodeStep, seconds).");
     m.def(
         "prefill",
-        [](const TransformerShape& model, const Gpu& gpu, const Link& link, const ServingLayout& layout,
+        [](const TransformerShape& model, const Gpu& gpu, const ServingFabric& link, const ServingLayout& layout,
            long long prompts, long long input_tokens, const ServingSetup& setup,
            const std::optional<double>& base_latency) {
             (void)validated(model);

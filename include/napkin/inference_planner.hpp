@@ -254,7 +254,7 @@ constexpr bool better_serving(const ServingEstimate& a, const ServingEstimate& b
 /// plus a prefill) never fall as N grows, so once N misses a bound every
 /// larger N misses it.
 template <CollectivePolicy Collective = Ring>
-[[nodiscard]] constexpr ServingPlan plan_serving(const TransformerShape& model, const Gpu& gpu, const Link& link,
+[[nodiscard]] constexpr ServingPlan plan_serving(const TransformerShape& model, const Gpu& gpu, const ServingFabric& fabric,
                                                  const ServingPlanQuery& query,
                                                  const ServingSetup& setup = default_serving_setup,
                                                  const Collective& collective = default_ring_collective) {
@@ -289,7 +289,7 @@ template <CollectivePolicy Collective = Ring>
                 plan.pruned += query.max_concurrency - most;
                 for (long long n = 1; n <= most; ++n) {
                     const ServingEstimate e = evaluate_serving(
-                        model, gpu, link, layout,
+                        model, gpu, fabric, layout,
                         {.input_tokens = query.input_tokens, .output_tokens = query.output_tokens, .concurrency = n},
                         setup, collective);
                     ++plan.points_evaluated;
@@ -362,7 +362,7 @@ constexpr bool better_fleet(const ServingFleet& a, const ServingFleet& b) {
 /// queue, query.ttft_bound.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr ServingFleetPlan plan_serving_fleet(const TransformerShape& model, const Gpu& gpu,
-                                                            const Link& link, const ServingPlanQuery& query,
+                                                            const ServingFabric& fabric, const ServingPlanQuery& query,
                                                             const PerSecond& traffic,
                                                             const ServingSetup& setup = default_serving_setup,
                                                             const Collective& collective = default_ring_collective) {
@@ -395,7 +395,7 @@ template <CollectivePolicy Collective = Ring>
                 for (long long n = 1; n <= most; ++n) {
                     ServingWorkload w{.input_tokens = query.input_tokens, .output_tokens = query.output_tokens,
                                       .concurrency = n};
-                    const ServingEstimate unloaded = evaluate_serving(model, gpu, link, layout, w, setup, collective);
+                    const ServingEstimate unloaded = evaluate_serving(model, gpu, fabric, layout, w, setup, collective);
                     ++plan.points_evaluated;
                     if (unloaded.tpot > query.tpot_bound || unloaded.ttft > query.ttft_bound) {
                         ++plan.rejected_latency;
@@ -409,11 +409,11 @@ template <CollectivePolicy Collective = Ring>
                     if (r == 0) continue;
                     // The load r replicas carry, priced exactly; rounding may leave the wait a hair over.
                     w.arrival_rate = traffic / count(r);
-                    ServingEstimate loaded = evaluate_serving(model, gpu, link, layout, w, setup, collective);
+                    ServingEstimate loaded = evaluate_serving(model, gpu, fabric, layout, w, setup, collective);
                     if (loaded.ttft > query.ttft_bound) {
                         ++r;
                         w.arrival_rate = traffic / count(r);
-                        loaded = evaluate_serving(model, gpu, link, layout, w, setup, collective);
+                        loaded = evaluate_serving(model, gpu, fabric, layout, w, setup, collective);
                     }
                     const ServingFleet fleet{.replica = loaded, .replicas = r, .load = traffic / mu / count(r)};
                     if (!plan.best || detail::better_fleet(fleet, *plan.best)) plan.best = fleet;

@@ -36,6 +36,7 @@
 #include <napkin/kernels.hpp>
 #include <napkin/model.hpp>
 #include <napkin/names.hpp>
+#include <napkin/parallelism.hpp>
 #include <napkin/units.hpp>
 
 #include <algorithm>
@@ -213,6 +214,53 @@ struct ServingLayout {
     long long ep = 1;  // expert-parallel groups (MoE): each serves its share of the sequences
     [[nodiscard]] constexpr long long gpus() const { return tp * pp * ep; }
 };
+
+/// The links a layout's GPUs talk over. Ranks are numbered tensor-parallel
+/// innermost, then the expert-parallel groups, then the pipeline stages, so TP
+/// stays inside a node and PP (then EP) crosses nodes when the layout outgrows
+/// one, as vLLM's and TensorRT-LLM's multi-node deployments place them. A group
+/// whose members span nodes runs on `inter`, the network link one GPU sees
+/// (training's link_for does the same). A single Link converts to a fabric of
+/// one node holding every GPU: the whole layout on that link.
+struct ServingFabric {
+    Link intra;                              // GPU to GPU inside a node
+    Link inter;                              // one GPU's share of the network
+    long long gpus_per_node = limits::gpus;  // GPUs on `intra` together
+    constexpr ServingFabric(const Link& link) : intra(link), inter(link) {}  // NOLINT(*-explicit-*): one link
+    constexpr ServingFabric(const Link& intra_link, const Link& inter_link, long long gpus_in_node)
+        : intra(intra_link), inter(inter_link), gpus_per_node(gpus_in_node) {}
+};
+
+[[nodiscard]] constexpr const ServingFabric& validated(const ServingFabric& f) {
+    (void)validated(f.intra);
+    (void)validated(f.inter);
+    require_count("ServingFabric.gpus_per_node", f.gpus_per_node, limits::gpus);
+    return f;
+}
+
+/// The layout's groups on the fabric (parallelism.hpp places them): TP ranks
+/// adjacent, an EP group's members tp apart, neighbouring stages tp·ep apart.
+[[nodiscard]] constexpr GroupPlacement tensor_group(const ServingLayout& l, const ServingFabric& f) {
+    return place_group(l.tp, 1, f.gpus_per_node);
+}
+[[nodiscard]] constexpr GroupPlacement expert_group(const ServingLayout& l, const ServingFabric& f) {
+    return place_group(l.ep, l.tp, f.gpus_per_node);
+}
+[[nodiscard]] constexpr GroupPlacement pipeline_group(const ServingLayout& l, const ServingFabric& f) {
+    return place_group(l.pp, l.tp * l.ep, f.gpus_per_node);
+}
+/// The link a group's collectives run on: `intra` inside a node, `inter` once it spans nodes.
+[[nodiscard]] constexpr const Link& link_for(const GroupPlacement& g, const ServingFabric& f) {
+    return g.crosses_nodes() ? f.inter : f.intra;
+}
+/// Stage-to-stage hand-offs that leave a node: one fewer than the nodes the stages span.
+[[nodiscard]] constexpr long long pipeline_hops_between_nodes(const ServingLayout& l, const ServingFabric& f) {
+    return pipeline_group(l, f).nodes - 1;
+}
+/// Whether the layout spans more than one node.
+[[nodiscard]] constexpr bool spans_nodes(const ServingLayout& l, const ServingFabric& f) {
+    return l.gpus() > f.gpus_per_node;
+}
 
 struct ServingSetup {
     WeightDType weights = WeightDType::bf16;
@@ -510,24 +558,29 @@ template <CollectivePolicy Collective>
 [[nodiscard]] constexpr Seconds base_latency(const Collective& collective, const Link& link) {
     return collective.point_to_point(Bytes{}, link).latency - link.step_latency;
 }
-/// The communication of one pass over `n` tokens of each group.
+/// The communication of one pass over `n` tokens of each group, each group on
+/// its link (the fabric's placement above).
 template <CollectivePolicy Collective>
-constexpr void pass_communication(const TransformerShape& m, const Link& link, const ServingLayout& l, double n,
+constexpr void pass_communication(const TransformerShape& m, const ServingFabric& f, const ServingLayout& l, double n,
                                   const ServingSetup& s, const Collective& collective, DecodeStep& step) {
     const Bytes message = hidden_vector(m, s.bytes_per_activation) * tokens(n);
-    step.tp = l.tp == 1
-                  ? Seconds{}
-                  : count(s.all_reduces_per_layer * m.layers) * collective.all_reduce(message, l.tp, link).total();
-    step.pp = count(l.pp - 1) * collective.point_to_point(message, link).total();
+    step.tp = l.tp == 1 ? Seconds{}
+                        : count(s.all_reduces_per_layer * m.layers) *
+                              collective.all_reduce(message, l.tp, link_for(tensor_group(l, f), f)).total();
+    // The pp − 1 hand-offs: those between nodes on the network, the rest inside a node.
+    const long long between = pipeline_hops_between_nodes(l, f);
+    step.pp = count(l.pp - 1 - between) * collective.point_to_point(message, f.intra).total() +
+              count(between) * collective.point_to_point(message, f.inter).total();
     // Each token goes to k experts and comes back: two all-to-alls per MoE
     // layer (none in the dense layers), each rank's buffer k·n hidden vectors
     // (cut over its tp GPUs).
     // The busiest rank receives expert_load times the mean.
+    const Link& ep_link = link_for(expert_group(l, f), f);
     step.ep = l.ep == 1 ? Seconds{}
                         : 2.0 * count(moe_layers(m)) *
                               all_to_all(message * count(m.experts_per_token) * expert_load(m, l, s.expert_skew) /
                                              count(l.tp),
-                                         l.ep, link, base_latency(collective, link))
+                                         l.ep, ep_link, base_latency(collective, ep_link))
                                   .total();
 }
 }  // namespace detail
@@ -537,7 +590,7 @@ constexpr void pass_communication(const TransformerShape& m, const Link& link, c
 /// token_time: weights_read + 0 = read, compute = 2·N_active / gpus / peak,
 /// tp = a·L all-reduces of h·b, pp = (pp − 1) hand-offs, stages × busy.
 template <CollectivePolicy Collective = Ring>
-[[nodiscard]] constexpr DecodeStep decode_step(const TransformerShape& m, const Gpu& gpu, const Link& link,
+[[nodiscard]] constexpr DecodeStep decode_step(const TransformerShape& m, const Gpu& gpu, const ServingFabric& fabric,
                                                const ServingLayout& l, const DecodeBatch& batch,
                                                const ServingSetup& s = default_serving_setup,
                                                const Collective& collective = default_ring_collective) {
@@ -568,7 +621,7 @@ template <CollectivePolicy Collective = Ring>
         step.compute = stages * (gemms / gpus / gemm_rate + attention / gpus / attention_rate);
     }
     step.overhead = detail::pass_overhead(m, l, s.profile);
-    detail::pass_communication(m, link, l, n, s, collective, step);
+    detail::pass_communication(m, fabric, l, n, s, collective, step);
     return step;
 }
 
@@ -592,7 +645,7 @@ struct PrefillTime {
 /// (Dao 2023, FlashAttention-2, arXiv 2307.08691, Sec. 3.1.1) and never writing
 /// the scores to memory. Long prompts are compute-bound.
 template <CollectivePolicy Collective = Ring>
-[[nodiscard]] constexpr PrefillTime prefill_time(const TransformerShape& m, const Gpu& gpu, const Link& link,
+[[nodiscard]] constexpr PrefillTime prefill_time(const TransformerShape& m, const Gpu& gpu, const ServingFabric& fabric,
                                                  const ServingLayout& l, long long prompts, long long input,
                                                  const ServingSetup& s = default_serving_setup,
                                                  const Collective& collective = default_ring_collective) {
@@ -622,7 +675,7 @@ template <CollectivePolicy Collective = Ring>
                       attention / gpus / (gpu.peak_flops * flash_attention_share(a, p + c, k));
         const ServingRoofline pass{detail::read_at(traffic, gpu, hbm_share(a, k)), math};
         DecodeStep comm;
-        detail::pass_communication(m, link, l, b * c, s, collective, comm);
+        detail::pass_communication(m, fabric, l, b * c, s, collective, comm);
         result.compute += count(l.pp) * pass.time();
         result.comm += comm.communication();
         result.overhead += detail::pass_overhead(m, l, s.profile);
@@ -685,13 +738,13 @@ constexpr void check_workload(const TransformerShape& m, const ServingWorkload& 
 ///      requests/s = N / e2e.
 /// Output tokens/s = requests/s · O; per GPU over tp·pp·ep; per user 1/TPOT.
 template <CollectivePolicy Collective = Ring>
-[[nodiscard]] constexpr ServingEstimate evaluate_serving(const TransformerShape& m, const Gpu& gpu, const Link& link,
+[[nodiscard]] constexpr ServingEstimate evaluate_serving(const TransformerShape& m, const Gpu& gpu, const ServingFabric& fabric,
                                                          const ServingLayout& l, const ServingWorkload& w,
                                                          const ServingSetup& s = default_serving_setup,
                                                          const Collective& collective = default_ring_collective) {
     (void)validated(m);
     (void)validated(gpu);
-    (void)validated(link);
+    (void)validated(fabric);
     detail::check_layout(m, l);
     detail::check_serving_setup(s);
     detail::check_workload(m, w);
@@ -704,17 +757,17 @@ template <CollectivePolicy Collective = Ring>
     e.max_concurrency = max_concurrency(m, gpu, l, length, s);
     const long long b = sequences_per_group(w.concurrency, l);
     const double out = count(w.output_tokens);
-    e.step = decode_step(m, gpu, link, l, {b, tokens(count(w.input_tokens) + out / 2.0)}, s, collective);
+    e.step = decode_step(m, gpu, fabric, l, {b, tokens(count(w.input_tokens) + out / 2.0)}, s, collective);
     Seconds service;
     if (w.batching == Batching::continuous) {
-        e.prefill = prefill_time(m, gpu, link, l, 1, w.input_tokens, s, collective);
+        e.prefill = prefill_time(m, gpu, fabric, l, 1, w.input_tokens, s, collective);
         e.tpot = e.step.total() + count(b) / out * e.prefill.total();
         service = e.step.total() + e.prefill.total() + (out - 1.0) * e.tpot;
         e.requests_per_s = count(w.concurrency) / service;
         e.queue = w.arrival_rate.value() > 0 ? md1_wait(w.arrival_rate, e.requests_per_s) : Seconds{};
         e.ttft = e.queue + e.step.total() + e.prefill.total();
     } else {
-        e.prefill = prefill_time(m, gpu, link, l, b, w.input_tokens, s, collective);
+        e.prefill = prefill_time(m, gpu, fabric, l, b, w.input_tokens, s, collective);
         e.tpot = e.step.total();
         service = e.prefill.total() + (out - 1.0) * e.tpot;
         e.requests_per_s = count(w.concurrency) / service;
@@ -730,7 +783,7 @@ template <CollectivePolicy Collective = Ring>
 
 /// The throughput–latency frontier: one estimate per concurrency.
 template <CollectivePolicy Collective = Ring>
-[[nodiscard]] std::vector<ServingEstimate> serving_sweep(const TransformerShape& m, const Gpu& gpu, const Link& link,
+[[nodiscard]] std::vector<ServingEstimate> serving_sweep(const TransformerShape& m, const Gpu& gpu, const ServingFabric& fabric,
                                                          const ServingLayout& l, ServingWorkload w,
                                                          const std::vector<long long>& concurrencies,
                                                          const ServingSetup& s = default_serving_setup,
@@ -739,7 +792,7 @@ template <CollectivePolicy Collective = Ring>
     rows.reserve(concurrencies.size());
     for (long long n : concurrencies) {
         w.concurrency = n;
-        rows.push_back(evaluate_serving(m, gpu, link, l, w, s, collective));
+        rows.push_back(evaluate_serving(m, gpu, fabric, l, w, s, collective));
     }
     return rows;
 }
@@ -759,7 +812,8 @@ template <CollectivePolicy Collective = Ring>
 ///  - a decode instance runs continuous batching of N sequences without
 ///    prefills: TPOT = step(N), the pool takes decode·N/(O·TPOT) requests/s;
 ///  - the KV transfer: each prefill GPU sends its share of the prompt's cache to
-///    its decode peer, one point-to-point on the link.
+///    its decode peer, one point-to-point: inside a node when two instances
+///    fit in one, else on the network.
 /// The goodput is the smaller of the two rates.
 struct DisaggregatedEstimate {
     long long prefill_instances = 0;
@@ -797,11 +851,11 @@ struct DisaggregationQuery {
 /// split meets them.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr std::optional<DisaggregatedEstimate> best_disaggregation(
-    const TransformerShape& m, const Gpu& gpu, const Link& link, const ServingLayout& l, const DisaggregationQuery& q,
+    const TransformerShape& m, const Gpu& gpu, const ServingFabric& fabric, const ServingLayout& l, const DisaggregationQuery& q,
     const ServingSetup& s = default_serving_setup, const Collective& collective = default_ring_collective) {
     (void)validated(m);
     (void)validated(gpu);
-    (void)validated(link);
+    (void)validated(fabric);
     detail::check_layout(m, l);
     detail::check_serving_setup(s);
     require(q.instances >= 2, "instances", count(q.instances), "must be at least 2 (one prefill, one decode)");
@@ -812,10 +866,12 @@ template <CollectivePolicy Collective = Ring>
     require_at_least_one("max_concurrency", q.max_concurrency);
     require_computable(gpu, s.weights);
     const long long length = q.input_tokens + q.output_tokens;
-    const Seconds tp1 = prefill_time(m, gpu, link, l, 1, q.input_tokens, s, collective).total();
+    const Seconds tp1 = prefill_time(m, gpu, fabric, l, 1, q.input_tokens, s, collective).total();
     const double load = md1_admissible_load(tp1, q.ttft_bound);
     const Bytes cache = ceil_whole(kv_bytes_per_gpu(m, l, s.kv, tokens(count(q.input_tokens)), 1.0));
-    const Seconds transfer = collective.point_to_point(cache, link).total();
+    // Prefill and decode instances share a node only when two fit in one.
+    const Seconds transfer =
+        collective.point_to_point(cache, 2 * l.gpus() > fabric.gpus_per_node ? fabric.inter : fabric.intra).total();
     // The decode instance's best N: the most N·/TPOT within the bound and memory.
     const long long most = std::min(max_concurrency(m, gpu, l, length, s), q.max_concurrency);
     const double ctx = count(q.input_tokens) + count(q.output_tokens) / 2.0;
@@ -823,7 +879,7 @@ template <CollectivePolicy Collective = Ring>
     Seconds best_step{};
     for (long long n = 1; n <= most; ++n) {
         const Seconds step =
-            decode_step(m, gpu, link, l, {sequences_per_group(n, l), tokens(ctx)}, s, collective).total();
+            decode_step(m, gpu, fabric, l, {sequences_per_group(n, l), tokens(ctx)}, s, collective).total();
         if (step > q.tpot_bound) break;  // the step never shrinks as N grows
         if (best_n == 0 || count(n) / step.value() >= count(best_n) / best_step.value()) {
             best_n = n;

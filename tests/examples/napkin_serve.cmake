@@ -273,3 +273,27 @@ napkin_check_output(cli.serve.error.expert_skew_range
   COMMAND $<TARGET_FILE:napkin-cli> serve --model mixtral-8x7b --gpu h100-sxm --input-tokens 512 --output-tokens 512
           --concurrency 8 --expert-skew -1
   EXPECT "napkin: error: --expert-skew = -1: must be in [0, 10]" EXIT_CODE 2)
+# Across nodes (tests/unit/serving.cpp derives the hops): TP inside a node of --gpus-per-node GPUs, the
+# stage hand-offs between nodes on --inter-link; --link keeps every GPU on one link, so both are refused.
+napkin_check_output(cli.serve.across_nodes
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --pp 2 --input-tokens 1000
+          --output-tokens 200 --concurrency 32 --json
+  EXPECT "\"gpus_per_node\": 8" "\"inter_link\": \"ib-ndr\"" "\"link\": \"nvlink4\"")
+napkin_check_output(cli.serve.across_nodes_text
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --pp 2 --input-tokens 1000
+          --output-tokens 200 --concurrency 32
+  EXPECT "over nvlink4 inside a node," "ib-ndr between (8 GPUs a node)")
+napkin_check_output(cli.serve.error.link_and_node_links
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --pp 2 --input-tokens 1000
+          --output-tokens 200 --concurrency 32 --link nvlink4 --inter-link ib-ndr
+  EXPECT "napkin: error: --inter-link = \"ib-ndr\": give --link (one link for every GPU) or the node's links, not both"
+  EXIT_CODE 2)
+napkin_check_output(cli.serve.error.gpus_per_node_zero
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 1000
+          --output-tokens 200 --concurrency 32 --gpus-per-node 0
+  EXPECT "napkin: error: --gpus-per-node = 0: must be at least 1" EXIT_CODE 2)
+# plan-inference's serving engine searches on the same nodes (its lesson model keeps one link).
+napkin_check_output(cli.plan_inference.across_nodes
+  COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --max-gpus 16 --tpot 50ms
+          --gpus-per-node 4 --json
+  EXPECT "\"gpus_per_node\": 4" "\"inter_link\": \"ib-ndr\"")

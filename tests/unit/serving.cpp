@@ -764,3 +764,44 @@ TEST_SUITE("serving") {
                              napkin::invalid_argument);
     }
 }
+
+TEST_SUITE("serving") {
+    TEST_CASE("across nodes: 70B at tp 8 × pp 2 on 8-GPU nodes hands 16,384 B to the next stage over IB, "
+              "6.6 + 2.7 µs + 16,384 B / 50 GB/s") {
+        const ServingFabric nodes{catalog::nvlink4, catalog::ib_ndr, 8};
+        const ServingLayout l{.tp = 8, .pp = 2};
+        // One token's hidden vector: 8,192 × 2 B = 16,384 B; NCCL's ring LL base 6.6 µs, then a step and the bytes.
+        const DecodeStep across = decode_step(m70b, h100, nodes, l, {1, tokens(0)}, lesson);
+        const DecodeStep one_link = decode_step(m70b, h100, catalog::nvlink4, l, {1, tokens(0)}, lesson);
+        CHECK(in(across.pp, units::us) == doctest::Approx(6.6 + 2.7 + 16384 / 50e3).epsilon(1e-12));
+        CHECK(in(one_link.pp, units::us) == doctest::Approx(6.6 + 0.6 + 16384 / 450e3).epsilon(1e-12));
+        CHECK(across.tp == one_link.tp);  // TP stays inside its node
+        CHECK(across.weights_read == one_link.weights_read);
+        // tp 4 × pp 4: two stages share a node, so one of the three hand-offs leaves it.
+        const DecodeStep four = decode_step(m70b, h100, nodes, {.tp = 4, .pp = 4}, {1, tokens(0)}, lesson);
+        CHECK(in(four.pp, units::us) ==
+              doctest::Approx(2 * (6.6 + 0.6 + 16384 / 450e3) + (6.6 + 2.7 + 16384 / 50e3)).epsilon(1e-12));
+        // tp 16 spans two nodes: each of the 2 × 80 all-reduces is a 16-rank ring on IB,
+        // 6.6 + 2·15 × 2.7 µs + 2·15/16 × 16,384 B / 50 GB/s.
+        const DecodeStep wide = decode_step(m70b, h100, nodes, {.tp = 16}, {1, tokens(0)}, lesson);
+        CHECK(in(wide.tp, units::us) == doctest::Approx(160 * (6.6 + 30 * 2.7 + 30.0 / 16 * 16384 / 50e3)).epsilon(1e-12));
+        // A node that holds the whole layout is the single link, exactly.
+        const ServingFabric big{catalog::nvlink4, catalog::ib_ndr, 16};
+        CHECK(decode_step(m70b, h100, big, l, {1, tokens(0)}, lesson).total() == one_link.total());
+        // Mixtral at tp 2 × ep 4 on 4-GPU nodes: an EP group's members are 2 apart, 2 to a node, so its
+        // all-to-alls cross: 2 × 32 layers × (6.6 + 3 × 2.7 µs + ¾ × 8,192 B / 50 GB/s), the buffer k = 2
+        // hidden vectors of 8,192 B cut over tp = 2.
+        const ServingFabric quads{catalog::nvlink4, catalog::ib_ndr, 4};
+        const DecodeStep moe = decode_step(mixtral, h100, quads, {.tp = 2, .ep = 4}, {1, tokens(0)}, lesson);
+        CHECK(in(moe.ep, units::us) == doctest::Approx(64 * (6.6 + 3 * 2.7 + 0.75 * 8192 / 50e3)).epsilon(1e-12));
+        // Disaggregated: two 8-GPU instances do not share an 8-GPU node, so the prompt's cache crosses IB.
+        const DisaggregationQuery q{.instances = 2, .input_tokens = 1000, .output_tokens = 100};
+        const auto split = best_disaggregation(m70b, h100, ServingFabric{catalog::nvlink4, catalog::ib_ndr, 8},
+                                               {.tp = 8}, q, lesson);
+        REQUIRE(split.has_value());
+        const double cache = std::ceil(kv_bytes_per_gpu(m70b, {.tp = 8}, KvDType::bf16, tokens(1000), 1.0).value());
+        CHECK(in(split->kv_transfer, units::us) == doctest::Approx(6.6 + 2.7 + cache / 50e3).epsilon(1e-12));
+        CHECK_THROWS_WITH_AS((void)validated(ServingFabric{catalog::nvlink4, catalog::ib_ndr, 0}),
+                             doctest::Contains("ServingFabric.gpus_per_node"), napkin::invalid_argument);
+    }
+}

@@ -46,6 +46,24 @@ def test_evaluate_serving_equals_napkin_serve_json(napkin_cli):
     assert_estimate_equals_json(e, j)
 
 
+def test_serving_fabric_across_nodes_equals_napkin_serve_json(napkin_cli):
+    # tp 8 x pp 2 on nodes of 8 H100: the stage hand-off crosses to the second node over IB NDR
+    # (serve's default nodes), so the step's pp term is dearer than on one NVLink.
+    j = napkin_cli("serve", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--tp", 8, "--pp", 2, "--input-tokens",
+                   1000, "--output-tokens", 200, "--concurrency", 32)
+    assert j["link"] == "nvlink4" and j["inter_link"] == "ib-ndr" and j["gpus_per_node"] == 8
+    model, gpu = catalog.model("llama3.1-70b"), catalog.gpu("h100-sxm")
+    fabric = napkin.ServingFabric(catalog.link("nvlink4"), catalog.link("ib-ndr"), gpus_per_node=8)
+    layout = napkin.ServingLayout(tp=8, pp=2)
+    workload = napkin.ServingWorkload(input_tokens=1000, output_tokens=200, concurrency=32)
+    e = napkin.evaluate_serving(model, gpu, fabric, layout, workload)
+    assert_estimate_equals_json(e, j)
+    one_link = napkin.evaluate_serving(model, gpu, catalog.link("nvlink4"), layout, workload)
+    assert e.step.pp > one_link.step.pp and e.step.tp == one_link.step.tp
+    with pytest.raises(ValueError, match="ServingFabric.gpus_per_node"):
+        napkin.ServingFabric(catalog.link("nvlink4"), catalog.link("ib-ndr"), gpus_per_node=0)
+
+
 def test_serving_profile_roofline_and_nvfp4_equal_napkin_serve_json(napkin_cli):
     # ServingSetup.profile: napkin.roofline_serving is `serve --kernels roofline`; the fit is the default.
     j = napkin_cli("serve", "--model", "llama3.1-8b", "--gpu", "b200", "--input-tokens", 1024, "--output-tokens", 128,

@@ -39,7 +39,7 @@ template <CollectivePolicy Collective = Ring>
 struct StepPrice {
     TransformerShape model;
     Gpu gpu;
-    Link link;
+    ServingFabric fabric;
     ServingLayout layout;
     ServingSetup setup = default_serving_setup;
     Collective collective = default_ring_collective;
@@ -47,10 +47,10 @@ struct StepPrice {
     // GPUs, runs draft_steps decode steps of the sequences before the target verifies.
     std::optional<TransformerShape> draft = std::nullopt;
     [[nodiscard]] Seconds operator()(const StepBatch& b) const {
-        Seconds t = step_time(model, gpu, link, layout, b, setup, collective).total();
+        Seconds t = step_time(model, gpu, fabric, layout, b, setup, collective).total();
         if (draft && b.draft_steps > 0 && b.decodes > 0) {
             const StepBatch drafting{b.decodes, b.decode_context, {}, 1, 0};
-            t += count(b.draft_steps) * step_time(*draft, gpu, link, layout, drafting, setup, collective).total();
+            t += count(b.draft_steps) * step_time(*draft, gpu, fabric, layout, drafting, setup, collective).total();
         }
         return t;
     }
@@ -59,14 +59,14 @@ struct StepPrice {
 /// The traffic through an engine with `limits` on the layout; the limits' KV
 /// blocks are the memory's (kv_cache_blocks) unless smaller ones are given.
 template <CollectivePolicy Collective = Ring>
-[[nodiscard]] SimulationResult simulate_serving(const TransformerShape& m, const Gpu& gpu, const Link& link,
+[[nodiscard]] SimulationResult simulate_serving(const TransformerShape& m, const Gpu& gpu, const ServingFabric& fabric,
                                                 const ServingLayout& l, const std::vector<Request>& requests,
                                                 EngineLimits limits, const ServingSetup& s = default_serving_setup,
                                                 const Collective& collective = default_ring_collective,
                                                 const std::optional<TransformerShape>& draft = std::nullopt) {
     (void)validated(m);
     (void)validated(gpu);
-    (void)validated(link);
+    (void)validated(fabric);
     (void)validated(l, m);
     (void)validated(s);
     require_computable(gpu, s.weights);
@@ -81,7 +81,7 @@ template <CollectivePolicy Collective = Ring>
         require(limits.draft_tokens > 0, "draft tokens", count(limits.draft_tokens),
                 "must be at least 1 with a draft model");
     }
-    return simulate(requests, limits, StepPrice<Collective>{m, gpu, link, l, s, collective, draft});
+    return simulate(requests, limits, StepPrice<Collective>{m, gpu, fabric, l, s, collective, draft});
 }
 
 }  // namespace napkin

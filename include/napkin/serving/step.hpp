@@ -73,9 +73,9 @@ struct ServingStepTime {
 }
 
 template <CollectivePolicy Collective = Ring>
-[[nodiscard]] constexpr ServingStepTime step_time(const TransformerShape& m, const Gpu& gpu, const Link& link,
-                                                  const ServingLayout& l, const StepBatch& batch,
-                                                  const ServingSetup& s = default_serving_setup,
+[[nodiscard]] constexpr ServingStepTime step_time(const TransformerShape& m, const Gpu& gpu,
+                                                  const ServingFabric& fabric, const ServingLayout& l,
+                                                  const StepBatch& batch, const ServingSetup& s = default_serving_setup,
                                                   const Collective& collective = default_ring_collective) {
     const KernelProfile k = s.profile.kernels;
     const Architecture a = gpu.architecture;
@@ -120,7 +120,7 @@ template <CollectivePolicy Collective = Ring>
     step.memory = stages * (weights + decode_kv + detail::read_at(chunk_kv, gpu, hbm_share(a, k)));
     step.compute = stages * math;
     DecodeStep comm;
-    detail::pass_communication(m, link, l, routed, s, collective, comm);
+    detail::pass_communication(m, fabric, l, routed, s, collective, comm);
     step.comm = comm.communication();
     step.overhead = detail::pass_overhead(m, l, s.profile);
     return step;
