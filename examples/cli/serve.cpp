@@ -96,6 +96,21 @@ void print_estimate(const ServingEstimate& e) {
                 e.output_tokens_per_s_per_user.value(), e.requests_per_s.value());
 }
 
+// A disaggregated pool's GPU: the catalog's `name` (checked as `flag`), or --gpu's.
+Gpu pool_gpu(const char* flag, const std::string& name, const Gpu& gpu, const ServingSetup& setup) {
+    if (name.empty()) return gpu;
+    const auto found = catalog::find_gpu(name);
+    if (!found) not_in_catalog(flag, name, names_of(catalog::gpus));
+    if (const std::string_view missing = missing_for(*found, setup.weights); !missing.empty())
+        reject(flag, name, "has " + std::string(missing) + " for --weight-dtype " + std::string(to_string(setup.weights)));
+    return *found;
+}
+
+// " (h100-sxm)" when the two pools run on different GPUs, else nothing.
+std::string pool_label(const Gpu& pool, const Gpu& other) {
+    return pool.name == other.name ? "" : " (" + std::string(pool.name) + ")";
+}
+
 }  // namespace
 
 NAPKIN_COMMAND(app) {
@@ -117,6 +132,7 @@ NAPKIN_COMMAND(app) {
         long long prefill_chunk = 0;
         double expert_skew = 0.0;
         long long disaggregate = 0;
+        std::string prefill_gpu, decode_gpu;  // catalog GPUs of the pools (default: --gpu)
         LatencyTargets targets;
         bool json = false;
         SimulationOptions simulation;
@@ -153,6 +169,10 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--disaggregate", o->disaggregate,
                     "also split this many copies of the layout into prefill and decode pools (DistServe, "
                     "Splitwise) and give the split with the most goodput within --ttft / --tpot");
+    sub->add_option("--prefill-gpu", o->prefill_gpu,
+                    "with --disaggregate: catalog GPU of the prefill pool (default: --gpu); a pool of another kind "
+                    "sends the cache over the network");
+    sub->add_option("--decode-gpu", o->decode_gpu, "with --disaggregate: catalog GPU of the decode pool (default: --gpu)");
     add_latency_targets(sub, o->targets, "with --disaggregate: longest time to first token with its unit, 2s",
                         "with --disaggregate: longest time per output token with its unit, 50ms");
     sub->add_option("--gpu-hour-price", o->price,
@@ -287,6 +307,11 @@ NAPKIN_COMMAND(app) {
         const std::vector<ServingEstimate> rows = serving_sweep(model, gpu, fabric, layout, workload, sweep, setup, ring);
         const ServingEstimate e = evaluate_serving(model, gpu, fabric, layout, workload, setup, ring);
         std::optional<DisaggregatedEstimate> split;
+        for (const auto& [flag, name] : {std::pair{"--prefill-gpu", &o->prefill_gpu}, {"--decode-gpu", &o->decode_gpu}})
+            if (!name->empty() && o->disaggregate == 0)
+                reject(flag, *name, "chooses a pool's GPU: give --disaggregate N");
+        const Gpu prefill_gpu = pool_gpu("--prefill-gpu", o->prefill_gpu, gpu, setup);
+        const Gpu decode_gpu = pool_gpu("--decode-gpu", o->decode_gpu, gpu, setup);
         if (o->disaggregate != 0) {
             require(o->disaggregate >= 2, "--disaggregate", count(o->disaggregate),
                     "must be at least 2 (one prefill and one decode instance)");
@@ -298,7 +323,10 @@ NAPKIN_COMMAND(app) {
             if (o->targets.tpot_ms) {
                 q.tpot_bound = milliseconds(*o->targets.tpot_ms);
             }
-            split = best_disaggregation(model, gpu, fabric, layout, q, setup, ring);
+            if (max_concurrency(model, prefill_gpu, layout, workload.input_tokens, setup) == 0)
+                reject(o->prefill_gpu.empty() ? "--gpu" : "--prefill-gpu", std::string(prefill_gpu.name),
+                       "one prompt's cache does not fit beside the weights of a prefill instance");
+            split = best_disaggregation(model, prefill_gpu, decode_gpu, fabric, layout, q, setup, ring);
         }
 
         if (!o->svg.empty()) {
@@ -335,7 +363,9 @@ NAPKIN_COMMAND(app) {
             if (o->disaggregate != 0) {
                 j["disaggregated"] = nullptr;
                 if (split)
-                    j["disaggregated"] = {{"prefill_instances", split->prefill_instances},
+                    j["disaggregated"] = {{"prefill_gpu", prefill_gpu.name},
+                                          {"decode_gpu", decode_gpu.name},
+                                          {"prefill_instances", split->prefill_instances},
                                           {"decode_instances", split->decode_instances},
                                           {"decode_concurrency", split->decode_concurrency},
                                           {"prefill_s", split->prefill.value()},
@@ -380,9 +410,10 @@ NAPKIN_COMMAND(app) {
             if (!split)
                 printf_wrapped("\ndisaggregated: no split of %lld instances meets the bounds\n", o->disaggregate);
             else
-                printf_wrapped("\ndisaggregated over %lld instances: %lld prefill + %lld decode (N = %lld each): TTFT %s, "
-                            "TPOT %s, KV transfer %s, %.3f requests/s (%.1f output tokens/s per GPU)\n",
-                            o->disaggregate, split->prefill_instances, split->decode_instances,
+                printf_wrapped("\ndisaggregated over %lld instances: %lld prefill%s + %lld decode%s (N = %lld each): "
+                            "TTFT %s, TPOT %s, KV transfer %s, %.3f requests/s (%.1f output tokens/s per GPU)\n",
+                            o->disaggregate, split->prefill_instances, pool_label(prefill_gpu, decode_gpu).c_str(),
+                            split->decode_instances, pool_label(decode_gpu, prefill_gpu).c_str(),
                             split->decode_concurrency, to_string(split->ttft).c_str(), to_string(split->tpot).c_str(),
                             to_string(split->kv_transfer).c_str(), split->goodput().value(),
                             split->goodput().value() * count(workload.output_tokens) /

@@ -848,13 +848,20 @@ struct DisaggregationQuery {
 
 /// The best split of `q.instances` instances into prefill and decode pools for
 /// the bounds: the most goodput (ties: fewer prefill instances); none when no
-/// split meets them.
+/// split meets them or one prompt's cache does not fit beside the weights of a
+/// prefill instance. The pools may run on different GPUs (Patel et al. 2024,
+/// Splitwise, whose Splitwise-HA runs prompts on H100 and tokens on A100): each
+/// prices its phase on its own GPU, and
+/// the cache then crosses the network, pools of two kinds sitting in different
+/// nodes; on one kind it stays inside a node when two instances fit in one.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr std::optional<DisaggregatedEstimate> best_disaggregation(
-    const TransformerShape& m, const Gpu& gpu, const ServingFabric& fabric, const ServingLayout& l, const DisaggregationQuery& q,
-    const ServingSetup& s = default_serving_setup, const Collective& collective = default_ring_collective) {
+    const TransformerShape& m, const Gpu& prefill_gpu, const Gpu& decode_gpu, const ServingFabric& fabric,
+    const ServingLayout& l, const DisaggregationQuery& q, const ServingSetup& s = default_serving_setup,
+    const Collective& collective = default_ring_collective) {
     (void)validated(m);
-    (void)validated(gpu);
+    (void)validated(prefill_gpu);
+    (void)validated(decode_gpu);
     (void)validated(fabric);
     detail::check_layout(m, l);
     detail::check_serving_setup(s);
@@ -864,22 +871,26 @@ template <CollectivePolicy Collective = Ring>
             "must be at most 2^20 = 1048576 (the split is searched one by one)");
     detail::check_workload(m, {.input_tokens = q.input_tokens, .output_tokens = q.output_tokens});
     require_at_least_one("max_concurrency", q.max_concurrency);
-    require_computable(gpu, s.weights);
+    require_computable(prefill_gpu, s.weights);
+    require_computable(decode_gpu, s.weights);
+    if (max_concurrency(m, prefill_gpu, l, q.input_tokens, s) == 0) return std::nullopt;
     const long long length = q.input_tokens + q.output_tokens;
-    const Seconds tp1 = prefill_time(m, gpu, fabric, l, 1, q.input_tokens, s, collective).total();
+    const Seconds tp1 = prefill_time(m, prefill_gpu, fabric, l, 1, q.input_tokens, s, collective).total();
     const double load = md1_admissible_load(tp1, q.ttft_bound);
     const Bytes cache = ceil_whole(kv_bytes_per_gpu(m, l, s.kv, tokens(count(q.input_tokens)), 1.0));
-    // Prefill and decode instances share a node only when two fit in one.
-    const Seconds transfer =
-        collective.point_to_point(cache, 2 * l.gpus() > fabric.gpus_per_node ? fabric.inter : fabric.intra).total();
+    const bool one_kind = prefill_gpu.name == decode_gpu.name && prefill_gpu.memory == decode_gpu.memory &&
+                          prefill_gpu.memory_bandwidth == decode_gpu.memory_bandwidth &&
+                          prefill_gpu.peak_flops == decode_gpu.peak_flops;
+    const bool same_node = one_kind && 2 * l.gpus() <= fabric.gpus_per_node;
+    const Seconds transfer = collective.point_to_point(cache, same_node ? fabric.intra : fabric.inter).total();
     // The decode instance's best N: the most N·/TPOT within the bound and memory.
-    const long long most = std::min(max_concurrency(m, gpu, l, length, s), q.max_concurrency);
+    const long long most = std::min(max_concurrency(m, decode_gpu, l, length, s), q.max_concurrency);
     const double ctx = count(q.input_tokens) + count(q.output_tokens) / 2.0;
     long long best_n = 0;
     Seconds best_step{};
     for (long long n = 1; n <= most; ++n) {
         const Seconds step =
-            decode_step(m, gpu, fabric, l, {sequences_per_group(n, l), tokens(ctx)}, s, collective).total();
+            decode_step(m, decode_gpu, fabric, l, {sequences_per_group(n, l), tokens(ctx)}, s, collective).total();
         if (step > q.tpot_bound) break;  // the step never shrinks as N grows
         if (best_n == 0 || count(n) / step.value() >= count(best_n) / best_step.value()) {
             best_n = n;
@@ -904,6 +915,15 @@ template <CollectivePolicy Collective = Ring>
         if (!best || e.goodput() > best->goodput()) best = e;
     }
     return best;
+}
+
+/// The same with both pools on one kind of GPU.
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] constexpr std::optional<DisaggregatedEstimate> best_disaggregation(
+    const TransformerShape& m, const Gpu& gpu, const ServingFabric& fabric, const ServingLayout& l,
+    const DisaggregationQuery& q, const ServingSetup& s = default_serving_setup,
+    const Collective& collective = default_ring_collective) {
+    return best_disaggregation(m, gpu, gpu, fabric, l, q, s, collective);
 }
 
 }  // namespace napkin

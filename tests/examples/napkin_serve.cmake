@@ -297,3 +297,17 @@ napkin_check_output(cli.plan_inference.across_nodes
   COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --max-gpus 16 --tpot 50ms
           --gpus-per-node 4 --json
   EXPECT "\"gpus_per_node\": 4" "\"inter_link\": \"ib-ndr\"")
+# Disaggregated pools on two kinds of GPU (tests/unit/serving.cpp derives the prices); the pool flags
+# need --disaggregate.
+napkin_check_output(cli.serve.disaggregate_two_gpus
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 2048
+          --output-tokens 256 --concurrency 32 --disaggregate 4 --ttft 2s --tpot 50ms --decode-gpu h200-sxm
+  EXPECT "3 prefill (h100-sxm) + 1 decode (h200-sxm)")
+napkin_check_output(cli.serve.error.decode_gpu_without_disaggregate
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 2048
+          --output-tokens 256 --concurrency 32 --decode-gpu h200-sxm
+  EXPECT "napkin: error: --decode-gpu = \"h200-sxm\": chooses a pool's GPU: give --disaggregate N" EXIT_CODE 2)
+napkin_check_output(cli.serve.error.prefill_gpu_no_fp8
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 2048
+          --output-tokens 256 --concurrency 32 --disaggregate 4 --weight-dtype fp8 --prefill-gpu a100-80gb-sxm
+  EXPECT "napkin: error: --prefill-gpu = \"a100-80gb-sxm\": has no FP8 tensor cores" EXIT_CODE 2)

@@ -805,3 +805,27 @@ TEST_SUITE("serving") {
                              doctest::Contains("ServingFabric.gpus_per_node"), napkin::invalid_argument);
     }
 }
+
+TEST_SUITE("serving") {
+    TEST_CASE("disaggregated pools on two GPUs: prompts priced on the A100, tokens on the H100, the cache over IB") {
+        // 8B on one GPU an instance, 2,048 in, 256 out, on 8-GPU nodes of nvlink4 and ib-ndr.
+        const ServingFabric nodes{catalog::nvlink4, catalog::ib_ndr, 8};
+        const DisaggregationQuery q{.instances = 4, .input_tokens = 2048, .output_tokens = 256,
+                                    .ttft_bound = milliseconds(500), .tpot_bound = milliseconds(20)};
+        const auto mixed = best_disaggregation(m8b, a100, h100, nodes, {}, q, lesson);
+        const auto same = best_disaggregation(m8b, h100, nodes, {}, q, lesson);
+        REQUIRE(mixed);
+        REQUIRE(same);
+        // Each phase on its own GPU: the prefill is the A100's, the decode step the H100's.
+        CHECK(mixed->prefill == prefill_time(m8b, a100, nodes, {}, 1, 2048, lesson).total());
+        CHECK(mixed->tpot == same->tpot);
+        CHECK(mixed->decode_concurrency == same->decode_concurrency);
+        // The cache, 131,072 B × 2,048 = 268,435,456 B: two one-GPU H100 instances share a node
+        // (6.6 + 0.6 µs + 268,435,456 B / 450 GB/s); pools of two kinds do not (6.6 + 2.7 µs + … / 50 GB/s).
+        CHECK(in(same->kv_transfer, units::us) == doctest::Approx(7.2 + 268'435'456.0 / 450e3).epsilon(1e-9));
+        CHECK(in(mixed->kv_transfer, units::us) == doctest::Approx(9.3 + 268'435'456.0 / 50e3).epsilon(1e-9));
+        // A prefill GPU that cannot hold one prompt beside the weights gives no split: 70B in 16 bit
+        // (141 GB) on one 80 GB A100.
+        CHECK_FALSE(best_disaggregation(m70b, a100, catalog::h200_sxm, nodes, {}, q, lesson));
+    }
+}
