@@ -60,10 +60,13 @@ nlohmann::json estimate_json(const ServingEstimate& e) {
               {"activations", json_bytes(e.memory.activations)},
               {"total", json_bytes(e.memory.total())},
               {"usable", json_bytes(e.memory.usable)},
+              {"kv_offloaded", json_bytes(e.memory.offloaded)},
+              {"host", json_bytes(e.memory.host)},
               {"fits", e.memory.fits()}}},
             {"decode_step",
              {{"weights_read_s", s.weights_read.value()},
               {"kv_read_s", s.kv_read.value()},
+              {"kv_offload_s", s.kv_offload.value()},
               {"compute_s", s.compute.value()},
               {"tp_s", s.tp.value()},
               {"pp_s", s.pp.value()},
@@ -81,9 +84,15 @@ void print_estimate(const ServingEstimate& e) {
     printf_wrapped("memory per GPU: weights %s + KV cache %s + activations %s = %s of %s usable: %s\n",
                 to_string(m.weights).c_str(), to_string(m.kv_cache).c_str(), to_string(m.activations).c_str(),
                 to_string(m.total()).c_str(), to_string(m.usable).c_str(), m.fits() ? "fits" : "does not fit");
+    if (m.host.value() > 0)
+        printf_wrapped("KV offload: %s of the cache in host memory (of %s per GPU)\n", to_string(m.offloaded).c_str(),
+                       to_string(m.host).c_str());
+    // With offload the cache's share in host memory crosses the host link, a third read.
+    const std::string kv = to_string(s.kv_read) +
+                           (s.kv_offload.value() > 0 ? " + offloaded KV " + to_string(s.kv_offload) + " over the host link" : "");
     printf_wrapped("decode step: %s = max(weights %s + KV cache %s, compute %s) + tp %s + pp %s + ep %s + engine %s "
                    "(%s)\n",
-                to_string(s.total()).c_str(), to_string(s.weights_read).c_str(), to_string(s.kv_read).c_str(),
+                to_string(s.total()).c_str(), to_string(s.weights_read).c_str(), kv.c_str(),
                 to_string(s.compute).c_str(), to_string(s.tp).c_str(), to_string(s.pp).c_str(),
                 to_string(s.ep).c_str(), to_string(s.overhead).c_str(), s.memory_bound() ? "memory-bound" : "compute-bound");
     printf_wrapped("prefill: %s in %lld pass(es) = compute %s + communication %s + engine %s\n",
@@ -133,6 +142,7 @@ NAPKIN_COMMAND(app) {
         double expert_skew = 0.0;
         long long disaggregate = 0;
         std::string prefill_gpu, decode_gpu;  // catalog GPUs of the pools (default: --gpu)
+        std::optional<std::string> kv_offload, kv_offload_bandwidth;  // with their units
         LatencyTargets targets;
         bool json = false;
         SimulationOptions simulation;
@@ -163,6 +173,12 @@ NAPKIN_COMMAND(app) {
                     "requests/s arriving: alone, the request-level simulator (inf: all at once); with --batch or "
                     "--concurrency, the M/D/1 queue (0: none)");
     sub->add_option("--prefill-chunk", o->prefill_chunk, "chunked prefill: tokens per chunk (0: whole prompt)");
+    sub->add_option("--kv-offload", o->kv_offload,
+                    "host memory per GPU for the KV cache beyond the GPU's, with its unit, 256GiB (FlexGen, vLLM's CPU "
+                    "offload): more sequences fit, and each step streams the offloaded cache over the host link");
+    sub->add_option("--kv-offload-bandwidth", o->kv_offload_bandwidth,
+                    "with --kv-offload: the host link one way with its unit, 63GB/s (default: the GPU's PCIe slot or "
+                    "NVLink-C2C)");
     sub->add_option("--expert-skew", o->expert_skew,
                     "MoE: the experts' popularity as a power law of this exponent, 0 to 10 (0: uniform routing); "
                     "fewer experts are read and the busiest expert-parallel rank sets the step");
@@ -252,6 +268,19 @@ NAPKIN_COMMAND(app) {
         if (o->expert_skew != 0.0 && model.experts == 0)
             reject("--expert-skew", o->expert_skew, "needs a mixture-of-experts model");
         setup.expert_skew = o->expert_skew;
+        if (o->kv_offload) {
+            const Bytes capacity = io::parse_bytes("--kv-offload", *o->kv_offload);
+            if (!(capacity.value() > 0 && capacity.value() <= 0x1p50))
+                reject("--kv-offload", *o->kv_offload, "must be positive and at most 1PiB per GPU");
+            const BytesPerSecond bandwidth = o->kv_offload_bandwidth
+                                                 ? io::parse_rate("--kv-offload-bandwidth", *o->kv_offload_bandwidth)
+                                                 : catalog::host_link(gpu).bandwidth;
+            if (!(bandwidth.value() > 0))
+                reject("--kv-offload-bandwidth", o->kv_offload_bandwidth.value_or(""), "must be positive");
+            setup.kv_offload = {capacity, bandwidth};
+        } else if (o->kv_offload_bandwidth) {
+            reject("--kv-offload-bandwidth", *o->kv_offload_bandwidth, "sets the link of --kv-offload: give it too");
+        }
         const auto kernels = parse_kernel_profile(o->kernels);
         if (!kernels) reject("--kernels", o->kernels, "must be measured or roofline");
         if (!o->profile.empty() && sub->count("--kernels") > 0)

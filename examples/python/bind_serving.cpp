@@ -112,6 +112,12 @@ void bind_serving(py::module_& m) {
         .finish([](const ServingProfile& p) { (void)validated(ServingSetup{.profile = p}); });
     m.attr("roofline_serving") = roofline_serving;
     m.attr("default_serving_profile") = default_serving_profile;
+    Struct<KvOffload>(m, "KvOffload",
+                      "KV-cache offload to host memory (FlexGen): capacity per GPU (bytes, 0: off) and the host "
+                      "link one way (bytes/s).")
+        .quantity("capacity", &KvOffload::capacity, Kind::bytes, "host memory per GPU for the cache")
+        .quantity("bandwidth", &KvOffload::bandwidth, Kind::bytes_per_second, "host to GPU, one direction")
+        .finish([](const KvOffload& k) { (void)validated(ServingSetup{.kv_offload = k}); });
     Struct<ServingSetup>(m, "ServingSetup", "Number formats, paging, working memory and chunked prefill.")
         .choice("weights", &ServingSetup::weights,
                 choices_of(WeightDType::bf16, WeightDType::fp16, WeightDType::fp8, WeightDType::int8, WeightDType::int4,
@@ -128,6 +134,7 @@ void bind_serving(py::module_& m) {
         .value("expert_skew", &ServingSetup::expert_skew,
                "MoE: the experts' popularity as a power law of this exponent (0: uniform routing)")
         .value("profile", &ServingSetup::profile, "ServingProfile: how passes are priced (default: the fit)")
+        .value("kv_offload", &ServingSetup::kv_offload, "KvOffload: the cache beyond the GPU's memory in the host's")
         .finish([](const ServingSetup& s) { (void)validated(s); });
     const auto arrival = per_second_field(&ServingWorkload::arrival_rate);
     Struct<ServingWorkload>(m, "ServingWorkload", "Requests: prompt and output tokens, sequences in flight.")
@@ -144,9 +151,11 @@ void bind_serving(py::module_& m) {
         .quantity("kv_cache", &ServingMemory::kv_cache, Kind::bytes, "its share of the sequences' KV cache")
         .quantity("activations", &ServingMemory::activations, Kind::bytes, "working memory and workspace")
         .quantity("usable", &ServingMemory::usable, Kind::bytes, "the GPU's usable memory")
+        .quantity("offloaded", &ServingMemory::offloaded, Kind::bytes, "of the cache, in host memory (KvOffload)")
+        .quantity("host", &ServingMemory::host, Kind::bytes, "host memory for it")
         .computed("total", [](const ServingMemory& x) { return x.total().value(); }, Kind::bytes,
                   "weights + kv_cache + activations")
-        .computed("fits", &ServingMemory::fits, Kind::plain, "total ≤ usable")
+        .computed("fits", &ServingMemory::fits, Kind::plain, "total ≤ usable and offloaded ≤ host")
         .finish();
     Struct<DecodeBatch>(m, "DecodeBatch", "Sequences per expert-parallel group and their mean context (tokens).")
         .value("sequences", &DecodeBatch::sequences, "sequences B")
@@ -156,13 +165,14 @@ void bind_serving(py::module_& m) {
         .value("stages", &DecodeStep::stages, "pipeline stages")
         .quantity("weights_read", &DecodeStep::weights_read, Kind::seconds, "reading the weights (MoE: experts hit)")
         .quantity("kv_read", &DecodeStep::kv_read, Kind::seconds, "reading the KV cache")
+        .quantity("kv_offload", &DecodeStep::kv_offload, Kind::seconds, "the offloaded cache over the host link")
         .quantity("compute", &DecodeStep::compute, Kind::seconds, "the FLOPs at peak")
         .quantity("tp", &DecodeStep::tp, Kind::seconds, "tensor-parallel all-reduces")
         .quantity("pp", &DecodeStep::pp, Kind::seconds, "hand-offs between stages")
         .quantity("ep", &DecodeStep::ep, Kind::seconds, "expert-parallel all-to-alls")
         .quantity("overhead", &DecodeStep::overhead, Kind::seconds, "the engine's, per stage and layer")
         .computed("busy", [](const DecodeStep& s) { return s.busy().value(); }, Kind::seconds,
-                  "max(weights_read + kv_read, compute)")
+                  "max(weights_read + kv_read + kv_offload, compute)")
         .computed("communication", [](const DecodeStep& s) { return s.communication().value(); }, Kind::seconds,
                   "tp + pp + ep")
         .computed("total", [](const DecodeStep& s) { return s.total().value(); }, Kind::seconds,

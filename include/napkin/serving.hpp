@@ -262,6 +262,18 @@ struct ServingFabric {
     return l.gpus() > f.gpus_per_node;
 }
 
+/// KV-cache offload to host memory (Sheng et al. 2023, FlexGen, ICML, Sec. 4:
+/// the cache on the CPU, streamed to the GPU as attention needs it; vLLM's CPU
+/// offload and LMCache keep blocks there the same way): the cache beyond what
+/// the GPU's memory holds lives in `capacity` of host memory per GPU, and each
+/// decode step streams the offloaded share of the cache it reads across the
+/// host link at `bandwidth` (one direction: PCIe or NVLink-C2C).
+struct KvOffload {
+    Bytes capacity{};            // host memory per GPU for the cache (0: no offload)
+    BytesPerSecond bandwidth{};  // host to GPU, one direction
+    [[nodiscard]] constexpr bool on() const { return capacity.value() > 0; }
+};
+
 struct ServingSetup {
     WeightDType weights = WeightDType::bf16;
     KvDType kv = KvDType::bf16;
@@ -283,6 +295,9 @@ struct ServingSetup {
     // this exponent (model.hpp's zipf_share; 0: uniform). Fewer distinct experts
     // are read, and the expert-parallel rank holding the hottest sets the step.
     double expert_skew = 0.0;
+    // KV-cache offload to host memory: what the GPU's memory cannot hold of
+    // the cache lives in the host's (KvOffload; none by default).
+    KvOffload kv_offload{};
 };
 
 inline constexpr ServingSetup default_serving_setup{};
@@ -321,6 +336,10 @@ constexpr void check_serving_setup(const ServingSetup& s) {
     require_non_negative("ServingSetup.working_tokens", s.working_tokens.value());
     require_non_negative("ServingSetup.working_allowance (bytes)", s.working_allowance.value());
     require_non_negative("prefill chunk (tokens)", count(s.prefill_chunk));
+    require_in_range("ServingSetup.kv_offload.capacity (bytes)", s.kv_offload.capacity.value(), 0.0, 0x1p50,
+                     "must be from 0 to 2^50 B = 1 PiB per GPU");
+    require(!s.kv_offload.on() || s.kv_offload.bandwidth.value() > 0, "ServingSetup.kv_offload.bandwidth (B/s)",
+            s.kv_offload.bandwidth.value(), "must be positive with a host capacity");
     require_non_negative("ServingProfile.pass_overhead (s)", s.profile.pass_overhead.value());
     require_non_negative("ServingProfile.layer_overhead (s)", s.profile.layer_overhead.value());
     require(s.profile.gemm_share > 0.0 && s.profile.gemm_share <= 1.0, "ServingProfile.gemm_share",
@@ -361,11 +380,13 @@ constexpr void require_within_context(const TransformerShape& m, long long lengt
 
 struct ServingMemory {
     Bytes weights;
-    Bytes kv_cache;
+    Bytes kv_cache;     // on the GPU
     Bytes activations;  // working memory and workspace
     Bytes usable;
+    Bytes offloaded{};  // of the cache, in host memory (KvOffload)
+    Bytes host{};       // host memory for it
     [[nodiscard]] constexpr Bytes total() const { return weights + kv_cache + activations; }
-    [[nodiscard]] constexpr bool fits() const { return total() <= usable; }
+    [[nodiscard]] constexpr bool fits() const { return total() <= usable && offloaded <= host; }
 };
 
 /// The weights one GPU holds: a dense model's are shared evenly over tp·pp (the
@@ -433,7 +454,24 @@ struct ServingMemory {
     working.bytes_per_activation = s.bytes_per_activation;
     working.working_tokens = s.working_tokens;
     working.working_allowance = s.working_allowance;
-    return {serving_weights_per_gpu(m, l, s.weights), kv, working_memory(m, working), usable_memory(gpu)};
+    ServingMemory memory{serving_weights_per_gpu(m, l, s.weights), kv, working_memory(m, working), usable_memory(gpu)};
+    if (!s.kv_offload.on()) return memory;
+    // With offload the GPU keeps what fits beside the weights and working memory; the rest goes to the host.
+    const Bytes room = std::max(Bytes{}, memory.usable - memory.weights - memory.activations);
+    memory.kv_cache = std::min(kv, room);
+    memory.offloaded = kv - memory.kv_cache;
+    memory.host = s.kv_offload.capacity;
+    return memory;
+}
+
+/// The cache bytes of a step's reads that live in host memory: what `read`
+/// bytes of cache per GPU exceed of the GPU's room for it (0 without offload).
+[[nodiscard]] constexpr Bytes offloaded_kv(Bytes read, const TransformerShape& m, const Gpu& gpu,
+                                           const ServingLayout& l, const ServingSetup& s) {
+    if (!s.kv_offload.on()) return Bytes{};
+    const ServingMemory empty = serving_memory(m, gpu, l, 0, 1, s);
+    const Bytes room = std::max(Bytes{}, empty.usable - empty.weights - empty.activations);
+    return std::max(Bytes{}, read - room);
 }
 
 /// The most sequences of `length` tokens whose memory fits (0: not one).
@@ -443,8 +481,9 @@ struct ServingMemory {
     (void)validated(gpu);  // memory ≤ 10^18 B keeps the guess below within a long long
     const ServingMemory empty = serving_memory(m, gpu, l, 0, length, s);
     if (empty.total() >= empty.usable) return 0;
-    const Bytes one = serving_memory(m, gpu, l, 1, length, s).kv_cache;
-    const auto guess = static_cast<long long>(ratio(empty.usable - empty.total(), one));
+    const ServingMemory single = serving_memory(m, gpu, l, 1, length, s);
+    const Bytes one = single.kv_cache + single.offloaded;
+    const auto guess = static_cast<long long>(ratio(empty.usable - empty.total() + s.kv_offload.capacity, one));
     long long per_group = std::max(0LL, guess - 1);
     while (serving_memory(m, gpu, l, (per_group + 1) * l.ep, length, s).fits()) ++per_group;
     while (per_group > 0 && !serving_memory(m, gpu, l, per_group * l.ep, length, s).fits()) --per_group;
@@ -475,16 +514,18 @@ struct DecodeStep {
     long long stages = 1;
     Seconds weights_read;  // all stages in turn: the weights (MoE: the experts hit) over the memory bandwidth
     Seconds kv_read;       // every sequence's KV cache over the memory bandwidth
+    Seconds kv_offload{};  // the offloaded share of it over the host link (KvOffload)
     Seconds compute;       // 2 FLOPs per active weight per token plus attention, at peak
     Seconds tp;            // all-reduces among the tp GPUs of a stage
     Seconds pp;            // hand-offs between stages
     Seconds ep;            // dispatch and combine all-to-alls among the ep groups
     Seconds overhead;      // the engine's, per stage and layer (ServingProfile)
     // The roofline of the whole step: reading overlaps computing.
-    [[nodiscard]] constexpr Seconds busy() const { return std::max(weights_read + kv_read, compute); }
+    [[nodiscard]] constexpr Seconds busy() const { return std::max(reading(), compute); }
+    [[nodiscard]] constexpr Seconds reading() const { return weights_read + kv_read + kv_offload; }
     [[nodiscard]] constexpr Seconds communication() const { return tp + pp + ep; }
     [[nodiscard]] constexpr Seconds total() const { return busy() + communication() + overhead; }
-    [[nodiscard]] constexpr bool memory_bound() const { return weights_read + kv_read >= compute; }
+    [[nodiscard]] constexpr bool memory_bound() const { return reading() >= compute; }
 };
 
 /// The weight bytes one GPU reads in a pass over `routed` tokens of its group:
@@ -605,9 +646,13 @@ template <CollectivePolicy Collective = Ring>
     // Paged decode attention reaches its measured share of the bandwidth for the
     // cached tokens it reads, all of the group's sequences together (FlashInfer's
     // rows are one sequence: the kernel's work is the tokens it reads).
+    // With offload, the share beyond the GPU's room streams over the host link instead.
     const double cached = n * batch.context.value();
-    step.kv_read = stages * detail::read_at(kv_bytes_per_gpu(m, l, s.kv, batch.context, n), gpu,
-                                            cached > 0.0 ? decode_attention_share(a, cached, k) : 1.0);
+    const Bytes kv = kv_bytes_per_gpu(m, l, s.kv, batch.context, n);
+    const Bytes host = offloaded_kv(kv, m, gpu, l, s);
+    step.kv_read =
+        stages * detail::read_at(kv - host, gpu, cached > 0.0 ? decode_attention_share(a, cached, k) : 1.0);
+    step.kv_offload = host.value() > 0 ? stages * (host / s.kv_offload.bandwidth) : Seconds{};
     const Flops gemms = pass_gemm_flops(m, l, n, s.expert_skew);
     const Flops attention = attention_flops(m, n * batch.context.value(), n * within_window(m, batch.context.value()));
     const double gpus = count(l.tp * l.pp);

@@ -311,3 +311,19 @@ napkin_check_output(cli.serve.error.prefill_gpu_no_fp8
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 2048
           --output-tokens 256 --concurrency 32 --disaggregate 4 --weight-dtype fp8 --prefill-gpu a100-80gb-sxm
   EXPECT "napkin: error: --prefill-gpu = \"a100-80gb-sxm\": has no FP8 tensor cores" EXIT_CODE 2)
+# KV offload to host memory (tests/unit/serving.cpp derives the step): 400 sequences of 9,216 tokens
+# do not fit 70B's 8 H100 alone, and fit with 512 GiB of host memory per GPU, the rest over PCIe 5.
+napkin_check_output(cli.serve.kv_offload
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 8192
+          --output-tokens 1024 --concurrency 400 --kv-offload 512GiB
+  EXPECT "73.60 GiB of 73.60 GiB usable: fits" "KV offload: 84.91 GiB of the cache in host memory" "decode step: 1.35 s"
+         "over the host link")
+napkin_check_output(cli.serve.error.kv_offload_bandwidth_alone
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 8192
+          --output-tokens 1024 --concurrency 40 --kv-offload-bandwidth 10GB/s
+  EXPECT "napkin: error: --kv-offload-bandwidth = \"10GB/s\": sets the link of --kv-offload: give it too"
+  EXIT_CODE 2)
+napkin_check_output(cli.serve.error.kv_offload_huge
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 8192
+          --output-tokens 1024 --concurrency 40 --kv-offload 1e30B
+  EXPECT "napkin: error: --kv-offload = \"1e30B\": must be positive and at most 1PiB per GPU" EXIT_CODE 2)

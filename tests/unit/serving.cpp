@@ -829,3 +829,43 @@ TEST_SUITE("serving") {
         CHECK_FALSE(best_disaggregation(m70b, a100, catalog::h200_sxm, nodes, {}, q, lesson));
     }
 }
+
+TEST_SUITE("serving") {
+    TEST_CASE("KV offload: 70B on 8 H100 with 512 GiB of host memory per GPU, the cache beyond the GPU's room over PCIe 5") {
+        // Llama 3.1 70B's cache: 80 layers × 8 KV heads × 128 × 2 (K, V) × 2 B = 327,680 B per token,
+        // 40,960 B per GPU at tp 8. The GPU's room for it: usable − weights − working memory.
+        ServingSetup offload = lesson;
+        offload.kv_offload = {gibibytes(512), catalog::pcie5.bandwidth};
+        const ServingLayout l{.tp = 8};
+        const ServingMemory empty = serving_memory(m70b, h100, l, 0, 1, lesson);
+        const double room = (empty.usable - empty.weights - empty.activations).value();
+        // 400 sequences at 8,704 tokens: 400 × 8,704 × 40,960 B = 142,606,336,000 B, more than the room;
+        // the rest streams over PCIe 5.0 x16 (63.02 GB/s) every step, the room at the HBM's 3.35 TB/s.
+        const double kv = 400.0 * 8704 * 40960;
+        const DecodeStep step = decode_step(m70b, h100, catalog::nvlink4, l, {400, tokens(8704)}, offload);
+        CHECK(in(step.kv_read, units::s) == doctest::Approx(room / 3.35e12).epsilon(1e-12));
+        CHECK(in(step.kv_offload, units::s) == doctest::Approx((kv - room) / (32e9 * 16 * 128 / 130 / 8)).epsilon(1e-12));
+        CHECK(step.busy() == step.weights_read + step.kv_read + step.kv_offload);
+        // Without offload the same batch reads it all from HBM and does not fit; with it, it fits.
+        const DecodeStep hbm = decode_step(m70b, h100, catalog::nvlink4, l, {400, tokens(8704)}, lesson);
+        CHECK(in(hbm.kv_read, units::s) == doctest::Approx(kv / 3.35e12).epsilon(1e-12));
+        CHECK(hbm.kv_offload == Seconds{});
+        CHECK_FALSE(serving_memory(m70b, h100, l, 400, 9216, lesson).fits());
+        const ServingMemory spilled = serving_memory(m70b, h100, l, 400, 9216, offload);
+        CHECK(spilled.fits());
+        CHECK(spilled.kv_cache.value() == doctest::Approx(room));
+        // Sequences of 9,216 tokens (576 blocks of 16): 9,216 × 40,960 = 377,487,360 B each, so
+        // ⌊(room + 512 GiB) / 377,487,360 B⌋ fit.
+        CHECK(max_concurrency(m70b, h100, l, 9216, offload) ==
+              static_cast<long long>((room + 512.0 * 1024 * 1024 * 1024) / 377'487'360.0));
+        // The default host links (catalog::host_link): the H100's PCIe 5.0 x16 slot, the A100's 4.0,
+        // V100's 3.0 (8 GT/s × 16 lanes × 128/130 / 8 = 15.75 GB/s), GH200's NVLink-C2C at 900/2 GB/s.
+        CHECK(catalog::host_link(h100).bandwidth == catalog::pcie5.bandwidth);
+        CHECK(catalog::host_link(a100).bandwidth == catalog::pcie4.bandwidth);
+        CHECK(in(catalog::host_link(catalog::v100_32gb_sxm).bandwidth, units::GBps) == doctest::Approx(15.753846));
+        CHECK(in(catalog::host_link(catalog::gh200).bandwidth, units::GBps) == doctest::Approx(450.0));
+        offload.kv_offload.bandwidth = BytesPerSecond{};
+        CHECK_THROWS_WITH_AS((void)validated(offload), doctest::Contains("ServingSetup.kv_offload.bandwidth"),
+                             napkin::invalid_argument);
+    }
+}

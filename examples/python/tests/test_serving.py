@@ -64,6 +64,22 @@ def test_serving_fabric_across_nodes_equals_napkin_serve_json(napkin_cli):
         napkin.ServingFabric(catalog.link("nvlink4"), catalog.link("ib-ndr"), gpus_per_node=0)
 
 
+def test_kv_offload_equals_napkin_serve_json(napkin_cli):
+    # 512 GiB of host memory per GPU over the H100's PCIe 5.0 slot (serve's default for --kv-offload).
+    j = napkin_cli("serve", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--tp", 8, "--input-tokens", 8192,
+                   "--output-tokens", 1024, "--concurrency", 400, "--kv-offload", "512GiB")
+    setup = napkin.ServingSetup(kv_offload=napkin.KvOffload(capacity=512 * 2**30,
+                                                            bandwidth=catalog.link("pcie5").bandwidth))
+    e = napkin.evaluate_serving(catalog.model("llama3.1-70b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
+                                napkin.ServingLayout(tp=8),
+                                napkin.ServingWorkload(input_tokens=8192, output_tokens=1024, concurrency=400), setup)
+    assert_estimate_equals_json(e, j)
+    assert close(e.memory.offloaded, j["memory"]["kv_offloaded"]) and e.memory.offloaded > 0
+    assert close(e.step.kv_offload, j["decode_step"]["kv_offload_s"]) and e.step.kv_offload > 0
+    with pytest.raises(ValueError, match="kv_offload.bandwidth"):
+        napkin.KvOffload(capacity=2**30, bandwidth=0.0)
+
+
 def test_serving_profile_roofline_and_nvfp4_equal_napkin_serve_json(napkin_cli):
     # ServingSetup.profile: napkin.roofline_serving is `serve --kernels roofline`; the fit is the default.
     j = napkin_cli("serve", "--model", "llama3.1-8b", "--gpu", "b200", "--input-tokens", 1024, "--output-tokens", 128,

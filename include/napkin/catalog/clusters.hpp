@@ -128,6 +128,32 @@ struct DefaultLinks {
     return {&nvlink3, &ib_hdr, "DGX A100, for a GPU the catalog does not place"};
 }
 
+/// The link between a GPU and its host's memory, one direction (what KV-cache
+/// offload streams over): NVLink-C2C on the Grace superchips, 450 GB/s each way
+/// (GH200 and GB200 data sheets: 900 GB/s both ways); otherwise the GPU's PCIe
+/// x16 slot: Gen 3 on V100, Gen 4 on A100, MI250X, L40S and L4, Gen 5 on Hopper,
+/// Blackwell, MI300X and later (their data sheets; catalog pcie4, pcie5).
+struct HostLink {
+    BytesPerSecond bandwidth;
+    std::string_view name;
+};
+
+[[nodiscard]] constexpr HostLink host_link(const Gpu& gpu) {
+    const auto starts = [&](std::string_view prefix) { return gpu.name.substr(0, prefix.size()) == prefix; };
+    if (starts("gh200") || starts("gb200") || starts("gb300")) return {gigabytes_per_second(450), "nvlink-c2c"};
+    switch (gpu.architecture) {
+        // PCIe 3.0 x16: 8 GT/s × 16 lanes, 128b/130b ≈ 15.8 GB/s each way (PCI-SIG PCIe 3.0 base specification).
+        case Architecture::volta:
+            return {gigabytes_per_second(8.0 * 16 * 128 / 130 / 8), "pcie3"};
+        case Architecture::ampere:
+        case Architecture::ada:
+        case Architecture::cdna2:
+            return {pcie4.bandwidth, pcie4.name};
+        default:
+            return {pcie5.bandwidth, pcie5.name};
+    }
+}
+
 [[nodiscard]] constexpr std::optional<Node> find_node(std::string_view name) {
     for (const Node* node : nodes)
         if (node->name == name) return *node;

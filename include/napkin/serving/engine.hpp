@@ -24,13 +24,14 @@ namespace napkin {
 /// The KV-cache blocks of `s.kv_block_tokens` tokens a layout holds: what each
 /// GPU's usable memory leaves after its weights and working memory
 /// (serving_memory with no sequence), over one block's bytes on a GPU, for
-/// each of the ep groups (each keeps its own sequences' caches).
+/// each of the ep groups (each keeps its own sequences' caches); with KV
+/// offload, the host memory's blocks too.
 [[nodiscard]] constexpr long long kv_cache_blocks(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
                                                   const ServingSetup& s = default_serving_setup) {
     const ServingMemory empty = serving_memory(m, gpu, l, 0, 1, s);
     if (empty.total() >= empty.usable) return 0;
     const Bytes block = kv_bytes_per_gpu(m, l, s.kv, tokens(count(s.kv_block_tokens)));
-    const double per_group = ratio(empty.usable - empty.total(), block);
+    const double per_group = ratio(empty.usable - empty.total() + s.kv_offload.capacity, block);
     return static_cast<long long>(std::min(per_group, 1e15)) * l.ep;
 }
 

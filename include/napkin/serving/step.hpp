@@ -96,8 +96,12 @@ template <CollectivePolicy Collective = Ring>
     const double cached = n * context.value();
     const Seconds weights =
         detail::read_at(weights_read_per_gpu(m, l, s.weights, routed, s.expert_skew), gpu, hbm_share(a, k));
-    const Seconds decode_kv = detail::read_at(kv_bytes_per_gpu(m, l, s.kv, context, n), gpu,
-                                              cached > 0.0 ? decode_attention_share(a, cached, k) : 1.0);
+    // With offload, the share beyond the GPU's room streams over the host link (as decode_step).
+    const Bytes decode_bytes = kv_bytes_per_gpu(m, l, s.kv, context, n);
+    const Bytes host = offloaded_kv(decode_bytes, m, gpu, l, s);
+    const Seconds decode_kv =
+        detail::read_at(decode_bytes - host, gpu, cached > 0.0 ? decode_attention_share(a, cached, k) : 1.0) +
+        (host.value() > 0 ? host / s.kv_offload.bandwidth : Seconds{});
     const Flops gemms = pass_gemm_flops(m, l, routed, s.expert_skew);
     // Every query position attends to the cache (the drafts' own few positions not counted).
     const Flops decode_attention = positions * attention_flops(m, cached, n * within_window(m, context.value()));
