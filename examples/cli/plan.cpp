@@ -678,6 +678,7 @@ std::pair<ServingPlanQuery, ServingSetup> serving_query_from_flags(const Options
                "exceeds the model's max_position_embeddings = " + std::to_string(model.max_position_embeddings));
     ServingSetup setup;
     apply_serving_formats(setup, o.weight_dtype, o.kv_dtype, gpu);
+    apply_expert_skew(setup, o.expert_skew, model);
     return {query, setup};
 }
 
@@ -793,6 +794,7 @@ NAPKIN_COMMAND(app) {
         LatencyTargets targets;  // the serving engine's --ttft and --tpot
         long long input_tokens = 1024, output_tokens = 256;
         std::string weight_dtype = "bf16", kv_dtype = "bf16";
+        double expert_skew = 0.0;
         std::optional<double> arrival_rate, price;
         std::optional<std::string> power;
         bool json = false;
@@ -822,6 +824,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--output-tokens", o->output_tokens, "serving engine: generated tokens per request (256)");
     sub->add_option("--weight-dtype", o->weight_dtype, "serving engine: " + names_of(weight_dtype_names) + " (bf16)");
     sub->add_option("--kv-dtype", o->kv_dtype, "serving engine: " + names_of(kv_dtype_names) + " (bf16)");
+    add_expert_skew_flag(sub, o->expert_skew);
     sub->add_option("--arrival-rate", o->arrival_rate,
                     "serving engine: requests/s of Poisson traffic to serve; plans the fewest GPUs (replicas of one "
                     "layout) that serve it within --tpot and --ttft, queueing included");
@@ -852,6 +855,12 @@ NAPKIN_COMMAND(app) {
         std::optional<ServingPlan> serving;
         std::optional<ServingFleetPlan> fleet;
         ServingPlanQuery serving_query;
+        // The serving engine's own flags mean nothing to the lesson's model alone.
+        if (!serving_engine_wanted(*o))
+            for (const char* flag : {"--input-tokens", "--output-tokens", "--weight-dtype", "--kv-dtype", "--expert-skew"})
+                if (sub->count(flag) > 0)
+                    reject(flag, sub->get_option(flag)->as<std::string>(),
+                           "sets the serving engine: give --tpot, --ttft, --arrival-rate or --objective cost too");
         if (serving_engine_wanted(*o)) {
             const auto [query_of_flags, serving_setup] = serving_query_from_flags(*o, model, gpu);
             serving_query = query_of_flags;

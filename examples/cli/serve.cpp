@@ -179,9 +179,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--kv-offload-bandwidth", o->kv_offload_bandwidth,
                     "with --kv-offload: the host link one way with its unit, 63GB/s (default: the GPU's PCIe slot or "
                     "NVLink-C2C)");
-    sub->add_option("--expert-skew", o->expert_skew,
-                    "MoE: the experts' popularity as a power law of this exponent, 0 to 10 (0: uniform routing); "
-                    "fewer experts are read and the busiest expert-parallel rank sets the step");
+    add_expert_skew_flag(sub, o->expert_skew);
     sub->add_option("--disaggregate", o->disaggregate,
                     "also split this many copies of the layout into prefill and decode pools (DistServe, "
                     "Splitwise) and give the split with the most goodput within --ttft / --tpot");
@@ -264,10 +262,7 @@ NAPKIN_COMMAND(app) {
         require_non_negative("--prefill-chunk", count(o->prefill_chunk));
 
         setup.prefill_chunk = o->prefill_chunk;
-        require_in_range("--expert-skew", o->expert_skew, 0.0, 10.0, "must be in [0, 10]");
-        if (o->expert_skew != 0.0 && model.experts == 0)
-            reject("--expert-skew", o->expert_skew, "needs a mixture-of-experts model");
-        setup.expert_skew = o->expert_skew;
+        apply_expert_skew(setup, o->expert_skew, model);
         if (o->kv_offload) {
             const Bytes capacity = io::parse_bytes("--kv-offload", *o->kv_offload);
             if (!(capacity.value() > 0 && capacity.value() <= 0x1p50))

@@ -33,6 +33,19 @@ inline void apply_serving_formats(ServingSetup& setup, const std::string& weight
     setup.kv = *kv;
 }
 
+// --expert-skew: the experts' popularity as a power law (ServingSetup::expert_skew).
+inline void add_expert_skew_flag(CLI::App* sub, double& skew) {
+    sub->add_option("--expert-skew", skew,
+                    "MoE: the experts' popularity as a power law of this exponent, 0 to 10 (0: uniform routing); "
+                    "fewer experts are read and the busiest expert-parallel rank sets the step");
+}
+
+inline void apply_expert_skew(ServingSetup& setup, double skew, const TransformerShape& model) {
+    require_in_range("--expert-skew", skew, 0.0, 10.0, "must be in [0, 10]");
+    if (skew != 0.0 && model.experts == 0) reject("--expert-skew", skew, "needs a mixture-of-experts model");
+    setup.expert_skew = skew;
+}
+
 // The flags of the node's links (add_node_options), any of which asks for a fabric of nodes.
 inline constexpr std::array node_link_flags{"--gpus-per-node",        "--intra-link",           "--inter-link",
                                             "--intra-bandwidth",      "--intra-latency",        "--inter-bandwidth",

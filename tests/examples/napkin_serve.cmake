@@ -327,3 +327,16 @@ napkin_check_output(cli.serve.error.kv_offload_huge
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 8192
           --output-tokens 1024 --concurrency 40 --kv-offload 1e30B
   EXPECT "napkin: error: --kv-offload = \"1e30B\": must be positive and at most 1PiB per GPU" EXIT_CODE 2)
+# plan-inference's serving engine takes --expert-skew as serve does; its flags alone are refused, the
+# lesson's model having no use for them.
+napkin_check_output(cli.plan_inference.expert_skew
+  COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model mixtral-8x7b --gpu h100-sxm --max-gpus 8 --tpot 50ms
+          --expert-skew 1
+  EXPECT "serving: t2 x p1 x e2 = 4 GPUs")
+napkin_check_output(cli.plan_inference.error.engine_flag_alone
+  COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model mixtral-8x7b --gpu h100-sxm --max-gpus 8 --expert-skew 1
+  EXPECT "napkin: error: --expert-skew = \"1\": sets the serving engine: give --tpot, --ttft, --arrival-rate or --objective cost too"
+  EXIT_CODE 2)
+napkin_check_output(cli.plan_inference.expert_skew_layouts
+  COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model mixtral-8x7b --gpu h100-sxm --max-gpus 8 --tpot 50ms
+  EXPECT "serving: t1 x p1 x e8 = 8 GPUs")
