@@ -296,6 +296,12 @@ NAPKIN_COMMAND(app) {
         std::printf("  seq %s, flash %s, sp %s, recompute %s, zero %s\n", grouped(par.sequence).c_str(),
                     par.flash_attention ? "on" : "off", par.sequence_parallel ? "on" : "off",
                     std::string(to_string(par.recompute)).c_str(), std::string(to_string(par.sharding)).c_str());
+        // Longer than the model was built for: context extension, priced as asked but said.
+        if (model.max_position_embeddings > 0 && par.sequence > model.max_position_embeddings)
+            std::printf("%s\n", wrap_line("  note: seq " + grouped(par.sequence) + " is beyond the model's " +
+                                           grouped(model.max_position_embeddings) +
+                                           " positions (context extension)")
+                                     .c_str());
         std::printf("%s\n", wrap_line(links_line(o->gpu, o->node, node)).c_str());
         if (assumed) std::printf("%s\n", wrap_line(gpu_assumed_line(*assumed, node.gpu)).c_str());
         std::printf("memory per GPU: %s of %s usable (%s)\n", to_string(e.memory.total()).c_str(),

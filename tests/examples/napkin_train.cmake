@@ -307,3 +307,8 @@ napkin_check_output(cli.train.error.flash_both
 napkin_check_output(cli.plan.default_sequence
   COMMAND $<TARGET_FILE:napkin-cli> plan --model llama3.1-8b --gpus 16 --global-batch 256 --top 1
   EXPECT "batch 256 x 8,192 tokens")
+# A --seq-len beyond the config's max_position_embeddings (Gemma 2 2B: 8,192) is priced as asked, and said.
+napkin_check_output(cli.train.seq_len_beyond_positions
+  COMMAND $<TARGET_FILE:napkin-cli> train --model ${CMAKE_CURRENT_SOURCE_DIR}/data/gemma2_2b_config.json --tp 2 --dp 4
+          --micro-batch 1 --global-batch 8 --seq-len 16384
+  EXPECT "note: seq 16,384 is beyond the model's 8,192 positions (context extension)")
