@@ -381,6 +381,20 @@ namespace detail {
     return count(ranks) * picks / count(per_token);
 }
 
+/// The distinct experts the busiest expert-parallel rank (rank 0, holding the
+/// hottest: experts 1, 1 + ranks, …) reads for n routed tokens:
+/// Σ_{i ≡ 1 mod ranks} (1 − (1 − q_i)^n), its share of expected_distinct_experts.
+[[nodiscard]] inline double busiest_rank_distinct_experts(long long experts, long long per_token, long long ranks,
+                                                          double tokens_routed, double skew) {
+    require(ranks >= 1 && experts % ranks == 0, "expert-parallel ranks", count(ranks), "must divide the experts");
+    require_non_negative("tokens routed", tokens_routed);
+    const std::vector<double> q = detail::pick_chances(experts, per_token, skew);
+    double distinct = 0.0;
+    for (std::size_t i = 0; i < q.size(); i += static_cast<std::size_t>(ranks))
+        distinct += 1.0 - detail::power(1.0 - q[i], static_cast<long long>(tokens_routed));
+    return distinct;
+}
+
 /// Weights of all routed experts of one MoE layer.
 [[nodiscard]] constexpr long long expert_weights_per_layer(const TransformerShape& m) {
     return m.experts == 0 ? 0 : m.experts * feed_forward_weights(m, m.expert_ffn);

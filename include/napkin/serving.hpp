@@ -532,17 +532,22 @@ struct DecodeStep {
 /// a dense model its whole share; a mixture the rest of its share plus, per
 /// MoE layer, the expected distinct experts among the E/ep it holds, hit by the
 /// tokens of all ep groups (the shared experts are in the rest, always read;
-/// the dense layers' feed-forward blocks too).
+/// the dense layers' feed-forward blocks too). Uniform routing: the average
+/// rank's E/ep share of the distinct experts; skewed routing: those of the
+/// busiest rank, which sets the step (busiest_rank_distinct_experts).
 [[nodiscard]] constexpr Bytes weights_read_per_gpu(const TransformerShape& m, const ServingLayout& l, WeightDType d,
                                                    double routed, double skew = 0.0) {
     if (m.experts == 0) return serving_weights_per_gpu(m, l, d);
     const double b = bytes_per_weight(d);
     const double experts = count(routed_expert_weights(m));
     const double rest = count(parameter_count(m)) - experts;
+    const double tokens_routed = routed * count(l.ep);
+    // The rank's distinct experts, as a share of all E, times ep: the share of the expert weights it reads.
     const double hit =
-        (skew == 0.0 ? expected_distinct_experts(m.experts, m.experts_per_token, routed * count(l.ep))
-                     : expected_distinct_experts(m.experts, m.experts_per_token, routed * count(l.ep), skew)) /
-        count(m.experts);
+        skew == 0.0
+            ? expected_distinct_experts(m.experts, m.experts_per_token, tokens_routed) / count(m.experts)
+            : busiest_rank_distinct_experts(m.experts, m.experts_per_token, l.ep, tokens_routed, skew) *
+                  count(l.ep) / count(m.experts);
     return ceil_whole(bytes(b * (rest / count(l.tp * l.pp) + hit * experts / count(l.gpus()))));
 }
 
