@@ -73,9 +73,11 @@ nlohmann::json estimate_json(const ServingEstimate& e) {
               {"ep_s", s.ep.value()},
               {"overhead_s", s.overhead.value()},
               {"total_s", s.total().value()},
+              {"micro_batches", s.micro_batches},
               {"memory_bound", s.memory_bound()}}},
             {"prefill", {{"compute_s", e.prefill.compute.value()}, {"comm_s", e.prefill.comm.value()},
-                         {"overhead_s", e.prefill.overhead.value()}, {"passes", e.prefill.passes}}}};
+                         {"overhead_s", e.prefill.overhead.value()}, {"passes", e.prefill.passes},
+                         {"micro_batches", e.prefill.micro_batches}}}};
 }
 
 void print_estimate(const ServingEstimate& e) {
@@ -95,6 +97,12 @@ void print_estimate(const ServingEstimate& e) {
                 to_string(s.total()).c_str(), to_string(s.weights_read).c_str(), kv.c_str(),
                 to_string(s.compute).c_str(), to_string(s.tp).c_str(), to_string(s.pp).c_str(),
                 to_string(s.ep).c_str(), to_string(s.overhead).c_str(), s.memory_bound() ? "memory-bound" : "compute-bound");
+    if (s.stages > 1 && s.micro_batches > 1)
+        printf_wrapped("pipeline: %lld stages, %lld micro-batches of %lld sequences, one in each stage at once\n",
+                       s.stages, s.micro_batches,
+                       micro_batch_sequences(sequences_per_group(e.workload.concurrency, e.layout), s.micro_batches));
+    else if (s.stages > 1)
+        printf_wrapped("pipeline: %lld stages in turn, one micro-batch\n", s.stages);
     printf_wrapped("prefill: %s in %lld pass(es) = compute %s + communication %s + engine %s\n",
                 to_string(e.prefill.total()).c_str(), e.prefill.passes, to_string(e.prefill.compute).c_str(),
                 to_string(e.prefill.comm).c_str(), to_string(e.prefill.overhead).c_str());
@@ -139,6 +147,7 @@ NAPKIN_COMMAND(app) {
         std::string svg;
         double arrival_rate = 0;
         long long prefill_chunk = 0;
+        std::string micro_batches = "stages";  // --pipeline-micro-batches
         double expert_skew = 0.0;
         long long disaggregate = 0;
         std::string prefill_gpu, decode_gpu;  // catalog GPUs of the pools (default: --gpu)
@@ -173,6 +182,7 @@ NAPKIN_COMMAND(app) {
                     "requests/s arriving: alone, the request-level simulator (inf: all at once); with --batch or "
                     "--concurrency, the M/D/1 queue (0: none)");
     sub->add_option("--prefill-chunk", o->prefill_chunk, "chunked prefill: tokens per chunk (0: whole prompt)");
+    add_micro_batches_flag(sub, o->micro_batches);
     sub->add_option("--kv-offload", o->kv_offload,
                     "host memory per GPU for the KV cache beyond the GPU's, with its unit, 256GiB (FlexGen, vLLM's CPU "
                     "offload): more sequences fit, and each step streams the offloaded cache over the host link");
@@ -262,6 +272,7 @@ NAPKIN_COMMAND(app) {
         require_non_negative("--prefill-chunk", count(o->prefill_chunk));
 
         setup.prefill_chunk = o->prefill_chunk;
+        setup.pipeline_micro_batches = resolve_micro_batches(o->micro_batches, o->pp);
         apply_expert_skew(setup, o->expert_skew, model);
         if (o->kv_offload) {
             const Bytes capacity = io::parse_bytes("--kv-offload", *o->kv_offload);

@@ -33,6 +33,26 @@ inline void apply_serving_formats(ServingSetup& setup, const std::string& weight
     setup.kv = *kv;
 }
 
+// --pipeline-micro-batches: stages, or how many micro-batches the pipeline keeps in
+// flight (ServingSetup::pipeline_micro_batches; 1: the stages in turn).
+inline void add_micro_batches_flag(CLI::App* sub, std::string& micro_batches) {
+    sub->add_option("--pipeline-micro-batches", micro_batches,
+                    "micro-batches in flight over the --pp stages, each in another stage at once, as vLLM and "
+                    "TensorRT-LLM run them: stages (one per stage) or a count, at most the stages (1: the stages in "
+                    "turn) (stages)");
+}
+// The setup's count for --pipeline-micro-batches: 0 (one per stage) for "stages"; `pp` is
+// the --pp typed, or 0 when the stages are searched (any count is then capped at each layout's).
+inline long long resolve_micro_batches(const std::string& text, long long pp) {
+    if (text == "stages") return 0;
+    const long long n = whole_number("--pipeline-micro-batches", text);
+    require_at_least_one("--pipeline-micro-batches", n);
+    if (pp > 0 && n > pp)
+        reject("--pipeline-micro-batches", text,
+               "must be at most --pp = " + std::to_string(pp) + " (a stage works on one micro-batch at a time)");
+    return n;
+}
+
 // --expert-skew: the experts' popularity as a power law (ServingSetup::expert_skew).
 inline void add_expert_skew_flag(CLI::App* sub, double& skew) {
     sub->add_option("--expert-skew", skew,

@@ -131,6 +131,8 @@ void bind_serving(py::module_& m) {
         .quantity("working_tokens", &ServingSetup::working_tokens, Kind::tokens, "tokens of working memory")
         .quantity("working_allowance", &ServingSetup::working_allowance, Kind::bytes, "fixed working allowance")
         .value("prefill_chunk", &ServingSetup::prefill_chunk, "chunked prefill: tokens per chunk (0: whole prompt)")
+        .value("pipeline_micro_batches", &ServingSetup::pipeline_micro_batches,
+               "micro-batches in flight over the pp stages, one per stage at most (0: one per stage; 1: in turn)")
         .value("expert_skew", &ServingSetup::expert_skew,
                "MoE: the experts' popularity as a power law of this exponent (0: uniform routing)")
         .value("profile", &ServingSetup::profile, "ServingProfile: how passes are priced (default: the fit)")
@@ -163,6 +165,7 @@ void bind_serving(py::module_& m) {
         .finish();
     Struct<DecodeStep>(m, "DecodeStep", "One decode step (seconds).")
         .value("stages", &DecodeStep::stages, "pipeline stages")
+        .value("micro_batches", &DecodeStep::micro_batches, "micro-batches in flight, each in another stage")
         .quantity("weights_read", &DecodeStep::weights_read, Kind::seconds, "reading the weights (MoE: experts hit)")
         .quantity("kv_read", &DecodeStep::kv_read, Kind::seconds, "reading the KV cache")
         .quantity("kv_offload", &DecodeStep::kv_offload, Kind::seconds, "the offloaded cache over the host link")
@@ -181,6 +184,7 @@ void bind_serving(py::module_& m) {
         .finish();
     Struct<PrefillTime>(m, "PrefillTime", "The prompt's forward pass (seconds).")
         .value("passes", &PrefillTime::passes, "chunks")
+        .value("micro_batches", &PrefillTime::micro_batches, "of the prompts, pipelined over the stages")
         .quantity("compute", &PrefillTime::compute, Kind::seconds, "the passes' rooflines, stages in turn")
         .quantity("comm", &PrefillTime::comm, Kind::seconds, "their collectives and hand-offs")
         .quantity("overhead", &PrefillTime::overhead, Kind::seconds, "the engine's, per pass")

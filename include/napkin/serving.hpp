@@ -9,8 +9,10 @@
 // cache to read and no attention) and 16-bit weights is term by term the
 // lesson's token_time (a test checks the equality to the last bit).
 //
-// Layout: tp·pp·ep GPUs. Each pipeline stage holds layers/pp consecutive layers
-// (the stages work in turn, as in the lesson's pipeline split); inside a stage,
+// Layout: tp·pp·ep GPUs. Each pipeline stage holds layers/pp consecutive layers;
+// the sequences run as micro-batches, one in each stage at once, as engines run
+// them (ServingSetup::pipeline_micro_batches; 1: the stages in turn, as in the
+// lesson's pipeline split, which one sequence always is); inside a stage,
 // tp GPUs split every layer by head (Megatron-LM, two all-reduces per layer).
 // ep > 1 (mixtures of experts only) runs ep such tensor groups side by side,
 // each serving its own share of the sequences with its own copy of attention,
@@ -298,6 +300,12 @@ struct ServingSetup {
     // KV-cache offload to host memory: what the GPU's memory cannot hold of
     // the cache lives in the host's (KvOffload; none by default).
     KvOffload kv_offload{};
+    // Pipelined stages: a group's sequences run as this many micro-batches, each in
+    // another stage at once (GPipe's micro-batches, Huang et al. 2019, arXiv 1811.06965;
+    // vLLM runs pp "virtual engines", TensorRT-LLM micro-batches its pipeline); 0: one
+    // per stage, as the engines do; 1: the stages in turn. At most one per stage and per
+    // sequence (pipeline_micro_batches below).
+    long long pipeline_micro_batches = 0;
 };
 
 inline constexpr ServingSetup default_serving_setup{};
@@ -336,6 +344,7 @@ constexpr void check_serving_setup(const ServingSetup& s) {
     require_non_negative("ServingSetup.working_tokens", s.working_tokens.value());
     require_non_negative("ServingSetup.working_allowance (bytes)", s.working_allowance.value());
     require_non_negative("prefill chunk (tokens)", count(s.prefill_chunk));
+    require_non_negative("ServingSetup.pipeline_micro_batches", count(s.pipeline_micro_batches));
     require_in_range("ServingSetup.kv_offload.capacity (bytes)", s.kv_offload.capacity.value(), 0.0, 0x1p50,
                      "must be from 0 to 2^50 B = 1 PiB per GPU");
     require(!s.kv_offload.on() || s.kv_offload.bandwidth.value() > 0, "ServingSetup.kv_offload.bandwidth (B/s)",
@@ -443,6 +452,20 @@ struct ServingMemory {
     return (concurrency + l.ep - 1) / l.ep;
 }
 
+/// The micro-batches `sequences` of a group run in over the pp stages: as many as
+/// the setup asks (0: one per stage), at most one per stage — a stage works on one
+/// at a time, so more would only wait — and at most one per sequence.
+[[nodiscard]] constexpr long long pipeline_micro_batches(const ServingLayout& l, const ServingSetup& s,
+                                                         long long sequences) {
+    const long long asked = s.pipeline_micro_batches == 0 ? l.pp : s.pipeline_micro_batches;
+    return std::max(1LL, std::min({asked, l.pp, sequences}));
+}
+
+/// The sequences of the largest of `micro_batches` micro-batches of a group's `sequences`.
+[[nodiscard]] constexpr long long micro_batch_sequences(long long sequences, long long micro_batches) {
+    return (sequences + micro_batches - 1) / micro_batches;
+}
+
 /// Memory of one GPU serving `concurrency` sequences of `length` tokens each
 /// (their KV cache reserved whole, so no sequence is ever preempted).
 [[nodiscard]] constexpr ServingMemory serving_memory(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
@@ -512,6 +535,7 @@ struct DecodeBatch {
 
 struct DecodeStep {
     long long stages = 1;
+    long long micro_batches = 1;  // in flight at once, one per stage (ServingSetup::pipeline_micro_batches)
     Seconds weights_read;  // all stages in turn: the weights (MoE: the experts hit) over the memory bandwidth
     Seconds kv_read;       // every sequence's KV cache over the memory bandwidth
     Seconds kv_offload{};  // the offloaded share of it over the host link (KvOffload)
@@ -635,17 +659,23 @@ constexpr void pass_communication(const TransformerShape& m, const ServingFabric
 /// file). With B = 1, context 0 and 16-bit weights it is the lesson's
 /// token_time: weights_read + 0 = read, compute = 2·N_active / gpus / peak,
 /// tp = a·L all-reduces of h·b, pp = (pp − 1) hand-offs, stages × busy.
+/// Pipelined (M = pipeline_micro_batches > 1): the B sequences run as M
+/// micro-batches of ⌈B/M⌉, each in another stage at once; with M ≤ pp a
+/// micro-batch's pass through the stages sets the step, so every term is priced
+/// at ⌈B/M⌉ sequences (the stages' busy time per step, M·pass/pp, is no longer).
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr DecodeStep decode_step(const TransformerShape& m, const Gpu& gpu, const ServingFabric& fabric,
                                                const ServingLayout& l, const DecodeBatch& batch,
                                                const ServingSetup& s = default_serving_setup,
                                                const Collective& collective = default_ring_collective) {
-    const double n = count(batch.sequences);
+    const long long micro_batches = pipeline_micro_batches(l, s, batch.sequences);
+    const double n = count(micro_batch_sequences(batch.sequences, micro_batches));
     const double stages = count(l.pp);
     const KernelProfile k = s.profile.kernels;
     const Architecture a = gpu.architecture;
     DecodeStep step;
     step.stages = l.pp;
+    step.micro_batches = micro_batches;
     step.weights_read =
         stages * detail::read_at(weights_read_per_gpu(m, l, s.weights, n, s.expert_skew), gpu, hbm_share(a, k));
     // Paged decode attention reaches its measured share of the bandwidth for the
@@ -679,7 +709,8 @@ template <CollectivePolicy Collective = Ring>
 // Prefill
 
 struct PrefillTime {
-    long long passes = 1;  // chunks
+    long long passes = 1;         // chunks
+    long long micro_batches = 1;  // of the prompts, pipelined over the stages
     Seconds compute;       // the passes' rooflines, stages in turn
     Seconds comm;          // their all-reduces, hand-offs and all-to-alls
     Seconds overhead;      // the engine's, per pass (ServingProfile)
@@ -694,6 +725,9 @@ struct PrefillTime {
 /// Σ t = c·p + c(c + 1)/2, with flash attention skipping the masked half
 /// (Dao 2023, FlashAttention-2, arXiv 2307.08691, Sec. 3.1.1) and never writing
 /// the scores to memory. Long prompts are compute-bound.
+/// Pipelined (M = pipeline_micro_batches > 1): the prompts run as M micro-batches
+/// of ⌈B/M⌉ one stage apart, so the last is done after (pp + M − 1)/pp of one
+/// micro-batch's pass through the stages (GPipe's fill, Huang et al. 2019, Sec. 2.2).
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr PrefillTime prefill_time(const TransformerShape& m, const Gpu& gpu, const ServingFabric& fabric,
                                                  const ServingLayout& l, long long prompts, long long input,
@@ -705,9 +739,10 @@ template <CollectivePolicy Collective = Ring>
     const FlopsPerSecond peak = serving_peak(gpu, s.weights);
     const KernelProfile k = s.profile.kernels;
     const Architecture a = gpu.architecture;
-    const double b = count(prompts);
+    const long long micro_batches = pipeline_micro_batches(l, s, prompts);
+    const double b = count(micro_batch_sequences(prompts, micro_batches));
     const double gpus = count(l.tp * l.pp);
-    PrefillTime result{0, {}, {}, {}};
+    PrefillTime result{0, micro_batches, {}, {}, {}};
     for (long long done = 0; done < input; done += chunk) {
         const double c = count(std::min(chunk, input - done));
         const double p = count(done);
@@ -731,6 +766,11 @@ template <CollectivePolicy Collective = Ring>
         result.overhead += detail::pass_overhead(m, l, s.profile);
         ++result.passes;
     }
+    if (micro_batches == 1) return result;
+    const double fill = count(l.pp + micro_batches - 1) / count(l.pp);
+    result.compute = fill * result.compute;
+    result.comm = fill * result.comm;
+    result.overhead = fill * result.overhead;
     return result;
 }
 
@@ -786,6 +826,10 @@ constexpr void check_workload(const TransformerShape& m, const ServingWorkload& 
 ///  - static batching: the batch's prompts in one prefill, then O − 1 steps:
 ///      TTFT = prefill(B prompts), TPOT = step, e2e = TTFT + (O − 1)·TPOT,
 ///      requests/s = N / e2e.
+/// Pipelined stages (M micro-batches, ServingSetup::pipeline_micro_batches): the
+/// step is one micro-batch's of ⌈B/M⌉ (decode_step), each admitting its own
+/// prompts, so the stall is (⌈B/M⌉/O)·prefill(1); the static prefill pipelines
+/// (prefill_time).
 /// Output tokens/s = requests/s · O; per GPU over tp·pp·ep; per user 1/TPOT.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr ServingEstimate evaluate_serving(const TransformerShape& m, const Gpu& gpu, const ServingFabric& fabric,
@@ -811,7 +855,9 @@ template <CollectivePolicy Collective = Ring>
     Seconds service;
     if (w.batching == Batching::continuous) {
         e.prefill = prefill_time(m, gpu, fabric, l, 1, w.input_tokens, s, collective);
-        e.tpot = e.step.total() + count(b) / out * e.prefill.total();
+        // Each micro-batch admits its own sequences' prompts: the stall is its share.
+        e.tpot = e.step.total() +
+                 count(micro_batch_sequences(b, e.step.micro_batches)) / out * e.prefill.total();
         service = e.step.total() + e.prefill.total() + (out - 1.0) * e.tpot;
         e.requests_per_s = count(w.concurrency) / service;
         e.queue = w.arrival_rate.value() > 0 ? md1_wait(w.arrival_rate, e.requests_per_s) : Seconds{};

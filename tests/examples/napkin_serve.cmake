@@ -292,6 +292,28 @@ napkin_check_output(cli.serve.error.gpus_per_node_zero
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 1000
           --output-tokens 200 --concurrency 32 --gpus-per-node 0
   EXPECT "napkin: error: --gpus-per-node = 0: must be at least 1" EXIT_CODE 2)
+# Pipelined stages (tests/unit/serving.cpp derives the step): 32 sequences over pp 4 run as
+# 4 micro-batches of 8 by default; 1 is the stages in turn; more than --pp is refused.
+napkin_check_output(cli.serve.pipelined
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 2 --pp 4 --input-tokens 1000
+          --output-tokens 200 --concurrency 32
+  EXPECT "pipeline: 4 stages, 4 micro-batches of 8 sequences, one in each stage at once")
+napkin_check_output(cli.serve.pipelined_in_turn
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 2 --pp 4 --input-tokens 1000
+          --output-tokens 200 --concurrency 32 --pipeline-micro-batches 1 --json
+  EXPECT "\"micro_batches\": 1")
+napkin_check_output(cli.serve.error.micro_batches_beyond_stages
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 2 --pp 4 --input-tokens 1000
+          --output-tokens 200 --concurrency 32 --pipeline-micro-batches 5
+  EXPECT "napkin: error: --pipeline-micro-batches = \"5\": must be at most --pp = 4 (a stage works on one micro-batch at a time)"
+  EXIT_CODE 2)
+napkin_check_output(cli.serve.error.micro_batches_word
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 2 --pp 4 --input-tokens 1000
+          --output-tokens 200 --concurrency 32 --pipeline-micro-batches all
+  EXPECT "napkin: error: --pipeline-micro-batches = \"all\": not a whole number" EXIT_CODE 2)
+napkin_check_output(cli.plan_inference.error.micro_batches_without_engine
+  COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --pipeline-micro-batches 1
+  EXPECT "napkin: error: --pipeline-micro-batches = \"1\": sets the serving engine" EXIT_CODE 2)
 # plan-inference's serving engine searches on the same nodes (its lesson model keeps one link).
 napkin_check_output(cli.plan_inference.across_nodes
   COMMAND $<TARGET_FILE:napkin-cli> plan-inference --model llama3.1-70b --gpu h100-sxm --max-gpus 16 --tpot 50ms

@@ -81,7 +81,10 @@ TEST_SUITE("serving") {
               2.0 * (1'605'636'096.0 + 3.5 / 8 * 45'097'156'608.0));
         // A dense model reads its whole share, as before.
         CHECK(weights_read_in_step(m70b, 4, 64) == weights_per_gpu(m70b, 4));
-        // Term by term the same as the decode step of B sequences at context 0, tensor and pipeline splits.
+        // Term by term the same as the decode step of B sequences at context 0, tensor and pipeline splits;
+        // the lesson's pipeline split runs its stages in turn (one micro-batch).
+        ServingSetup in_turn = lesson;
+        in_turn.pipeline_micro_batches = 1;
         for (long long n : {1LL, 2LL, 4LL, 8LL})
             for (long long b : {1LL, 4LL, 64LL}) {
                 CAPTURE(n);
@@ -89,7 +92,7 @@ TEST_SUITE("serving") {
                 const DecodeBatch batch{b, tokens(0)};
                 CHECK(decode_step(mixtral, h100, catalog::nvlink4, {.tp = n}, batch, lesson).total() ==
                       token_time(mixtral, h100, catalog::nvlink4, {n, Split::tensor, b}).total());
-                CHECK(decode_step(mixtral, h100, catalog::nvlink4, {.pp = n}, batch, lesson).total() ==
+                CHECK(decode_step(mixtral, h100, catalog::nvlink4, {.pp = n}, batch, in_turn).total() ==
                       token_time(mixtral, h100, catalog::nvlink4, {n, Split::pipeline, b}).total());
             }
     }
@@ -876,5 +879,63 @@ TEST_SUITE("serving") {
         offload.kv_offload.bandwidth = BytesPerSecond{};
         CHECK_THROWS_WITH_AS((void)validated(offload), doctest::Contains("ServingSetup.kv_offload.bandwidth"),
                              napkin::invalid_argument);
+    }
+}
+
+TEST_SUITE("serving") {
+    TEST_CASE("pipelined stages: 70B at tp 2 × pp 4, 32 sequences at 1,000 tokens run as 4 micro-batches of 8, "
+              "the weights read once per micro-batch, the cache and the FLOPs of 8") {
+        const ServingLayout l{.tp = 2, .pp = 4};
+        ServingSetup in_turn = lesson;
+        in_turn.pipeline_micro_batches = 1;
+        // One micro-batch per stage by default, at most one per stage and one per sequence.
+        CHECK(pipeline_micro_batches(l, lesson, 32) == 4);
+        CHECK(pipeline_micro_batches(l, in_turn, 32) == 1);
+        ServingSetup eight = lesson;
+        eight.pipeline_micro_batches = 8;
+        CHECK(pipeline_micro_batches(l, eight, 32) == 4);
+        eight.pipeline_micro_batches = 2;
+        CHECK(pipeline_micro_batches(l, eight, 32) == 2);
+        CHECK(pipeline_micro_batches(l, lesson, 3) == 3);
+        CHECK(pipeline_micro_batches({.tp = 8}, lesson, 32) == 1);
+
+        const DecodeStep piped = decode_step(m70b, h100, catalog::nvlink4, l, {32, tokens(1000)}, lesson);
+        const DecodeStep turn = decode_step(m70b, h100, catalog::nvlink4, l, {32, tokens(1000)}, in_turn);
+        CHECK(piped.micro_batches == 4);
+        CHECK(turn.micro_batches == 1);
+        // Each GPU holds 1/8 of the weights and reads them for every micro-batch that passes:
+        // the four stages in turn read W/8 each, pipelined or not.
+        CHECK(piped.weights_read == turn.weights_read);
+        // The cache: 80 layers × 8 KV heads × 128 × 2 × 2 B = 327,680 B a token over pp 4 × tp 2
+        // = 40,960 B per GPU; a micro-batch of 8 × 1,000 tokens at 3.35 TB/s, through the 4 stages.
+        CHECK(in(piped.kv_read, units::ms) == doctest::Approx(4.0 * 8 * 1000 * 40960 / 3.35e9).epsilon(1e-12));
+        CHECK(in(turn.kv_read, units::ms) == doctest::Approx(4.0 * 32 * 1000 * 40960 / 3.35e9).epsilon(1e-12));
+        // 2 FLOPs a weight and the attention over the cache, both linear in the sequences: a quarter.
+        CHECK(in(piped.compute, units::s) == doctest::Approx(in(turn.compute, units::s) / 4).epsilon(1e-12));
+        // The step of 32 pipelined is the step of one micro-batch of 8 through the stages in turn.
+        CHECK(piped.total() ==
+              decode_step(m70b, h100, catalog::nvlink4, l, {8, tokens(1000)}, in_turn).total());
+
+        // Continuous batching: each micro-batch admits its own prompts, so the stall per step is
+        // 8/O of a prefill: TPOT = step(8 at the mean context 1,000 + 200/2) + 8/200 · prefill(1).
+        const ServingWorkload w{.input_tokens = 1000, .output_tokens = 200, .concurrency = 32};
+        const ServingEstimate e = evaluate_serving(m70b, h100, catalog::nvlink4, l, w, lesson);
+        const PrefillTime one = prefill_time(m70b, h100, catalog::nvlink4, l, 1, 1000, lesson);
+        const DecodeStep mean = decode_step(m70b, h100, catalog::nvlink4, l, {8, tokens(1100)}, in_turn);
+        CHECK(one.micro_batches == 1);
+        CHECK(ms(e.tpot) == doctest::Approx(ms(mean.total()) + 8.0 / 200 * ms(one.total())).epsilon(1e-12));
+        CHECK(e.tpot < evaluate_serving(m70b, h100, catalog::nvlink4, l, w, in_turn).tpot);
+
+        // Static batching: 32 prompts as 4 micro-batches of 8, one stage apart: the last is done
+        // (pp + M − 1)/pp = 7/4 of one micro-batch's pass after the first starts.
+        const PrefillTime batch = prefill_time(m70b, h100, catalog::nvlink4, l, 32, 1000, lesson);
+        const PrefillTime eight_in_turn = prefill_time(m70b, h100, catalog::nvlink4, l, 8, 1000, in_turn);
+        CHECK(batch.micro_batches == 4);
+        CHECK(ms(batch.total()) == doctest::Approx(7.0 / 4 * ms(eight_in_turn.total())).epsilon(1e-12));
+
+        ServingSetup bad = lesson;
+        bad.pipeline_micro_batches = -1;
+        CHECK(error_of([&] { return validated(bad); }) ==
+              "ServingSetup.pipeline_micro_batches = -1: must not be negative");
     }
 }

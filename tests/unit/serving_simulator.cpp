@@ -223,6 +223,30 @@ TEST_SUITE("serving simulator") {
         CHECK(t5.memory == t1.memory);  // the weights and the cache read once
     }
 
+    TEST_CASE(
+        "pipelined stages in the simulator: the step's work dealt into one micro-batch per stage, "
+        "the slowest sets the step — decodes alone are decode_step's pipelined step") {
+        // Llama 3.1 8B at pp 4: 32 decodes at 1,000 tokens are 4 micro-batches of 8.
+        const ServingLayout l{.pp = 4};
+        const ServingSetup roofline{.profile = roofline_serving};
+        ServingSetup in_turn = roofline;
+        in_turn.pipeline_micro_batches = 1;
+        const auto piped = StepPrice<>{llama8b, h100, nvlink, l, roofline};
+        const auto turn = StepPrice<>{llama8b, h100, nvlink, l, in_turn};
+        const StepBatch decodes{32, 32.0 * 1000.0, {}, 1, 0};
+        CHECK(piped(decodes).value() ==
+              doctest::Approx(decode_step(llama8b, h100, nvlink, l, {32, tokens(1000)}, roofline).total().value())
+                  .epsilon(1e-12));
+        CHECK(piped(decodes) == turn({8, 8.0 * 1000.0, {}, 1, 0}));
+        // 31 decodes and a 512-token chunk: 8, 8, 8 and 7 decodes, the chunk joins the 7.
+        const std::array<PromptChunk, 1> chunk{PromptChunk{0, 512}};
+        const StepBatch mixed{31, 31.0 * 1000.0, chunk, 1, 0};
+        const Seconds eight = turn({8, 8.0 * 1000.0, {}, 1, 0});
+        const Seconds seven_and_chunk = turn({7, 7.0 * 1000.0, chunk, 1, 0});
+        CHECK(piped(mixed) == std::max(eight, seven_and_chunk));
+        CHECK(piped(mixed) < turn(mixed));
+    }
+
     TEST_CASE("percentiles as numpy.percentile: 1 … 100 has p50 50.5, p90 90.1, p99 99.01") {
         std::vector<std::pair<double, long long>> samples;
         for (int i = 100; i >= 1; --i) samples.emplace_back(i, 1);

@@ -32,6 +32,8 @@ def assert_estimate_equals_json(e, j):
     assert close(e.prefill.compute, j["prefill"]["compute_s"])
     assert close(e.prefill.comm, j["prefill"]["comm_s"])
     assert e.prefill.passes == j["prefill"]["passes"]
+    assert e.step.micro_batches == j["decode_step"]["micro_batches"]
+    assert e.prefill.micro_batches == j["prefill"]["micro_batches"]
 
 
 def test_evaluate_serving_equals_napkin_serve_json(napkin_cli):
@@ -62,6 +64,23 @@ def test_serving_fabric_across_nodes_equals_napkin_serve_json(napkin_cli):
     assert e.step.pp > one_link.step.pp and e.step.tp == one_link.step.tp
     with pytest.raises(ValueError, match="ServingFabric.gpus_per_node"):
         napkin.ServingFabric(catalog.link("nvlink4"), catalog.link("ib-ndr"), gpus_per_node=0)
+
+
+def test_pipelined_stages_equal_napkin_serve_json(napkin_cli):
+    # tp 2 x pp 4: 32 sequences as 4 micro-batches of 8 by default, the stages in turn with 1.
+    model, gpu, link = catalog.model("llama3.1-70b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4")
+    layout = napkin.ServingLayout(tp=2, pp=4)
+    workload = napkin.ServingWorkload(input_tokens=1000, output_tokens=200, concurrency=32)
+    args = ("serve", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--tp", 2, "--pp", 4, "--input-tokens", 1000,
+            "--output-tokens", 200, "--concurrency", 32)
+    piped = napkin.evaluate_serving(model, gpu, link, layout, workload)
+    in_turn = napkin.evaluate_serving(model, gpu, link, layout, workload, napkin.ServingSetup(pipeline_micro_batches=1))
+    assert_estimate_equals_json(piped, napkin_cli(*args))
+    assert_estimate_equals_json(in_turn, napkin_cli(*args, "--pipeline-micro-batches", 1))
+    assert piped.step.micro_batches == 4 and in_turn.step.micro_batches == 1
+    assert piped.tpot < in_turn.tpot
+    with pytest.raises(ValueError, match="pipeline_micro_batches"):
+        napkin.ServingSetup(pipeline_micro_batches=-1)
 
 
 def test_kv_offload_equals_napkin_serve_json(napkin_cli):

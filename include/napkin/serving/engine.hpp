@@ -16,6 +16,8 @@
 #include <napkin/serving/step.hpp>
 #include <napkin/serving/workload.hpp>
 
+#include <algorithm>
+#include <cstddef>
 #include <optional>
 #include <vector>
 
@@ -48,6 +50,27 @@ struct StepPrice {
     // GPUs, runs draft_steps decode steps of the sequences before the target verifies.
     std::optional<TransformerShape> draft = std::nullopt;
     [[nodiscard]] Seconds operator()(const StepBatch& b) const {
+        const long long items = b.decodes + static_cast<long long>(b.chunks.size());
+        const long long micro_batches = pipeline_micro_batches(layout, setup, items);
+        if (micro_batches == 1) return pass(b);
+        // Pipelined stages (decode_step): the step's work dealt into micro-batches — the
+        // decodes evenly, the chunks to those with fewer decodes first — each in another
+        // stage at once; at most one per stage, so the slowest one's pass sets the step.
+        std::vector<std::vector<PromptChunk>> chunks(static_cast<std::size_t>(micro_batches));
+        for (std::size_t j = 0; j < b.chunks.size(); ++j)
+            chunks[static_cast<std::size_t>((b.decodes + static_cast<long long>(j)) % micro_batches)].push_back(
+                b.chunks[j]);
+        Seconds slowest{};
+        for (long long i = 0; i < micro_batches; ++i) {
+            const long long decodes = b.decodes / micro_batches + (i < b.decodes % micro_batches ? 1 : 0);
+            const double context = b.decodes == 0 ? 0.0 : b.decode_context * count(decodes) / count(b.decodes);
+            slowest = std::max(
+                slowest, pass({decodes, context, chunks[static_cast<std::size_t>(i)], b.decode_tokens, b.draft_steps}));
+        }
+        return slowest;
+    }
+    /// One micro-batch through every stage: the draft's steps, then the target's.
+    [[nodiscard]] Seconds pass(const StepBatch& b) const {
         Seconds t = step_time(model, gpu, fabric, layout, b, setup, collective).total();
         if (draft && b.draft_steps > 0 && b.decodes > 0) {
             const StepBatch drafting{b.decodes, b.decode_context, {}, 1, 0};
