@@ -176,7 +176,9 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--concurrency", o->concurrency_text,
                     "continuous batching: N requests always in flight; max: the offline maximum (the simulator with "
                     "every request at once, as --arrival-rate inf)");
-    sub->add_option("--sweep", o->sweep, "comma-separated concurrencies (or batch sizes): one row each");
+    sub->add_option("--sweep", o->sweep,
+                    "comma-separated concurrencies (batch sizes with --batch): one row each; alone, continuous "
+                    "batching, the first printed in full");
     sub->add_option("--svg", o->svg, "write the throughput-latency frontier of the sweep to this SVG file");
     sub->add_option("--arrival-rate", o->arrival_rate,
                     "requests/s arriving: alone, the request-level simulator (inf: all at once); with --batch or "
@@ -254,6 +256,9 @@ NAPKIN_COMMAND(app) {
         } else if (o->concurrency_text) {
             o->concurrency = whole_number("--concurrency", *o->concurrency_text);
         }
+        // --sweep alone: continuous batching, its first concurrency the one printed in full.
+        if (!o->sweep.empty() && !o->batch && !o->concurrency && o->arrival_rate == 0 && o->simulation.trace.empty())
+            o->concurrency = parse_sweep(o->sweep).front();
         const bool simulate = !o->batch && !o->concurrency && (o->arrival_rate > 0 || !o->simulation.trace.empty()) &&
                               !o->simulation.model_only;
         if (!o->simulation.trace.empty() && (o->batch || o->concurrency || o->arrival_rate > 0))
@@ -262,6 +267,8 @@ NAPKIN_COMMAND(app) {
             throw napkin::invalid_argument("give one of --batch (static batching) or --concurrency (continuous), or "
                                            "--arrival-rate alone (the request-level simulator)");
         if (!simulate) reject_simulation_flags(sub);
+        if (simulate && !o->sweep.empty())
+            reject("--sweep", o->sweep, "is the closed forms' frontier: give no --arrival-rate or --trace with it");
         const bool continuous = o->concurrency.has_value();
         const char* n_flag = continuous ? "--concurrency" : "--batch";
         const long long n = simulate ? 1 : continuous ? *o->concurrency : *o->batch;

@@ -292,6 +292,16 @@ napkin_check_output(cli.serve.error.gpus_per_node_zero
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 1000
           --output-tokens 200 --concurrency 32 --gpus-per-node 0
   EXPECT "napkin: error: --gpus-per-node = 0: must be at least 1" EXIT_CODE 2)
+# --sweep alone is continuous batching, its first concurrency printed in full (as --concurrency 1 --sweep …).
+napkin_check_output(cli.serve.sweep_alone
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 4096
+          --output-tokens 4096 --sweep 1,8,64,178
+  EXPECT "continuous batching: 1 requests of 4096 + 4096 tokens" "     178 yes" "4510.7")
+napkin_check_output(cli.serve.error.sweep_with_simulator
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 4096
+          --output-tokens 4096 --sweep 1,8 --arrival-rate 0.5
+  EXPECT "napkin: error: --sweep = \"1,8\": is the closed forms' frontier: give no --arrival-rate or --trace with it"
+  EXIT_CODE 2)
 # Pipelined stages (tests/unit/serving.cpp derives the step): 32 sequences over pp 4 run as
 # 4 micro-batches of 8 by default; 1 is the stages in turn; more than --pp is refused.
 napkin_check_output(cli.serve.pipelined
