@@ -211,6 +211,24 @@ void bind_serving(py::module_& m) {
         .custom("requests_per_s", requests.first, requests.second, "requests served per second [1/s]")
         .finish();
 
+    const auto prefill_rate = per_second_field(&DisaggregatedEstimate::prefill_rate);
+    const auto decode_rate = per_second_field(&DisaggregatedEstimate::decode_rate);
+    Struct<DisaggregatedEstimate>(m, "DisaggregatedEstimate",
+                                  "best_disaggregation's answer: the split into prefill and decode pools (seconds).")
+        .value("prefill_instances", &DisaggregatedEstimate::prefill_instances, "copies of the layout for prompts")
+        .value("decode_instances", &DisaggregatedEstimate::decode_instances, "copies for tokens")
+        .value("decode_concurrency", &DisaggregatedEstimate::decode_concurrency, "sequences per decode instance")
+        .quantity("prefill", &DisaggregatedEstimate::prefill, Kind::seconds, "one prompt's prefill")
+        .quantity("kv_transfer", &DisaggregatedEstimate::kv_transfer, Kind::seconds, "its cache to the decode pool")
+        .quantity("ttft", &DisaggregatedEstimate::ttft, Kind::seconds, "prefill + the M/D/1 wait at the load")
+        .quantity("tpot", &DisaggregatedEstimate::tpot, Kind::seconds, "the decode step")
+        .custom("prefill_rate", prefill_rate.first, prefill_rate.second,
+                "requests/s the prefill pool takes within the TTFT bound [1/s]")
+        .custom("decode_rate", decode_rate.first, decode_rate.second, "requests/s the decode pool takes [1/s]")
+        .computed("goodput", [](const DisaggregatedEstimate& d) { return d.goodput().value(); }, Kind::plain,
+                  "the smaller of the two rates [1/s]")
+        .finish();
+
     m.attr("default_serving_setup") = default_serving_setup;
     m.def(
         "evaluate_serving",
@@ -257,6 +275,34 @@ void bind_serving(py::module_& m) {
         "The request-level simulator, as `napkin serve --arrival-rate R`: Poisson arrivals (inf: all at once) of "
         "fixed lengths through the scheduler. Returns {'summary': percentiles and throughput, 'requests': one row "
         "per request (a pandas DataFrame when pandas imports)}.");
+    m.def(
+        "best_disaggregation",
+        [](const TransformerShape& model, const Gpu& gpu, const ServingFabric& link, const ServingLayout& layout,
+           long long instances, long long input_tokens, long long output_tokens, const std::optional<double>& ttft,
+           const std::optional<double>& tpot, long long max_concurrency, const std::optional<Gpu>& decode_gpu,
+           const ServingSetup& setup,
+           const std::optional<double>& base_latency) -> std::optional<DisaggregatedEstimate> {
+            DisaggregationQuery q{.instances = instances, .input_tokens = input_tokens, .output_tokens = output_tokens,
+                                  .max_concurrency = max_concurrency};
+            if (ttft) {
+                require_positive("ttft (s)", *ttft);
+                q.ttft_bound = seconds(*ttft);
+            }
+            if (tpot) {
+                require_positive("tpot (s)", *tpot);
+                q.tpot_bound = seconds(*tpot);
+            }
+            return best_disaggregation(model, gpu, decode_gpu.value_or(gpu), link, layout, q, setup,
+                                       ring_of(base_latency));
+        },
+        py::arg("model"), py::arg("gpu"), py::arg("link"), py::arg("layout"), py::arg("instances"),
+        py::arg("input_tokens"), py::arg("output_tokens"), py::arg("ttft") = py::none(), py::arg("tpot") = py::none(),
+        py::arg("max_concurrency") = 1024, py::arg("decode_gpu") = py::none(),
+        py::arg("setup") = default_serving_setup, py::arg("base_latency") = py::none(),
+        "DistServe/Splitwise: `instances` copies of the layout split into prefill and decode pools, the split with "
+        "the most goodput within the ttft and tpot bounds (seconds; None: unbounded), as `napkin serve "
+        "--disaggregate N`. gpu runs the prompts, decode_gpu (default: gpu) the tokens. None when no split meets "
+        "the bounds.");
     m.def(
         "serving_sweep",
         [](const TransformerShape& model, const Gpu& gpu, const ServingFabric& link, const ServingLayout& layout,

@@ -125,7 +125,7 @@ def test_plan_inference_equals_napkin_plan_inference_json(napkin_cli):
 # Every subcommand of `napkin --help` and the Python function that answers the same question. A new
 # subcommand without a Python twin fails here until one is written (or its absence is stated).
 SUBCOMMAND_FUNCTIONS = {
-    "serve": ["evaluate_serving", "simulate_serving", "serving_sweep", "max_concurrency"],
+    "serve": ["evaluate_serving", "simulate_serving", "serving_sweep", "max_concurrency", "best_disaggregation"],
     "split": ["memory_per_gpu", "token_time"],
     "fewest": ["fewest_gpus"],
     "best": ["best_gpu_count"],

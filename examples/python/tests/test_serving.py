@@ -83,6 +83,28 @@ def test_pipelined_stages_equal_napkin_serve_json(napkin_cli):
         napkin.ServingSetup(pipeline_micro_batches=-1)
 
 
+def test_best_disaggregation_equals_napkin_serve_json(napkin_cli):
+    # 4 copies of 8B on one H100, prompts on an A100 pool and tokens on the H100s (serve's default nodes: the
+    # cache crosses IB NDR between the two kinds), within a 500 ms TTFT and a 20 ms TPOT.
+    j = napkin_cli("serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--input-tokens", 2048, "--output-tokens",
+                   256, "--concurrency", 1, "--disaggregate", 4, "--prefill-gpu", "a100-80gb-sxm", "--ttft", "500ms",
+                   "--tpot", "20ms")["disaggregated"]
+    h100 = catalog.gpu("h100-sxm")
+    fabric = napkin.ServingFabric(catalog.link("nvlink4"), catalog.link("ib-ndr"), gpus_per_node=8)
+    d = napkin.best_disaggregation(catalog.model("llama3.1-8b"), catalog.gpu("a100-80gb-sxm"), fabric,
+                                   napkin.ServingLayout(), 4, 2048, 256, ttft=0.5, tpot=0.02, decode_gpu=h100)
+    assert d.prefill_instances == j["prefill_instances"] and d.decode_instances == j["decode_instances"]
+    assert d.decode_concurrency == j["decode_concurrency"]
+    for key in ("prefill", "kv_transfer", "ttft", "tpot"):
+        assert close(getattr(d, key), j[key + "_s"]), key
+    assert close(d.goodput, j["requests_per_s"])
+    # A TTFT bound below one prompt's prefill admits no split.
+    assert napkin.best_disaggregation(catalog.model("llama3.1-8b"), h100, fabric, napkin.ServingLayout(), 4, 2048,
+                                      256, ttft=1e-6) is None
+    with pytest.raises(ValueError, match="instances"):
+        napkin.best_disaggregation(catalog.model("llama3.1-8b"), h100, fabric, napkin.ServingLayout(), 1, 2048, 256)
+
+
 def test_kv_offload_equals_napkin_serve_json(napkin_cli):
     # 512 GiB of host memory per GPU over the H100's PCIe 5.0 slot (serve's default for --kv-offload).
     j = napkin_cli("serve", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--tp", 8, "--input-tokens", 8192,
