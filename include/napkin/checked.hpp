@@ -45,13 +45,19 @@ namespace detail {
 inline std::string product_text(long long a, long long b, std::string_view op) {
     return std::to_string(a) + std::string(op) + std::to_string(b);
 }
+/// The error of an overflowing a·b or a + b, cold and out of line (GCC's attributes), so
+/// that checked_mul and checked_add inline to the operation and one branch.
+[[noreturn, gnu::cold, gnu::noinline]] inline void reject_overflow(std::string_view argument, long long a, long long b,
+                                                                   std::string_view op, std::string_view what) {
+    reject_exact(argument, product_text(a, b, op), what);
+}
 }  // namespace detail
 
 /// a·b, rejected by `argument` when it does not fit in 64 bits.
 [[nodiscard]] constexpr long long checked_mul(long long a, long long b, std::string_view argument) {
     long long result = 0;
     if (__builtin_mul_overflow(a, b, &result))
-        reject_exact(argument, detail::product_text(a, b, " × "), "the product overflows a 64-bit count");
+        detail::reject_overflow(argument, a, b, " × ", "the product overflows a 64-bit count");
     return result;
 }
 
@@ -59,7 +65,7 @@ inline std::string product_text(long long a, long long b, std::string_view op) {
 [[nodiscard]] constexpr long long checked_add(long long a, long long b, std::string_view argument) {
     long long result = 0;
     if (__builtin_add_overflow(a, b, &result))
-        reject_exact(argument, detail::product_text(a, b, " + "), "the sum overflows a 64-bit count");
+        detail::reject_overflow(argument, a, b, " + ", "the sum overflows a 64-bit count");
     return result;
 }
 

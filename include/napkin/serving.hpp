@@ -466,25 +466,41 @@ struct ServingMemory {
     return (sequences + micro_batches - 1) / micro_batches;
 }
 
-/// Memory of one GPU serving `concurrency` sequences of `length` tokens each
-/// (their KV cache reserved whole, so no sequence is ever preempted).
-[[nodiscard]] constexpr ServingMemory serving_memory(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
-                                                     long long concurrency, long long length,
-                                                     const ServingSetup& s = default_serving_setup) {
-    const Bytes kv = ceil_whole(kv_bytes_per_gpu(m, l, s.kv, paged_tokens(length, s.kv_block_tokens),
-                                                 count(sequences_per_group(concurrency, l))));
+namespace detail {
+/// One GPU's weights, working memory (the split lesson's, inference.hpp) and usable memory, no cache yet.
+[[nodiscard]] constexpr ServingMemory without_cache(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
+                                                    const ServingSetup& s) {
     InferenceSetup working;
     working.bytes_per_activation = s.bytes_per_activation;
     working.working_tokens = s.working_tokens;
     working.working_allowance = s.working_allowance;
-    ServingMemory memory{serving_weights_per_gpu(m, l, s.weights), kv, working_memory(m, working), usable_memory(gpu)};
+    return {serving_weights_per_gpu(m, l, s.weights), Bytes{}, working_memory(m, working), usable_memory(gpu)};
+}
+/// One GPU's cache for `sequences` of its group, each reserved whole at `length` tokens in blocks.
+[[nodiscard]] constexpr Bytes reserved_kv(const TransformerShape& m, const ServingLayout& l, const ServingSetup& s,
+                                          long long length, long long sequences) {
+    return ceil_whole(kv_bytes_per_gpu(m, l, s.kv, paged_tokens(length, s.kv_block_tokens), count(sequences)));
+}
+/// `memory` holding `kv` bytes of cache: with offload the GPU keeps what fits beside the
+/// weights and working memory, and the rest goes to the host.
+[[nodiscard]] constexpr ServingMemory holding(ServingMemory memory, Bytes kv, const ServingSetup& s) {
+    memory.kv_cache = kv;
     if (!s.kv_offload.on()) return memory;
-    // With offload the GPU keeps what fits beside the weights and working memory; the rest goes to the host.
     const Bytes room = std::max(Bytes{}, memory.usable - memory.weights - memory.activations);
     memory.kv_cache = std::min(kv, room);
     memory.offloaded = kv - memory.kv_cache;
     memory.host = s.kv_offload.capacity;
     return memory;
+}
+}  // namespace detail
+
+/// Memory of one GPU serving `concurrency` sequences of `length` tokens each
+/// (their KV cache reserved whole, so no sequence is ever preempted).
+[[nodiscard]] constexpr ServingMemory serving_memory(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
+                                                     long long concurrency, long long length,
+                                                     const ServingSetup& s = default_serving_setup) {
+    return detail::holding(detail::without_cache(m, gpu, l, s),
+                           detail::reserved_kv(m, l, s, length, sequences_per_group(concurrency, l)), s);
 }
 
 /// The cache bytes of a step's reads that live in host memory: what `read`
@@ -492,7 +508,7 @@ struct ServingMemory {
 [[nodiscard]] constexpr Bytes offloaded_kv(Bytes read, const TransformerShape& m, const Gpu& gpu,
                                            const ServingLayout& l, const ServingSetup& s) {
     if (!s.kv_offload.on()) return Bytes{};
-    const ServingMemory empty = serving_memory(m, gpu, l, 0, 1, s);
+    const ServingMemory empty = detail::without_cache(m, gpu, l, s);
     const Bytes room = std::max(Bytes{}, empty.usable - empty.weights - empty.activations);
     return std::max(Bytes{}, read - room);
 }
@@ -502,14 +518,19 @@ struct ServingMemory {
                                                   long long length, const ServingSetup& s = default_serving_setup) {
     require_at_least_one("sequence length (tokens)", length);
     (void)validated(gpu);  // memory ≤ 10^18 B keeps the guess below within a long long
-    const ServingMemory empty = serving_memory(m, gpu, l, 0, length, s);
+    // serving_memory of per_group·ep sequences, the weights and working memory counted once.
+    const ServingMemory base = detail::without_cache(m, gpu, l, s);
+    const auto memory_of = [&](long long per_group) {
+        return detail::holding(base, detail::reserved_kv(m, l, s, length, per_group), s);
+    };
+    const ServingMemory empty = memory_of(0);
     if (empty.total() >= empty.usable) return 0;
-    const ServingMemory single = serving_memory(m, gpu, l, 1, length, s);
+    const ServingMemory single = memory_of(1);
     const Bytes one = single.kv_cache + single.offloaded;
     const auto guess = static_cast<long long>(ratio(empty.usable - empty.total() + s.kv_offload.capacity, one));
     long long per_group = std::max(0LL, guess - 1);
-    while (serving_memory(m, gpu, l, (per_group + 1) * l.ep, length, s).fits()) ++per_group;
-    while (per_group > 0 && !serving_memory(m, gpu, l, per_group * l.ep, length, s).fits()) --per_group;
+    while (memory_of(per_group + 1).fits()) ++per_group;
+    while (per_group > 0 && !memory_of(per_group).fits()) --per_group;
     return per_group * l.ep;
 }
 
