@@ -71,8 +71,7 @@ inline NcclFabric resolve_fabric(const ClusterOptions& c, long long gpus, std::o
         const catalog::DefaultLinks links = catalog::default_links(gpu->name);
         intra = *links.intra;
         inter = *links.inter;
-        // GB200 NVL72 data sheet: 72 GPUs on one NVLink domain.
-        if (std::string_view(gpu->name).starts_with("gb200")) domain = 72;
+        domain = links.nvlink_domain;  // 72 on GB200 and GB300 NVL72 racks
     }
     if (c.intra_link) intra = resolve_catalog_link("--intra-link", *c.intra_link);
     if (c.inter_link) inter = resolve_catalog_link("--inter-link", *c.inter_link);

@@ -811,6 +811,7 @@ NAPKIN_COMMAND(app) {
     add_node_options(sub, o->node,
                      "serving engine: catalog link of one NIC between nodes of --gpus-per-node GPUs, for layouts "
                      "that span nodes (default: the GPU's usual one; give --link for one link everywhere)");
+    describe_serving_node_size(sub);
     add_setup_options(sub, o->setup);
     sub->add_option("--max-gpus", o->max_gpus, "largest tp x pp to try (64)");
     sub->add_option("--max-tokens", o->max_tokens, "most tokens in flight (chats served together) to try (1024)");

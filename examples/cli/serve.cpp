@@ -165,6 +165,7 @@ NAPKIN_COMMAND(app) {
     add_node_options(sub, o->node,
                      "catalog link of one NIC between nodes, when the layout spans nodes of --gpus-per-node GPUs "
                      "(default: the GPU's usual one; give --link for one link everywhere)");
+    describe_serving_node_size(sub);
     sub->add_option("--tp", o->tp, "tensor-parallel GPUs per stage, dividing the heads (1)");
     sub->add_option("--pp", o->pp, "pipeline stages, dividing the layers (1)");
     sub->add_option("--ep", o->ep, "expert-parallel groups of a mixture of experts, dividing the experts (1)");

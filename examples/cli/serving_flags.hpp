@@ -7,6 +7,7 @@
 
 #include "common.hpp"
 
+#include <napkin/catalog/clusters.hpp>
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
 #include <napkin/names.hpp>
@@ -77,6 +78,14 @@ inline constexpr std::array node_link_flags{"--gpus-per-node",        "--intra-l
 // that one link, as before nodes existed; otherwise nodes of --gpus-per-node
 // GPUs on --intra-link, joined by --inter-link, each defaulting to the GPU's
 // usual server (catalog::default_links). Both at once are refused.
+// --gpus-per-node's help for the serving engine, whose default is the GPU's NVLink domain.
+inline void describe_serving_node_size(CLI::App* sub) {
+    sub->get_option("--gpus-per-node")
+        ->description(
+            "GPUs on one NVLink domain, the links inside it --intra-link (default: the GPU's: 8, or 72 "
+            "on GB200 and GB300 NVL72)");
+}
+
 inline ServingFabric resolve_serving_fabric(const CLI::App* sub, const GpuOptions& gpu, LinkOptions& link,
                                             const NodeOptions& node) {
     const char* node_flag = nullptr;
@@ -91,8 +100,12 @@ inline ServingFabric resolve_serving_fabric(const CLI::App* sub, const GpuOption
     require_count("--gpus-per-node", node.gpus_per_node, limits::gpus);
     (void)time_in_us(link.base_latency_us, link.base_latency, "--base-latency", "--base-latency-us");
     if (!link.base_latency) require_non_negative("--base-latency-us", link.base_us());
-    const Node n = resolve_node(gpu, node, node.gpus_per_node, Nic::per_gpu);
-    return ServingFabric{n.intra, network_link_per_gpu(n), node.gpus_per_node};
+    // By default a node is the GPU's NVLink domain: 8, or a whole NVL72 rack.
+    const long long per_node = sub->count("--gpus-per-node") > 0
+                                   ? node.gpus_per_node
+                                   : catalog::default_links(gpu.name.empty() ? "inline" : gpu.name).nvlink_domain;
+    const Node n = resolve_node(gpu, node, per_node, Nic::per_gpu);
+    return ServingFabric{n.intra, network_link_per_gpu(n), per_node};
 }
 
 // "nvlink4" for a layout inside one node; "nvlink4 inside a node, ib-ndr

@@ -288,6 +288,11 @@ napkin_check_output(cli.serve.error.link_and_node_links
           --output-tokens 200 --concurrency 32 --link nvlink4 --inter-link ib-ndr
   EXPECT "napkin: error: --inter-link = \"ib-ndr\": give --link (one link for every GPU) or the node's links, not both"
   EXIT_CODE 2)
+# GB200's node is its NVL72 rack: tp 8 × pp 4 = 32 GPUs stay on NVLink 5 (8-GPU nodes would cross IB).
+napkin_check_output(cli.serve.nvl72_domain
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu gb200 --tp 8 --pp 4 --input-tokens 1000
+          --output-tokens 200 --concurrency 32 --json
+  EXPECT "\"gpus_per_node\": 72" "\"link\": \"nvlink5\"")
 napkin_check_output(cli.serve.error.gpus_per_node_zero
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 1000
           --output-tokens 200 --concurrency 32 --gpus-per-node 0

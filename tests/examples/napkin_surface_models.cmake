@@ -82,11 +82,11 @@ napkin_check_output(cli.gpu.peak_without_unit
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu-memory 80GiB --gpu-bandwidth 3.35TB/s
           --gpu-peak 989 --link nvlink4 --input-tokens 1024 --output-tokens 256 --concurrency 8
   EXPECT "--gpu-peak = \"989\": not a compute rate" EXIT_CODE 2)
-# A B200 gets NVLink 5 and ConnectX-7 NDR, and says why (the DGX B200 / GB200 NVL72 data sheets).
+# A B200 gets NVLink 5 and ConnectX-7 NDR, and says why (the DGX B200 data sheet).
 napkin_check_output(cli.train.b200_links
   COMMAND $<TARGET_FILE:napkin-cli> train --model gpt2-small --gpu b200 --tp 2 --dp 4 --micro-batch 4 --global-batch 16
           --seq-len 1024
-  EXPECT "links: nvlink5 inside a node, ib-ndr between (the DGX B200/GB200 NVL72 default:" "ConnectX-7")
+  EXPECT "links: nvlink5 inside a node, ib-ndr between (the DGX B200 default:" "ConnectX-7")
 # Serving Gemma 3 27B on one H100 at 32,000 + 768 = 32,768 tokens (whole 16-token blocks): the 52 local layers
 # cache 1,024 tokens, the 10 global ones all: 8,192 B × (10 · 32,768 + 52 · 1,024) = 3,120,562,176 B a
 # sequence (62 · 32,768 · 8,192 = 16,642,998,272 without the window); the weights, the SigLIP tower's

@@ -144,6 +144,17 @@ TEST_SUITE("hardware") {
         CHECK(catalog::default_links("mi355x").intra->bandwidth == gigabytes_per_second(537.6));
     }
 
+    TEST_CASE("NVLink domains: 72 GPUs in a GB200 or GB300 NVL72 rack, 8 in an HGX/DGX or MI300X platform") {
+        CHECK(catalog::default_links("gb200").nvlink_domain == 72);
+        CHECK(catalog::default_links("gb300").nvlink_domain == 72);
+        CHECK(catalog::default_links("b200").nvlink_domain == 8);
+        CHECK(catalog::default_links("b300").nvlink_domain == 8);
+        CHECK(catalog::default_links("h100-sxm").nvlink_domain == 8);
+        CHECK(catalog::default_links("mi300x").nvlink_domain == 8);
+        // The catalog's GB200 NVL72 node is one such domain.
+        CHECK(catalog::gb200_nvl72.gpus == catalog::default_links("gb200").nvlink_domain);
+    }
+
     TEST_CASE("GH200 quad node: 4 GPUs, a pair's NVLink 6 × 25 = 150 GB/s each way, Slingshot-11 200 Gb/s = 25 GB/s") {
         const auto node = catalog::find_node("gh200-quad");
         REQUIRE(node.has_value());

@@ -107,17 +107,24 @@ struct DefaultLinks {
     const Link* inter;
     std::string_view server;    // where the pair comes from
     std::string_view why = "";  // why, where the pair is not the obvious one
+    // GPUs on one NVLink (NVSwitch, xGMI or PCIe) domain of that server: 8 in an
+    // HGX/DGX or MI300X/MI355X platform; 72 in GB200 and GB300 NVL72 racks
+    // (their data sheets: one NVLink domain of 72 GPUs over 18 compute trays).
+    long long nvlink_domain = 8;
 };
 
 [[nodiscard]] constexpr DefaultLinks default_links(std::string_view gpu_name) {
     const auto starts = [&](std::string_view prefix) { return gpu_name.substr(0, prefix.size()) == prefix; };
     if (starts("h100") || starts("h200") || starts("gh200")) return {&nvlink4, &ib_ndr, "DGX H100/H200"};
-    if (starts("b200") || starts("gb200"))
-        return {&nvlink5, &ib_ndr, "DGX B200/GB200 NVL72",
-                "their data sheets list ConnectX-7 at 400 Gb/s, not ConnectX-8's XDR"};
+    if (starts("gb200"))
+        return {&nvlink5, &ib_ndr, "GB200 NVL72", "its data sheet lists ConnectX-7 at 400 Gb/s, not ConnectX-8's XDR",
+                72};
+    if (starts("b200"))
+        return {&nvlink5, &ib_ndr, "DGX B200", "its data sheet lists ConnectX-7 at 400 Gb/s, not ConnectX-8's XDR"};
     if (starts("mi300x") || starts("mi325x")) return {&infinity_fabric_mi300x, &roce_400g, "AMD MI300X platform"};
     if (starts("h20")) return {&nvlink4, &ib_ndr, "HGX H20"};
-    if (starts("b300") || starts("gb300")) return {&nvlink5, &ib_xdr, "HGX B300/GB300 NVL72"};
+    if (starts("gb300")) return {&nvlink5, &ib_xdr, "GB300 NVL72", "", 72};
+    if (starts("b300")) return {&nvlink5, &ib_xdr, "HGX B300"};
     if (starts("mi355x")) return {&infinity_fabric_mi355x, &roce_400g, "AMD MI355X platform"};
     if (starts("l40s") || starts("l4"))
         return {&pcie4, &ib_ndr, "a PCIe Gen4 server", "L40S and L4 have no NVLink: GPUs talk over PCIe"};
