@@ -107,17 +107,25 @@ constexpr void require(bool ok, std::string_view argument, double value, std::st
 /// denormals (magnitudes below 2.2e-308, DBL_MIN): no physical quantity napkin
 /// models is that small, and dividing by one gives inf.
 constexpr void require_finite(std::string_view argument, double value) {
+    // Each check below passes the usual value in one test (nan fails every comparison);
+    // the tests after it name what is wrong, in the order the messages promise.
+    if (value >= -std::numeric_limits<double>::max() && value <= std::numeric_limits<double>::max()) [[likely]]
+        return;
     require(value == value, argument, value, "must be a number");
     require(value >= -std::numeric_limits<double>::max() && value <= std::numeric_limits<double>::max(), argument,
             value, "must be finite");
 }
 constexpr void require_positive(std::string_view argument, double value) {
+    if (value >= std::numeric_limits<double>::min() && value <= std::numeric_limits<double>::max()) [[likely]]
+        return;
     require_finite(argument, value);
     require(value > 0.0, argument, value, "must be positive");
     require(value >= std::numeric_limits<double>::min(), argument, value,
             "must be at least 2.2e-308 (a denormal is no physical value)");
 }
 constexpr void require_non_negative(std::string_view argument, double value) {
+    if ((value >= std::numeric_limits<double>::min() && value <= std::numeric_limits<double>::max()) || value == 0.0)
+        [[likely]] return;
     require_finite(argument, value);
     require(value >= 0.0, argument, value, "must not be negative");
     require(value == 0.0 || value >= std::numeric_limits<double>::min(), argument, value,
