@@ -447,10 +447,15 @@ inline Link resolve_level(const std::string& level, const std::string& name, con
     return fallback;
 }
 
+// The usual server of the chosen GPU (an inline GPU: the catalog's fallback).
+inline catalog::DefaultLinks default_links_of(const GpuOptions& gpu) {
+    return catalog::default_links(gpu.name.empty() ? "inline" : gpu.name);
+}
+
 // A node of `gpus` GPUs of the chosen kind with its links inside and between nodes.
 inline Node resolve_node(const GpuOptions& gpu, const NodeOptions& o, long long gpus, Nic nic) {
     const Gpu g = resolve_gpu(gpu);
-    const auto defaults = catalog::default_links(gpu.name.empty() ? "inline" : gpu.name);
+    const auto defaults = default_links_of(gpu);
     return Node{.name = "node", .gpu = g, .gpus = gpus,
                 .intra = resolve_level("intra", o.intra, o.intra_bandwidth, o.intra_latency, o.intra_link_bandwidth,
                                        o.intra_link_latency, o.intra_calibration, *defaults.intra),
@@ -467,7 +472,7 @@ inline std::string links_line(const GpuOptions& gpu, const NodeOptions& o, const
     std::string line = "links: " + std::string(node.intra.name) + " inside a node, " + std::string(node.inter.name) +
                        " between";
     if (defaulted) {
-        const auto defaults = catalog::default_links(gpu.name.empty() ? "inline" : gpu.name);
+        const auto defaults = default_links_of(gpu);
         line += " (the " + std::string(defaults.server) + " default" +
                 (defaults.why.empty() ? "" : ": " + std::string(defaults.why)) + ")";
     }

@@ -74,10 +74,6 @@ inline constexpr std::array node_link_flags{"--gpus-per-node",        "--intra-l
                                             "--inter-link-bandwidth", "--inter-link-latency",   "--intra-calibration",
                                             "--inter-calibration"};
 
-// The links of a serving layout: --link (or its inline twins) puts every GPU on
-// that one link, as before nodes existed; otherwise nodes of --gpus-per-node
-// GPUs on --intra-link, joined by --inter-link, each defaulting to the GPU's
-// usual server (catalog::default_links). Both at once are refused.
 // --gpus-per-node's help for the serving engine, whose default is the GPU's NVLink domain.
 inline void describe_serving_node_size(CLI::App* sub) {
     sub->get_option("--gpus-per-node")
@@ -86,6 +82,11 @@ inline void describe_serving_node_size(CLI::App* sub) {
             "on GB200 and GB300 NVL72)");
 }
 
+// The links of a serving layout: --link (or its inline twins) puts every GPU on
+// that one link, as before nodes existed; otherwise nodes of --gpus-per-node
+// GPUs (by default the GPU's NVLink domain) on --intra-link, joined by
+// --inter-link, each defaulting to the GPU's usual server
+// (catalog::default_links). Both at once are refused.
 inline ServingFabric resolve_serving_fabric(const CLI::App* sub, const GpuOptions& gpu, LinkOptions& link,
                                             const NodeOptions& node) {
     const char* node_flag = nullptr;
@@ -101,9 +102,8 @@ inline ServingFabric resolve_serving_fabric(const CLI::App* sub, const GpuOption
     (void)time_in_us(link.base_latency_us, link.base_latency, "--base-latency", "--base-latency-us");
     if (!link.base_latency) require_non_negative("--base-latency-us", link.base_us());
     // By default a node is the GPU's NVLink domain: 8, or a whole NVL72 rack.
-    const long long per_node = sub->count("--gpus-per-node") > 0
-                                   ? node.gpus_per_node
-                                   : catalog::default_links(gpu.name.empty() ? "inline" : gpu.name).nvlink_domain;
+    const long long per_node =
+        sub->count("--gpus-per-node") > 0 ? node.gpus_per_node : default_links_of(gpu).nvlink_domain;
     const Node n = resolve_node(gpu, node, per_node, Nic::per_gpu);
     return ServingFabric{n.intra, network_link_per_gpu(n), per_node};
 }
