@@ -51,6 +51,11 @@ inline std::string product_text(long long a, long long b, std::string_view op) {
                                                                    std::string_view op, std::string_view what) {
     reject_exact(argument, product_text(a, b, op), what);
 }
+/// A count above its bound, cold and out of line as above.
+[[noreturn, gnu::cold, gnu::noinline]] inline void reject_above_bound(std::string_view argument, long long value,
+                                                                      long long bound) {
+    reject_exact(argument, std::to_string(value), "must be at most " + std::to_string(bound));
+}
 }  // namespace detail
 
 /// a·b, rejected by `argument` when it does not fit in 64 bits.
@@ -69,11 +74,20 @@ inline std::string product_text(long long a, long long b, std::string_view op) {
     return result;
 }
 
+/// Whether d ≥ 1 divides n: a layout's sizes are mostly 1 or powers of two,
+/// which need no integer division (tens of cycles each on x86-64).
+[[nodiscard]] constexpr bool divides(long long d, long long n) {
+    if (d == 1) return true;
+    if (d > 0 && (d & (d - 1)) == 0) return (n & (d - 1)) == 0;
+    return n % d == 0;
+}
+
 /// A count in [1, bound], rejected by name.
 constexpr void require_count(std::string_view argument, long long value, long long bound) {
+    if (value >= 1 && value <= bound) [[likely]]
+        return;
     require_at_least_one(argument, value);
-    if (value > bound)
-        reject_exact(argument, std::to_string(value), "must be at most " + std::to_string(bound));
+    detail::reject_above_bound(argument, value, bound);
 }
 
 /// The divisors of n ≥ 1, ascending: O(√n) trial divisions (2^20 for the

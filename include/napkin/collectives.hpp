@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <array>
 #include <concepts>
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -57,12 +58,27 @@ struct CollectiveTime {
 }
 
 namespace detail {
-constexpr void check_collective(Bytes message, long long ranks, const Link& link, Seconds base_latency) {
+[[gnu::cold, gnu::noinline]] constexpr void name_collective_fault(Bytes message, long long ranks, const Link& link,
+                                                                   Seconds base_latency) {
     require_non_negative("message (bytes)", message.value());
     require(message.value() <= limits::message_bytes, "message (bytes)", message.value(), "must be at most 1e18 bytes");
     require_count("ranks", ranks, limits::gpus);
     (void)validated(link);
     require_non_negative("base_latency (s)", base_latency.value());
+}
+/// Every check above in one branch for the usual call (zero or a normal size
+/// and latency, ranks in range, a valid link); the naming checks run only on a fault.
+constexpr void check_collective(Bytes message, long long ranks, const Link& link, Seconds base_latency) {
+    constexpr double tiny = std::numeric_limits<double>::min();
+    const double m = message.value(), base = base_latency.value(), alpha = link.step_latency.value();
+    // One test per argument, so a loop over messages tests the link, ranks and base once.
+    const bool usual_link = within(link.bandwidth.value(), limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
+                            (alpha == 0.0 || within(alpha, tiny, limits::latency_s));
+    if (!(ranks >= 1 && ranks <= limits::gpus && usual_link &&
+          (base == 0.0 || within(base, tiny, std::numeric_limits<double>::max())))) [[unlikely]]
+        name_collective_fault(message, ranks, link, base_latency);
+    if (!(m == 0.0 || within(m, tiny, limits::message_bytes))) [[unlikely]]
+        name_collective_fault(message, ranks, link, base_latency);
 }
 
 /// ⌈log₂ n⌉ for n ≥ 1: the depth of a binary tree over n ranks.

@@ -66,8 +66,10 @@ namespace napkin {
                                                   bool causal = false) {
     const double moe = count(moe_layers(m));
     const double dense = count(m.layers) - moe;
-    return moe * layer_forward_flops(m, sequence, causal) +
-           dense * layer_forward_flops(m.experts == 0 ? m : dense_layer_shape(m), sequence, causal);
+    // Each kind of layer is priced only where the model has one.
+    return (moe == 0.0 ? Flops{} : moe * layer_forward_flops(m, sequence, causal)) +
+           (dense == 0.0 ? Flops{}
+                         : dense * layer_forward_flops(m.experts == 0 ? m : dense_layer_shape(m), sequence, causal));
 }
 
 /// The attention core alone (what selective recomputation replays).

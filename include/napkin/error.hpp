@@ -79,57 +79,74 @@ inline std::string number_text(double value) {
 ///
 /// Not constexpr on purpose: reaching it during constant evaluation is the
 /// compile error, and the compiler's note shows the argument and its value.
-[[noreturn]] inline void reject(std::string_view argument, double value, std::string_view requirement,
-                                std::vector<std::string> related = {}) {
+[[noreturn, gnu::cold, gnu::noinline]] inline void reject(std::string_view argument, double value,
+                                                          std::string_view requirement,
+                                                          std::vector<std::string> related = {}) {
     throw invalid_argument(std::string(argument), detail::number_text(value), std::string(requirement),
                            std::move(related));
 }
-[[noreturn]] inline void reject(std::string_view argument, std::string_view value, std::string_view requirement,
-                                std::vector<std::string> related = {}) {
-    throw invalid_argument(std::string(argument), "\"" + std::string(value) + "\"", std::string(requirement),
-                           std::move(related));
+[[noreturn, gnu::cold, gnu::noinline]] inline void reject(std::string_view argument, std::string_view value,
+                                                          std::string_view requirement,
+                                                          std::vector<std::string> related = {}) {
+    std::string quoted(1, '"');  // appended piece by piece: GCC 12's -Wrestrict misreads "\"" + std::string(value)
+    quoted.append(value).push_back('"');
+    throw invalid_argument(std::string(argument), std::move(quoted), std::string(requirement), std::move(related));
 }
 
 /// As above, with the value already written out (an exact integer, a product
 /// of operands): "tp × cp × pp × dp = 4294967296 × 4294967296: ...".
-[[noreturn]] inline void reject_exact(std::string_view argument, std::string_view value_text,
+[[noreturn, gnu::cold, gnu::noinline]] inline void reject_exact(std::string_view argument, std::string_view value_text,
                                       std::string_view requirement, std::vector<std::string> related = {}) {
     throw invalid_argument(std::string(argument), std::string(value_text), std::string(requirement),
                            std::move(related));
 }
+
+/// value ∈ [low, high] (nan is not): the one-branch test a validation passes a
+/// usual value with before the checks that name what is wrong run, out of line.
+[[nodiscard]] constexpr bool within(double value, double low, double high) { return value >= low && value <= high; }
 
 /// Rejects `value` unless `ok`.
 constexpr void require(bool ok, std::string_view argument, double value, std::string_view requirement) {
     if (!ok) reject(argument, value, requirement);
 }
 
-/// Floating inputs are finite numbers: nan and ±inf are rejected, and so are
-/// denormals (magnitudes below 2.2e-308, DBL_MIN): no physical quantity napkin
-/// models is that small, and dividing by one gives inf.
-constexpr void require_finite(std::string_view argument, double value) {
-    // Each check below passes the usual value in one test (nan fails every comparison);
-    // the tests after it name what is wrong, in the order the messages promise.
-    if (value >= -std::numeric_limits<double>::max() && value <= std::numeric_limits<double>::max()) [[likely]]
-        return;
+namespace detail {
+// The checks that name what is wrong, in the order the messages promise; out of
+// line and cold, so the inline test before each call is all a usual value costs.
+[[gnu::cold, gnu::noinline]] constexpr void name_infinite(std::string_view argument, double value) {
     require(value == value, argument, value, "must be a number");
     require(value >= -std::numeric_limits<double>::max() && value <= std::numeric_limits<double>::max(), argument,
             value, "must be finite");
 }
-constexpr void require_positive(std::string_view argument, double value) {
-    if (value >= std::numeric_limits<double>::min() && value <= std::numeric_limits<double>::max()) [[likely]]
-        return;
-    require_finite(argument, value);
+[[gnu::cold, gnu::noinline]] constexpr void name_not_positive(std::string_view argument, double value) {
+    name_infinite(argument, value);
     require(value > 0.0, argument, value, "must be positive");
     require(value >= std::numeric_limits<double>::min(), argument, value,
             "must be at least 2.2e-308 (a denormal is no physical value)");
 }
-constexpr void require_non_negative(std::string_view argument, double value) {
-    if ((value >= std::numeric_limits<double>::min() && value <= std::numeric_limits<double>::max()) || value == 0.0)
-        [[likely]] return;
-    require_finite(argument, value);
+[[gnu::cold, gnu::noinline]] constexpr void name_negative(std::string_view argument, double value) {
+    name_infinite(argument, value);
     require(value >= 0.0, argument, value, "must not be negative");
     require(value == 0.0 || value >= std::numeric_limits<double>::min(), argument, value,
             "must be 0 or at least 2.2e-308 (a denormal is no physical value)");
+}
+}  // namespace detail
+
+/// Floating inputs are finite numbers: nan and ±inf are rejected, and so are
+/// denormals (magnitudes below 2.2e-308, DBL_MIN): no physical quantity napkin
+/// models is that small, and dividing by one gives inf.
+/// Each check passes the usual value in one test (nan fails every comparison).
+constexpr void require_finite(std::string_view argument, double value) {
+    if (!within(value, -std::numeric_limits<double>::max(), std::numeric_limits<double>::max())) [[unlikely]]
+        detail::name_infinite(argument, value);
+}
+constexpr void require_positive(std::string_view argument, double value) {
+    if (!within(value, std::numeric_limits<double>::min(), std::numeric_limits<double>::max())) [[unlikely]]
+        detail::name_not_positive(argument, value);
+}
+constexpr void require_non_negative(std::string_view argument, double value) {
+    if (!(value == 0.0 || within(value, std::numeric_limits<double>::min(), std::numeric_limits<double>::max())))
+        [[unlikely]] detail::name_negative(argument, value);
 }
 /// A finite value in [low, high].
 constexpr void require_in_range(std::string_view argument, double value, double low, double high,

@@ -13,6 +13,7 @@
 #include <napkin/units.hpp>
 
 #include <array>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -100,9 +101,21 @@ constexpr void check_narrow_rate(std::string_view argument, double value) {
     require_non_negative(argument, value);
     if (value > 0.0) check_rate(argument, value, limits::peak_flops_per_s, "must be at most 1e21 per second");
 }
-}  // namespace detail
 
-[[nodiscard]] constexpr const Gpu& validated(const Gpu& gpu) {
+/// Every check of validated(Gpu) below in one branch (each field within its range).
+[[nodiscard]] constexpr bool usual_gpu(const Gpu& gpu) {
+    constexpr double tiny = std::numeric_limits<double>::min();
+    const auto rate_or_none = [](double v) { return v == 0.0 || within(v, limits::slowest_rate, limits::peak_flops_per_s); };
+    return within(gpu.memory.value(), 1.0, limits::memory_bytes) && within(gpu.usable_fraction, tiny, 1.0) &&
+           within(gpu.memory_bandwidth.value(), limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
+           within(gpu.peak_flops.value(), limits::slowest_rate, limits::peak_flops_per_s) &&
+           (gpu.sm_count >= 0) && (gpu.sm_count <= (1LL << 24)) && rate_or_none(gpu.fp8_flops.value()) &&
+           rate_or_none(gpu.fp6_flops.value()) && rate_or_none(gpu.fp4_flops.value()) &&
+           rate_or_none(gpu.int8_ops.value()) &&
+           (gpu.board_power.value() == 0.0 || within(gpu.board_power.value(), 1.0, limits::board_power_w));
+}
+/// The checks one by one, naming the first field that fails (out of line: the usual GPU never runs them).
+[[gnu::cold, gnu::noinline]] constexpr void name_gpu_fault(const Gpu& gpu) {
     require_positive("Gpu.memory (bytes)", gpu.memory.value());
     require(gpu.memory.value() >= 1.0, "Gpu.memory (bytes)", gpu.memory.value(), "must be at least 1 byte");
     require(gpu.memory.value() <= limits::memory_bytes, "Gpu.memory (bytes)", gpu.memory.value(),
@@ -130,15 +143,30 @@ constexpr void check_narrow_rate(std::string_view argument, double value) {
         require(gpu.board_power.value() <= limits::board_power_w, "Gpu.board_power (W)", gpu.board_power.value(),
                 "must be at most 1e6 W");
     }
+}
+}  // namespace detail
+
+[[nodiscard]] constexpr const Gpu& validated(const Gpu& gpu) {
+    if (!detail::usual_gpu(gpu)) [[unlikely]]
+        detail::name_gpu_fault(gpu);
     return gpu;
 }
 
-[[nodiscard]] constexpr const Link& validated(const Link& link) {
+namespace detail {
+[[gnu::cold, gnu::noinline]] constexpr void name_link_fault(const Link& link) {
     detail::check_rate("Link.bandwidth (bytes/s)", link.bandwidth.value(), limits::bandwidth_bytes_per_s,
                        "must be at most 1e18 bytes/s");
     require_non_negative("Link.step_latency (s)", link.step_latency.value());
     require(link.step_latency.value() <= limits::latency_s, "Link.step_latency (s)", link.step_latency.value(),
             "must be at most 3600 s");
+}
+}  // namespace detail
+
+[[nodiscard]] constexpr const Link& validated(const Link& link) {
+    const double latency = link.step_latency.value();
+    if (!(within(link.bandwidth.value(), limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
+          (latency == 0.0 || within(latency, std::numeric_limits<double>::min(), limits::latency_s)))) [[unlikely]]
+        detail::name_link_fault(link);
     return link;
 }
 

@@ -265,9 +265,10 @@ struct VisionEncoder {
 /// vision encoder's weights (vision_weights) are added.
 [[nodiscard]] constexpr long long parameter_count(const TransformerShape& m) {
     constexpr std::string_view what = "TransformerShape (parameter count)";
-    const long long moe = moe_layers(m);
-    const long long layers = checked_add(checked_mul(moe, layer_weights(m), what),
-                                         checked_mul(m.layers - moe, dense_layer_weights(m), what), what);
+    const long long moe = moe_layers(m);  // each kind of layer is counted only where the model has one
+    const long long layers = checked_add(moe == 0 ? 0 : checked_mul(moe, layer_weights(m), what),
+                                         moe == m.layers ? 0 : checked_mul(m.layers - moe, dense_layer_weights(m), what),
+                                         what);
     return checked_add(checked_add(checked_add(layers, embedding_weights(m), what), norm_weights(m), what),
                        m.vision_weights, what);
 }
@@ -466,10 +467,31 @@ namespace detail {
     return bytes_per_token(count(m.hidden) * bytes_per_value);
 }
 
-/// Checks the shape: every count at least 1 and at most its bound
-/// (napkin/checked.hpp limits), heads split evenly, and the weight count within
-/// limits::parameters, so every count above is exact.
-[[nodiscard]] constexpr const TransformerShape& validated(const TransformerShape& m) {
+namespace detail {
+/// Every field check of validated(TransformerShape) below in one pass of
+/// predictable branches; the checks that name the failing field run only when it fails.
+[[nodiscard]] constexpr bool usual_fields(const TransformerShape& m) {
+    const auto in = [](long long v, long long low, long long high) { return v >= low && v <= high; };
+    const bool sizes = in(m.layers, 1, limits::layers) && in(m.hidden, 1, limits::width) && in(m.ffn, 1, limits::width) &&
+                       in(m.heads, 1, limits::heads) && in(m.kv_heads, 1, limits::heads) &&
+                       in(m.vocabulary, 1, limits::vocabulary) && in(m.head_dim, 0, limits::width) &&
+                       in(m.learned_positions, 0, limits::vocabulary) && in(m.experts, 0, limits::experts) &&
+                       in(m.max_position_embeddings, 0, limits::sequence) && in(m.norms_per_layer, 0, 16) &&
+                       in(m.sliding_window, 0, limits::sequence) && in(m.global_every, 0, limits::layers) &&
+                       in(m.vision_weights, 0, limits::parameters) && in(m.shared_experts, 0, limits::experts) &&
+                       (m.shared_expert_ffn <= limits::width) && in(m.dense_layers, 0, m.layers) &&
+                       in(m.moe_every, 1, limits::layers) && in(m.q_lora_rank, 0, limits::width) &&
+                       in(m.kv_lora_rank, 0, limits::width) && in(m.qk_nope_head_dim, 0, limits::width) &&
+                       in(m.qk_rope_head_dim, 0, limits::width) && in(m.v_head_dim, 0, limits::width);
+    return sizes && m.heads % m.kv_heads == 0 && (m.head_dim != 0 || m.hidden % m.heads == 0) &&
+           (m.experts == 0 || (in(m.experts_per_token, 1, m.experts) && in(m.expert_ffn, 1, limits::width) &&
+                               moe_layers(m) >= 1)) &&
+           (m.shared_experts == 0 || m.shared_expert_ffn >= 1) &&
+           (m.kv_lora_rank == 0 || (m.qk_nope_head_dim + m.qk_rope_head_dim >= 1 && m.v_head_dim >= 1)) &&
+           m.heads * head_dim(m) <= limits::width;
+}
+/// The field checks one by one, naming the first that fails.
+[[gnu::cold, gnu::noinline]] constexpr void name_field_fault(const TransformerShape& m) {
     require_count("TransformerShape.layers", m.layers, limits::layers);
     require_count("TransformerShape.hidden", m.hidden, limits::width);
     require_count("TransformerShape.ffn", m.ffn, limits::width);
@@ -524,6 +546,15 @@ namespace detail {
             "must be at least 1, with qk_nope_head_dim + qk_rope_head_dim, for latent attention");
     require(checked_mul(m.heads, head_dim(m), "TransformerShape.heads × head_dim") <= limits::width,
             "TransformerShape.heads × head_dim", count(m.heads * head_dim(m)), "must be at most 2^30");
+}
+}  // namespace detail
+
+/// Checks the shape: every count at least 1 and at most its bound
+/// (napkin/checked.hpp limits), heads split evenly, and the weight count within
+/// limits::parameters, so every count above is exact.
+[[nodiscard]] constexpr const TransformerShape& validated(const TransformerShape& m) {
+    if (!detail::usual_fields(m)) [[unlikely]]
+        detail::name_field_fault(m);
     const long long weights = parameter_count(m);
     if (weights > limits::parameters)
         reject_exact("TransformerShape (parameter count)", std::to_string(weights),

@@ -251,7 +251,7 @@ enum class ScheduleProblem { none, chunks, interleaved_groups, zero_bubble_micro
     if (k != ScheduleKind::interleaved && par.virtual_stages != 1) return ScheduleProblem::chunks;
     // Megatron-LM's interleaved schedule runs micro-batches in groups of p
     // (megatron/core/pipeline_parallel/schedules.py).
-    if (k == ScheduleKind::interleaved && par.virtual_stages > 1 && m % par.pp != 0)
+    if (k == ScheduleKind::interleaved && par.virtual_stages > 1 && !divides(par.pp, m))
         return ScheduleProblem::interleaved_groups;
     // Qi et al. 2023 (Sec. 3.1) give the zero-bubble schedules for m ≥ p.
     if ((k == ScheduleKind::zero_bubble_h1 || k == ScheduleKind::zero_bubble_h2) && m < par.pp)
@@ -308,14 +308,14 @@ constexpr void check_schedule(const Parallelism& par) {
                      "must be at most 2^53 tokens per step");
     if (checked_mul(par.pp, par.virtual_stages, "pp × virtual_stages") > limits::passes)
         reject_exact("pp × virtual_stages", std::to_string(par.pp * par.virtual_stages), "must be at most 2^40");
-    if (par.global_batch % checked_mul(par.micro_batch, par.dp, "micro_batch × dp") != 0)
+    if (!divides(checked_mul(par.micro_batch, par.dp, "micro_batch × dp"), par.global_batch))
         reject("Parallelism.global_batch", count(par.global_batch),
                        "must be a multiple of micro_batch × dp = " + detail::whole(par.micro_batch * par.dp),
                {"micro_batch", "dp"});
-    if (checked_mul(par.dp, par.cp, "dp × cp") % par.ep != 0)
+    if (!divides(par.ep, checked_mul(par.dp, par.cp, "dp × cp")))
         reject("Parallelism.ep", count(par.ep),
                        "must divide dp × cp = " + detail::whole(par.dp * par.cp), {"dp", "cp"});
-    if (par.sequence % par.cp != 0)
+    if (!divides(par.cp, par.sequence))
         reject("Parallelism.sequence", count(par.sequence),
                        "must be a multiple of cp = " + detail::whole(par.cp), {"cp"});
     if (par.virtual_stages > 1 && par.pp == 1)
@@ -334,10 +334,10 @@ constexpr void check_schedule(const Parallelism& par) {
                                                      bool layer_map = false) {
     (void)validated(par);
     (void)validated(model);
-    if (model.heads % par.tp != 0)
+    if (!divides(par.tp, model.heads))
         reject("Parallelism.tp", count(par.tp),
                        "must divide the model's attention heads (" + detail::whole(model.heads) + ")");
-    if (!layer_map && model.layers % checked_mul(par.pp, par.virtual_stages, "pp × virtual_stages") != 0)
+    if (!layer_map && !divides(checked_mul(par.pp, par.virtual_stages, "pp × virtual_stages"), model.layers))
         reject("Parallelism.pp × virtual_stages", count(par.pp * par.virtual_stages),
                        "must divide the model's layers (" + detail::whole(model.layers) +
                            ") unless a layer map places them (a layer_map, or first_stage_layers and "
@@ -350,7 +350,7 @@ constexpr void check_schedule(const Parallelism& par) {
                            ") for the dualpipev schedule");
     if (par.ep > 1 && model.experts == 0)
         reject("Parallelism.ep", count(par.ep), "needs a mixture-of-experts model");
-    if (model.experts > 0 && model.experts % par.ep != 0)
+    if (model.experts > 0 && !divides(par.ep, model.experts))
         reject("Parallelism.ep", count(par.ep),
                        "must divide the model's experts (" + detail::whole(model.experts) + ")");
     return par;

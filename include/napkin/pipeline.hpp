@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <array>
 #include <concepts>
+#include <limits>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -49,7 +50,16 @@ struct StageTimes {
 };
 
 namespace detail {
-constexpr void check_shape(const PipelineShape& s) {
+/// The usual shape passes in one branch; the checks below then name what is wrong.
+[[nodiscard]] constexpr bool usual_shape(const PipelineShape& s) {
+    long long virtual_microbatches = 0, virtual_stages = 0;  // up to 2^64 in range: formed without wrapping
+    return (s.stages >= 1) && (s.stages <= limits::gpus) && (s.microbatches >= 1) && (s.microbatches <= limits::batch) &&
+           (s.chunks >= 1) && (s.chunks <= limits::layers) &&
+           !__builtin_mul_overflow(s.microbatches, s.chunks, &virtual_microbatches) &&
+           virtual_microbatches <= limits::tokens && !__builtin_mul_overflow(s.stages, s.chunks, &virtual_stages) &&
+           virtual_stages <= limits::passes;
+}
+[[gnu::cold, gnu::noinline]] constexpr void name_shape_fault(const PipelineShape& s) {
     require_count("PipelineShape.stages", s.stages, limits::gpus);
     require_count("PipelineShape.microbatches", s.microbatches, limits::batch);
     require_count("PipelineShape.chunks", s.chunks, limits::layers);
@@ -68,7 +78,11 @@ constexpr void check_shape(const PipelineShape& s) {
         reject_exact("PipelineShape.stages × chunks", std::to_string(virtual_stages),
                      "must be at most 2^40 = " + std::to_string(limits::passes));
 }
-constexpr void check_times(const StageTimes& t) {
+/// A time in {0} ∪ [DBL_MIN, 1e9 s]: the usual stage time, in one branch.
+[[nodiscard]] constexpr bool usual_stage_seconds(double x) {
+    return x == 0.0 || (x >= std::numeric_limits<double>::min() && x <= limits::stage_seconds);
+}
+[[gnu::cold, gnu::noinline]] constexpr void name_times_fault(const StageTimes& t) {
     require_non_negative("StageTimes.forward (s)", t.forward.value());
     require_non_negative("StageTimes.backward (s)", t.backward.value());
     require_non_negative("StageTimes.weight_grad (s)", t.weight_grad.value());
@@ -80,6 +94,15 @@ constexpr void check_times(const StageTimes& t) {
             "must be at most 1e9 s");
     require(t.weight_grad <= t.backward, "StageTimes.weight_grad (s)", t.weight_grad.value(),
             "must not exceed StageTimes.backward, of which it is a part");
+}
+constexpr void check_shape(const PipelineShape& s) {
+    if (!usual_shape(s)) [[unlikely]]
+        name_shape_fault(s);
+}
+constexpr void check_times(const StageTimes& t) {
+    if (!(usual_stage_seconds(t.forward.value()) && usual_stage_seconds(t.backward.value()) &&
+          usual_stage_seconds(t.weight_grad.value()) && (t.weight_grad <= t.backward))) [[unlikely]]
+        name_times_fault(t);
 }
 constexpr void require_one_chunk(const PipelineShape& s) {
     require(s.chunks == 1, "PipelineShape.chunks", count(s.chunks),
@@ -316,25 +339,37 @@ constexpr void validate(const S& schedule, const PipelineShape& shape) {
     schedule.validate(shape);
 }
 
+namespace detail {
+/// Every closed form's inputs, checked once where they enter.
+template <PipelineSchedule S>
+constexpr void check_step(const S& schedule, const PipelineShape& shape, const StageTimes& t) {
+    validate(schedule, shape);
+    check_times(t);
+}
+[[nodiscard]] constexpr Seconds ideal_step_of(const PipelineShape& shape, const StageTimes& t) {
+    return count(shape.microbatches) * (t.forward + t.backward);
+}
+}  // namespace detail
+
 /// The ideal step: every rank busy all the time, m·(F + B).
 [[nodiscard]] constexpr Seconds ideal_step_time(const PipelineShape& shape, const StageTimes& t) {
     detail::check_shape(shape);
     detail::check_times(t);
-    return count(shape.microbatches) * (t.forward + t.backward);
+    return detail::ideal_step_of(shape, t);
 }
 
 /// Idle time per rank in one step, as the schedule's paper states it.
 template <PipelineSchedule S>
 [[nodiscard]] constexpr Seconds bubble_time(const S& schedule, const PipelineShape& shape, const StageTimes& t) {
-    validate(schedule, shape);
-    detail::check_times(t);
+    detail::check_step(schedule, shape, t);
     return schedule.bubble(shape, t);
 }
 
 /// step = m·(F + B) + bubble.
 template <PipelineSchedule S>
 [[nodiscard]] constexpr Seconds step_time(const S& schedule, const PipelineShape& shape, const StageTimes& t) {
-    return ideal_step_time(shape, t) + bubble_time(schedule, shape, t);
+    detail::check_step(schedule, shape, t);
+    return detail::ideal_step_of(shape, t) + schedule.bubble(shape, t);
 }
 
 /// bubble / step: the share of the step a rank spends idle; (p − 1)/(v·m + p − 1)
@@ -342,9 +377,10 @@ template <PipelineSchedule S>
 template <PipelineSchedule S>
 [[nodiscard]] constexpr double bubble_share_of_step(const S& schedule, const PipelineShape& shape,
                                                     const StageTimes& t) {
-    const Seconds bubble = bubble_time(schedule, shape, t);
+    detail::check_step(schedule, shape, t);
     require_positive("StageTimes.forward + StageTimes.backward (s)", (t.forward + t.backward).value());
-    return ratio(bubble, count(shape.microbatches) * (t.forward + t.backward) + bubble);
+    const Seconds bubble = schedule.bubble(shape, t);
+    return ratio(bubble, detail::ideal_step_of(shape, t) + bubble);
 }
 
 /// bubble / (m·(F + B)): Narayanan et al. 2021's "bubble time fraction",
@@ -352,9 +388,9 @@ template <PipelineSchedule S>
 template <PipelineSchedule S>
 [[nodiscard]] constexpr double bubble_ratio_to_ideal(const S& schedule, const PipelineShape& shape,
                                                      const StageTimes& t) {
-    const Seconds ideal = ideal_step_time(shape, t);
+    detail::check_step(schedule, shape, t);
     require_positive("StageTimes.forward + StageTimes.backward (s)", (t.forward + t.backward).value());
-    return ratio(bubble_time(schedule, shape, t), ideal);
+    return ratio(schedule.bubble(shape, t), detail::ideal_step_of(shape, t));
 }
 
 /// Micro-batches whose activations rank r holds at its peak: GPipe m, 1F1B

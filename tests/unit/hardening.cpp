@@ -15,6 +15,7 @@
 #include <napkin/io/nccl_tests.hpp>
 #include <napkin/io/reference_schedule.hpp>
 #include <napkin/io/svg.hpp>
+#include <napkin/pipeline.hpp>
 #include <napkin/layer_map.hpp>
 #include <napkin/planner.hpp>
 #include <napkin/schedule.hpp>
@@ -27,7 +28,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <functional>
 #include <mutex>
+#include <random>
 #include <utility>
 #include <vector>
 #include <sstream>
@@ -430,5 +433,102 @@ TEST_SUITE("hardening") {
         // 7.3 over 5 ticks: raw step 1.46, the next nice step 2, the axis to ⌈7.3 / 2⌉ · 2 = 8.
         CHECK(io::svg::nice_ticks(7.3).step == 2.0);
         CHECK(io::svg::nice_ticks(7.3).max == 8.0);
+    }
+
+    // Each validation passes a usual value in one inline test and runs the checks
+    // that name the fault out of line only when that test fails (error.hpp). The
+    // two must agree, or a bad value would pass unnamed (or a good one be
+    // refused): on 20,000 inputs per shape, each a valid catalog value with up to
+    // three fields set at, just inside or just beyond a bound (0, denormals,
+    // DBL_MIN, 1, each limit and its neighbours, ±inf, nan), the one-branch test
+    // passes exactly the inputs whose naming checks throw nothing.
+    TEST_CASE("every validation's one-branch test agrees with its naming checks, at and beyond each bound") {
+        std::mt19937_64 random(20261206);
+        const auto pick = [&random](const auto& values) {
+            return values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(random)];
+        };
+        const auto accepts = [](auto&& check) {
+            try {
+                check();
+                return true;
+            } catch (const napkin::invalid_argument&) {
+                return false;
+            }
+        };
+        constexpr double tiny = std::numeric_limits<double>::min(), huge = std::numeric_limits<double>::max();
+        const std::vector<double> reals{-inf, -1.0, -0.0, 0.0, tiny / 4, tiny, 1e-9, 0.5, 1.0, 2.0, 3600.0,
+                                        3600.5, 1e9, 1.5e9, 1e18, 1.01e18, 1e21, 1.01e21, 1e6, 1.01e6, huge,
+                                        inf, nan_value};
+        const std::vector<long long> counts{-1, 0, 1, 2, 3, 7, 8, 16, 17, 64, (1LL << 24), (1LL << 24) + 1,
+                                            (1LL << 30), (1LL << 30) + 1, (1LL << 34), (1LL << 34) + 1,
+                                            (1LL << 40), (1LL << 40) + 1, (1LL << 53), (1LL << 53) + 1,
+                                            std::numeric_limits<long long>::max()};
+        constexpr int trials = 20000;
+        int usual = 0;
+        for (int i = 0; i < trials; ++i) {
+            Gpu gpu = catalog::h100_sxm;
+            const std::vector<std::function<void()>> gpu_fields{
+                [&] { gpu.memory = bytes(pick(reals)); }, [&] { gpu.usable_fraction = pick(reals); },
+                [&] { gpu.memory_bandwidth = bytes_per_second(pick(reals)); },
+                [&] { gpu.peak_flops = flops_per_second(pick(reals)); }, [&] { gpu.sm_count = pick(counts); },
+                [&] { gpu.fp8_flops = flops_per_second(pick(reals)); },
+                [&] { gpu.fp6_flops = flops_per_second(pick(reals)); },
+                [&] { gpu.fp4_flops = flops_per_second(pick(reals)); },
+                [&] { gpu.int8_ops = flops_per_second(pick(reals)); },
+                [&] { gpu.board_power = watts(pick(reals)); }};
+            Link link = catalog::nvlink4;
+            PipelineShape shape{8, 64, 1};
+            StageTimes times{milliseconds(1.5), milliseconds(3), milliseconds(1)};
+            Bytes message = bytes(1e6);
+            long long ranks = 8;
+            Seconds base = microseconds(5);
+            const std::vector<std::function<void()>> other_fields{
+                [&] { link.bandwidth = bytes_per_second(pick(reals)); },
+                [&] { link.step_latency = seconds(pick(reals)); }, [&] { shape.stages = pick(counts); },
+                [&] { shape.microbatches = pick(counts); }, [&] { shape.chunks = pick(counts); },
+                [&] { times.forward = seconds(pick(reals)); }, [&] { times.backward = seconds(pick(reals)); },
+                [&] { times.weight_grad = seconds(pick(reals)); }, [&] { message = bytes(pick(reals)); },
+                [&] { ranks = pick(counts); }, [&] { base = seconds(pick(reals)); }};
+            for (int k = i % 4; k > 0; --k) pick(gpu_fields)(), pick(other_fields)();
+            usual += detail::usual_gpu(gpu) ? 1 : 0;
+            CHECK(detail::usual_gpu(gpu) == accepts([&] { detail::name_gpu_fault(gpu); }));
+            CHECK(accepts([&] { (void)validated(link); }) == accepts([&] { detail::name_link_fault(link); }));
+            CHECK(detail::usual_shape(shape) == accepts([&] { detail::name_shape_fault(shape); }));
+            CHECK(accepts([&] { detail::check_times(times); }) == accepts([&] { detail::name_times_fault(times); }));
+            CHECK(accepts([&] { detail::check_collective(message, ranks, link, base); }) ==
+                  accepts([&] { detail::name_collective_fault(message, ranks, link, base); }));
+        }
+        CHECK(usual > trials / 8);  // both sides of every test are reached
+        CHECK(usual < trials * 7 / 8);
+
+        // The model's fields: a dense, a mixture and a latent-attention shape.
+        const std::vector<TransformerShape> models{catalog::llama3_1_70b, catalog::mixtral_8x22b,
+                                                   catalog::deepseek_v3};
+        const std::vector<long long TransformerShape::*> fields{
+            &TransformerShape::layers, &TransformerShape::hidden, &TransformerShape::ffn,
+            &TransformerShape::heads, &TransformerShape::kv_heads, &TransformerShape::head_dim,
+            &TransformerShape::vocabulary, &TransformerShape::learned_positions, &TransformerShape::experts,
+            &TransformerShape::experts_per_token, &TransformerShape::expert_ffn,
+            &TransformerShape::shared_experts, &TransformerShape::shared_expert_ffn,
+            &TransformerShape::dense_layers, &TransformerShape::moe_every, &TransformerShape::q_lora_rank,
+            &TransformerShape::kv_lora_rank, &TransformerShape::qk_nope_head_dim,
+            &TransformerShape::qk_rope_head_dim, &TransformerShape::v_head_dim,
+            &TransformerShape::max_position_embeddings, &TransformerShape::norms_per_layer,
+            &TransformerShape::sliding_window, &TransformerShape::global_every,
+            &TransformerShape::vision_weights};
+        int usual_models = 0;
+        for (int i = 0; i < trials; ++i) {
+            TransformerShape m = pick(models);
+            for (int k = 1 + i % 3; k > 0; --k) m.*pick(fields) = pick(counts);
+            usual_models += detail::usual_fields(m) ? 1 : 0;
+            CHECK(detail::usual_fields(m) == accepts([&] { detail::name_field_fault(m); }));
+        }
+        CHECK(usual_models > trials / 20);
+        CHECK(usual_models < trials * 19 / 20);
+
+        // divides(d, n), which skips the integer division for d = 1 and powers of two, is n % d == 0.
+        for (long long d = 1; d <= 130; ++d)
+            for (long long n : {-12LL, -3LL, 0LL, 1LL, 6LL, 64LL, 96LL, 127LL, 128LL, 4096LL, 1LL << 40, (1LL << 40) + 2})
+                CHECK(divides(d, n) == (n % d == 0));
     }
 }
