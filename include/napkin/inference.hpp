@@ -84,11 +84,29 @@ struct InferenceMemory {
     [[nodiscard]] constexpr Bytes total() const { return weights + kv_cache + working; }
 };
 
+namespace detail {
+/// A checked model with its weight counts worked out once: the time per token
+/// and the searches over GPU counts price every count from them.
+struct CountedModel {
+    const TransformerShape& shape;
+    long long parameters;  // parameter_count
+    long long active;      // active_parameter_count
+};
+[[nodiscard]] constexpr CountedModel counted(const TransformerShape& model) {
+    const long long parameters = validated_weights(model);
+    return {model, parameters, active_of(model, parameters)};
+}
+/// One GPU's share of `parameters` weights, rounded up to a whole byte.
+[[nodiscard]] constexpr Bytes weight_share(long long parameters, long long gpus, const InferenceSetup& setup) {
+    return ceil_whole(bytes(count(parameters) * setup.bytes_per_weight) / count(gpus));
+}
+}  // namespace detail
+
 /// The weights are shared out evenly, each share rounded up to a whole byte.
 [[nodiscard]] constexpr Bytes weights_per_gpu(const TransformerShape& model, long long gpus,
                                               const InferenceSetup& setup = default_inference_setup) {
     require_at_least_one("gpus", gpus);
-    return ceil_whole(weight_bytes(model, setup.bytes_per_weight) / count(gpus));
+    return detail::weight_share(parameter_count(model), gpus, setup);
 }
 
 /// The chat's KV cache is shared by KV head, so never into more parts than the
@@ -155,6 +173,26 @@ struct InferenceMemory {
     return read_time(weights_per_gpu(model, gpus, setup), gpu);
 }
 
+namespace detail {
+/// The formula, from the model's weight count (`parameters`), for counts checked already.
+[[nodiscard]] constexpr Bytes weights_read_of(const TransformerShape& model, long long parameters, long long gpus,
+                                              long long tokens_in_flight, const InferenceSetup& setup) {
+    if (model.experts == 0) return weight_share(parameters, gpus, setup);
+    const double b = setup.bytes_per_weight;
+    const double experts = count(routed_expert_weights(model));
+    const double rest = count(parameters) - experts;
+    const double hit = expected_distinct_experts(model.experts, model.experts_per_token, count(tokens_in_flight)) /
+                       count(model.experts);
+    return ceil_whole(bytes(b * (rest / count(gpus) + hit * experts / count(gpus))));
+}
+/// Two operations per weight of `active` per token, shared over the GPUs.
+[[nodiscard]] constexpr Seconds compute_share(long long active, const Gpu& gpu, long long gpus,
+                                              long long tokens_in_flight) {
+    const Flops work = flops(2.0 * count(active) * count(tokens_in_flight));
+    return compute_time(work / count(gpus), gpu);
+}
+}  // namespace detail
+
 /// The bytes one of `gpus` GPUs reads in a step of `tokens_in_flight` tokens:
 /// its share of the weights, once; of a mixture's routed experts only those the
 /// tokens hit, E·(1 − (1 − k/E)^N) of the E of each layer
@@ -166,15 +204,9 @@ struct InferenceMemory {
 [[nodiscard]] constexpr Bytes weights_read_in_step(const TransformerShape& model, long long gpus,
                                                    long long tokens_in_flight,
                                                    const InferenceSetup& setup = default_inference_setup) {
-    if (model.experts == 0) return weights_per_gpu(model, gpus, setup);
     require_at_least_one("gpus", gpus);
-    require_at_least_one("tokens_in_flight", tokens_in_flight);
-    const double b = setup.bytes_per_weight;
-    const double experts = count(routed_expert_weights(model));
-    const double rest = count(parameter_count(model)) - experts;
-    const double hit = expected_distinct_experts(model.experts, model.experts_per_token, count(tokens_in_flight)) /
-                       count(model.experts);
-    return ceil_whole(bytes(b * (rest / count(gpus) + hit * experts / count(gpus))));
+    if (model.experts != 0) require_at_least_one("tokens_in_flight", tokens_in_flight);
+    return detail::weights_read_of(model, parameter_count(model), gpus, tokens_in_flight, setup);
 }
 
 /// Two operations (a multiply and an add) per weight per token, shared over the GPUs.
@@ -182,8 +214,7 @@ struct InferenceMemory {
                                                    long long tokens_in_flight = 1) {
     require_at_least_one("gpus", gpus);
     require_at_least_one("tokens_in_flight", tokens_in_flight);
-    const Flops work = flops(2.0 * count(active_parameter_count(model)) * count(tokens_in_flight));
-    return compute_time(work / count(gpus), gpu);
+    return detail::compute_share(active_parameter_count(model), gpu, gpus, tokens_in_flight);
 }
 
 struct Deployment {
@@ -206,11 +237,13 @@ struct TokenTime {
 namespace detail {
 /// The formula without the input checks, for callers that checked once already.
 template <CollectivePolicy Collective>
-[[nodiscard]] constexpr TokenTime token_time_of(const TransformerShape& model, const Gpu& gpu, const Link& link,
+[[nodiscard]] constexpr TokenTime token_time_of(const CountedModel& counts, const Gpu& gpu, const Link& link,
                                                 Deployment where, const InferenceSetup& setup,
                                                 const Collective& collective) {
-    const Seconds busy = std::max(read_time(weights_read_in_step(model, where.gpus, where.tokens_in_flight, setup), gpu),
-                                  token_compute_time(model, gpu, where.gpus, where.tokens_in_flight));
+    const TransformerShape& model = counts.shape;
+    const Seconds busy =
+        std::max(read_time(weights_read_of(model, counts.parameters, where.gpus, where.tokens_in_flight, setup), gpu),
+                 compute_share(counts.active, gpu, where.gpus, where.tokens_in_flight));
     const Bytes message = hidden_vector(model, setup.bytes_per_activation) * tokens(count(where.tokens_in_flight));
     if (where.split == Split::tensor) {
         const double all_reduces = count(setup.all_reduces_per_layer * model.layers);
@@ -227,11 +260,16 @@ constexpr void check_inference_inputs(const TransformerShape& model, const Gpu& 
     (void)validated(link);
     check_setup(setup);
 }
-constexpr void check_token_time(const TransformerShape& model, const Gpu& gpu, const Link& link, Deployment where,
-                                const InferenceSetup& setup) {
-    check_inference_inputs(model, gpu, link, setup);
+/// check_inference_inputs and the deployment's counts; the model's weight counts for the formula.
+[[nodiscard]] constexpr CountedModel check_token_time(const TransformerShape& model, const Gpu& gpu, const Link& link,
+                                                      Deployment where, const InferenceSetup& setup) {
+    const CountedModel counts = counted(model);
+    (void)validated(gpu);
+    (void)validated(link);
+    check_setup(setup);
     require_count("gpus", where.gpus, limits::gpus);
     require_count("tokens_in_flight", where.tokens_in_flight, limits::tokens);
+    return counts;
 }
 }  // namespace detail
 
@@ -245,8 +283,8 @@ template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr TokenTime token_time(const TransformerShape& model, const Gpu& gpu, const Link& link,
                                              Deployment where, const InferenceSetup& setup = default_inference_setup,
                                              const Collective& collective = lesson_collective) {
-    detail::check_token_time(model, gpu, link, where, setup);
-    return detail::token_time_of(model, gpu, link, where, setup, collective);
+    return detail::token_time_of(detail::check_token_time(model, gpu, link, where, setup), gpu, link, where, setup,
+                                 collective);
 }
 
 struct BestCount {
@@ -271,15 +309,17 @@ template <CollectivePolicy Collective = Ring>
     // Every count is tried (the time is not monotone in it), so the scan is
     // capped: 2^20 counts, an error beyond.
     require_count("max_gpus", query.max_gpus, limits::gpu_scan);
-    detail::check_token_time(model, gpu, link, {1, query.split, query.tokens_in_flight}, setup);
+    const detail::CountedModel counts =
+        detail::check_token_time(model, gpu, link, {1, query.split, query.tokens_in_flight}, setup);
     const Bytes usable = usable_memory(gpu);
     const Bytes working = working_memory(model, setup);
     std::optional<BestCount> best;
     for (long long n = 1; n <= query.max_gpus; ++n) {
         if (query.divide_heads && model.heads % n != 0) continue;
-        if (weights_per_gpu(model, n, setup) + kv_cache_per_gpu(model, n, setup) + working > usable) continue;
+        if (detail::weight_share(counts.parameters, n, setup) + kv_cache_per_gpu(model, n, setup) + working > usable)
+            continue;
         const TokenTime t =
-            detail::token_time_of(model, gpu, link, {n, query.split, query.tokens_in_flight}, setup, collective);
+            detail::token_time_of(counts, gpu, link, {n, query.split, query.tokens_in_flight}, setup, collective);
         if (!best || t.total() < best->time.total()) best = BestCount{n, t};
     }
     return best;

@@ -273,14 +273,22 @@ struct VisionEncoder {
                        m.vision_weights, what);
 }
 
+namespace detail {
+/// The same from the model's whole weight count, for callers that hold it already.
+[[nodiscard]] constexpr long long active_of(const TransformerShape& m, long long parameters) {
+    if (m.experts == 0) return parameters - m.vision_weights;
+    constexpr std::string_view what = "TransformerShape (active parameter count)";
+    const long long inactive =
+        checked_mul(m.experts - m.experts_per_token, feed_forward_weights(m, m.expert_ffn), what);
+    return parameters - m.vision_weights - checked_mul(moe_layers(m), inactive, what);
+}
+}  // namespace detail
+
 /// Weights one token passes through (MoE: only the active routed experts; the
 /// shared ones, the router and the embedding tables count; a text token passes
 /// through no vision encoder).
 [[nodiscard]] constexpr long long active_parameter_count(const TransformerShape& m) {
-    if (m.experts == 0) return parameter_count(m) - m.vision_weights;
-    constexpr std::string_view what = "TransformerShape (active parameter count)";
-    const long long inactive = checked_mul(m.experts - m.experts_per_token, feed_forward_weights(m, m.expert_ffn), what);
-    return parameter_count(m) - m.vision_weights - checked_mul(moe_layers(m), inactive, what);
+    return detail::active_of(m, parameter_count(m));
 }
 
 // ---------------------------------------------------------------------------
@@ -547,19 +555,25 @@ namespace detail {
     require(checked_mul(m.heads, head_dim(m), "TransformerShape.heads × head_dim") <= limits::width,
             "TransformerShape.heads × head_dim", count(m.heads * head_dim(m)), "must be at most 2^30");
 }
+
+/// validated(m)'s checks, returning the weight count they work out (parameter_count).
+[[nodiscard]] constexpr long long validated_weights(const TransformerShape& m) {
+    if (!usual_fields(m)) [[unlikely]]
+        name_field_fault(m);
+    const long long weights = parameter_count(m);
+    if (weights > limits::parameters)
+        reject_exact("TransformerShape (parameter count)", std::to_string(weights),
+                     "must be at most 2^53 = 9007199254740992");
+    (void)kv_cache_per_token(m, 1.0);
+    return weights;
+}
 }  // namespace detail
 
 /// Checks the shape: every count at least 1 and at most its bound
 /// (napkin/checked.hpp limits), heads split evenly, and the weight count within
 /// limits::parameters, so every count above is exact.
 [[nodiscard]] constexpr const TransformerShape& validated(const TransformerShape& m) {
-    if (!detail::usual_fields(m)) [[unlikely]]
-        detail::name_field_fault(m);
-    const long long weights = parameter_count(m);
-    if (weights > limits::parameters)
-        reject_exact("TransformerShape (parameter count)", std::to_string(weights),
-                     "must be at most 2^53 = 9007199254740992");
-    (void)kv_cache_per_token(m, 1.0);
+    (void)detail::validated_weights(m);
     return m;
 }
 
