@@ -35,11 +35,13 @@
 
 namespace napkin {
 
+/// Options for fit_alpha_beta: whether to fit the base latency, and the one to assume when it is not fitted.
 struct CalibrationOptions {
     bool fit_base_latency = false;  // also fit a latency paid once per call (needs ≥ 2 rank counts)
     Seconds base_latency{};         // the base latency to assume when it is not fitted
 };
 
+/// What fit_alpha_beta returns: α, B and the base latency, with each sample's relative residual.
 struct CalibrationFit {
     Seconds step_latency;       // α
     BytesPerSecond bandwidth;   // B, the bus bandwidth per rank and direction
@@ -186,8 +188,11 @@ inline void check_samples(std::span<const CollectiveSample> samples, std::size_t
 // value and is reported as not fitted. napkin's own fits ask for 5 rows
 // (fitted_rows_per_parameter); a calibration file's for 1.
 
+/// The runs napkin's own fits ask for before they fit a profile parameter (a calibration file asks for 1).
 inline constexpr std::size_t fitted_rows_per_parameter = 5;
 
+/// What fit_efficiency_profile returns: the fitted profile, which of its four parameters were fitted
+/// (the rest keep their starting value), and each run's relative throughput residual.
 struct TrainingFit {
     EfficiencyProfile profile;
     std::array<bool, 4> fitted{};              // ampere_share, hopper_share, memory_passes, eager_layer_overhead_ms
@@ -314,6 +319,8 @@ inline double& profile_parameter(EfficiencyProfile& p, std::size_t i) {
 // share of the peak (napkin/kernels/gemm_ceiling.hpp, the MAMF tables). The
 // left-out error is what the fit promises for a run it has not seen.
 
+/// One source's rows in a cross-validation: their mean and largest |error| under the fit to every row
+/// and under the fit without the source.
 struct SourceValidation {
     std::string source;
     std::size_t rows = 0;
@@ -321,6 +328,8 @@ struct SourceValidation {
     double left_out_mean = 0.0, left_out_max = 0.0;  // |error| under the fit without this source
 };
 
+/// What cross_validate_profile returns: the fit to every row, each source's left-out errors, and each
+/// run's residual when predicted by the fit without its source.
 struct CrossValidation {
     TrainingFit fit;                         // every row
     std::vector<SourceValidation> sources;   // in the order they first appear
@@ -339,6 +348,8 @@ struct CrossValidation {
             .eager_layer_overhead_ms = 0.0};
 }
 
+/// Leave each source out in turn: refit the profile on the other rows (starting from kernel_layer_profile())
+/// and predict the left-out rows with it. Needs runs from at least 2 sources.
 [[nodiscard]] inline CrossValidation cross_validate_profile(std::span<const MeasuredRun> runs,
                                                            std::span<const double> weights = {},
                                                            const EfficiencyProfile& start = default_profile,

@@ -24,21 +24,22 @@ namespace napkin {
 // small enough that every product the models form stays exact in 64 bits and
 // every count converted to double stays exact (≤ 2^53).
 namespace limits {
-inline constexpr long long gpus = 1LL << 40;          // GPUs in a cluster or a layout (≈ 1.1·10^12)
-inline constexpr long long layers = 1LL << 24;        // transformer layers (≈ 1.7·10^7)
-inline constexpr long long width = 1LL << 30;         // hidden, ffn, expert_ffn, head_dim, heads·head_dim
-inline constexpr long long heads = 1LL << 24;         // attention heads
-inline constexpr long long vocabulary = 1LL << 34;    // vocabulary rows, learned positions
-inline constexpr long long experts = 1LL << 24;       // experts per MoE layer
-inline constexpr long long parameters = 1LL << 53;    // weights of a model (≈ 9·10^15, exact in a double)
-inline constexpr long long sequence = 1LL << 40;      // tokens per sequence (≈ 1.1·10^12)
-inline constexpr long long batch = 1LL << 40;         // sequences per step or micro-batch
-inline constexpr long long tokens = 1LL << 53;        // tokens per step, batch × sequence
-inline constexpr long long passes = 1LL << 40;        // stages × chunks of a layout
-inline constexpr double stage_seconds = 1e9;          // one micro-batch through one pipeline stage (31 years)
-inline constexpr long long tokens_in_flight = 1LL << 20;  // chats one inference split serves at once (searched one by one)
-inline constexpr long long gpu_scan = 1LL << 20;      // GPU counts a best-count search tries one by one
-inline constexpr long long simulated_passes = 1LL << 26;  // passes the simulator keeps in memory (≈ 6.7·10^7)
+inline constexpr long long gpus = 1LL << 40;        ///< GPUs in a cluster or a layout (≈ 1.1·10^12)
+inline constexpr long long layers = 1LL << 24;      ///< transformer layers (≈ 1.7·10^7)
+inline constexpr long long width = 1LL << 30;       ///< hidden, ffn, expert_ffn, head_dim, heads·head_dim
+inline constexpr long long heads = 1LL << 24;       ///< attention heads
+inline constexpr long long vocabulary = 1LL << 34;  ///< vocabulary rows, learned positions
+inline constexpr long long experts = 1LL << 24;     ///< experts per MoE layer
+inline constexpr long long parameters = 1LL << 53;  ///< weights of a model (≈ 9·10^15, exact in a double)
+inline constexpr long long sequence = 1LL << 40;    ///< tokens per sequence (≈ 1.1·10^12)
+inline constexpr long long batch = 1LL << 40;       ///< sequences per step or micro-batch
+inline constexpr long long tokens = 1LL << 53;      ///< tokens per step, batch × sequence
+inline constexpr long long passes = 1LL << 40;      ///< stages × chunks of a layout
+inline constexpr double stage_seconds = 1e9;        ///< one micro-batch through one pipeline stage (31 years)
+/// Chats one inference split serves at once (searched one by one).
+inline constexpr long long tokens_in_flight = 1LL << 20;
+inline constexpr long long gpu_scan = 1LL << 20;          ///< GPU counts a best-count search tries one by one
+inline constexpr long long simulated_passes = 1LL << 26;  ///< passes the simulator keeps in memory (≈ 6.7·10^7)
 }  // namespace limits
 
 namespace detail {

@@ -39,6 +39,8 @@
 
 namespace napkin {
 
+/// A collective's time with its latency and bandwidth terms apart, so a caller can see which
+/// dominates.
 struct CollectiveTime {
     Seconds latency;    // base + steps × α
     Seconds bandwidth;  // bytes on the wire ÷ B
@@ -53,6 +55,7 @@ struct CollectiveTime {
 [[nodiscard]] constexpr CollectiveTime operator+(const CollectiveTime& a, const CollectiveTime& b) {
     return {a.latency + b.latency, a.bandwidth + b.bandwidth};
 }
+/// k identical calls: k times the latency and k times the bandwidth term.
 [[nodiscard]] constexpr CollectiveTime operator*(double k, const CollectiveTime& t) {
     return {k * t.latency, k * t.bandwidth};
 }
@@ -183,6 +186,8 @@ namespace detail {
 // below M* when it has fewer latency steps (n−1 > L, n ≥ 4) and α > 0. There is
 // no crossover (the ring always wins, or they tie on one rank) otherwise.
 // (The large-n approximation M* ≈ n·α·B / log₂ n is not used.)
+/// The message size M* below which the tree all-reduce beats the ring (the formula above); none
+/// when the ring always wins or they tie.
 [[nodiscard]] constexpr std::optional<Bytes> ring_tree_crossover(long long ranks, const Link& link,
                                                                  Seconds base_latency = Seconds{}) {
     detail::check_collective(Bytes{}, ranks, link, base_latency);
@@ -199,6 +204,8 @@ namespace detail {
 // shared by its g GPUs (each gets 1/g of it). An oversubscribed fabric (r:1)
 // divides it by r.
 
+/// N nodes of g GPUs: the link inside a node, the NIC link between nodes, how a node's NICs are
+/// shared and the fabric's r:1 oversubscription.
 struct HierarchicalTopology {
     long long nodes = 1;
     long long gpus_per_node = 1;
@@ -208,6 +215,8 @@ struct HierarchicalTopology {
     double oversubscription = 1.0;  // r in r:1; 1 is full bisection bandwidth
 };
 
+/// The topology unchanged when its counts (at most 2^40 GPUs), both links and its oversubscription
+/// (in [1, 1e6]) are in range; otherwise rejects it, naming the field.
 [[nodiscard]] constexpr const HierarchicalTopology& validated(const HierarchicalTopology& t) {
     require_count("HierarchicalTopology.nodes", t.nodes, limits::gpus);
     require_count("HierarchicalTopology.gpus_per_node", t.gpus_per_node, limits::gpus);
@@ -228,6 +237,7 @@ struct HierarchicalTopology {
     return t;
 }
 
+/// The topology's ranks: nodes × GPUs per node.
 [[nodiscard]] constexpr long long ranks(const HierarchicalTopology& t) { return t.nodes * t.gpus_per_node; }
 
 /// The link one GPU's inter-node ring runs on: the NIC bandwidth, shared by the
@@ -300,6 +310,7 @@ struct HierarchicalTopology {
     return CollectiveTime{base_latency, {}} + reduce_scatter(full_buffer, topology.gpus_per_node, topology.intra) +
            reduce_scatter(full_buffer / count(topology.gpus_per_node), topology.nodes, inter_node_link(topology));
 }
+/// The hierarchical all-gather: across the nodes over the M/g shards, then inside each node.
 [[nodiscard]] constexpr CollectiveTime hierarchical_all_gather(Bytes full_buffer, const HierarchicalTopology& topology,
                                                                Seconds base_latency = Seconds{}) {
     (void)validated(topology);
@@ -313,14 +324,18 @@ struct HierarchicalTopology {
 // ---------------------------------------------------------------------------
 // Collectives by name, with nccl-tests' bus-bandwidth factors.
 
+/// The collectives the ring model prices by name.
 enum class Collective { all_reduce, reduce_scatter, all_gather, all_to_all, broadcast };
 
+/// Each collective's name, for printing and parsing (e.g. "all-reduce").
 inline constexpr std::array collective_names{Named{Collective::all_reduce, "all-reduce"},
                                             Named{Collective::reduce_scatter, "reduce-scatter"},
                                             Named{Collective::all_gather, "all-gather"},
                                             Named{Collective::all_to_all, "all-to-all"},
                                             Named{Collective::broadcast, "broadcast"}};
+/// The collective's name, e.g. "reduce-scatter".
 [[nodiscard]] constexpr std::string_view to_string(Collective op) { return name_of(op, collective_names); }
+/// The collective `text` names, if any.
 [[nodiscard]] constexpr std::optional<Collective> parse_collective(std::string_view text) {
     return value_of(text, collective_names);
 }
@@ -358,10 +373,12 @@ inline constexpr std::array collective_names{Named{Collective::all_reduce, "all-
     }
 }
 
+/// nccl-tests' algorithm bandwidth: algbw = S / t, in bytes/s (t must be positive).
 [[nodiscard]] constexpr BytesPerSecond algorithm_bandwidth(Bytes size, Seconds time) {
     require_positive("time (s)", time.value());
     return size / time;
 }
+/// nccl-tests' bus bandwidth: busbw = algbw × the op's factor on n ranks.
 [[nodiscard]] constexpr BytesPerSecond bus_bandwidth(Collective op, long long ranks, Bytes size, Seconds time) {
     return bus_bandwidth_factor(op, ranks) * algorithm_bandwidth(size, time);
 }
@@ -379,6 +396,8 @@ struct CollectiveSample {
 // Policies: the composite models (the inference split, the training step) are
 // templates over the collective algorithm, so a lesson can swap the ring for
 // another algorithm in one word.
+/// A collective algorithm the composite models can take: an all-reduce and a point-to-point, each
+/// giving a CollectiveTime.
 template <class P>
 concept CollectivePolicy = requires(const P& policy, Bytes message, long long ranks, const Link& link) {
     { policy.all_reduce(message, ranks, link) } -> std::same_as<CollectiveTime>;
@@ -470,24 +489,36 @@ static_assert(ShardingCollectivePolicy<Hierarchical>);
 // step latency is not used. On one link every hop is alike; across nodes
 // (the HierarchicalTopology overloads below) NCCL charges the intra- and
 // inter-node hops at their own transports' latencies.
+/// The algorithms of the NCCL-style model: ring and tree.
 enum class NcclAlgorithm { ring, tree };
+/// NCCL's protocols: LL, LL128 and Simple.
 enum class NcclProtocol { ll, ll128, simple };
+/// The transport a hop crosses, which sets its latency in NCCL's tables: NVLink, PCIe or the network.
 enum class Transport { nvlink, pcie, network };
 
+/// Each algorithm's name ("ring", "tree").
 inline constexpr std::array nccl_algorithm_names{Named{NcclAlgorithm::ring, "ring"}, Named{NcclAlgorithm::tree, "tree"}};
+/// Each protocol's name ("LL", "LL128", "Simple").
 inline constexpr std::array nccl_protocol_names{Named{NcclProtocol::ll, "LL"}, Named{NcclProtocol::ll128, "LL128"},
                                                Named{NcclProtocol::simple, "Simple"}};
+/// Each transport's name, for printing and parsing ("nvlink", "pcie", "network").
 inline constexpr std::array transport_names{Named{Transport::nvlink, "nvlink"}, Named{Transport::pcie, "pcie"},
                                            Named{Transport::network, "network"}};
+/// The algorithm's name.
 [[nodiscard]] constexpr std::string_view to_string(NcclAlgorithm a) { return name_of(a, nccl_algorithm_names); }
+/// The protocol's name.
 [[nodiscard]] constexpr std::string_view to_string(NcclProtocol p) { return name_of(p, nccl_protocol_names); }
+/// The transport's name.
 [[nodiscard]] constexpr std::string_view to_string(Transport t) { return name_of(t, transport_names); }
+/// The transport `text` names, if any.
 [[nodiscard]] constexpr std::optional<Transport> parse_transport(std::string_view text) {
     return value_of(text, transport_names);
 }
 
 namespace nccl {
+/// Every protocol, in the order ties are broken in (LL, LL128, Simple).
 inline constexpr std::array protocols{NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple};
+/// Every algorithm, in the order ties are broken in (ring, tree).
 inline constexpr std::array algorithms{NcclAlgorithm::ring, NcclAlgorithm::tree};
 
 /// tuning.cc baseLat[algorithm][protocol], µs.
@@ -510,8 +541,8 @@ inline constexpr std::array algorithms{NcclAlgorithm::ring, NcclAlgorithm::tree}
 [[nodiscard]] constexpr double protocol_efficiency(NcclProtocol p) {
     return p == NcclProtocol::ll ? 0.5 : p == NcclProtocol::ll128 ? 0.92 : 1.0;
 }
-inline constexpr double tree_pattern_efficiency = 0.85;  // tuning.cc: tree all-reduce ×0.85
-inline constexpr double tree_algorithm_ratio = 0.5;      // tuning.cc: algBw = 0.5·busBw for the tree
+inline constexpr double tree_pattern_efficiency = 0.85;  ///< tuning.cc: tree all-reduce ×0.85
+inline constexpr double tree_algorithm_ratio = 0.5;      ///< tuning.cc: algBw = 0.5·busBw for the tree
 /// The base latency a ring all-reduce with the low-latency (LL) protocol pays
 /// once per call (tuning.cc baseLat); the lesson's and the training step's default.
 inline constexpr Seconds ring_ll_base_latency = base_latency(NcclAlgorithm::ring, NcclProtocol::ll);
@@ -521,9 +552,11 @@ inline constexpr Seconds ring_ll_base_latency = base_latency(NcclAlgorithm::ring
 // was napkin/catalog/hardware.hpp's, which as data includes no collective
 // (DESIGN.md, rule 2). New code names nccl::ring_ll_base_latency.
 namespace catalog {
+/// The 0.1 spelling of nccl::ring_ll_base_latency, kept for its callers.
 inline constexpr Seconds nccl_ring_ll_base_latency = nccl::ring_ll_base_latency;
 }  // namespace catalog
 
+/// The algorithm and protocol the NCCL-style model picks, and the time they give.
 struct NcclChoice {
     NcclAlgorithm algorithm;
     NcclProtocol protocol;
@@ -592,6 +625,8 @@ struct NcclChoice {
             share * (message / (nccl::protocol_efficiency(protocol) * link.bandwidth))};
 }
 
+/// The NCCL-style model as a policy: each call takes the fastest algorithm and protocol, its hops
+/// priced at `transport`'s latencies.
 struct NcclModel {
     Transport transport = Transport::nvlink;
 
@@ -657,27 +692,33 @@ static_assert(ShardingCollectivePolicy<NcclModel>);
 // ---------------------------------------------------------------------------
 // deprecated-aliases:begin — the 0.1 spellings, kept for one version (CHANGELOG
 // 0.2.0): the API spells all_reduce as it spells all_gather and reduce_scatter.
+/// Deprecated: the 0.1 spelling of ring_all_reduce.
 [[deprecated("use ring_all_reduce")]] [[nodiscard]] constexpr CollectiveTime ring_allreduce(
     Bytes message, long long ranks, const Link& link, Seconds base_latency = Seconds{}) {
     return ring_all_reduce(message, ranks, link, base_latency);
 }
+/// Deprecated: the 0.1 spelling of tree_all_reduce.
 [[deprecated("use tree_all_reduce")]] [[nodiscard]] constexpr CollectiveTime tree_allreduce(
     Bytes message, long long ranks, const Link& link, Seconds base_latency = Seconds{}) {
     return tree_all_reduce(message, ranks, link, base_latency);
 }
+/// Deprecated: the 0.1 spelling of hierarchical_all_reduce.
 [[deprecated("use hierarchical_all_reduce")]] [[nodiscard]] constexpr CollectiveTime hierarchical_allreduce(
     Bytes message, const HierarchicalTopology& topology, Seconds base_latency = Seconds{}) {
     return hierarchical_all_reduce(message, topology, base_latency);
 }
+/// Deprecated: the 0.1 spelling of all_reduce_inside_then_shard_across.
 [[deprecated("use all_reduce_inside_then_shard_across")]] [[nodiscard]] constexpr CollectiveTime lab_hierarchical_allreduce(
     Bytes message, const HierarchicalTopology& topology) {
     return all_reduce_inside_then_shard_across(message, topology);
 }
+/// Deprecated: the 0.1 spelling of nccl_all_reduce on one link.
 [[deprecated("use nccl_all_reduce")]] [[nodiscard]] constexpr CollectiveTime nccl_allreduce(
     Bytes message, long long ranks, const Link& link, Transport transport, NcclAlgorithm algorithm,
     NcclProtocol protocol) {
     return nccl_all_reduce(message, ranks, link, transport, algorithm, protocol);
 }
+/// Deprecated: the 0.1 spelling of nccl_all_reduce across nodes.
 [[deprecated("use nccl_all_reduce")]] [[nodiscard]] constexpr CollectiveTime nccl_allreduce(
     Bytes message, const HierarchicalTopology& topology, Transport intra_transport, NcclAlgorithm algorithm,
     NcclProtocol protocol) {

@@ -27,6 +27,7 @@ namespace napkin {
 // ---------------------------------------------------------------------------
 // Gradient bytes: one value per parameter in the gradients' number format, so
 // "FP16 gradients" halves the bytes every collective below sees.
+/// The gradients' size: one value per parameter in the `gradients` format (none is rejected).
 [[nodiscard]] constexpr Bytes gradient_bytes(long long parameters, DType gradients) {
     require_at_least_one("parameters", parameters);
     require(gradients != DType::none, "gradients (dtype)", 0.0, "must be a number format, not none");
@@ -40,6 +41,8 @@ namespace napkin {
 // bucket instead of once per tensor. With T tensors of equal size s = G/T, a
 // bucket holds max(1, ⌊bucket/s⌋) tensors (a tensor larger than the bucket
 // travels alone), so there are ⌈T / that⌉ calls, never more than T.
+/// Collective calls for `tensors` equal tensors totalling `gradients` bytes, fused into buckets of at
+/// most `bucket` bytes: ⌈T / max(1, ⌊bucket/s⌋)⌉.
 [[nodiscard]] constexpr long long fused_calls(Bytes gradients, long long tensors, Bytes bucket) {
     require_positive("gradients (bytes)", gradients.value());
     require_at_least_one("tensors", tensors);
@@ -63,6 +66,7 @@ template <CollectivePolicy Policy>
 // its gradients are ready (Li et al. 2020, Sec. 3.2.3), so a share η of the
 // communication can run during the backward compute, but never more than the
 // backward compute itself lasts. What does not hide is exposed.
+/// The communication that hides under the backward pass: min(η · communication, backward), in seconds.
 [[nodiscard]] constexpr Seconds hidden_communication(Seconds communication, Seconds backward, double efficiency) {
     require_non_negative("communication (s)", communication.value());
     require_non_negative("backward (s)", backward.value());
@@ -70,6 +74,7 @@ template <CollectivePolicy Policy>
     return std::min(efficiency * communication, backward);
 }
 
+/// One data-parallel step: its compute, its gradient communication and the part of that hidden.
 struct StepTime {
     Seconds compute;        // forward + backward + optimizer
     Seconds communication;  // the whole gradient synchronisation
@@ -82,6 +87,8 @@ struct StepTime {
     }
 };
 
+/// The step `compute` plus `communication`, a share `overlap_efficiency` of which hides under
+/// `backward` (part of the compute, never longer than it).
 [[nodiscard]] constexpr StepTime step_time(Seconds compute, Seconds communication, Seconds backward = Seconds{},
                                            double overlap_efficiency = 0.0) {
     require_non_negative("compute (s)", compute.value());
@@ -100,12 +107,15 @@ struct StepTime {
 // Gradient compression: fewer bytes per step, more steps to converge. The net
 // change in total training time is (steps × step time) after ÷ before:
 //   ratio = penalty · step_after / step_before  (< 1: compression pays).
+/// A gradient compression: the share of the bytes it keeps and the extra steps it needs to converge.
 struct Compression {
     std::string_view name;
     double ratio;                // compressed bytes ÷ uncompressed bytes, in (0, 1]
     double convergence_penalty;  // steps to the same loss, ÷ steps without it, ≥ 1
 };
 
+/// The compression unchanged when its ratio is in (0, 1] and its convergence penalty at least 1;
+/// otherwise rejects it.
 [[nodiscard]] constexpr const Compression& validated(const Compression& c) {
     require(c.ratio > 0.0 && c.ratio <= 1.0, "Compression.ratio", c.ratio, "must be in (0, 1]");
     require(c.convergence_penalty >= 1.0, "Compression.convergence_penalty", c.convergence_penalty,
@@ -116,17 +126,18 @@ struct Compression {
 /// Example gradient compressions: the communication lab's set (lab-communication-at-scale.py, Part D), its
 /// ratios and its assumed convergence penalties. Illustrative figures, not measurements.
 namespace compression_examples {
-inline constexpr Compression none{"none", 1.0, 1.0};
-inline constexpr Compression fp16{"FP16 (2x)", 0.5, 1.05};
-inline constexpr Compression int8{"INT8 (4x)", 0.25, 1.15};
-inline constexpr Compression top_k_1_percent{"Top-K 1%", 0.01, 1.3};
-inline constexpr Compression one_bit{"1-bit", 0.03125, 1.5};
-inline constexpr std::array all{&none, &fp16, &int8, &top_k_1_percent, &one_bit};
+inline constexpr Compression none{"none", 1.0, 1.0};                  ///< uncompressed: every byte, no extra steps
+inline constexpr Compression fp16{"FP16 (2x)", 0.5, 1.05};            ///< half the bytes, 5% more steps
+inline constexpr Compression int8{"INT8 (4x)", 0.25, 1.15};           ///< a quarter of the bytes, 15% more steps
+inline constexpr Compression top_k_1_percent{"Top-K 1%", 0.01, 1.3};  ///< 1% of the bytes, 30% more steps
+inline constexpr Compression one_bit{"1-bit", 0.03125, 1.5};          ///< 1/32 of the bytes, 50% more steps
+inline constexpr std::array all{&none, &fp16, &int8, &top_k_1_percent, &one_bit};  ///< the five examples above
 }  // namespace compression_examples
 
 /// The lab's name for compression_examples; it keeps working.
 namespace lab_compression = compression_examples;
 
+/// Total training time after ÷ before: penalty · step_after / step_before (< 1: compression pays).
 [[nodiscard]] constexpr double training_time_ratio(const StepTime& before, const StepTime& after,
                                                    double convergence_penalty) {
     require(convergence_penalty >= 1.0, "convergence_penalty", convergence_penalty, "must be at least 1");
@@ -152,13 +163,14 @@ template <CollectivePolicy Policy>
 // from a flat ring over every GPU, one all-reduce call per gradient tensor,
 // and stack optimizations.
 namespace optimization {
-inline constexpr unsigned hierarchical = 1u;    // the hierarchical all-reduce instead of the flat ring
-inline constexpr unsigned half_precision = 2u;  // gradients in `reduced_gradients` instead of `gradients`
-inline constexpr unsigned bucket_fusion = 4u;   // one call per bucket instead of one per tensor
-inline constexpr unsigned overlap = 8u;         // a share of the communication hides under the backward pass
-inline constexpr unsigned all = 15u;
+inline constexpr unsigned hierarchical = 1u;    ///< the hierarchical all-reduce instead of the flat ring
+inline constexpr unsigned half_precision = 2u;  ///< gradients in `reduced_gradients` instead of `gradients`
+inline constexpr unsigned bucket_fusion = 4u;   ///< one call per bucket instead of one per tensor
+inline constexpr unsigned overlap = 8u;         ///< a share of the communication hides under the backward pass
+inline constexpr unsigned all = 15u;            ///< all four flags
 }  // namespace optimization
 
+/// The flags set in `optimizations`, named and joined by " + "; "none" for no flag.
 [[nodiscard]] inline std::string describe_optimizations(unsigned optimizations) {
     if (optimizations == 0) return "none";
     std::string text;
@@ -172,6 +184,8 @@ inline constexpr unsigned all = 15u;
     return text;
 }
 
+/// One data-parallel step's gradient synchronisation: the gradients, their bucketing, the topology
+/// and the compute the communication may hide under.
 struct CommunicationPlan {
     long long parameters = 1;
     DType gradients = DType::fp32;
@@ -208,6 +222,7 @@ struct CommunicationPlan {
                      optimizations & optimization::overlap ? plan.overlap_efficiency : 0.0);
 }
 
+/// A stack of optimizations (a set of `optimization` flags) and the step it gives.
 struct OptimizationStack {
     unsigned optimizations;
     StepTime step;

@@ -110,6 +110,7 @@ namespace napkin {
                                                           const Parallelism& par, bool causal = false) {
     return model_flops + count(par.global_batch) * recompute_flops_per_sequence(m, par, causal);
 }
+/// The same, computing the model FLOPs from the shape.
 [[nodiscard]] constexpr Flops hardware_flops_per_iteration(const TransformerShape& m, const Parallelism& par,
                                                           bool causal = false) {
     return hardware_flops_per_iteration(model_flops_per_iteration(m, par, causal), m, par, causal);
@@ -177,8 +178,10 @@ struct EfficiencyModel {
     double memory_passes = 2.18; // element-wise traffic per forward pass, in activation bytes
 };
 
+/// The flat model's defaults: r = 0.677, n½ = 0, 2.18 memory passes.
 inline constexpr EfficiencyModel default_efficiency{};
 
+/// The matrix multiplications' share of the peak FLOP/s at a per-GPU width `width` (h/t): r∞ · n / (n + n½).
 [[nodiscard]] constexpr double achievable_efficiency(const EfficiencyModel& e, double width) {
     require(e.peak_share > 0.0 && e.peak_share <= 1.0, "EfficiencyModel.peak_share", e.peak_share,
                     "must be in (0, 1]");

@@ -24,6 +24,8 @@
 
 namespace napkin {
 
+/// What a failed check throws at run time: the rejected field, its value and the requirement, as data,
+/// and the one-line message "field = value: requirement".
 class invalid_argument : public std::invalid_argument {
 public:
     // A check's failure: "field = value: requirement", or "field: requirement"
@@ -85,6 +87,7 @@ inline std::string number_text(double value) {
     throw invalid_argument(std::string(argument), detail::number_text(value), std::string(requirement),
                            std::move(related));
 }
+/// As above, for a string value, which the message shows in quotes.
 [[noreturn, gnu::cold, gnu::noinline]] inline void reject(std::string_view argument, std::string_view value,
                                                           std::string_view requirement,
                                                           std::vector<std::string> related = {}) {
@@ -140,10 +143,12 @@ constexpr void require_finite(std::string_view argument, double value) {
     if (!within(value, -std::numeric_limits<double>::max(), std::numeric_limits<double>::max())) [[unlikely]]
         detail::name_infinite(argument, value);
 }
+/// Rejects `value` unless it is a finite number of at least 2.2e-308 (positive, not a denormal).
 constexpr void require_positive(std::string_view argument, double value) {
     if (!within(value, std::numeric_limits<double>::min(), std::numeric_limits<double>::max())) [[unlikely]]
         detail::name_not_positive(argument, value);
 }
+/// Rejects `value` unless it is 0 or a finite number of at least 2.2e-308 (not negative, not a denormal).
 constexpr void require_non_negative(std::string_view argument, double value) {
     if (!(value == 0.0 || within(value, std::numeric_limits<double>::min(), std::numeric_limits<double>::max())))
         [[unlikely]] detail::name_negative(argument, value);
@@ -154,6 +159,7 @@ constexpr void require_in_range(std::string_view argument, double value, double 
     require_finite(argument, value);
     require(value >= low && value <= high, argument, value, requirement);
 }
+/// Rejects a count below 1 ("must be at least 1").
 constexpr void require_at_least_one(std::string_view argument, long long value) {
     require(value >= 1, argument, static_cast<double>(value), "must be at least 1");
 }

@@ -41,6 +41,7 @@ struct GemmShape {
     double batch = 1;
 };
 
+/// A GEMM's FLOPs: 2·m·n·k per product, `batch` products.
 [[nodiscard]] constexpr Flops gemm_flops(const GemmShape& g) { return flops(2.0 * g.m * g.n * g.k * g.batch); }
 
 /// The output tile (Matrix Multiplication Background guide, "Tile
@@ -50,8 +51,8 @@ struct GemmShape {
 struct Tile {
     double rows = 256, cols = 128;
 };
-inline constexpr Tile cublas_tile{};
-inline constexpr Tile flash_attention_tile{.rows = 128, .cols = 128};
+inline constexpr Tile cublas_tile{};                                   ///< cuBLAS's 256 × 128 tile.
+inline constexpr Tile flash_attention_tile{.rows = 128, .cols = 128};  ///< Flash attention's 128 × 128 blocks.
 
 /// ⌈x / t⌉ for positive x and t, exact for the integers GEMM shapes are.
 [[nodiscard]] constexpr double ceil_ratio(double x, double t) {
@@ -108,7 +109,7 @@ struct PassTimes {
     Bytes moved{};
 };
 
-
+/// The forward and backward times of a linear layer of shape `g`, and the bytes its forward GEMM moves.
 [[nodiscard]] constexpr PassTimes linear_times(const GemmShape& g, const Gpu& gpu, const GemmSettings& s) {
     const GemmShape input_gradient{.m = g.m, .n = g.k, .k = g.n, .batch = g.batch};
     const GemmShape weight_gradient{.m = g.k, .n = g.n, .k = g.m, .batch = g.batch};
@@ -187,6 +188,7 @@ struct LayerGemmParts {
     PassTimes mlp{};          // dense layers: the feed-forward block
 };
 
+/// One layer's GEMM times in two parts: the linear layers and the attention core.
 struct LayerGemmTimes {
     PassTimes weights;    // the linear layers
     PassTimes attention;  // the attention core
@@ -194,10 +196,13 @@ struct LayerGemmTimes {
     [[nodiscard]] constexpr Seconds backward() const { return weights.backward + attention.backward; }
 };
 
+/// The sum of two pass times: forward, backward and bytes moved.
 [[nodiscard]] constexpr PassTimes operator+(const PassTimes& a, const PassTimes& b) {
     return {a.forward + b.forward, a.backward + b.backward, a.moved + b.moved};
 }
 
+/// The attention's linear layers of one layer on one GPU for one micro-batch: the QKV and output projections,
+/// or latent attention's down and up projections and output (LayerGemmParts below).
 [[nodiscard]] constexpr PassTimes attention_projection_times(const TransformerShape& m, const Parallelism& par,
                                                              const Gpu& gpu, const GemmSettings& s) {
     const double tokens = count(par.micro_batch) * count(par.sequence / par.cp);
@@ -230,6 +235,7 @@ struct LayerGemmTimes {
     return linear_times({.m = tokens, .n = count(m.hidden), .k = count(m.ffn) / count(par.tp)}, gpu, s);
 }
 
+/// Every GEMM of one layer on one GPU for one micro-batch, by part (LayerGemmParts above).
 [[nodiscard]] constexpr LayerGemmParts layer_gemm_parts(const TransformerShape& m, const Parallelism& par,
                                                         const Gpu& gpu, const GemmSettings& s, bool causal) {
     const double tokens = count(par.micro_batch) * count(par.sequence / par.cp);
@@ -257,6 +263,7 @@ struct LayerGemmTimes {
     return parts;
 }
 
+/// The same, summed into the linear layers and the attention core.
 [[nodiscard]] constexpr LayerGemmTimes layer_gemm_times(const TransformerShape& m, const Parallelism& par,
                                                         const Gpu& gpu, const GemmSettings& s, bool causal) {
     const LayerGemmParts p = layer_gemm_parts(m, par, gpu, s, causal);
@@ -273,31 +280,31 @@ struct LayerGemmTimes {
 // ---------------------------------------------------------------------------
 // The fitted parameters
 
-// The achievable share of the tensor-core peak for a GEMM that fills every
-// tile of every wave, per GPU generation, and the element-wise traffic per
-// forward pass in activation bytes (compute.hpp, EfficiencyModel::memory_passes;
-// training.hpp prices it at the memory bandwidth).
-//
-// Defaults: the relative least-squares fit (Levenberg–Marquardt on
-// predicted / measured throughput − 1) of the whole training step to every
-// fitting row, 44 in all (catalog::fitting_runs): Narayanan et al. 2021
-// (SC'21) Tables 1 and 2 (Megatron-LM, A100 80 GB) and every row of
-// tests/data/measured-training-runs.json (llm-foundry FSDP on A100 and H100,
-// the Megatron-LM README H100 table, NVIDIA DGX Cloud and NeMo recipes), a
-// partial row at its best searched setting; from the kernel layer's values
-// (calibrate.hpp, kernel_layer_profile), each parameter on 5 rows or more.
-// The A100 rows fit `ampere`, the H100 rows `hopper`; Blackwell and AMD CDNA
-// have no fitting rows yet and take the Hopper share (a calibration file,
-// napkin calibrate-training, replaces it). The test "the defaults are the
-// every-row fit" in tests/unit/cross_validation.cpp recomputes it, and the
-// README's validation table gives it per source, fitted and left out.
-//
-// A framework overhead on top (TrainingOptions::eager_framework): what an
-// eager PyTorch framework — FSDP under Composer, the llm-foundry rows — spends
-// per layer and micro-batch beyond its kernels (Python dispatch, FSDP's
-// per-layer hooks and stream synchronisation; the kernels' own launches are
-// napkin/kernels/launch.hpp's), in milliseconds for the layer's forward and
-// backward together, fitted on the 14 llm-foundry rows.
+/// The achievable share of the tensor-core peak for a GEMM that fills every
+/// tile of every wave, per GPU generation, and the element-wise traffic per
+/// forward pass in activation bytes (compute.hpp, EfficiencyModel::memory_passes;
+/// training.hpp prices it at the memory bandwidth).
+///
+/// Defaults: the relative least-squares fit (Levenberg–Marquardt on
+/// predicted / measured throughput − 1) of the whole training step to every
+/// fitting row, 44 in all (catalog::fitting_runs): Narayanan et al. 2021
+/// (SC'21) Tables 1 and 2 (Megatron-LM, A100 80 GB) and every row of
+/// tests/data/measured-training-runs.json (llm-foundry FSDP on A100 and H100,
+/// the Megatron-LM README H100 table, NVIDIA DGX Cloud and NeMo recipes), a
+/// partial row at its best searched setting; from the kernel layer's values
+/// (calibrate.hpp, kernel_layer_profile), each parameter on 5 rows or more.
+/// The A100 rows fit `ampere`, the H100 rows `hopper`; Blackwell and AMD CDNA
+/// have no fitting rows yet and take the Hopper share (a calibration file,
+/// napkin calibrate-training, replaces it). The test "the defaults are the
+/// every-row fit" in tests/unit/cross_validation.cpp recomputes it, and the
+/// README's validation table gives it per source, fitted and left out.
+///
+/// A framework overhead on top (TrainingOptions::eager_framework): what an
+/// eager PyTorch framework — FSDP under Composer, the llm-foundry rows — spends
+/// per layer and micro-batch beyond its kernels (Python dispatch, FSDP's
+/// per-layer hooks and stream synchronisation; the kernels' own launches are
+/// napkin/kernels/launch.hpp's), in milliseconds for the layer's forward and
+/// backward together, fitted on the 14 llm-foundry rows.
 struct EfficiencyProfile {
     double ampere_share = 0.0;
     double hopper_share = 0.0;
@@ -305,9 +312,11 @@ struct EfficiencyProfile {
     double eager_layer_overhead_ms = 0.0;
 };
 
+/// The defaults: the every-row fit described above.
 inline constexpr EfficiencyProfile default_profile{
     .ampere_share = 0.6839, .hopper_share = 0.5785, .memory_passes = 1.3664, .eager_layer_overhead_ms = 5.097};
 
+/// The profile's tensor-core share for an architecture: the Ampere share on Ampere, the Hopper share on every other.
 [[nodiscard]] constexpr double tensor_share(const EfficiencyProfile& p, Architecture a) {
     const double share = a == Architecture::ampere ? p.ampere_share : p.hopper_share;
     require(share > 0.0 && share <= 1.0,

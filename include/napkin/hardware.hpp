@@ -24,6 +24,7 @@ namespace napkin {
 /// achievable share of the tensor-core peak per generation.
 enum class Architecture { unknown, ampere, hopper, blackwell, cdna2, cdna3, volta, ada, cdna4 };
 
+/// The architecture's name in lower case ("?" for a value outside the enum).
 [[nodiscard]] constexpr std::string_view to_string(Architecture a) {
     switch (a) {
         case Architecture::unknown: return "unknown";
@@ -39,6 +40,8 @@ enum class Architecture { unknown, ampere, hopper, blackwell, cdna2, cdna3, volt
     return "?";
 }
 
+/// A GPU as the models see it: its memory, memory bandwidth and dense tensor peaks, with the
+/// data sheet the figures come from.
 struct Gpu {
     std::string_view name;
     Bytes memory;                    // memory on the card
@@ -80,13 +83,13 @@ struct Link {
 // (error.hpp), and below ceilings a thousand-fold and more beyond any part
 // made (2026: 288 GB of HBM, 8 TB/s, 5·10^15 FLOP/s dense, 1.8 TB/s links).
 namespace limits {
-inline constexpr double memory_bytes = 1e18;          // an exabyte on one card
-inline constexpr double bandwidth_bytes_per_s = 1e18; // an exabyte per second
-inline constexpr double peak_flops_per_s = 1e21;      // a zettaFLOP per second
-inline constexpr double latency_s = 3600.0;           // an hour per step
-inline constexpr double slowest_rate = 1.0;           // a byte (or a FLOP) per second: the slowest rate priced
-inline constexpr double message_bytes = 1e18;         // the largest message or tensor priced, an exabyte
-inline constexpr double board_power_w = 1e6;          // a megawatt on one card (2026's largest: 1,200 W)
+inline constexpr double memory_bytes = 1e18;           ///< an exabyte on one card
+inline constexpr double bandwidth_bytes_per_s = 1e18;  ///< an exabyte per second
+inline constexpr double peak_flops_per_s = 1e21;       ///< a zettaFLOP per second
+inline constexpr double latency_s = 3600.0;            ///< an hour per step
+inline constexpr double slowest_rate = 1.0;            ///< a byte (or a FLOP) per second: the slowest rate priced
+inline constexpr double message_bytes = 1e18;          ///< the largest message or tensor priced, an exabyte
+inline constexpr double board_power_w = 1e6;           ///< a megawatt on one card (2026's largest: 1,200 W)
 }  // namespace limits
 
 namespace detail {
@@ -146,6 +149,8 @@ constexpr void check_narrow_rate(std::string_view argument, double value) {
 }
 }  // namespace detail
 
+/// The GPU unchanged when every field is within its range (`limits`); otherwise rejects it,
+/// naming the first field that fails (at compile time, a compile error).
 [[nodiscard]] constexpr const Gpu& validated(const Gpu& gpu) {
     if (!detail::usual_gpu(gpu)) [[unlikely]]
         detail::name_gpu_fault(gpu);
@@ -162,6 +167,8 @@ namespace detail {
 }
 }  // namespace detail
 
+/// The link unchanged when its bandwidth is in [1, 1e18] bytes/s and its step latency in
+/// [0, 3600] s; otherwise rejects it, naming the field.
 [[nodiscard]] constexpr const Link& validated(const Link& link) {
     const double latency = link.step_latency.value();
     if (!(within(link.bandwidth.value(), limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
@@ -190,8 +197,11 @@ namespace detail {
 /// inter-node bandwidth), or one NIC per node shared by its GPUs.
 enum class Nic { per_gpu, per_node };
 
+/// The NIC arrangements' names, for printing and parsing: "per-gpu" and "shared".
 inline constexpr std::array nic_names{Named{Nic::per_gpu, "per-gpu"}, Named{Nic::per_node, "shared"}};
+/// The NIC arrangement's name ("per-gpu" or "shared").
 [[nodiscard]] constexpr std::string_view to_string(Nic nic) { return name_of(nic, nic_names); }
+/// The NIC arrangement `text` names, if any.
 [[nodiscard]] constexpr std::optional<Nic> parse_nic(std::string_view text) { return value_of(text, nic_names); }
 
 /// A server: its GPUs, the link between them and the link each NIC drives.
@@ -204,15 +214,19 @@ struct Node {
     Nic nic = Nic::per_gpu;  // one NIC per GPU (DGX A100, DGX H100) or one shared by the node
 };
 
+/// A cluster: `nodes` identical copies of one node.
 struct Cluster {
     Node node;
     long long nodes = 1;
 };
 
+/// GPUs in the cluster: nodes × GPUs per node (checked: a product beyond 64 bits is rejected).
 [[nodiscard]] constexpr long long gpus(const Cluster& c) { return checked_mul(c.nodes, c.node.gpus, "nodes × GPUs per node"); }
 
+/// A cluster of `nodes` copies of `node`.
 [[nodiscard]] constexpr Cluster cluster_of(const Node& node, long long nodes) { return Cluster{node, nodes}; }
 
+/// The node unchanged once its GPU, its GPU count and both links pass their checks.
 [[nodiscard]] constexpr const Node& validated(const Node& node) {
     (void)validated(node.gpu);
     require_count("Node.gpus", node.gpus, limits::gpus);
@@ -221,6 +235,7 @@ struct Cluster {
     return node;
 }
 
+/// The cluster unchanged once its node passes and it holds at most 2^40 GPUs in all.
 [[nodiscard]] constexpr const Cluster& validated(const Cluster& c) {
     (void)validated(c.node);
     require_count("Cluster.nodes", c.nodes, limits::gpus);

@@ -48,16 +48,20 @@ inline constexpr InferenceSetup default_inference_setup{};
 inline constexpr Ring default_ring_collective{nccl::ring_ll_base_latency};
 
 /// The lessons' names for the two defaults above (lesson 18 and its split lab); they keep working.
-inline constexpr const InferenceSetup& lesson_setup = default_inference_setup;
-inline constexpr const Ring& lesson_collective = default_ring_collective;
+inline constexpr const InferenceSetup& lesson_setup = default_inference_setup;  ///< the lesson's setup
+inline constexpr const Ring& lesson_collective = default_ring_collective;       ///< the lesson's collective
 
+/// How the model is split over n GPUs: tensor ("slices") or pipeline ("groups").
 enum class Split {
     tensor,   // "slices": every layer cut n ways, two all-reduces per layer
     pipeline  // "groups": consecutive layers per GPU, one hand-off between groups
 };
 
+/// The splits' names, as to_string writes and parse_split reads them.
 inline constexpr std::array split_names{Named{Split::tensor, "tensor"}, Named{Split::pipeline, "pipeline"}};
+/// The split's name: "tensor" or "pipeline".
 [[nodiscard]] constexpr std::string_view to_string(Split split) { return name_of(split, split_names); }
+/// The split a name stands for; none for an unknown name.
 [[nodiscard]] constexpr std::optional<Split> parse_split(std::string_view text) { return value_of(text, split_names); }
 
 namespace detail {
@@ -77,6 +81,7 @@ constexpr void check_setup(const InferenceSetup& s) {
 // ---------------------------------------------------------------------------
 // Memory per GPU
 
+/// The memory one GPU needs, in bytes: its share of the weights and of the KV cache, and working memory.
 struct InferenceMemory {
     Bytes weights;
     Bytes kv_cache;
@@ -137,6 +142,7 @@ struct CountedModel {
             working_memory(model, setup)};
 }
 
+/// Whether the memory one of `gpus` GPUs needs (memory_per_gpu) fits in the GPU's usable memory.
 [[nodiscard]] constexpr bool fits(const TransformerShape& model, const Gpu& gpu, long long gpus,
                                   const InferenceSetup& setup = default_inference_setup) {
     return memory_per_gpu(model, gpus, setup).total() <= usable_memory(validated(gpu));
@@ -217,12 +223,14 @@ namespace detail {
     return detail::compute_share(active_parameter_count(model), gpu, gpus, tokens_in_flight);
 }
 
+/// How the model runs: on how many GPUs, split how, with how many tokens in flight per step.
 struct Deployment {
     long long gpus = 1;
     Split split = Split::tensor;
     long long tokens_in_flight = 1;  // the lesson's "words at once": one per chat served together
 };
 
+/// The time of one step (token_time): busy time and time waiting on the link, in seconds.
 struct TokenTime {
     Seconds read;      // busy time: the longer of reading the weights and computing
     Seconds transfer;  // waiting on the link
@@ -287,11 +295,13 @@ template <CollectivePolicy Collective = Ring>
                                  collective);
 }
 
+/// best_gpu_count's answer: the GPU count and its time per token.
 struct BestCount {
     long long gpus;
     TokenTime time;
 };
 
+/// What best_gpu_count searches: counts up to max_gpus (dividing the heads, if asked), the split, tokens in flight.
 struct BestCountQuery {
     long long max_gpus = 64;
     bool divide_heads = false;  // slices are cut by head: keep only counts dividing the attention heads

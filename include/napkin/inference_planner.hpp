@@ -48,6 +48,7 @@
 
 namespace napkin {
 
+/// A combined split: pp pipeline groups of tp GPUs each, with k tokens in flight (see the top of the file).
 struct TensorPipelineSplit {
     long long tp = 1;                // GPUs in each tensor-split group
     long long pp = 1;                // pipeline groups
@@ -73,6 +74,8 @@ constexpr void check_split(const TensorPipelineSplit& s) {
     return ceil_whole(whole / (count(split.pp) * count(std::min(split.tp, model.kv_heads))));
 }
 
+/// The memory one GPU of the split needs: an even share of the weights over tp·pp, its share of the
+/// k chats' KV cache (combined_kv_cache_per_gpu), and the working memory, not split.
 [[nodiscard]] constexpr InferenceMemory combined_memory_per_gpu(const TransformerShape& model,
                                                                 TensorPipelineSplit split,
                                                                 const InferenceSetup& setup = default_inference_setup) {
@@ -111,11 +114,13 @@ template <CollectivePolicy Collective = Ring>
 // ---------------------------------------------------------------------------
 // The planner
 
+/// What plan_inference optimises: each user's time per token, or the tokens per second in all.
 enum class InferenceObjective {
     latency,    // the lowest time per token for each user (ties: fewer GPUs, then more chats)
     throughput  // the most tokens per second in all (ties: fewer GPUs, then the lower latency)
 };
 
+/// What plan_inference searches: GPUs and tokens in flight up to their caps, a latency bound, an objective.
 struct InferencePlanQuery {
     long long max_gpus = 64;
     long long max_tokens_in_flight = 1024;
@@ -124,6 +129,7 @@ struct InferencePlanQuery {
     InferenceObjective objective = InferenceObjective::latency;
 };
 
+/// One point of the search: the split, its memory per GPU and its time per token.
 struct InferenceCandidate {
     TensorPipelineSplit split;
     InferenceMemory memory;
@@ -133,6 +139,7 @@ struct InferenceCandidate {
     }
 };
 
+/// plan_inference's answer: the fewest GPUs, the objective's winner, and counts of the points it tried.
 struct InferencePlan {
     std::optional<InferenceCandidate> fewest;  // the fewest GPUs that hold the model (one chat); the faster on a tie
     std::optional<InferenceCandidate> best;    // the objective's winner
@@ -218,6 +225,8 @@ template <CollectivePolicy Collective = Ring>
 // ---------------------------------------------------------------------------
 // The serving planner: the serving model (serving.hpp) as the engine.
 
+/// What plan_serving searches: layouts up to max_gpus, concurrencies up to max_concurrency, for
+/// requests of input_tokens and output_tokens, within TPOT and TTFT bounds.
 struct ServingPlanQuery {
     long long max_gpus = 64;
     long long max_concurrency = 1024;
@@ -228,6 +237,7 @@ struct ServingPlanQuery {
     Seconds ttft_bound = seconds(std::numeric_limits<double>::infinity());
 };
 
+/// plan_serving's answer: the most output tokens/s per GPU within the bounds, and counts of the points it tried.
 struct ServingPlan {
     std::optional<ServingEstimate> best;  // the most output tokens/s per GPU within the bounds
     long long points_evaluated = 0;       // (layout, N) points estimated
@@ -320,6 +330,7 @@ template <CollectivePolicy Collective = Ring>
 // within the TTFT bound T while ρ ≤ md1_admissible_load(1/μ, 1/μ + T − t₀), so
 // r = ⌈λ / (μ·ρ_max)⌉ (and ρ < 1: a queue at full load never drains).
 
+/// A fleet: `replicas` copies of one replica's layout and concurrency, each at load λ/(r·μ) (see above).
 struct ServingFleet {
     ServingEstimate replica;  // one replica at its share λ/r of the traffic (its queue included)
     long long replicas = 0;
@@ -327,6 +338,7 @@ struct ServingFleet {
     [[nodiscard]] constexpr long long gpus() const { return replicas * replica.layout.gpus(); }
 };
 
+/// plan_serving_fleet's answer: the fleet of the fewest GPUs, and counts of the points it tried.
 struct ServingFleetPlan {
     std::optional<ServingFleet> best;  // the fewest GPUs; ties: the lower TTFT, then the lower TPOT
     long long points_evaluated = 0;    // (layout, N) points estimated

@@ -21,6 +21,7 @@
 
 namespace napkin {
 
+/// A contiguous range of transformer layers, first to last, counted from 1 and both included.
 struct LayerRange {
     long long first, last;  // counted from 1, both included
     [[nodiscard]] constexpr long long size() const { return last - first + 1; }

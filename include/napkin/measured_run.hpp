@@ -36,6 +36,8 @@ struct RunSearch {
     }
 };
 
+/// One published training run: the model, cluster, layout and framework settings it ran with, its measured
+/// step time, and the citation.
 struct MeasuredRun {
     std::string_view label;
     std::string_view source;     // the citation
@@ -81,6 +83,7 @@ constexpr void for_each_setting(const MeasuredRun& run, F&& f) {
                 }
 }
 
+/// The step time napkin gives the run exactly as written, with `profile` in place of its options' profile.
 [[nodiscard]] constexpr Seconds evaluated_step(const MeasuredRun& run, const EfficiencyProfile& profile) {
     TrainingOptions o = run.options;
     o.profile = profile;
@@ -104,6 +107,7 @@ constexpr void for_each_setting(const MeasuredRun& run, F&& f) {
     return best;
 }
 
+/// The step time napkin predicts for the run: evaluated at its best searched setting (best_setting).
 [[nodiscard]] constexpr Seconds predicted_step(const MeasuredRun& run, const EfficiencyProfile& profile) {
     return evaluated_step(best_setting(run, profile), profile);
 }

@@ -33,6 +33,7 @@
 
 namespace napkin {
 
+/// What a measured serving run reports: output tokens/s (in all or per GPU), TTFT or TPOT.
 enum class ServingMeasure {
     output_tokens_per_s,          // all GPUs together
     output_tokens_per_s_per_gpu,  // over the layout's GPUs
@@ -40,12 +41,14 @@ enum class ServingMeasure {
     tpot,                         // per-token latency, s
 };
 
+/// The measures' names, as to_string writes them.
 inline constexpr std::array serving_measure_names{
     Named{ServingMeasure::output_tokens_per_s, "output tokens/s"},
     Named{ServingMeasure::output_tokens_per_s_per_gpu, "output tokens/s per GPU"},
     Named{ServingMeasure::ttft, "first-token latency"},
     Named{ServingMeasure::tpot, "per-token latency"},
 };
+/// The measure's name: "output tokens/s", "first-token latency"…
 [[nodiscard]] constexpr std::string_view to_string(ServingMeasure m) { return name_of(m, serving_measure_names); }
 
 /// A rate (higher is faster) or a time.
@@ -53,6 +56,7 @@ inline constexpr std::array serving_measure_names{
     return m == ServingMeasure::output_tokens_per_s || m == ServingMeasure::output_tokens_per_s_per_gpu;
 }
 
+/// One measured number of a serving benchmark, with the model, GPU, link, layout, formats and batch it was measured at.
 struct MeasuredServingRun {
     std::string id;      // the row's id
     std::string source;  // the benchmark it comes from: what cross-validation leaves out
@@ -109,6 +113,8 @@ struct MeasuredServingRun {
 // one-parameter solution when the joint one goes negative). The GEMM share is
 // searched on (0, 1]: a grid of 0.01, then golden-section within its best cell.
 
+/// The fitted profile and its sum of squares, with each run's serving_error under it: their mean and
+/// largest magnitude, and their mean (the bias).
 struct ServingFit {
     ServingProfile profile;
     double sum_of_squares = 0.0;  // of the relative time residuals
@@ -166,6 +172,7 @@ inline OverheadFit fit_overheads(std::span<const MeasuredServingRun> runs, Kerne
 }
 }  // namespace detail
 
+/// The profile (overheads and GEMM share) that best fits the runs' times, as above; at least 3 runs.
 [[nodiscard]] inline ServingFit fit_serving_profile(std::span<const MeasuredServingRun> runs,
                                                     KernelProfile kernels = KernelProfile::measured) {
     require(runs.size() >= 3, "serving runs (count)", static_cast<double>(runs.size()),
@@ -212,6 +219,7 @@ struct ServingSourceValidation {
     double left_out_mean = 0.0, left_out_max = 0.0;
 };
 
+/// The fit to every run, and each run's error under the fit that leaves its source out, in all and per source.
 struct ServingCrossValidation {
     ServingFit fit;
     std::vector<double> left_out_errors;          // one per run
@@ -219,6 +227,8 @@ struct ServingCrossValidation {
     double left_out_mean = 0.0;
 };
 
+/// The fit to all runs, and each source's rows predicted by the fit to the other sources;
+/// at least 2 sources.
 [[nodiscard]] inline ServingCrossValidation cross_validate_serving(std::span<const MeasuredServingRun> runs,
                                                                    KernelProfile kernels = KernelProfile::measured) {
     ServingCrossValidation cv;

@@ -20,6 +20,7 @@ namespace napkin {
 // ---------------------------------------------------------------------------
 // Model states
 
+/// The model states one GPU holds, in bytes: weights, gradients and the optimizer's states.
 struct ModelStates {
     Bytes weights;
     Bytes gradients;
@@ -209,10 +210,13 @@ struct MemoryAllowances {
 /// the memory total into inf.
 inline constexpr double max_fragmentation = 10.0;
 
+/// The allowances' documented defaults (MemoryAllowances{}).
 inline constexpr MemoryAllowances default_memory_allowances{};
+/// No allowances: the bare model of the papers.
 inline constexpr MemoryAllowances no_memory_allowances{
     .cuda_context = Bytes{}, .nccl_channels = 0.0, .fragmentation = 0.0, .loss_logits = false};
 
+/// `a` itself, after checking that every allowance is non-negative and the fragmentation at most max_fragmentation.
 [[nodiscard]] constexpr const MemoryAllowances& validated(const MemoryAllowances& a) {
     require_non_negative("MemoryAllowances.cuda_context (bytes)", a.cuda_context.value());
     require_non_negative("MemoryAllowances.nccl_channels", a.nccl_channels);
@@ -227,6 +231,7 @@ inline constexpr MemoryAllowances no_memory_allowances{
            (par.cp > 1 ? 1.0 : 0.0) + (par.ep > 1 ? 1.0 : 0.0);
 }
 
+/// NCCL's buffers: nccl_buffers_per_channel × the allowed channels × the communicators the layout opens.
 [[nodiscard]] constexpr Bytes nccl_buffer_memory(const Parallelism& par, const MemoryAllowances& a) {
     return communicators(par) * a.nccl_channels * nccl_buffers_per_channel;
 }
@@ -243,6 +248,8 @@ inline constexpr MemoryAllowances no_memory_allowances{
 // ---------------------------------------------------------------------------
 // Everything on one GPU
 
+/// Memory on one GPU while training, in bytes: model states, activations, and the allowances a real run
+/// holds besides (MemoryAllowances).
 struct TrainingMemory {
     Bytes weights;
     Bytes gradients;
@@ -273,6 +280,7 @@ struct TrainingMemory {
             .activations = activation_memory(m, par)};
 }
 
+/// The same, computing the parameters per GPU from the layout.
 [[nodiscard]] constexpr TrainingMemory training_memory(const TransformerShape& m, const Parallelism& par) {
     return training_memory(m, par, parameters_per_gpu(m, par));
 }
@@ -293,6 +301,7 @@ struct TrainingMemory {
     return with_allowances(training_memory(m, par, params), m, par, a);
 }
 
+/// Whether `memory` fits in the GPU's usable memory.
 [[nodiscard]] constexpr bool fits(const TrainingMemory& memory, const Gpu& gpu) {
     return memory.total() <= usable_memory(gpu);
 }

@@ -34,6 +34,8 @@ enum class ActivationPolicy {
     every_other_matmul  // torchtitan's op-level selective checkpointing (below)
 };
 
+/// What a framework holds besides the model states: its activation policy, the bytes per logit at the loss,
+/// and what ZeRO-3/FSDP keeps gathered.
 struct RunFramework {
     ActivationPolicy activations = ActivationPolicy::layout;
     // Bytes per logit at the loss, b·s/c·V/t logits on the last stage:
@@ -55,7 +57,9 @@ struct RunFramework {
     bool fsdp_root_gathered = true;
 };
 
+/// Megatron-LM: the layout's recomputation, 4-byte fp32 logits.
 inline constexpr RunFramework megatron_framework{};
+/// torchtitan: op-level selective checkpointing of every other matmul, 12 bytes per logit (an unfused torch loss).
 inline constexpr RunFramework torchtitan_framework{.activations = ActivationPolicy::every_other_matmul,
                                                    .logits_bytes_per_entry = 12.0};
 
@@ -126,6 +130,7 @@ inline constexpr RunFramework torchtitan_framework{.activations = ActivationPoli
     return bytes(entries * fw.logits_bytes_per_entry);
 }
 
+/// The peak memory of one GPU as a framework runs it, in bytes, by part.
 struct RunMemory {
     Bytes states;       // weights, gradients, optimizer (memory.hpp)
     Bytes activations;  // kept through the forward pass
@@ -144,6 +149,7 @@ struct RunMemory {
     }
 };
 
+/// The peak memory of the most loaded GPU as framework `fw` runs the layout, by part.
 [[nodiscard]] constexpr RunMemory memory_as_run(const TransformerShape& m, const Parallelism& par,
                                                 const RunFramework& fw) {
     require(fw.fsdp_prefetch >= 0, "RunFramework.fsdp_prefetch", count(fw.fsdp_prefetch), "must not be negative");
@@ -158,6 +164,7 @@ struct RunMemory {
 // ---------------------------------------------------------------------------
 // Checking against measured peaks
 
+/// Which peak a source measured: allocated by tensors, or reserved by PyTorch's caching allocator.
 enum class MeasuredMemory { allocated, reserved };
 
 /// One published peak: the run, what it measured, and the reserved peak where
@@ -173,6 +180,7 @@ struct MemoryRow {
     Bytes measured_reserved{};
 };
 
+/// The row's predicted peak of kind `kind`, in bytes (reserved: with `reserve_share` of the transient memory).
 [[nodiscard]] constexpr Bytes predicted(const MemoryRow& row, MeasuredMemory kind, double reserve_share) {
     const RunMemory m = memory_as_run(row.model, row.layout, row.framework);
     return kind == MeasuredMemory::allocated ? m.allocated() : m.reserved(reserve_share);
@@ -238,6 +246,8 @@ struct SourceMemoryErrors {
     double reserved_left_out_mean = 0.0;
 };
 
+/// The memory model against every row: the reserve share fitted on every row, each row's signed error under it
+/// and with its source left out, and the errors per source.
 struct MemoryValidation {
     double reserve_share = 0.0;    // fitted on every row
     std::vector<double> errors;    // signed, each row's own measurement, fitted
@@ -255,6 +265,7 @@ struct MemoryValidation {
     }
 };
 
+/// Fits the reserve share to `rows` and cross-validates it, leaving out each source in turn.
 [[nodiscard]] inline MemoryValidation memory_errors(std::span<const MemoryRow> rows) {
     MemoryValidation v;
     v.reserve_share = fit_reserve_share(rows);

@@ -20,6 +20,8 @@ namespace napkin {
 /// down); GPT's plain GELU MLP has two (up, down).
 enum class FeedForward { gated, plain };
 
+/// A decoder-only transformer's shape, its config.json's fields: layers, widths, heads, vocabulary,
+/// and the options below (mixture of experts, latent attention, sliding windows, a vision tower).
 struct TransformerShape {
     std::string_view name;
     long long layers;
@@ -125,6 +127,7 @@ struct VisionEncoder {
     return add(encoder, add(h, mul(h, text_hidden)));
 }
 
+/// Whether the model uses multi-head latent attention (kv_lora_rank > 0).
 [[nodiscard]] constexpr bool latent_attention(const TransformerShape& m) { return m.kv_lora_rank > 0; }
 
 /// MoE layers among layers first … last (counted from 1, both included):
@@ -140,6 +143,7 @@ struct VisionEncoder {
 /// MoE layers of the model (0 for a dense model).
 [[nodiscard]] constexpr long long moe_layers(const TransformerShape& m) { return moe_layers_between(m, 1, m.layers); }
 
+/// The width of one attention head: head_dim when given, else hidden / heads.
 [[nodiscard]] constexpr long long head_dim(const TransformerShape& m) {
     return m.head_dim != 0 ? m.head_dim : m.hidden / m.heads;
 }
@@ -150,6 +154,7 @@ struct VisionEncoder {
     if (m.sliding_window == 0) return m.layers;
     return m.global_every == 0 ? 0 : m.layers / m.global_every;
 }
+/// The layers that attend within the sliding window: those that are not global.
 [[nodiscard]] constexpr long long local_attention_layers(const TransformerShape& m) {
     return m.layers - global_attention_layers(m);
 }
@@ -193,6 +198,8 @@ struct VisionEncoder {
     return add(add(query, key_value), mul(mul(m.heads, m.v_head_dim), m.hidden));
 }
 
+/// Weights of one attention block, as above (latent attention's when kv_lora_rank > 0), with
+/// the biases (GPT-style: Q, K, V and O; Qwen2: Q, K and V) and Qwen3's Q and K norms.
 [[nodiscard]] constexpr long long attention_weights(const TransformerShape& m) {
     if (latent_attention(m)) return latent_attention_weights(m);
     constexpr std::string_view what = "TransformerShape (attention weights)";
@@ -334,6 +341,7 @@ namespace detail {
 }
 }  // namespace detail
 
+/// The share p_i of the routed picks that expert `rank` of `experts` takes at skew s (see above).
 [[nodiscard]] inline double zipf_share(long long rank, long long experts, double skew) {
     const double total = detail::zipf_normaliser(experts, skew);
     require(rank >= 1 && rank <= experts, "expert rank", count(rank), "must be in [1, experts]");

@@ -15,6 +15,7 @@
 
 namespace napkin {
 
+/// One row of an enum's name table: a value and its text form.
 template <class E>
 struct Named {
     E value;

@@ -50,11 +50,14 @@ namespace napkin {
 /// p2p: the grouped sends NCCL runs all-to-all and send/recv as.
 enum class ClusterAlgorithm { ring, tree, nvls, nvls_tree, collnet, p2p };
 
+/// Each algorithm's name, for printing and parsing ("ring", "tree", "nvls", "nvls-tree", "collnet", "p2p").
 inline constexpr std::array cluster_algorithm_names{
     Named{ClusterAlgorithm::ring, "ring"},       Named{ClusterAlgorithm::tree, "tree"},
     Named{ClusterAlgorithm::nvls, "nvls"},       Named{ClusterAlgorithm::nvls_tree, "nvls-tree"},
     Named{ClusterAlgorithm::collnet, "collnet"}, Named{ClusterAlgorithm::p2p, "p2p"}};
+/// The algorithm's name, e.g. "nvls-tree".
 [[nodiscard]] constexpr std::string_view to_string(ClusterAlgorithm a) { return name_of(a, cluster_algorithm_names); }
+/// The algorithm `text` names, if any.
 [[nodiscard]] constexpr std::optional<ClusterAlgorithm> parse_cluster_algorithm(std::string_view text) {
     return value_of(text, cluster_algorithm_names);
 }
@@ -62,11 +65,14 @@ inline constexpr std::array cluster_algorithm_names{
 /// The ops nccl-tests measures (all_reduce_perf, …, sendrecv_perf).
 enum class ClusterOp { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, send_recv };
 
+/// Each op's name, for printing and parsing (e.g. "all-reduce", "send-recv").
 inline constexpr std::array cluster_op_names{
     Named{ClusterOp::all_reduce, "all-reduce"},         Named{ClusterOp::all_gather, "all-gather"},
     Named{ClusterOp::reduce_scatter, "reduce-scatter"}, Named{ClusterOp::all_to_all, "all-to-all"},
     Named{ClusterOp::broadcast, "broadcast"},           Named{ClusterOp::send_recv, "send-recv"}};
+/// The op's name, e.g. "all-reduce".
 [[nodiscard]] constexpr std::string_view to_string(ClusterOp op) { return name_of(op, cluster_op_names); }
+/// The op `text` names, if any ("p2p" and "sendrecv" also name send-recv).
 [[nodiscard]] constexpr std::optional<ClusterOp> parse_cluster_op(std::string_view text) {
     if (text == "p2p" || text == "sendrecv") return ClusterOp::send_recv;
     return value_of(text, cluster_op_names);
@@ -97,6 +103,8 @@ struct NcclShares {
     double latency = 3.395;   // λ: measured latency over NCCL's modelled one (launch, synchronisation)
 };
 
+/// A cluster as NCCL sees it (see the header comment): n GPUs in NVLink domains of g, each domain
+/// with k NICs on a rail-optimised fabric, and an r:1 spine.
 struct NcclFabric {
     long long gpus = 1;         // ranks n
     long long domain_gpus = 1;  // g: GPUs on one NVLink (NVSwitch, xGMI or PCIe) domain
@@ -110,8 +118,11 @@ struct NcclFabric {
     bool sharp = false;              // IB SHARP in the switches (CollNet)
 };
 
+/// The number of NVLink domains, N = n / g.
 [[nodiscard]] constexpr long long domains(const NcclFabric& f) { return f.gpus / f.domain_gpus; }
 
+/// The fabric unchanged when its counts, links and shares are in range, the GPUs fill whole domains
+/// and a NIC bandwidth is given for more than one domain; otherwise rejects it, naming the field.
 [[nodiscard]] constexpr const NcclFabric& validated(const NcclFabric& f) {
     require_count("gpus", f.gpus, limits::gpus);
     require_count("gpus per domain", f.domain_gpus, limits::gpus);
@@ -157,6 +168,8 @@ namespace cluster {
 }
 }  // namespace cluster
 
+/// An algorithm and protocol for one collective: its time (latency and bandwidth terms) and its bus
+/// bandwidth.
 struct ClusterChoice {
     ClusterAlgorithm algorithm = ClusterAlgorithm::ring;
     NcclProtocol protocol = NcclProtocol::simple;
@@ -320,6 +333,8 @@ struct NodeLimitedDispatch {
     long long node_limit = 4;  // M nodes a token at most
 };
 
+/// The node-limited dispatch above of `per_rank` bytes from each rank; when the limit does not bite
+/// (one domain, or M ≥ N), NCCL's choice for the plain all-to-all.
 [[nodiscard]] constexpr ClusterChoice moe_dispatch(Bytes per_rank, const NcclFabric& f, NodeLimitedDispatch d,
                                                    const NcclShares& s = {}) {
     (void)validated(f);
@@ -345,6 +360,7 @@ struct NodeLimitedDispatch {
 
 /// nccl-tests' numbers for a time t of S bytes: algbw = S/t, busbw = algbw · f_op(n).
 [[nodiscard]] constexpr BytesPerSecond cluster_algbw(Bytes size, Seconds time) { return size / time; }
+/// busbw = algbw · f_op(n) for S bytes in t seconds, as nccl-tests reports it.
 [[nodiscard]] constexpr BytesPerSecond cluster_busbw(ClusterOp op, long long ranks, Bytes size, Seconds time) {
     return bus_factor(op, ranks) * (size / time);
 }
@@ -363,6 +379,8 @@ struct ClusterSample {
     std::optional<ClusterAlgorithm> algorithm;
 };
 
+/// The model's relative error on one sample: modelled time ÷ measured time − 1 (NCCL's choice, or the
+/// algorithm the run forced).
 [[nodiscard]] constexpr double cluster_error(const ClusterSample& s, const NcclShares& shares) {
     return choose_cluster_collective(s.op, s.message, s.fabric, s.algorithm, shares).time.total() / s.time - 1.0;
 }

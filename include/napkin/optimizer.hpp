@@ -21,10 +21,13 @@
 
 namespace napkin {
 
+/// The optimizer priced: Adam(W), two moments per weight, or Muon, one momentum buffer and Newton–Schulz iterations.
 enum class Optimizer : unsigned char { adam, muon };
 
+/// The optimizer's name: "adam" or "muon".
 [[nodiscard]] constexpr std::string_view to_string(Optimizer o) { return o == Optimizer::adam ? "adam" : "muon"; }
 
+/// The optimizer named `name` ("adam", "adamw" or "muon"); any other name is rejected.
 [[nodiscard]] inline Optimizer optimizer_from_name(std::string_view name) {
     if (name == "adam" || name == "adamw") return Optimizer::adam;
     if (name == "muon") return Optimizer::muon;

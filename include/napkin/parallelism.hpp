@@ -35,6 +35,7 @@ namespace napkin {
 // ---------------------------------------------------------------------------
 // Number formats of the training states
 
+/// The number format a training state is kept in (none: the state is not kept).
 enum class DType { none, fp8, bf16, fp16, fp32 };
 
 /// Bytes of one value (none: the state is not kept, e.g. no separate master copy).
@@ -49,10 +50,13 @@ enum class DType { none, fp8, bf16, fp16, fp32 };
     return 0.0;
 }
 
+/// Each format's name, for printing and parsing ("none", "fp8", "bf16", "fp16", "fp32").
 inline constexpr std::array dtype_names{Named{DType::none, "none"}, Named{DType::fp8, "fp8"},
                                        Named{DType::bf16, "bf16"}, Named{DType::fp16, "fp16"},
                                        Named{DType::fp32, "fp32"}};
+/// The format's name, e.g. "bf16".
 [[nodiscard]] constexpr std::string_view to_string(DType d) { return name_of(d, dtype_names); }
+/// The format `text` names, if any.
 [[nodiscard]] constexpr std::optional<DType> parse_dtype(std::string_view text) { return value_of(text, dtype_names); }
 
 // ---------------------------------------------------------------------------
@@ -63,9 +67,12 @@ inline constexpr std::array dtype_names{Named{DType::none, "none"}, Named{DType:
 /// only each layer's input and replay the whole forward pass (full).
 enum class Recompute { none, selective, full };
 
+/// Each recomputation choice's name: "none", "selective" or "full".
 inline constexpr std::array recompute_names{Named{Recompute::none, "none"}, Named{Recompute::selective, "selective"},
                                            Named{Recompute::full, "full"}};
+/// The recomputation choice's name.
 [[nodiscard]] constexpr std::string_view to_string(Recompute r) { return name_of(r, recompute_names); }
+/// The recomputation choice `text` names, if any.
 [[nodiscard]] constexpr std::optional<Recompute> parse_recompute(std::string_view text) {
     return value_of(text, recompute_names);
 }
@@ -76,10 +83,13 @@ inline constexpr std::array recompute_names{Named{Recompute::none, "none"}, Name
 /// reduce-scattered and weights all-gathered).
 enum class Sharding { none, zero1, zero2, zero3, distributed };
 
+/// Each sharding's name: the ZeRO stage "0" to "3", or "distributed".
 inline constexpr std::array sharding_names{Named{Sharding::none, "0"}, Named{Sharding::zero1, "1"},
                                           Named{Sharding::zero2, "2"}, Named{Sharding::zero3, "3"},
                                           Named{Sharding::distributed, "distributed"}};
+/// The sharding's name: the ZeRO stage ("0" to "3") or "distributed".
 [[nodiscard]] constexpr std::string_view to_string(Sharding s) { return name_of(s, sharding_names); }
+/// The sharding `text` names, if any.
 [[nodiscard]] constexpr std::optional<Sharding> parse_sharding(std::string_view text) {
     return value_of(text, sharding_names);
 }
@@ -92,13 +102,16 @@ inline constexpr std::array sharding_names{Named{Sharding::none, "0"}, Named{Sha
 /// includes no primitive).
 enum class ScheduleKind { automatic, gpipe, one_f_one_b, interleaved, zero_bubble_h1, zero_bubble_h2, dualpipe, dualpipev };
 
-// napkin/pipeline.hpp checks at compile time that each name is its schedule type's `name`.
+/// Each schedule kind's name, for printing and parsing; napkin/pipeline.hpp checks at compile time
+/// that each name is its schedule type's `name`.
 inline constexpr std::array schedule_kind_names{
     Named{ScheduleKind::automatic, "auto"},       Named{ScheduleKind::gpipe, "gpipe"},
     Named{ScheduleKind::one_f_one_b, "1f1b"},     Named{ScheduleKind::interleaved, "interleaved"},
     Named{ScheduleKind::zero_bubble_h1, "zb-h1"}, Named{ScheduleKind::zero_bubble_h2, "zb-h2"},
     Named{ScheduleKind::dualpipe, "dualpipe"},    Named{ScheduleKind::dualpipev, "dualpipev"}};
+/// The schedule kind's name, e.g. "1f1b" (automatic: "auto").
 [[nodiscard]] constexpr std::string_view to_string(ScheduleKind kind) { return name_of(kind, schedule_kind_names); }
+/// The schedule kind `text` names, if any.
 [[nodiscard]] constexpr std::optional<ScheduleKind> parse_schedule_kind(std::string_view text) {
     return value_of(text, schedule_kind_names);
 }
@@ -106,6 +119,8 @@ inline constexpr std::array schedule_kind_names{
 // ---------------------------------------------------------------------------
 // The layout
 
+/// How a training run is cut over the cluster: the parallel sizes, the batch and sequence, the memory
+/// choices (recomputation, sharding, fused attention) and each training state's number format.
 struct Parallelism {
     long long tp = 1;              // tensor-parallel size t
     long long pp = 1;              // pipeline stages p
@@ -166,6 +181,8 @@ struct RankCoordinates {
     return r.tp + par.tp * (r.cp + par.cp * (r.dp + par.dp * r.pp));
 }
 
+/// The inverse of rank_of: a rank's tensor, context, data and pipeline coordinates (rank must be in
+/// [0, tp·cp·pp·dp)).
 [[nodiscard]] constexpr RankCoordinates coordinates_of(long long rank, const Parallelism& par) {
     require(rank >= 0 && rank < gpus(par), "rank", count(rank), "must be in [0, tp·cp·pp·dp)");
     RankCoordinates r;
@@ -188,6 +205,7 @@ struct GroupPlacement {
     [[nodiscard]] constexpr bool crosses_nodes() const { return nodes > 1; }
 };
 
+/// Where a group of `size` ranks `stride` apart lands on nodes of `gpus_per_node` consecutive ranks.
 [[nodiscard]] constexpr GroupPlacement place_group(long long size, long long stride, long long gpus_per_node) {
     require_at_least_one("group size", size);
     require_at_least_one("group stride", stride);
@@ -203,6 +221,7 @@ struct GroupPlacement {
 [[nodiscard]] constexpr GroupPlacement tensor_group(const Parallelism& par, const Cluster& c) {
     return place_group(par.tp, 1, c.node.gpus);
 }
+/// Context-parallel ranks are t ranks apart, just outside the tensor-parallel ones.
 [[nodiscard]] constexpr GroupPlacement context_group(const Parallelism& par, const Cluster& c) {
     return place_group(par.cp, par.tp, c.node.gpus);
 }

@@ -119,6 +119,7 @@ constexpr void check_rank(const PipelineShape& s, long long rank) {
     detail::check_shape(s);
     return s;
 }
+/// The same for stage times: finite, non-negative, W within B; returns `t`.
 [[nodiscard]] constexpr const StageTimes& validated(const StageTimes& t) {
     detail::check_times(t);
     return t;
@@ -319,6 +320,8 @@ struct DualPipeV {
     [[nodiscard]] constexpr double parameter_copies() const { return 1.0; }
 };
 
+/// A pipeline schedule: its name, a check of the shape, and its closed-form bubble, micro-batches in flight
+/// per rank, activation peak and parameter copies.
 template <class S>
 concept PipelineSchedule = std::copy_constructible<S> &&
     requires(const S& s, const PipelineShape& shape, const StageTimes& t, long long rank) {
@@ -333,6 +336,7 @@ concept PipelineSchedule = std::copy_constructible<S> &&
 // ---------------------------------------------------------------------------
 // The formulas, for any schedule.
 
+/// Checks the shape, then what the schedule itself requires of it (one chunk, an even number of stages, ...).
 template <PipelineSchedule S>
 constexpr void validate(const S& schedule, const PipelineShape& shape) {
     detail::check_shape(shape);
@@ -413,6 +417,7 @@ template <PipelineSchedule S>
     validate(schedule, shape);
     return schedule.peak_activations(shape);
 }
+/// The schedule's parameter multiplier (above).
 template <PipelineSchedule S>
 [[nodiscard]] constexpr double parameter_memory_multiplier(const S& schedule) {
     return schedule.parameter_copies();
@@ -428,6 +433,7 @@ template <PipelineSchedule S>
 /// Row i of the registry is alternative i of AnySchedule.
 using AnySchedule = std::variant<GPipe, OneFOneB, Interleaved, ZeroBubbleH1, ZeroBubbleH2, DualPipe, DualPipeV>;
 
+/// One row of the schedule registry: the schedule, its name, and which layouts it accepts.
 struct ScheduleTraits {
     ScheduleKind kind;
     std::string_view name;
@@ -437,6 +443,7 @@ struct ScheduleTraits {
     std::optional<ScheduleKind> dominated_by{};  // a twin never slower, never larger (planner.hpp)
 };
 
+/// Every schedule napkin knows, row i for alternative i of AnySchedule.
 inline constexpr std::array<ScheduleTraits, std::variant_size_v<AnySchedule>> schedule_registry{{
     // GPipe: 1F1B's bubble with m micro-batches of activations instead of min(m, p).
     {ScheduleKind::gpipe, GPipe::name, false, 1, 1, ScheduleKind::one_f_one_b},

@@ -78,7 +78,9 @@ namespace napkin {
 // ---------------------------------------------------------------------------
 // Sets of choices as bits: schedules (ScheduleKind) and gradient formats (DType)
 
+/// The bit of schedule `k` in a set of schedules (TrainingPlanQuery::schedules).
 [[nodiscard]] constexpr unsigned schedule_bit(ScheduleKind k) { return 1u << static_cast<unsigned>(k); }
+/// The bit of format `d` in a set of gradient formats (TrainingPlanQuery::gradient_dtypes).
 [[nodiscard]] constexpr unsigned dtype_bit(DType d) { return 1u << static_cast<unsigned>(d); }
 
 /// Every schedule of the registry (pipeline.hpp).
@@ -91,6 +93,8 @@ inline constexpr unsigned schedules_all = [] {
 // ---------------------------------------------------------------------------
 // Query and result
 
+/// What to plan: the model, the cluster whose GPUs to use, the batch and sequence, the limits on each
+/// parallel dimension, the choices to search, and how many candidates to keep.
 struct TrainingPlanQuery {
     TransformerShape model;
     Cluster cluster;            // its GPUs are the GPUs to use
@@ -121,6 +125,7 @@ struct TrainingPoint {
     TrainingOptions options;
 };
 
+/// One evaluated point: its layout and options, its estimate, and whether a twin dominates it.
 struct TrainingCandidate {
     TrainingPoint point;
     TrainingEstimate estimate;
@@ -658,6 +663,7 @@ template <class Progress>
     return plan;
 }
 
+/// The same, without a progress report.
 [[nodiscard]] inline TrainingPlan plan_training(const TrainingPlanQuery& q) {
     return plan_training(q, [](long long, long long) {});
 }
@@ -687,6 +693,7 @@ struct StepRank {
     }
 };
 
+/// Where `step` (seconds) ranks among the query's points, every point evaluated on the calling thread.
 [[nodiscard]] inline StepRank rank_of_step(TrainingPlanQuery q, Seconds step) {
     q.prune = false;
     StepRank r;

@@ -26,11 +26,11 @@ namespace napkin {
 inline constexpr double seconds_per_hour = 3600.0;
 
 namespace run_limits {
-inline constexpr double usd_per_gpu_hour = 1e6;  // a million dollars a GPU-hour: far beyond any price
+inline constexpr double usd_per_gpu_hour = 1e6;  ///< USD: a million dollars a GPU-hour, far beyond any price
 /// PUE = facility energy / IT energy, at least 1 by definition (The Green Grid,
 /// White Paper #49, 2007); 3 is beyond the worst data centre surveyed.
 inline constexpr double max_pue = 3.0;
-inline constexpr double longest_s = 1e12;  // about 31,700 years: any time beyond is no run
+inline constexpr double longest_s = 1e12;  ///< seconds, about 31,700 years: any time beyond is no run
 }  // namespace run_limits
 
 // ---------------------------------------------------------------------------
@@ -108,6 +108,8 @@ inline constexpr double longest_s = 1e12;  // about 31,700 years: any time beyon
 // ---------------------------------------------------------------------------
 // A run.
 
+/// How the run checkpoints: the write, the restart after a failure, whether writes are asynchronous, and the
+/// interval, in seconds.
 struct Checkpointing {
     Seconds write{};            // the time one checkpoint takes to write
     Seconds restart{};          // from a failure to training again (detection, reschedule, reload)
@@ -116,6 +118,8 @@ struct Checkpointing {
     Seconds interval{};         // compute between checkpoints; 0: Daly's optimum
 };
 
+/// A run to price: the GPUs, the failure-free time, the per-GPU MTBF and checkpointing, the GPU-hour price,
+/// the power per GPU and the PUE.
 struct RunQuery {
     long long gpus = 0;
     Seconds useful{};               // steps × step time: the run without failures
@@ -126,6 +130,8 @@ struct RunQuery {
     double pue = 1.0;
 };
 
+/// What a run costs: its useful and wall time, the failure model's intervals and losses, the goodput,
+/// dollars and energy.
 struct RunCost {
     Seconds useful{}, wall{};
     bool failures_modelled = false;
@@ -177,6 +183,7 @@ inline void check(const RunQuery& q) {
     return t;
 }
 
+/// Prices a run: wall time with failures and checkpoints (Young 1974, Daly 2006), goodput, dollars and energy.
 [[nodiscard]] inline RunCost run_cost(const RunQuery& q) {
     detail::check(q);
     RunCost r{.useful = q.useful, .wall = q.useful};

@@ -21,12 +21,16 @@
 
 namespace napkin {
 
+/// What runs are ranked by: the least wall time, cost or energy, or the most goodput.
 enum class RunObjective { time, cost, energy, goodput };
 
+/// Each objective's name, as to_string writes it and parse_run_objective reads it.
 inline constexpr std::array run_objective_names{Named{RunObjective::time, "time"}, Named{RunObjective::cost, "cost"},
                                                 Named{RunObjective::energy, "energy"},
                                                 Named{RunObjective::goodput, "goodput"}};
+/// The objective's name: "time", "cost", "energy" or "goodput".
 [[nodiscard]] constexpr std::string_view to_string(RunObjective o) { return name_of(o, run_objective_names); }
+/// The objective named `text`, or nothing if no objective has that name.
 [[nodiscard]] constexpr std::optional<RunObjective> parse_run_objective(std::string_view text) {
     return value_of(text, run_objective_names);
 }

@@ -49,12 +49,14 @@
 
 namespace napkin {
 
+/// The kind of a pass: a forward, a backward, or a weight-gradient (W) pass run on its own.
 enum class Pass : std::uint8_t {
     forward,
     backward,     // the full backward, or only its input-gradient part when its W runs apart
     weight_grad,  // zero-bubble W
 };
 
+/// The pass's name: "forward", "backward" or "weight_grad".
 [[nodiscard]] constexpr std::string_view to_string(Pass pass) {
     switch (pass) {
         case Pass::forward: return "forward";
@@ -79,13 +81,6 @@ struct Operation {
     bool weight_grad_apart = false;  // a backward whose W runs later as its own weight_grad pass
 };
 
-/// What each pass takes. per_chunk[stage·v + chunk] is one micro-batch through
-/// that chunk (uneven layer splits: give each its own); micro-batch j's passes
-/// are scaled by microbatch_factor[j] when that vector is not empty.
-/// DualPipe (v = 1): per_chunk[s] is model stage s; rank r runs stage r for the
-/// micro-batches entering at rank 0 and stage p − 1 − r for those entering at
-/// rank p − 1. DualPipeV (v = 1): per_chunk[r] is rank r's two stages together,
-/// r and 2p − 1 − r, each taking half of it.
 /// The expert all-to-all inside one micro-batch's pass through a chunk (dispatch
 /// and combine, every MoE layer of the chunk): what a paired block can hide.
 struct ChunkAllToAll {
@@ -122,6 +117,13 @@ inline std::size_t simulated_chunks(const PipelineShape& shape) {
 }
 }  // namespace detail
 
+/// What each pass takes. per_chunk[stage·v + chunk] is one micro-batch through
+/// that chunk (uneven layer splits: give each its own); micro-batch j's passes
+/// are scaled by microbatch_factor[j] when that vector is not empty.
+/// DualPipe (v = 1): per_chunk[s] is model stage s; rank r runs stage r for the
+/// micro-batches entering at rank 0 and stage p − 1 − r for those entering at
+/// rank p − 1. DualPipeV (v = 1): per_chunk[r] is rank r's two stages together,
+/// r and 2p − 1 − r, each taking half of it.
 struct ScheduleTimes {
     PipelineShape shape;
     std::vector<StageTimes> per_chunk;
@@ -187,8 +189,10 @@ struct ScheduleTimes {
     }
 };
 
+/// The kind of a span in the step's head or tail (StepEnds): all-gather, reduce-scatter or optimizer step.
 enum class SyncKind : std::uint8_t { param_all_gather, grad_reduce_scatter, optimizer };
 
+/// The kind's name: "parameter all-gather", "gradient reduce-scatter" or "optimizer step".
 [[nodiscard]] constexpr std::string_view to_string(SyncKind kind) {
     switch (kind) {
         case SyncKind::param_all_gather: return "parameter all-gather";
@@ -553,10 +557,12 @@ inline void mark_overlapped(PackedSink& out, std::size_t i) { out.passes[i].bits
 
 namespace schedule_order {
 
+/// Appends the forwards of micro-batches first … last − 1, on chunk 0.
 template <class Out>
 void forwards(Out& out, long long first, long long last) {
     for (long long j = first; j < last; ++j) out.push_back({Pass::forward, j, 0});
 }
+/// Appends the backwards of micro-batches first … last − 1, on chunk 0.
 template <class Out>
 void backwards(Out& out, long long first, long long last) {
     for (long long j = first; j < last; ++j) out.push_back({Pass::backward, j, 0});
@@ -671,6 +677,7 @@ void append_order(const GPipe&, const PipelineShape& s, long long, Out& out) {
     schedule_order::forwards(out, 0, s.microbatches);
     schedule_order::backwards(out, 0, s.microbatches);
 }
+/// 1F1B: rank r runs min(p − r − 1, m) warm-up forwards, then one forward / one backward.
 template <class Out>
 void append_order(const OneFOneB&, const PipelineShape& s, long long rank, Out& out) {
     schedule_order::one_f_one_b(out, s.microbatches, std::min(s.stages - rank - 1, s.microbatches));
@@ -713,10 +720,12 @@ void append_order(const Interleaved& schedule, const PipelineShape& s, long long
         for (std::size_t i = steady; i < steady + 2 * static_cast<std::size_t>(total - warmup); ++i)
             detail::mark_overlapped(out, i);
 }
+/// ZB-H1: 1F1B's warm-up, each W of rank r run r backwards late (schedule_order::zero_bubble).
 template <class Out>
 void append_order(const ZeroBubbleH1&, const PipelineShape& s, long long rank, Out& out) {
     schedule_order::zero_bubble(out, s.microbatches, std::min(s.stages - rank - 1, s.microbatches), rank);
 }
+/// ZB-H2: min(2(p − r − 1), m) warm-up forwards, each W of rank r run 2r backwards late.
 template <class Out>
 void append_order(const ZeroBubbleH2&, const PipelineShape& s, long long rank, Out& out) {
     schedule_order::zero_bubble(out, s.microbatches, std::min(2 * (s.stages - rank - 1), s.microbatches), 2 * rank);
@@ -765,12 +774,16 @@ concept SimulatedSchedule = PipelineSchedule<S> &&
 /// Whether the schedule runs W as its own pass (DualPipe: some of them).
 template <class S>
 inline constexpr bool splits_weight_grad = false;
+/// ZB-H1 runs every W as its own pass.
 template <>
 inline constexpr bool splits_weight_grad<ZeroBubbleH1> = true;
+/// ZB-H2 runs every W as its own pass.
 template <>
 inline constexpr bool splits_weight_grad<ZeroBubbleH2> = true;
+/// DualPipe runs the W's of its zero-bubble backwards as their own passes.
 template <>
 inline constexpr bool splits_weight_grad<DualPipe> = true;
+/// DualPipeV, as DualPipe, runs the W's of its zero-bubble backwards as their own passes.
 template <>
 inline constexpr bool splits_weight_grad<DualPipeV> = true;
 

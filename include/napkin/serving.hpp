@@ -53,40 +53,49 @@ namespace napkin {
 
 /// Requests (or anything counted) per second.
 using PerSecond = Quotient<double, Seconds>;
+/// `v` per second, as a PerSecond.
 [[nodiscard]] constexpr PerSecond per_second(double v) { return PerSecond::from_value(v); }
 
 // ---------------------------------------------------------------------------
 // Number formats
 
+/// Weight number formats: 16 bit, FP8, weight-only INT8 and INT4, and the 4-bit NVFP4 and MXFP4.
 enum class WeightDType { bf16, fp16, fp8, int8, int4, nvfp4, mxfp4 };
+/// KV-cache number formats: 16 bit, FP8, and INT8 or INT4 with a scale per head and token.
 enum class KvDType { bf16, fp8, int8, int4 };
 
+/// The weight formats' names, as to_string writes and parse_weight_dtype reads them.
 inline constexpr std::array weight_dtype_names{
     Named{WeightDType::bf16, "bf16"}, Named{WeightDType::fp16, "fp16"},   Named{WeightDType::fp8, "fp8"},
     Named{WeightDType::int8, "int8"}, Named{WeightDType::int4, "int4"},   Named{WeightDType::nvfp4, "nvfp4"},
     Named{WeightDType::mxfp4, "mxfp4"}};
+/// The KV-cache formats' names, as to_string writes and parse_kv_dtype reads them.
 inline constexpr std::array kv_dtype_names{Named{KvDType::bf16, "bf16"}, Named{KvDType::fp8, "fp8"},
                                            Named{KvDType::int8, "int8"}, Named{KvDType::int4, "int4"}};
 
+/// The weight format's name: "bf16", "fp8", "int4", "nvfp4"…
 [[nodiscard]] constexpr std::string_view to_string(WeightDType d) { return name_of(d, weight_dtype_names); }
+/// The KV-cache format's name: "bf16", "fp8", "int8" or "int4".
 [[nodiscard]] constexpr std::string_view to_string(KvDType d) { return name_of(d, kv_dtype_names); }
+/// The weight format a name stands for; none for an unknown name.
 [[nodiscard]] constexpr std::optional<WeightDType> parse_weight_dtype(std::string_view s) {
     return value_of(s, weight_dtype_names);
 }
+/// The KV-cache format a name stands for; none for an unknown name.
 [[nodiscard]] constexpr std::optional<KvDType> parse_kv_dtype(std::string_view s) { return value_of(s, kv_dtype_names); }
 
 /// Integer weights are group-quantized: one FP16 scale per group of 128 weights
 /// along the input dimension (AWQ, Lin et al. 2023, arXiv 2306.00978, Sec. 5.1;
 /// GPTQ, Frantar et al. 2022, arXiv 2210.17323, Sec. 5 "grouping" with 128).
 inline constexpr double quantization_group = 128.0;
-inline constexpr double quantization_scale_bytes = 2.0;
+inline constexpr double quantization_scale_bytes = 2.0;  ///< bytes of each group's FP16 scale
 /// NVFP4: 4-bit E2M1 values with one FP8 E4M3 scale per block of 16 (NVIDIA,
 /// "Introducing NVFP4 for Efficient and Accurate Low-Precision Inference", 2025;
 /// its per-tensor FP32 scale is not counted). MXFP4: 4-bit E2M1 values with one
 /// 8-bit E8M0 scale per block of 32 (OCP Microscaling Formats (MX) Specification
 /// v1.0, 2023, Sec. 5).
-inline constexpr double nvfp4_block = 16.0;
-inline constexpr double mxfp4_block = 32.0;
+inline constexpr double nvfp4_block = 16.0;  ///< NVFP4 values per FP8 scale
+inline constexpr double mxfp4_block = 32.0;  ///< MXFP4 values per E8M0 scale
 
 /// Bytes per weight, the group scales included. FP8 weights carry one FP32
 /// scale per tensor (Micikevicius et al. 2022, "FP8 Formats for Deep Learning",
@@ -115,6 +124,7 @@ inline constexpr double mxfp4_block = 32.0;
 /// "KV Cache Quantization", docs/en/quantization/kv_quant.md: per-head per-token
 /// asymmetric), 4 bytes per head of 128 values.
 inline constexpr double kv_quantization_head = 128.0;
+/// Bytes per KV-cache value, the INT8 and INT4 formats' scale and zero point included.
 [[nodiscard]] constexpr double bytes_per_kv_value(KvDType d) {
     switch (d) {
         case KvDType::bf16:
@@ -210,6 +220,7 @@ inline constexpr ServingProfile default_serving_profile{KernelProfile::measured,
 // ---------------------------------------------------------------------------
 // Shapes of a serving run
 
+/// The layout: tp GPUs split each layer by head, pp pipeline stages, ep expert-parallel groups; tp·pp·ep GPUs.
 struct ServingLayout {
     long long tp = 1;  // GPUs splitting each layer by head
     long long pp = 1;  // pipeline stages
@@ -233,6 +244,7 @@ struct ServingFabric {
         : intra(intra_link), inter(inter_link), gpus_per_node(gpus_in_node) {}
 };
 
+/// Checks a fabric's two links and its GPUs per node, naming the field.
 [[nodiscard]] constexpr const ServingFabric& validated(const ServingFabric& f) {
     (void)validated(f.intra);
     (void)validated(f.inter);
@@ -245,9 +257,11 @@ struct ServingFabric {
 [[nodiscard]] constexpr GroupPlacement tensor_group(const ServingLayout& l, const ServingFabric& f) {
     return place_group(l.tp, 1, f.gpus_per_node);
 }
+/// An expert-parallel group on the fabric: its ep members tp apart.
 [[nodiscard]] constexpr GroupPlacement expert_group(const ServingLayout& l, const ServingFabric& f) {
     return place_group(l.ep, l.tp, f.gpus_per_node);
 }
+/// The pipeline's pp stages on the fabric: neighbours tp·ep apart.
 [[nodiscard]] constexpr GroupPlacement pipeline_group(const ServingLayout& l, const ServingFabric& f) {
     return place_group(l.pp, l.tp * l.ep, f.gpus_per_node);
 }
@@ -276,6 +290,8 @@ struct KvOffload {
     [[nodiscard]] constexpr bool on() const { return capacity.value() > 0; }
 };
 
+/// How a model is served: weight and KV formats, activation bytes and all-reduces per layer, KV blocks,
+/// working memory, chunked prefill, the engine's profile, expert skew, KV offload and pipeline micro-batches.
 struct ServingSetup {
     WeightDType weights = WeightDType::bf16;
     KvDType kv = KvDType::bf16;
@@ -308,17 +324,22 @@ struct ServingSetup {
     long long pipeline_micro_batches = 0;
 };
 
+/// ServingSetup's defaults: 16-bit weights and cache, 16-token blocks, the fitted profile, no offload.
 inline constexpr ServingSetup default_serving_setup{};
 
+/// How sequences share the GPUs: continuous (iteration-level) or static batching.
 enum class Batching {
     continuous,   // iteration-level scheduling (Yu et al. 2022, Orca, OSDI): N sequences always in flight
     static_batch  // a batch of N starts together and ends together
 };
 
+/// The batching's name: "continuous" or "static".
 [[nodiscard]] constexpr std::string_view to_string(Batching b) {
     return b == Batching::continuous ? "continuous" : "static";
 }
 
+/// What is served: I prompt and O output tokens per request, N sequences at once, the batching,
+/// and the Poisson arrival rate (requests/s) for the queueing term.
 struct ServingWorkload {
     long long input_tokens = 1;   // I, the prompt
     long long output_tokens = 1;  // O, generated
@@ -362,6 +383,7 @@ constexpr void check_serving_setup(const ServingSetup& s) {
     detail::check_serving_setup(s);
     return s;
 }
+/// Checks a layout against its model: tp divides the heads, pp the layers, ep the experts.
 [[nodiscard]] constexpr const ServingLayout& validated(const ServingLayout& layout, const TransformerShape& m) {
     detail::check_layout(m, layout);
     return layout;
@@ -387,6 +409,8 @@ constexpr void require_within_context(const TransformerShape& m, long long lengt
 // ---------------------------------------------------------------------------
 // Memory per GPU
 
+/// One GPU's memory while serving: weights, KV cache, working memory and what it may use, plus the
+/// cache offloaded to host memory and the host memory for it, in bytes.
 struct ServingMemory {
     Bytes weights;
     Bytes kv_cache;     // on the GPU
@@ -535,8 +559,8 @@ namespace detail {
 }
 
 // ---------------------------------------------------------------------------
-// The roofline: the seam for a finer GEMM model. A pass moving `traffic` bytes
-// and doing `work` FLOPs takes the longer of the two at the GPU's rates.
+/// The roofline: the seam for a finer GEMM model. A pass moving `traffic` bytes
+/// and doing `work` FLOPs takes the longer of the two at the GPU's rates.
 struct ServingRoofline {
     Seconds memory;
     Seconds compute;
@@ -554,6 +578,7 @@ struct DecodeBatch {
     Tokens context = tokens(0);
 };
 
+/// One decode step's time, term by term (decode_step): reads, compute, communication, overhead.
 struct DecodeStep {
     long long stages = 1;
     long long micro_batches = 1;  // in flight at once, one per stage (ServingSetup::pipeline_micro_batches)
@@ -729,6 +754,7 @@ template <CollectivePolicy Collective = Ring>
 // ---------------------------------------------------------------------------
 // Prefill
 
+/// A prefill's time (prefill_time): its passes' rooflines, communication and the engine's overhead.
 struct PrefillTime {
     long long passes = 1;         // chunks
     long long micro_batches = 1;  // of the prompts, pipelined over the stages
@@ -798,6 +824,8 @@ template <CollectivePolicy Collective = Ring>
 // ---------------------------------------------------------------------------
 // Batching: TTFT, TPOT, end-to-end latency, throughput
 
+/// One serving run (evaluate_serving): memory, the decode step and prefill, queueing, TTFT, TPOT,
+/// end-to-end latency, and throughput in all, per GPU and per user.
 struct ServingEstimate {
     ServingLayout layout;
     ServingWorkload workload;
@@ -945,6 +973,8 @@ struct DisaggregatedEstimate {
     [[nodiscard]] constexpr PerSecond goodput() const { return std::min(prefill_rate, decode_rate); }
 };
 
+/// What best_disaggregation searches: the instances in all, a request's input and output tokens,
+/// the TTFT and TPOT bounds (none by default), and the most sequences per decode instance.
 struct DisaggregationQuery {
     long long instances = 2;  // copies of the layout in all (≥ 2)
     long long input_tokens = 1;

@@ -3,6 +3,8 @@
 // include/napkin belongs to exactly one layer of DESIGN.md's table, includes
 // only its own layer and those below (rule 1), and the catalog stays in layer 1
 // or below (rule 2). Each broken rule is one line naming the file and line.
+// Also here: every public declaration of those headers carries a `///`
+// comment, the doc comments Doxygen extracts.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -271,6 +273,107 @@ std::vector<HeaderFile> small_headers() {
             {"training.hpp", "#pragma once\n#include \"napkin/model.hpp\"\n"}};
 }
 
+// --- Doc comments: every public declaration carries a `///` comment --------
+//
+// clang-format keeps namespace scope at column 0 (NamespaceIndentation: None),
+// so a namespace-scope declaration is a line that starts at column 0 with a
+// declaration's first word: template, an attribute, constexpr, inline, struct,
+// class, enum, concept, `using X =`, or `Type name(`. One outside every
+// `namespace detail` is public; Doxygen documents it from a `///` line right
+// above it (above its template or attribute line) or a trailing `///<`.
+
+bool is_identifier_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// "namespace detail {", "namespace napkin::detail {" opens one; "}  // namespace detail" closes it.
+bool names_detail(std::string_view after_namespace) {
+    const auto end = after_namespace.find_first_of(" {");
+    const std::string_view name = after_namespace.substr(0, end);
+    return name == "detail" || name.ends_with("::detail");
+}
+
+// `Type name(` or `Type<...> ns::name(` at column 0: an identifier first, a
+// space, and an identifier right before the first '('.
+bool starts_function(std::string_view line) {
+    if (line.empty() || !is_identifier_char(line.front())) return false;
+    const auto paren = line.find('(');
+    if (paren == std::string_view::npos) return false;
+    const std::string_view head = trimmed(line.substr(0, paren));
+    const auto space = head.rfind(' ');
+    return space != std::string_view::npos && !head.empty() && is_identifier_char(head.back()) &&
+           head.find('=') == std::string_view::npos;
+}
+
+bool starts_declaration(std::string_view line) {
+    if (line.starts_with("using namespace")) return false;
+    if ((line.starts_with("struct ") || line.starts_with("class ")) && line.ends_with(";") &&
+        line.find('{') == std::string_view::npos)
+        return false;  // a forward declaration
+    for (const std::string_view word :
+         {"template", "[[", "constexpr ", "consteval ", "inline ", "struct ", "class ", "enum ", "concept "})
+        if (line.starts_with(word)) return true;
+    if (line.starts_with("using ")) return line.find(" = ") != std::string_view::npos;
+    return starts_function(line);
+}
+
+// One line per public declaration of `header` with no `///` comment.
+std::vector<std::string> undocumented_declarations(const HeaderFile& header) {
+    std::vector<std::string> out;
+    const std::vector<std::string_view> lines = lines_of(header.text);
+    int detail_depth = 0;
+    bool in_raw_string = false;
+    bool continues_declaration = false;  // the line before was a declaration's template or attribute line
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string_view line = lines[i];
+        if (in_raw_string) {
+            in_raw_string = line.find(")\"") == std::string_view::npos;
+            continue;
+        }
+        if (line.starts_with("namespace ") && names_detail(line.substr(10))) ++detail_depth;
+        const auto close = line.find("// namespace ");
+        if (line.starts_with("}") && close != std::string_view::npos && names_detail(line.substr(close + 13)))
+            --detail_depth;
+        const std::string_view code = trimmed(line);
+        const bool declaration = !line.empty() && line.front() != ' ' && starts_declaration(code);
+        if (declaration && !continues_declaration && detail_depth == 0) {
+            const bool documented =
+                code.find("///<") != std::string_view::npos || (i > 0 && trimmed(lines[i - 1]).starts_with("///"));
+            if (!documented)
+                out.push_back("include/napkin/" + header.path + ":" + std::to_string(i + 1) + ": " +
+                              std::string(code.substr(0, 60)) + ": a public declaration has a /// comment");
+        }
+        continues_declaration = declaration && (code.starts_with("template") || code.starts_with("[[")) &&
+                                !code.ends_with(";") && !code.ends_with("}");
+        const auto raw = line.find("R\"(");
+        if (raw != std::string_view::npos && line.find(")\"", raw + 3) == std::string_view::npos) in_raw_string = true;
+    }
+    return out;
+}
+
+// A small header for the doc-comment checker's own test: two bare public
+// declarations (lines 9 and 13) among documented, private and forward ones.
+constexpr std::string_view small_documented_header = R"(#pragma once
+namespace napkin {
+struct Forward;
+/// Documented.
+struct Gpu {
+    int bare_member = 0;
+};
+inline constexpr int limit = 3;  ///< trailing
+[[nodiscard]] constexpr int bare(int x) { return x; }
+/// A template, documented above its template line.
+template <class T>
+[[nodiscard]] constexpr T twice(T x) { return 2 * x; }
+template <class T>
+struct Bare {};
+using Alias = int;  ///< trailing
+using napkin::Gpu;
+namespace detail {
+constexpr int hidden(int x) { return x; }
+}  // namespace detail
+}  // namespace napkin
+)";
 }  // namespace
 
 TEST_SUITE("layering") {
@@ -376,5 +479,28 @@ TEST_SUITE("layering") {
         CHECK(joined(read_design(text).problems) ==
               "DESIGN.md: a layer row needs a number, a name and `header` items: | zero | units and errors | "
               "`units.hpp` |\n");
+    }
+
+    TEST_CASE("every public declaration under include/napkin has a /// comment (Doxygen extracts it)") {
+        const std::vector<HeaderFile> headers = napkin_headers();
+        REQUIRE(headers.size() > 50);
+        std::size_t declarations_checked = 0;
+        for (const HeaderFile& header : headers) {
+            for (const std::string& bare : undocumented_declarations(header)) FAIL_CHECK(bare);
+            for (const std::string_view line : lines_of(header.text))
+                declarations_checked += !line.empty() && line.front() != ' ' && starts_declaration(trimmed(line));
+        }
+        CHECK(declarations_checked > 1000);  // the scan saw the declarations, not an empty tree
+    }
+
+    TEST_CASE(
+        "the doc-comment checker: bare public declarations are one line each, while detail, members, trailing ///< "
+        "and forward declarations pass") {
+        const std::vector<std::string> expected{
+            "include/napkin/small.hpp:9: [[nodiscard]] constexpr int bare(int x) { return x; }: a public "
+            "declaration has a /// comment",
+            "include/napkin/small.hpp:13: template <class T>: a public declaration has a /// comment"};
+        CHECK(joined(undocumented_declarations({"small.hpp", std::string(small_documented_header)})) ==
+              joined(expected));
     }
 }

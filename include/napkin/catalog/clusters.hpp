@@ -38,10 +38,10 @@ inline constexpr Node dgx_h100 = validated(Node{
 });
 
 // --- GH200 quad nodes (CSCS Alps, HPE Cray EX254n) ------------------------------
-// Four GH200 superchips, every GPU pair NVLink-connected (150 GB/s each way per
-// pair), one Slingshot-11 NIC of 200 Gb/s per GPU (CSCS Alps documentation).
-// The ring collectives use one pair's link per step; an all-to-all inside the
-// node could use all three of a GPU's pairs at once.
+/// Four GH200 superchips, every GPU pair NVLink-connected (150 GB/s each way per
+/// pair), one Slingshot-11 NIC of 200 Gb/s per GPU (CSCS Alps documentation).
+/// The ring collectives use one pair's link per step; an all-to-all inside the
+/// node could use all three of a GPU's pairs at once.
 inline constexpr Node gh200_quad = validated(Node{
     .name = "gh200-quad",
     .gpu = gh200,
@@ -87,6 +87,7 @@ inline constexpr Node hgx_mi300x = validated(Node{
     .nic = Nic::per_gpu,
 });
 
+/// Every server above, in the order find_node searches them.
 inline constexpr std::array nodes{&dgx_a100, &dgx_h100, &dgx_b200, &gb200_nvl72, &hgx_mi300x, &gh200_quad};
 
 /// The links a GPU usually comes with, from its vendor's 8-GPU server (the
@@ -113,6 +114,7 @@ struct DefaultLinks {
     long long nvlink_domain = 8;
 };
 
+/// The default intra- and inter-node links for a GPU, matched by name prefix (see DefaultLinks above).
 [[nodiscard]] constexpr DefaultLinks default_links(std::string_view gpu_name) {
     const auto starts = [&](std::string_view prefix) { return gpu_name.substr(0, prefix.size()) == prefix; };
     if (starts("h100") || starts("h200") || starts("gh200")) return {&nvlink4, &ib_ndr, "DGX H100/H200"};
@@ -145,6 +147,7 @@ struct HostLink {
     std::string_view name;
 };
 
+/// The GPU-to-host link for a GPU, one direction, chosen by name (Grace superchips) or architecture.
 [[nodiscard]] constexpr HostLink host_link(const Gpu& gpu) {
     const auto starts = [&](std::string_view prefix) { return gpu.name.substr(0, prefix.size()) == prefix; };
     if (starts("gh200") || starts("gb200") || starts("gb300")) return {gigabytes_per_second(450), "nvlink-c2c"};
@@ -161,6 +164,7 @@ struct HostLink {
     }
 }
 
+/// The catalog server with this exact name ("dgx-h100", ...), or nullopt.
 [[nodiscard]] constexpr std::optional<Node> find_node(std::string_view name) {
     for (const Node* node : nodes)
         if (node->name == name) return *node;

@@ -398,6 +398,7 @@ inline constexpr Gpu v100_32gb_sxm = validated(Gpu{
     .source = "NVIDIA V100 Tensor Core GPU data sheet (January 2020), SXM2 column",
 });
 
+/// Every GPU above, in the order find_gpu searches them.
 inline constexpr std::array gpus{&a100_80gb_sxm, &a100_40gb_sxm, &h100_sxm, &h200_sxm, &b200, &gh200,
                                  &a100_80gb_pcie, &a100_40gb_pcie, &h100_pcie, &h100_nvl, &gh200_144gb,
                                  &gb200, &mi250x, &mi300x, &mi325x, &h20, &l40s, &l4, &rtx_pro_6000,
@@ -456,10 +457,10 @@ inline constexpr Link ib_ndr = validated(Link{
 });
 
 // --- GH200 quad nodes (CSCS Alps, HPE Cray EX254n) ------------------------------
-// NVLink 4 between two GH200s of a quad node: each GPU's 18 links are split six
-// to each of the three others (CSCS user documentation, "Alps: GH200 nodes";
-// NVIDIA GH200 data sheet: 900 GB/s over 18 links both ways), so one pair
-// carries 6 × 25 = 150 GB/s each way; NCCL's NVLink ring LL step.
+/// NVLink 4 between two GH200s of a quad node: each GPU's 18 links are split six
+/// to each of the three others (CSCS user documentation, "Alps: GH200 nodes";
+/// NVIDIA GH200 data sheet: 900 GB/s over 18 links both ways), so one pair
+/// carries 6 × 25 = 150 GB/s each way; NCCL's NVLink ring LL step.
 inline constexpr Link nvlink4_gh200_pair = validated(Link{
     .name = "nvlink4-gh200-pair",
     .bandwidth = gigabytes_per_second(150),
@@ -533,6 +534,7 @@ inline constexpr Link efa_p5 = validated(Link{
     .bandwidth = gigabits_per_second(3200.0 / 8),
     .step_latency = microseconds(2.7),
 });
+/// AWS EFA on p4d.24xlarge: 400 Gb/s per instance of 8 A100s (EC2 P4d page), 50 Gb/s per GPU.
 inline constexpr Link efa_p4d = validated(Link{
     .name = "efa-p4d",
     .bandwidth = gigabits_per_second(400.0 / 8),
@@ -595,6 +597,7 @@ inline constexpr Link efa_v3 = validated(Link{
     .bandwidth = gigabits_per_second(3200.0 / 8),
     .step_latency = microseconds(2.7),
 });
+/// AWS EFA v4 on p6-b200.48xlarge: 3,200 Gb/s per instance of 8 B200s (EC2 P6 page), 400 Gb/s per GPU.
 inline constexpr Link efa_v4 = validated(Link{
     .name = "efa-v4",
     .bandwidth = gigabits_per_second(3200.0 / 8),
@@ -610,6 +613,7 @@ inline constexpr Link gpudirect_tcpxo = validated(Link{
     .step_latency = microseconds(2.7),
 });
 
+/// Every link above, in the order find_link searches them.
 inline constexpr std::array links{&nvlink_a100, &pcie_gen4, &nvlink3, &nvlink4, &ib_hdr, &ib_ndr,
                                   &nvlink5, &pcie4, &pcie5, &ib_xdr, &roce_400g, &efa_p5, &efa_p4d,
                                   &infinity_fabric_mi300x, &nvlink4_gh200_pair, &slingshot11,
@@ -629,6 +633,7 @@ inline constexpr std::array links{&nvlink_a100, &pcie_gen4, &nvlink3, &nvlink4, 
         if (gpu->name == name) return *gpu;
     return std::nullopt;
 }
+/// The catalog link with this name, or nullopt.
 [[nodiscard]] constexpr std::optional<Link> find_link(std::string_view name) {
     for (const Link* link : links)
         if (link->name == name) return *link;

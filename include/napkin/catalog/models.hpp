@@ -40,14 +40,17 @@ inline constexpr TransformerShape megatron_22b = validated(TransformerShape{
     .name = "megatron-22b", .layers = 48, .hidden = 6144, .ffn = 4LL * 6144, .heads = 64, .kv_heads = 64,
     .vocabulary = 51200, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 2048});
+/// GPT-3 175B (Korthikanti et al. 2022, Table 3; Brown et al. 2020): 96 layers, h 12,288, 96 heads.
 inline constexpr TransformerShape gpt3_175b = validated(TransformerShape{
     .name = "gpt3-175b", .layers = 96, .hidden = 12288, .ffn = 4LL * 12288, .heads = 96, .kv_heads = 96,
     .vocabulary = 51200, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 2048});
+/// Turing-NLG 530B (Korthikanti et al. 2022, Table 3; Smith et al. 2022): 105 layers, h 20,480, 128 heads.
 inline constexpr TransformerShape turing_nlg_530b = validated(TransformerShape{
     .name = "turing-nlg-530b", .layers = 105, .hidden = 20480, .ffn = 4LL * 20480, .heads = 128, .kv_heads = 128,
     .vocabulary = 51200, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 2048});
+/// Megatron 1T (Korthikanti et al. 2022, Table 3; Narayanan et al. 2021): 128 layers, h 25,600, 160 heads.
 inline constexpr TransformerShape megatron_1t = validated(TransformerShape{
     .name = "megatron-1t", .layers = 128, .hidden = 25600, .ffn = 4LL * 25600, .heads = 160, .kv_heads = 160,
     .vocabulary = 51200, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
@@ -60,14 +63,17 @@ inline constexpr TransformerShape gpt2_small = validated(TransformerShape{
     .name = "gpt2-small", .layers = 12, .hidden = 768, .ffn = 4LL * 768, .heads = 12, .kv_heads = 12,
     .vocabulary = 50257, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 1024});
+/// GPT-2 medium (openai-community/gpt2-medium): 24 layers, hidden 1,024, 16 heads.
 inline constexpr TransformerShape gpt2_medium = validated(TransformerShape{
     .name = "gpt2-medium", .layers = 24, .hidden = 1024, .ffn = 4LL * 1024, .heads = 16, .kv_heads = 16,
     .vocabulary = 50257, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 1024});
+/// GPT-2 large (openai-community/gpt2-large): 36 layers, hidden 1,280, 20 heads.
 inline constexpr TransformerShape gpt2_large = validated(TransformerShape{
     .name = "gpt2-large", .layers = 36, .hidden = 1280, .ffn = 4LL * 1280, .heads = 20, .kv_heads = 20,
     .vocabulary = 50257, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
     .learned_positions = 1024});
+/// GPT-2 XL (openai-community/gpt2-xl): 48 layers, hidden 1,600, 25 heads.
 inline constexpr TransformerShape gpt2_xl = validated(TransformerShape{
     .name = "gpt2-xl", .layers = 48, .hidden = 1600, .ffn = 4LL * 1600, .heads = 25, .kv_heads = 25,
     .vocabulary = 50257, .tied_embeddings = true, .feed_forward = FeedForward::plain, .biases = true,
@@ -82,6 +88,7 @@ inline constexpr TransformerShape gpt2_xl = validated(TransformerShape{
 inline constexpr TransformerShape llama3_2_1b = validated(TransformerShape{
     .name = "llama3.2-1b", .layers = 16, .hidden = 2048, .ffn = 8192, .heads = 32, .kv_heads = 8,
     .head_dim = 64, .vocabulary = 128256, .tied_embeddings = true});
+/// Llama 3.2 3B (meta-llama/Llama-3.2-3B): 28 layers, hidden 3,072, 24 heads (8 KV); the card prints 3.21B.
 inline constexpr TransformerShape llama3_2_3b = validated(TransformerShape{
     .name = "llama3.2-3b", .layers = 28, .hidden = 3072, .ffn = 8192, .heads = 24, .kv_heads = 8,
     .head_dim = 128, .vocabulary = 128256, .tied_embeddings = true});
@@ -102,6 +109,7 @@ inline constexpr TransformerShape mistral_7b = validated(TransformerShape{
 inline constexpr TransformerShape mixtral_8x7b = validated(TransformerShape{
     .name = "mixtral-8x7b", .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kv_heads = 8,
     .vocabulary = 32000, .tied_embeddings = false, .experts = 8, .experts_per_token = 2, .expert_ffn = 14336});
+/// Mixtral 8x22B (mistralai/Mixtral-8x22B-v0.1): 56 layers, hidden 6,144, 8 experts of 16,384, 2 per token.
 inline constexpr TransformerShape mixtral_8x22b = validated(TransformerShape{
     .name = "mixtral-8x22b", .layers = 56, .hidden = 6144, .ffn = 16384, .heads = 48, .kv_heads = 8,
     .vocabulary = 32000, .tied_embeddings = false, .experts = 8, .experts_per_token = 2, .expert_ffn = 16384});
@@ -113,9 +121,11 @@ inline constexpr TransformerShape mixtral_8x22b = validated(TransformerShape{
 inline constexpr TransformerShape qwen2_5_0_5b = validated(TransformerShape{
     .name = "qwen2.5-0.5b", .layers = 24, .hidden = 896, .ffn = 4864, .heads = 14, .kv_heads = 2,
     .vocabulary = 151936, .tied_embeddings = true, .qkv_bias = true, .max_position_embeddings = 32768});
+/// Qwen2.5 7B (Qwen/Qwen2.5-7B): 28 layers, hidden 3,584, 28 heads (4 KV), biases on Q, K and V.
 inline constexpr TransformerShape qwen2_5_7b = validated(TransformerShape{
     .name = "qwen2.5-7b", .layers = 28, .hidden = 3584, .ffn = 18944, .heads = 28, .kv_heads = 4,
     .vocabulary = 152064, .tied_embeddings = false, .qkv_bias = true, .max_position_embeddings = 131072});
+/// Qwen2.5 72B (Qwen/Qwen2.5-72B): 80 layers, hidden 8,192, 64 heads (8 KV), biases on Q, K and V.
 inline constexpr TransformerShape qwen2_5_72b = validated(TransformerShape{
     .name = "qwen2.5-72b", .layers = 80, .hidden = 8192, .ffn = 29568, .heads = 64, .kv_heads = 8,
     .vocabulary = 152064, .tied_embeddings = false, .qkv_bias = true, .max_position_embeddings = 131072});
@@ -128,6 +138,7 @@ inline constexpr TransformerShape qwen3_8b = validated(TransformerShape{
     .name = "qwen3-8b", .layers = 36, .hidden = 4096, .ffn = 12288, .heads = 32, .kv_heads = 8,
     .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false, .qk_norm = true,
     .max_position_embeddings = 40960});
+/// Qwen3 32B (Qwen/Qwen3-32B): 64 layers, hidden 5,120, 64 heads of 128 (8 KV), Q/K norms.
 inline constexpr TransformerShape qwen3_32b = validated(TransformerShape{
     .name = "qwen3-32b", .layers = 64, .hidden = 5120, .ffn = 25600, .heads = 64, .kv_heads = 8,
     .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false, .qk_norm = true,
@@ -141,6 +152,7 @@ inline constexpr TransformerShape qwen3_30b_a3b = validated(TransformerShape{
     .name = "qwen3-30b-a3b", .layers = 48, .hidden = 2048, .ffn = 6144, .heads = 32, .kv_heads = 4,
     .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false, .experts = 128, .experts_per_token = 8,
     .expert_ffn = 768, .qk_norm = true, .max_position_embeddings = 40960});
+/// Qwen3-235B-A22B (Qwen/Qwen3-235B-A22B): 94 layers, hidden 4,096, 128 experts of 1,536, 8 per token.
 inline constexpr TransformerShape qwen3_235b_a22b = validated(TransformerShape{
     .name = "qwen3-235b-a22b", .layers = 94, .hidden = 4096, .ffn = 12288, .heads = 64, .kv_heads = 4,
     .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false, .experts = 128, .experts_per_token = 8,
@@ -166,6 +178,7 @@ inline constexpr TransformerShape deepseek_r1 = [] {
     m.name = "deepseek-r1";
     return m;
 }();
+/// DeepSeek-V3.1 (deepseek-ai/DeepSeek-V3.1): DeepSeek-V3's shape under its own name.
 inline constexpr TransformerShape deepseek_v3_1 = [] {
     TransformerShape m = deepseek_v3;
     m.name = "deepseek-v3.1";
@@ -204,6 +217,7 @@ inline constexpr TransformerShape qwen3_235b_a22b_2507 = [] {
     m.max_position_embeddings = 262144;
     return m;
 }();
+/// Qwen3-Coder-480B-A35B (Qwen/Qwen3-Coder-480B-A35B-Instruct): 62 layers of 6,144, 160 experts of 2,560.
 inline constexpr TransformerShape qwen3_coder_480b_a35b = validated(TransformerShape{
     .name = "qwen3-coder-480b-a35b", .layers = 62, .hidden = 6144, .ffn = 8192, .heads = 96, .kv_heads = 8,
     .head_dim = 128, .vocabulary = 151936, .tied_embeddings = false, .experts = 160, .experts_per_token = 8,
@@ -225,6 +239,7 @@ inline constexpr TransformerShape gpt_oss_20b = validated(TransformerShape{
     .name = "gpt-oss-20b", .layers = 24, .hidden = 2880, .ffn = 2880, .heads = 64, .kv_heads = 8, .head_dim = 64,
     .vocabulary = 201088, .tied_embeddings = false, .experts = 32, .experts_per_token = 4, .expert_ffn = 2880,
     .qkv_bias = true, .max_position_embeddings = 131072, .sliding_window = 128, .global_every = 2});
+/// gpt-oss-120b (openai/gpt-oss-120b): gpt-oss-20b's shape with 36 layers and 128 experts.
 inline constexpr TransformerShape gpt_oss_120b = [] {
     TransformerShape m = gpt_oss_20b;
     m.name = "gpt-oss-120b";
@@ -242,11 +257,13 @@ inline constexpr TransformerShape gpt_oss_120b = [] {
 /// 336² in patches of 14. Cards: 109B (17B active), 400B (17B active).
 inline constexpr VisionEncoder llama4_vision_encoder{
     .layers = 34, .hidden = 1408, .ffn = 5632, .image_size = 336, .patch_size = 14};
+/// Llama 4 Scout (meta-llama/Llama-4-Scout-17B-16E): 16 routed experts beside the shared one, with the vision tower.
 inline constexpr TransformerShape llama4_scout = validated(TransformerShape{
     .name = "llama4-scout", .layers = 48, .hidden = 5120, .ffn = 16384, .heads = 40, .kv_heads = 8, .head_dim = 128,
     .vocabulary = 202048, .tied_embeddings = false, .experts = 16, .experts_per_token = 1, .expert_ffn = 8192,
     .shared_experts = 1, .shared_expert_ffn = 8192, .max_position_embeddings = 10485760, .sliding_window = 8192,
     .global_every = 4, .vision_weights = vision_tower_weights(llama4_vision_encoder, 5120)});
+/// Llama 4 Maverick (meta-llama/Llama-4-Maverick-17B-128E): Scout with 128 experts, MoE on every other layer.
 inline constexpr TransformerShape llama4_maverick = [] {
     TransformerShape m = llama4_scout;
     m.name = "llama4-maverick";
@@ -266,10 +283,12 @@ inline constexpr TransformerShape gemma2_2b = validated(TransformerShape{
     .name = "gemma2-2b", .layers = 26, .hidden = 2304, .ffn = 9216, .heads = 8, .kv_heads = 4, .head_dim = 256,
     .vocabulary = 256000, .tied_embeddings = true, .max_position_embeddings = 8192, .norms_per_layer = 4,
     .sliding_window = 4096, .global_every = 2});
+/// Gemma 2 9B (google/gemma-2-9b): 42 layers, hidden 3,584, 16 heads (8 KV) of 256.
 inline constexpr TransformerShape gemma2_9b = validated(TransformerShape{
     .name = "gemma2-9b", .layers = 42, .hidden = 3584, .ffn = 14336, .heads = 16, .kv_heads = 8, .head_dim = 256,
     .vocabulary = 256000, .tied_embeddings = true, .max_position_embeddings = 8192, .norms_per_layer = 4,
     .sliding_window = 4096, .global_every = 2});
+/// Gemma 2 27B (google/gemma-2-27b): 46 layers, hidden 4,608, 32 heads (16 KV) of 128.
 inline constexpr TransformerShape gemma2_27b = validated(TransformerShape{
     .name = "gemma2-27b", .layers = 46, .hidden = 4608, .ffn = 36864, .heads = 32, .kv_heads = 16, .head_dim = 128,
     .vocabulary = 256000, .tied_embeddings = true, .max_position_embeddings = 8192, .norms_per_layer = 4,
@@ -286,20 +305,24 @@ inline constexpr TransformerShape gemma2_27b = validated(TransformerShape{
 /// 1,000M (999,885,952), 4.3B, 12.2B and 27.4B.
 inline constexpr VisionEncoder siglip_so400m_896{
     .layers = 27, .hidden = 1152, .ffn = 4304, .image_size = 896, .patch_size = 14};
+/// Gemma 3 1B (google/gemma-3-1b-pt): 26 layers, hidden 1,152, a 512 window, no vision encoder.
 inline constexpr TransformerShape gemma3_1b = validated(TransformerShape{
     .name = "gemma3-1b", .layers = 26, .hidden = 1152, .ffn = 6912, .heads = 4, .kv_heads = 1, .head_dim = 256,
     .vocabulary = 262144, .tied_embeddings = true, .qk_norm = true, .max_position_embeddings = 32768,
     .norms_per_layer = 4, .sliding_window = 512, .global_every = 6});
+/// Gemma 3 4B (google/gemma-3-4b-pt): 34 layers, hidden 2,560, with the SigLIP encoder's weights.
 inline constexpr TransformerShape gemma3_4b = validated(TransformerShape{
     .name = "gemma3-4b", .layers = 34, .hidden = 2560, .ffn = 10240, .heads = 8, .kv_heads = 4, .head_dim = 256,
     .vocabulary = 262208, .tied_embeddings = true, .qk_norm = true, .max_position_embeddings = 131072,
     .norms_per_layer = 4, .sliding_window = 1024, .global_every = 6,
     .vision_weights = vision_tower_weights(siglip_so400m_896, 2560)});
+/// Gemma 3 12B (google/gemma-3-12b-pt): 48 layers, hidden 3,840, with the SigLIP encoder's weights.
 inline constexpr TransformerShape gemma3_12b = validated(TransformerShape{
     .name = "gemma3-12b", .layers = 48, .hidden = 3840, .ffn = 15360, .heads = 16, .kv_heads = 8, .head_dim = 256,
     .vocabulary = 262208, .tied_embeddings = true, .qk_norm = true, .max_position_embeddings = 131072,
     .norms_per_layer = 4, .sliding_window = 1024, .global_every = 6,
     .vision_weights = vision_tower_weights(siglip_so400m_896, 3840)});
+/// Gemma 3 27B (google/gemma-3-27b-pt): 62 layers, hidden 5,376, with the SigLIP encoder's weights.
 inline constexpr TransformerShape gemma3_27b = validated(TransformerShape{
     .name = "gemma3-27b", .layers = 62, .hidden = 5376, .ffn = 21504, .heads = 32, .kv_heads = 16, .head_dim = 128,
     .vocabulary = 262208, .tied_embeddings = true, .qk_norm = true, .max_position_embeddings = 131072,
@@ -311,10 +334,12 @@ inline constexpr TransformerShape gemma3_27b = validated(TransformerShape{
 inline constexpr TransformerShape phi3_mini = validated(TransformerShape{
     .name = "phi3-mini", .layers = 32, .hidden = 3072, .ffn = 8192, .heads = 32, .kv_heads = 32,
     .vocabulary = 32064, .tied_embeddings = false});
+/// Phi-4 (microsoft/phi-4): 40 layers, hidden 5,120, 40 heads (10 KV); the hub prints 14.7B.
 inline constexpr TransformerShape phi4 = validated(TransformerShape{
     .name = "phi4", .layers = 40, .hidden = 5120, .ffn = 17920, .heads = 40, .kv_heads = 10,
     .vocabulary = 100352, .tied_embeddings = false});
 
+/// Every model above, in the order find_model searches them.
 inline constexpr std::array models{&llama3_1_8b, &llama3_1_70b, &llama3_1_405b,
                                    &megatron_22b, &gpt3_175b, &turing_nlg_530b, &megatron_1t,
                                    &gpt2_small, &gpt2_medium, &gpt2_large, &gpt2_xl,
@@ -328,6 +353,7 @@ inline constexpr std::array models{&llama3_1_8b, &llama3_1_70b, &llama3_1_405b,
                                    &gemma2_2b, &gemma2_9b, &gemma2_27b,
                                    &gemma3_1b, &gemma3_4b, &gemma3_12b, &gemma3_27b};
 
+/// The catalog model with this name ("llama3.1-70b", ...), or nullopt.
 [[nodiscard]] constexpr std::optional<TransformerShape> find_model(std::string_view name) {
     for (const TransformerShape* model : models)
         if (model->name == name) return *model;

@@ -36,6 +36,7 @@ namespace napkin::io::json {
 
 using nlohmann::json;
 
+/// The major version in every schema string, "napkin.<command>/1".
 inline constexpr int schema_version = 1;
 
 /// "napkin.<command>/1".
@@ -53,14 +54,17 @@ inline constexpr int schema_version = 1;
     return v;
 }
 
+/// A byte count as exact_bytes writes it, or null when there is none.
 [[nodiscard]] inline json optional_bytes(const std::optional<Bytes>& b) {
     return b ? exact_bytes(*b) : json(nullptr);
 }
 
+/// A link: its name, bandwidth in bytes per second and per-step latency in seconds.
 [[nodiscard]] inline json link(const Link& l) {
     return {{"name", l.name}, {"bandwidth_bytes_per_s", l.bandwidth.value()}, {"step_latency_s", l.step_latency.value()}};
 }
 
+/// A GPU: memory in bytes (integers), bandwidth in bytes per second, peak rates in FLOP/s, board power in watts.
 [[nodiscard]] inline json gpu(const Gpu& g) {
     return {{"name", g.name},
             {"memory_bytes", exact_bytes(g.memory)},
@@ -77,6 +81,7 @@ inline constexpr int schema_version = 1;
             {"board_power_w", g.board_power.value()}};
 }
 
+/// A model shape and its parameter count; MoE, latent-attention, window and vision keys only where they apply.
 [[nodiscard]] inline json model(const TransformerShape& m) {
     json j{{"name", m.name},
            {"parameters", parameter_count(m)},
@@ -182,8 +187,9 @@ inline constexpr int schema_version = 1;
             {"ep", b.ep.value()},           {"cp", b.cp.value()},               {"optimizer", b.optimizer.value()}};
 }
 
-/// A whole run (napkin/run_cost.hpp), the "run" object of train and plan: {"time_s", "cost_usd", "energy_kwh", "failures", "checkpoint_interval_s", "goodput", ...}; null where
-/// the input was not given (no price, no power, no --mtbf).
+/// A whole run (napkin/run_cost.hpp), the "run" object of train and plan: {"time_s", "cost_usd", "energy_kwh",
+/// "failures", "checkpoint_interval_s", "goodput", ...}; null where the input was not given (no price, no power,
+/// no --mtbf).
 [[nodiscard]] inline json run(const RunCost& r, const RunQuery& q, double steps) {
     json j{{"steps", steps},
            {"useful_s", r.useful.value()},

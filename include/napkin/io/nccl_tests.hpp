@@ -31,12 +31,14 @@
 
 namespace napkin::io {
 
+/// One placement's result in a row: time in seconds, algbw and busbw in bytes per second.
 struct NcclTestsResult {
     Seconds time;
     BytesPerSecond algorithm_bandwidth;
     BytesPerSecond bus_bandwidth;
 };
 
+/// One row of the table: the message size in bytes, its element count, type, redop and root, and both results.
 struct NcclTestsRow {
     Bytes size;
     long long elements = 0;
@@ -47,12 +49,14 @@ struct NcclTestsRow {
     NcclTestsResult in_place;
 };
 
+/// A whole run: the collective measured, its rank count and its result rows in file order.
 struct NcclTestsRun {
     Collective op = Collective::all_reduce;
     long long ranks = 0;
     std::vector<NcclTestsRow> rows;
 };
 
+/// Which of a row's two results to use: out-of-place or in-place.
 enum class Placement { out_of_place, in_place };
 
 namespace detail {
@@ -166,6 +170,7 @@ inline NcclTestsRun parse_nccl_tests(std::istream& in, Collective op = Collectiv
     return run;
 }
 
+/// Read and parse the nccl-tests output file at `path`, as parse_nccl_tests does.
 inline NcclTestsRun read_nccl_tests(const std::string& path, Collective op = Collective::all_reduce,
                                     std::optional<long long> ranks = std::nullopt) {
     std::istringstream file(read_text_file("nccl-tests file", path));

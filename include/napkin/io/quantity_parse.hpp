@@ -82,6 +82,7 @@ struct NumberAndUnit {
 /// beyond every machine and every sensible time, and far from overflow.
 inline constexpr double largest_parsed_value = 1e30;
 
+/// A size in bytes: "80GiB", "280 GB", "400Gb" (bits), or a bare number of bytes; nullopt if not one.
 [[nodiscard]] inline std::optional<Bytes> parse_bytes(std::string_view text) {
     const auto parsed = detail::split_number(text);
     if (!parsed) return std::nullopt;
@@ -90,6 +91,7 @@ inline constexpr double largest_parsed_value = 1e30;
     return bytes(parsed->value * *scale);
 }
 
+/// A rate in bytes per second: a size unit with "/s" or "ps" ("50GB/s", "400Gbps"); nullopt if not one.
 [[nodiscard]] inline std::optional<BytesPerSecond> parse_rate(std::string_view text) {
     const auto parsed = detail::split_number(text);
     if (!parsed) return std::nullopt;
@@ -101,6 +103,7 @@ inline constexpr double largest_parsed_value = 1e30;
     return bytes_per_second(parsed->value * *scale);
 }
 
+/// A time in seconds: a number with ns, us (or µs), ms, s, min, h or d; nullopt if not one.
 [[nodiscard]] inline std::optional<Seconds> parse_time(std::string_view text) {
     const auto parsed = detail::split_number(text);
     if (!parsed) return std::nullopt;
@@ -126,6 +129,7 @@ inline constexpr double largest_parsed_value = 1e30;
     return seconds(parsed->value * scale);
 }
 
+/// A compute rate in FLOP/s: FLOP/s, FLOPS or FLOPs/s with an optional G, T, P or E ("989TFLOP/s"); else nullopt.
 [[nodiscard]] inline std::optional<FlopsPerSecond> parse_flop_rate(std::string_view text) {
     const auto parsed = detail::split_number(text);
     if (!parsed) return std::nullopt;
@@ -153,6 +157,7 @@ inline constexpr double largest_parsed_value = 1e30;
     return flops_per_second(parsed->value * scale);
 }
 
+/// A power in watts: a number with W, kW or MW ("700W", "1.2kW"); nullopt if not one.
 [[nodiscard]] inline std::optional<Watts> parse_power(std::string_view text) {
     const auto parsed = detail::split_number(text);
     if (!parsed) return std::nullopt;
@@ -201,6 +206,7 @@ inline constexpr double largest_parsed_value = 1e30;
            "TiB or bits Gb: 4096, 1MiB, 280GB)");
 }
 
+/// parse_rate, throwing napkin::invalid_argument naming `name` when `text` is not a rate.
 [[nodiscard]] inline BytesPerSecond parse_rate(const std::string& name, std::string_view text) {
     if (auto v = parse_rate(text)) return *v;
     reject(name, text,
@@ -208,21 +214,25 @@ inline constexpr double largest_parsed_value = 1e30;
            "900GBps)");
 }
 
+/// parse_time, throwing napkin::invalid_argument naming `name` when `text` is not a time.
 [[nodiscard]] inline Seconds parse_time(const std::string& name, std::string_view text) {
     if (auto v = parse_time(text)) return *v;
     reject(name, text, "not a time (a number with its unit: 5us, 1.5ms, 2s, 100ns, 10min, 90d)");
 }
 
+/// parse_power, throwing napkin::invalid_argument naming `name` when `text` is not a power.
 [[nodiscard]] inline Watts parse_power(const std::string& name, std::string_view text) {
     if (auto v = parse_power(text)) return *v;
     reject(name, text, "not a power (a number with its unit: 700W, 1.2kW, 20MW)");
 }
 
+/// parse_count, throwing napkin::invalid_argument naming `name` when `text` is not a count.
 [[nodiscard]] inline double parse_count(const std::string& name, std::string_view text) {
     if (auto v = parse_count(text)) return *v;
     reject(name, text, "not a count (a number, optionally with k, M, B or T: 15.6T, 300B)");
 }
 
+/// parse_flop_rate, throwing napkin::invalid_argument naming `name` when `text` is not a compute rate.
 [[nodiscard]] inline FlopsPerSecond parse_flop_rate(const std::string& name, std::string_view text) {
     if (auto v = parse_flop_rate(text)) return *v;
     reject(name, text,

@@ -27,6 +27,7 @@
 
 namespace napkin::io {
 
+/// One compute block of a stage: a pass of one micro-batch and chunk, its start and end in seconds.
 struct ReferenceBlock {
     Pass pass;
     long long microbatch;  // from 0
@@ -38,6 +39,7 @@ struct ReferenceBlock {
     double all_to_all_share = 0.0;  // of the pass's own time, spent in the expert all-to-all
 };
 
+/// One pipeline send between two stages, its start and end in seconds.
 struct ReferenceSend {
     long long from_stage, to_stage;  // from 0
     Pass pass;                       // forward (activations) or backward (gradients)
@@ -45,12 +47,14 @@ struct ReferenceSend {
     Seconds start, end;
 };
 
+/// One sync of a stage (parameter all-gather, gradient reduce-scatter or optimizer step), start and end in seconds.
 struct ReferenceSync {
     SyncKind kind;
     std::optional<long long> chunk;  // from 0, the reduce-scatter's
     Seconds start, end;
 };
 
+/// A whole reference step: the blocks per stage, the sends, the syncs, the step time and its pipeline idle share.
 struct ReferenceSchedule {
     PipelineShape shape;
     std::vector<std::vector<ReferenceBlock>> stages;

@@ -62,6 +62,7 @@ inline long long times_count(const nlohmann::json& j, const std::string& field) 
 }
 }  // namespace detail
 
+/// The ScheduleTimes of a parsed schedule-times document (the format above), checked; fills `schedule` if given.
 [[nodiscard]] inline ScheduleTimes parse_schedule_times(const nlohmann::json& j, TimesSchedule* schedule = nullptr) {
     const PipelineShape shape{detail::times_count(j, "stages"), detail::times_count(j, "microbatches"),
                               j.contains("chunks") ? detail::times_count(j, "chunks") : 1};
@@ -124,6 +125,7 @@ inline long long times_count(const nlohmann::json& j, const std::string& field) 
     return t;
 }
 
+/// Read the schedule-times file at `path` and parse it, rejecting text that is not JSON or a field of the wrong type.
 [[nodiscard]] inline ScheduleTimes read_schedule_times(const std::string& path, TimesSchedule* schedule = nullptr) {
     const std::string text = read_json_file("times file", path);
     nlohmann::json j;

@@ -44,6 +44,7 @@
 
 namespace napkin::io {
 
+/// A serving-runs file as read: one run per measured number, the in-flight rows, and the count of kinds skipped.
 struct ServingRunFile {
     std::vector<MeasuredServingRun> runs;
     std::vector<MeasuredInflightRun> inflight;  // rows batched in flight (serving/measured.hpp)
@@ -254,6 +255,7 @@ inline MeasuredInflightRun parse_inflight_row(const nlohmann::json& row, const s
     return file;
 }
 
+/// Reads the serving-runs file at `path` (given by `argument`) and parses it as parse_serving_runs does.
 [[nodiscard]] inline ServingRunFile read_serving_runs(const std::string& argument, const std::string& path) {
     return parse_serving_runs(read_json_file(argument, path), argument, path);
 }

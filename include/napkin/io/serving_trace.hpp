@@ -166,6 +166,7 @@ inline std::vector<Request> jsonl_trace(const std::vector<std::string_view>& lin
     return requests;
 }
 
+/// The requests of the trace file at `path` (CSV or JSON Lines), in arrival order; `argument` names it in errors.
 [[nodiscard]] inline std::vector<Request> read_serving_trace(const std::string& argument, const std::string& path) {
     return parse_serving_trace(read_text_file(argument, path), argument, path);
 }

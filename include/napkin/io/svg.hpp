@@ -21,15 +21,16 @@
 namespace napkin::io::svg {
 
 namespace palette {
-inline constexpr const char* green = "#009E73";
-inline constexpr const char* orange = "#E69F00";
-inline constexpr const char* sky = "#56B4E9";
-inline constexpr const char* blue = "#0072B2";
-inline constexpr const char* vermillion = "#D55E00";
-inline constexpr const char* purple = "#CC79A7";
-inline constexpr const char* yellow = "#F0E442";
-inline constexpr const char* ink = "#222222";
-inline constexpr const char* grid = "#DDDDDD";
+inline constexpr const char* green = "#009E73";       ///< Okabe–Ito bluish green.
+inline constexpr const char* orange = "#E69F00";      ///< Okabe–Ito orange.
+inline constexpr const char* sky = "#56B4E9";         ///< Okabe–Ito sky blue.
+inline constexpr const char* blue = "#0072B2";        ///< Okabe–Ito blue.
+inline constexpr const char* vermillion = "#D55E00";  ///< Okabe–Ito vermillion.
+inline constexpr const char* purple = "#CC79A7";      ///< Okabe–Ito reddish purple.
+inline constexpr const char* yellow = "#F0E442";      ///< Okabe–Ito yellow.
+inline constexpr const char* ink = "#222222";         ///< Near-black: the text colour and the default hatching.
+inline constexpr const char* grid = "#DDDDDD";        ///< Light grey for grid lines.
+/// The colours given to successive series, in this order.
 inline constexpr const char* series[] = {blue, vermillion, green, orange, purple, sky, yellow};
 }  // namespace palette
 
@@ -50,6 +51,7 @@ inline std::string escape(std::string_view text) {
     return out;
 }
 
+/// A coordinate or label as text: at most two decimals, trailing zeros dropped.
 inline std::string number(double v) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.2f", v);
@@ -159,6 +161,7 @@ struct Ticks {
     double max;
     double step;
 };
+/// The Ticks for values up to `top`, about `wanted` steps; nan, inf or tiny values get {1, 0.25}.
 inline Ticks nice_ticks(double top, int wanted = 5) {
     // nan, inf and values too small for a decimal step get the default axis:
     // every tick loop then runs a handful of times, never forever.
@@ -181,11 +184,13 @@ struct BarPart {
     std::string colour;
     bool hatched = false;
 };
+/// One bar: its label, its parts, and a note printed after it.
 struct Bar {
     std::string label;
     std::vector<BarPart> parts;
     std::string note;  // printed after the bar, e.g. "18.94 ms"
 };
+/// One legend entry: a label beside a swatch of its colour, hatched or not.
 struct LegendEntry {
     std::string label;
     std::string colour;
@@ -198,6 +203,7 @@ struct Marker {
     double value;
     std::string label;
 };
+/// A chart of `bars` as horizontal stacked bars, with `legend` below and `markers` as dashed lines.
 inline Document horizontal_bars(std::string_view title, const std::vector<Bar>& bars, std::string_view unit,
                                 const std::vector<LegendEntry>& legend = {}, const std::vector<Marker>& markers = {},
                                 double width = 720) {
@@ -259,6 +265,7 @@ struct Series {
     std::vector<double> values;
     std::string colour;
 };
+/// A line chart of `series` over the categories `x_labels`, each point labelled with its rounded value.
 inline Document line_chart(std::string_view title, const std::vector<std::string>& x_labels,
                            const std::vector<Series>& series, std::string_view x_unit, std::string_view y_unit,
                            double width = 720, double height = 420) {

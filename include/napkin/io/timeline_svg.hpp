@@ -18,6 +18,7 @@
 
 namespace napkin::io {
 
+/// The picture's title, its width and each stage row's height, in SVG pixels.
 struct TimelineSvgOptions {
     std::string title = "pipeline timeline";
     double width = 1000;
@@ -46,6 +47,7 @@ inline std::string microbatch_colour(long long microbatch) {
 }
 }  // namespace detail
 
+/// The timeline as an SVG document: one row per stage, the time axis in milliseconds.
 [[nodiscard]] inline svg::Document timeline_svg(const Timeline& timeline, const TimelineSvgOptions& o = {}) {
     const PipelineShape& shape = timeline.shape();
     const double left = 80, right = 24, top = 48, gap = 6;
@@ -146,6 +148,7 @@ inline std::string microbatch_colour(long long microbatch) {
     return doc;
 }
 
+/// Writes timeline_svg's picture of `timeline` to `path`.
 inline void write_timeline_svg(const Timeline& timeline, const std::string& path, const TimelineSvgOptions& o = {}) {
     timeline_svg(timeline, o).save(path);
 }

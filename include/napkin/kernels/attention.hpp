@@ -83,10 +83,12 @@ struct FlashAttentionShape {
     double element_bytes = 2.0;
 };
 
+/// The forward and backward times of one flash-attention kernel.
 struct AttentionPasses {
     Seconds forward, backward;
 };
 
+/// The forward FLOPs of the kernel: two products (QKᵀ, PV), 4 · heads · queries · attended · head_dim.
 [[nodiscard]] constexpr Flops flash_attention_forward_flops(const FlashAttentionShape& s) {
     return flops(4.0 * s.heads * s.queries * s.attended * s.head_dim);
 }

@@ -57,6 +57,7 @@ namespace napkin {
     return gemm_bytes(g, s) / achieved_bandwidth(gpu, p);
 }
 
+/// The time of one GEMM kernel: the slower of its tensor-core and memory times, plus a launch.
 [[nodiscard]] constexpr Seconds kernel_gemm_time(const GemmShape& g, DType precision, const Gpu& gpu, KernelProfile p) {
     return std::max(kernel_gemm_math_time(g, precision, gpu, p), kernel_gemm_memory_time(g, precision, gpu, p)) +
            launch_cost(gpu.architecture, p);

@@ -14,11 +14,13 @@
 
 namespace napkin {
 
+/// A rate in Hockney's (r∞, n½) form.
 struct Hockney {
     double r_infinity = 1.0;  // the asymptotic rate, as a share of a data-sheet figure
     double n_half = 0.0;      // the size reaching half of it (0: no dependence on the size)
 };
 
+/// The rate at size n: r∞ · n / (n + n½).
 [[nodiscard]] constexpr double hockney_rate(const Hockney& h, double n) {
     require_positive("Hockney size n", n);
     return h.r_infinity * n / (n + h.n_half);

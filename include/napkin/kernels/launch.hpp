@@ -15,11 +15,13 @@
 namespace napkin {
 
 namespace kernel_launch {
-inline constexpr double ampere_us = 2.555;  // gpubenches-smallkernel-fit-a100-80gb
-inline constexpr double hopper_us = 2.433;  // gpubenches-smallkernel-fit-h200
-inline constexpr double cdna2_us = 1.956;   // gpubenches-smallkernel-fit-mi210
+inline constexpr double ampere_us = 2.555;  ///< Ampere, µs per kernel (gpubenches-smallkernel-fit-a100-80gb)
+inline constexpr double hopper_us = 2.433;  ///< Hopper, µs per kernel (gpubenches-smallkernel-fit-h200)
+inline constexpr double cdna2_us = 1.956;   ///< CDNA 2, µs per kernel (gpubenches-smallkernel-fit-mi210)
 }  // namespace kernel_launch
 
+/// The startup overhead of one kernel, in seconds: the fitted per-kernel cost under `measured`, none under
+/// `roofline` or on a generation with no row of the benchmark.
 [[nodiscard]] constexpr Seconds launch_cost(Architecture a, KernelProfile p) {
     if (p == KernelProfile::roofline) return Seconds{};
     switch (a) {

@@ -17,12 +17,16 @@
 
 namespace napkin {
 
+/// Which ceilings the kernel layer prices with: the data sheet's (`roofline`) or published measurements' (`measured`).
 enum class KernelProfile { roofline, measured };
 
+/// Each profile's name, as to_string writes it and parse_kernel_profile reads it.
 inline constexpr std::array kernel_profile_names{Named{KernelProfile::roofline, "roofline"},
                                                  Named{KernelProfile::measured, "measured"}};
 
+/// The profile's name: "roofline" or "measured".
 [[nodiscard]] constexpr std::string_view to_string(KernelProfile p) { return name_of(p, kernel_profile_names); }
+/// The profile named `text`, or nothing if no profile has that name.
 [[nodiscard]] constexpr std::optional<KernelProfile> parse_kernel_profile(std::string_view text) {
     return value_of(text, kernel_profile_names);
 }

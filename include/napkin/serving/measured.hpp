@@ -30,8 +30,10 @@
 
 namespace napkin {
 
+/// What an in-flight benchmark prints: mean TTFT and inter-token latency, tokens/s (output or total), requests/s.
 enum class InflightMeasure { ttft_mean, itl_mean, output_tokens_per_s, total_tokens_per_s, requests_per_s };
 
+/// The measures' names, as to_string writes them.
 inline constexpr std::array inflight_measure_names{
     Named{InflightMeasure::ttft_mean, "mean TTFT"},
     Named{InflightMeasure::itl_mean, "mean ITL"},
@@ -39,8 +41,11 @@ inline constexpr std::array inflight_measure_names{
     Named{InflightMeasure::total_tokens_per_s, "total tokens/s"},
     Named{InflightMeasure::requests_per_s, "requests/s"},
 };
+/// The measure's name: "mean TTFT", "output tokens/s"…
 [[nodiscard]] constexpr std::string_view to_string(InflightMeasure m) { return name_of(m, inflight_measure_names); }
 
+/// One row of an in-flight benchmark: its setup, the requests' fixed lengths and number, the offered
+/// rate, and each number it measured.
 struct MeasuredInflightRun {
     MeasuredServingRun header;  // id, source, model, GPU, link, layout and formats (its workload unused)
     long long input_tokens = 1, output_tokens = 1;
@@ -54,6 +59,7 @@ struct MeasuredInflightRun {
 /// 128/128 rows would add nothing but time).
 inline constexpr long long replayed_requests = 3000;
 
+/// A summary's value of the measure: seconds, tokens/s or requests/s.
 [[nodiscard]] inline double measure_of(const SimulationSummary& s, InflightMeasure m) {
     switch (m) {
         case InflightMeasure::ttft_mean:
@@ -101,6 +107,7 @@ inline constexpr long long replayed_requests = 3000;
 /// max_batch_size is a build setting; its benchmarks do not print it).
 inline constexpr std::array<long long, 7> batch_limits{64, 128, 256, 512, 1024, 2048, 4096};
 
+/// One source's searched batch limit, its rows, and each row's errors under that limit.
 struct InflightSourceFit {
     std::string source;
     long long max_num_seqs = 0;  // the searched limit: the least Σ error² over the source's rows

@@ -49,16 +49,20 @@
 
 namespace napkin {
 
+/// How the engine batches requests step by step: the four schedulers above.
 enum class Scheduler { continuous, prefill_first, inflight, static_batch };
 
+/// The schedulers' names, as to_string writes them.
 inline constexpr std::array scheduler_names{
     Named{Scheduler::continuous, "continuous"},
     Named{Scheduler::prefill_first, "prefill-first"},
     Named{Scheduler::inflight, "inflight"},
     Named{Scheduler::static_batch, "static"},
 };
+/// The scheduler's name: "continuous", "prefill-first", "inflight" or "static".
 [[nodiscard]] constexpr std::string_view to_string(Scheduler s) { return name_of(s, scheduler_names); }
 
+/// The engine's scheduler and limits: sequences and tokens per step, KV blocks, and speculative decoding.
 struct EngineLimits {
     Scheduler scheduler = Scheduler::continuous;
     long long max_num_seqs = 256;             // sequences running at once (vLLM's default max_num_seqs)
@@ -91,6 +95,7 @@ struct StepRecord {
     long long kv_blocks_used = 0;
 };
 
+/// What a simulation gives: every request's life, every step, the gaps between token deliveries, the cache's size.
 struct SimulationResult {
     std::vector<RequestRecord> requests;  // in arrival order
     std::vector<StepRecord> steps;
@@ -393,6 +398,7 @@ template <class Price>
 // ---------------------------------------------------------------------------
 // What a benchmark prints
 
+/// The mean and the 50th, 90th and 99th percentiles of a set of samples.
 struct Distribution {
     double mean = 0.0, p50 = 0.0, p90 = 0.0, p99 = 0.0;
 };
@@ -431,6 +437,7 @@ struct Occupancy {
     double start = 0.0;                    // seconds
     double running = 0.0, kv_share = 0.0;  // sequences; 0 … 1
 };
+/// The run's Occupancy in `bins` equal spans (none without steps or bins).
 [[nodiscard]] inline std::vector<Occupancy> occupancy(const SimulationResult& r, std::size_t bins) {
     std::vector<Occupancy> out;
     if (r.steps.empty() || bins == 0) return out;
@@ -456,11 +463,14 @@ struct Occupancy {
     return out;
 }
 
+/// The service-level objective: the longest TTFT and TPOT a request may have, in seconds (none by default).
 struct ServiceLevel {
     double ttft = std::numeric_limits<double>::infinity();  // seconds
     double tpot = std::numeric_limits<double>::infinity();  // seconds
 };
 
+/// What a benchmark prints of a run: TTFT, TPOT, inter-token latency and end-to-end distributions,
+/// throughput, the mean batch and requests in the system, preemptions, and goodput within the SLO.
 struct SimulationSummary {
     long long requests = 0;
     double duration = 0.0;  // the first arrival to the last token, s
@@ -473,6 +483,7 @@ struct SimulationSummary {
     double goodput = 0.0;      // of them, per second
 };
 
+/// Summarises a run, counting the requests that meet `slo` (both bounds) for the goodput.
 [[nodiscard]] inline SimulationSummary summarize(const SimulationResult& r, const ServiceLevel& slo = {}) {
     SimulationSummary s;
     s.requests = static_cast<long long>(r.requests.size());

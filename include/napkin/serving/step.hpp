@@ -55,6 +55,7 @@ struct StepBatch {
     return (1.0 - detail::power(acceptance, draft_tokens + 1)) / (1.0 - acceptance);
 }
 
+/// One engine step's time, in seconds: memory and compute (the longer counts), communication, overhead.
 struct ServingStepTime {
     Seconds memory;    // weights and KV caches read, stages in turn
     Seconds compute;   // GEMMs and attention, stages in turn
@@ -72,6 +73,8 @@ struct ServingStepTime {
     return whole == share ? share : whole + 1.0;
 }
 
+/// The time of one engine step of the target model (see the top of the file): `batch`'s decodes and
+/// prompt chunks on layout `l`; the draft model's steps are not included.
 template <CollectivePolicy Collective = Ring>
 [[nodiscard]] constexpr ServingStepTime step_time(const TransformerShape& m, const Gpu& gpu,
                                                   const ServingFabric& fabric, const ServingLayout& l,

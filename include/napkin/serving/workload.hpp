@@ -21,6 +21,7 @@
 
 namespace napkin {
 
+/// One request: when it arrives (seconds), its prompt and output tokens, and how much of its prompt is cached.
 struct Request {
     double arrival = 0.0;  // seconds from the start
     long long input = 1;   // prompt tokens
@@ -98,6 +99,7 @@ struct LengthDistribution {
     }
 };
 
+/// A length of exactly `n` tokens.
 [[nodiscard]] constexpr LengthDistribution fixed_length(long long n) {
     return {LengthDistribution::Kind::fixed, static_cast<double>(n), 0.0};
 }
@@ -117,6 +119,7 @@ inline const LengthDistribution& validated(const LengthDistribution& d, std::str
     return d;
 }
 
+/// When requests arrive: Poisson at `rate` requests/s, gamma (bursty) at that rate, or all at once.
 struct Arrivals {
     enum class Kind { poisson, gamma, at_once };
     Kind kind = Kind::poisson;
@@ -124,6 +127,8 @@ struct Arrivals {
     double burstiness = 1.0;  // gamma: the inter-arrival times' coefficient of variation (1: Poisson)
 };
 
+/// What generate_requests makes: how many requests, their arrivals and lengths, the share starting
+/// with a shared prefix of `prefix_tokens`, and the seed.
 struct TrafficSpec {
     Arrivals arrivals;
     long long requests = 1000;

@@ -54,6 +54,8 @@ inline void check_layer_map(const LayerMap& map, const Parallelism& par, const T
     return detail::estimate_of(parts, m, c, par, o);
 }
 
+/// (Declared above.) The map's stages and chunks must be the layout's p and v, and its ranges must place the
+/// model's layers.
 inline void check_layer_map(const LayerMap& map, const Parallelism& par, const TransformerShape& m) {
     if (map.stages != par.pp)
         reject("LayerMap.stages", count(map.stages), "must equal pp = " + std::to_string(par.pp), {"pp"});

@@ -123,6 +123,7 @@ struct MatrixWork {
     return o.compute_model == ComputeModel::gemm && has_gemm_facts(gpu) ? ComputeModel::gemm : ComputeModel::flat;
 }
 
+/// The micro-batch's matrix work under the compute model the options resolve to (GEMM or flat).
 [[nodiscard]] constexpr MatrixWork matrix_work(const TransformerShape& m, const Parallelism& par, const Gpu& gpu,
                                                const TrainingOptions& o, bool logits = true) {
     return resolved_compute_model(gpu, o) == ComputeModel::gemm ? gemm_matrix_work(m, par, gpu, o, logits)

@@ -42,6 +42,7 @@ struct ElementwiseTime {
     Seconds compute, recompute;
 };
 
+/// The element-wise work of one micro-batch on one GPU of the stage (ElementwiseTime above), in seconds.
 [[nodiscard]] constexpr ElementwiseTime elementwise_time_per_microbatch(const TransformerShape& m,
                                                                        const Parallelism& par, const Gpu& gpu,
                                                                        const EfficiencyModel& e) {
@@ -127,6 +128,8 @@ struct ContextExchange {
     [[nodiscard]] constexpr Seconds total() const { return forward + backward; }
 };
 
+/// The CP ring's K/V exchange for one micro-batch: the send time beyond the attention work it hides under
+/// (ContextExchange above).
 [[nodiscard]] constexpr ContextExchange cp_time_per_microbatch(const TransformerShape& m, const Parallelism& par,
                                                               const Cluster& c, const TrainingOptions& o,
                                                               Seconds core) {

@@ -113,6 +113,7 @@ struct StepCollective {
     Seconds time;        // one call
 };
 
+/// The step's collectives, at most 8, in the order they were added.
 struct StepCollectives {
     std::array<StepCollective, 8> list{};
     std::size_t size = 0;

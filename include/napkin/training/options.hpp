@@ -38,10 +38,13 @@ namespace napkin {
 /// all-reduce without.
 enum class TpCommunication { automatic, all_reduce, reduce_scatter_all_gather };
 
+/// Each way's name, as to_string writes it and parse_tp_communication reads it: "auto", "all-reduce", "rs-ag".
 inline constexpr std::array tp_communication_names{Named{TpCommunication::automatic, "auto"},
                                                   Named{TpCommunication::all_reduce, "all-reduce"},
                                                   Named{TpCommunication::reduce_scatter_all_gather, "rs-ag"}};
+/// The way's name: "auto", "all-reduce" or "rs-ag".
 [[nodiscard]] constexpr std::string_view to_string(TpCommunication c) { return name_of(c, tp_communication_names); }
+/// The way named `text`, or nothing if none has that name.
 [[nodiscard]] constexpr std::optional<TpCommunication> parse_tp_communication(std::string_view text) {
     return value_of(text, tp_communication_names);
 }
@@ -53,8 +56,11 @@ inline constexpr std::array tp_communication_names{Named{TpCommunication::automa
 /// without the GEMM model's facts (SM count, architecture) runs the flat model.
 enum class ComputeModel { gemm, flat };
 
+/// The compute model's name: "gemm" or "flat".
 [[nodiscard]] constexpr std::string_view to_string(ComputeModel c) { return c == ComputeModel::gemm ? "gemm" : "flat"; }
 
+/// The knobs of a training estimate beside the layout: the compute model and its parameters, precision,
+/// overlaps, collectives, memory allowances, optimizer, layer map and framework.
 struct TrainingOptions {
     EfficiencyModel efficiency = default_efficiency;  // the flat model's parameters
     ComputeModel compute_model = ComputeModel::gemm;
@@ -121,10 +127,9 @@ struct TrainingOptions {
     long long communication_sms = 20;
 };
 
+/// The defaults of every option (TrainingOptions{}).
 inline constexpr TrainingOptions default_training_options{};
 
-/// The collectives the layout's TP really uses: `automatic` resolves to the
-/// pair with sequence parallelism and to the all-reduce without.
 /// Full recomputation replays every layer's forward pass inside the backward
 /// (Korthikanti et al. 2022, Sec. 5), so its collectives run once more too.
 [[nodiscard]] constexpr bool full_recompute_replays(const Parallelism& par) { return par.recompute == Recompute::full; }
@@ -158,6 +163,8 @@ inline constexpr TrainingOptions default_training_options{};
     return flops(2.0 * count(dense) * count(par.sequence) * count(m.hidden) * count(m.ffn));
 }
 
+/// The collectives the layout's TP really uses: `automatic` resolves to reduce-scatter + all-gather with
+/// sequence parallelism and to the all-reduce without.
 [[nodiscard]] constexpr TpCommunication resolved_tp_communication(const Parallelism& par, const TrainingOptions& o) {
     if (o.tp_communication != TpCommunication::automatic) return o.tp_communication;
     return par.sequence_parallel ? TpCommunication::reduce_scatter_all_gather : TpCommunication::all_reduce;
@@ -179,6 +186,8 @@ struct StepBreakdown {
     }
 };
 
+/// What a training estimate answers: memory per GPU and whether it fits, the step and its breakdown,
+/// throughput in tokens per second, MFU and HFU, and the FLOPs per iteration.
 struct TrainingEstimate {
     TrainingMemory memory;
     bool fits = false;

@@ -18,10 +18,12 @@ namespace napkin {
 // The embedding look-up has no multiplications; its table is memory of the
 // first stage.
 
+/// The part-by-part sum of two micro-batch times.
 [[nodiscard]] constexpr MicrobatchTime operator+(const MicrobatchTime& a, const MicrobatchTime& b) {
     return {a.compute + b.compute, a.recompute + b.recompute, a.tp + b.tp, a.pp + b.pp, a.ep + b.ep,
             {a.cp.forward + b.cp.forward, a.cp.backward + b.cp.backward}};
 }
+/// Every part of a micro-batch time scaled by `n`.
 [[nodiscard]] constexpr MicrobatchTime operator*(double n, const MicrobatchTime& t) {
     return {n * t.compute, n * t.recompute, n * t.tp, n * t.pp, n * t.ep, {n * t.cp.forward, n * t.cp.backward}};
 }
@@ -73,6 +75,7 @@ struct StageLayers {
     [[nodiscard]] constexpr long long total() const { return dense + moe; }
 };
 
+/// The dense and MoE layers the map places on `stage`, over all its chunks.
 [[nodiscard]] inline StageLayers stage_layers(const TransformerShape& m, const LayerMap& map, long long stage) {
     StageLayers n;
     for (long long chunk = 0; chunk < map.chunks; ++chunk) {

@@ -35,6 +35,8 @@ struct GradientSync {
     Seconds reduce, gather, layer_gather;
 };
 
+/// One group's gradient synchronisation by part (GradientSync above): the reduce, the weights' gather, and
+/// ZeRO-3's per-pass weight gather, each for one call, in seconds.
 [[nodiscard]] constexpr GradientSync gradient_sync_parts(double parameters, const GroupPlacement& group,
                                                         const Parallelism& par, const Cluster& c,
                                                         const TrainingOptions& o) {
@@ -64,6 +66,8 @@ struct GradientSync {
     return {};
 }
 
+/// The whole synchronisation of one step: the reduce once (ZeRO-3: once per micro-batch), the gather once, and
+/// ZeRO-3's weight gather twice per micro-batch.
 [[nodiscard]] constexpr Seconds gradient_sync_time(double parameters, const GroupPlacement& group,
                                                   const Parallelism& par, const Cluster& c,
                                                   const TrainingOptions& o) {
@@ -162,6 +166,8 @@ struct GradientSync {
     return muon_step_time(m, count(gpus(par)), gpu.peak_flops * matrix_share(gpu, o));
 }
 
+/// The optimizer step on one GPU, in seconds: the element-wise update of its stage's parameters plus Muon's
+/// Newton–Schulz iterations (none for Adam).
 [[nodiscard]] constexpr Seconds optimizer_step_time(const TransformerShape& m, const StageParameters& params,
                                                    const Parallelism& par, const Gpu& gpu, const TrainingOptions& o) {
     return optimizer_time(params, par, gpu, optimizer_moments(m, o.optimizer)) + newton_schulz_time(m, par, gpu, o);

@@ -75,12 +75,15 @@ inline constexpr TrainingOptions megatron_core_options{
 /// The nodes: DGX A100 (80 GB; llm-foundry's A100 80 GB table: 1,600 Gb/s RoCE
 /// per node = 200 Gb/s per GPU, as ib-hdr), the same with A100 40 GB, DGX H100.
 inline constexpr Node dgx_a100_run_node = dgx_a100;
+/// The same node with A100 40 GB GPUs.
 inline constexpr Node dgx_a100_40gb_run_node = validated(Node{
     .name = "dgx-a100-40gb", .gpu = a100_40gb_sxm, .gpus = 8, .intra = nvlink3, .inter = ib_hdr});
+/// DGX H100.
 inline constexpr Node dgx_h100_run_node = dgx_h100;
 
 /// What the partial rows' sources leave out, searched (napkin/measured_run.hpp, RunSearch).
 inline constexpr RunSearch megatron_readme_search{.micro_batch = true, .recompute = true, .virtual_stages = true};
+/// llm-foundry's H100 rows: the interconnect is not printed, so ib-hdr is searched beside the node's own NICs.
 inline constexpr RunSearch llm_foundry_h100_search{.inter_alternative = ib_hdr};
 
 /// NVIDIA DGX Cloud Benchmarking v25.01 (llama3.1/llama3.1_{8b,70b}.yaml, NeMo):
@@ -89,6 +92,8 @@ inline constexpr RunSearch llm_foundry_h100_search{.inter_alternative = ib_hdr};
 /// attention, causal), userbuffers TP overlap where t > 1.
 inline constexpr TrainingOptions dgx_cloud_options{.overlap_tp = true, .overlap_param_gather = true, .causal = true,
                                                    .overlap_dp = true, .gradient_reduce_dtype = DType::bf16};
+/// DGX Cloud's Llama 3.1 layout: the given t, p, d, v and global batch; cp = 2, sequence 8,192, micro-batch 1,
+/// sequence parallelism where t > 1, no recomputation, the distributed optimizer, flash attention.
 [[nodiscard]] constexpr Parallelism dgx_cloud_layout(long long tp, long long pp, long long dp, long long vp,
                                                      long long global_batch) {
     return Parallelism{.tp = tp, .pp = pp, .dp = dp, .cp = 2, .virtual_stages = vp, .micro_batch = 1,
@@ -104,9 +109,12 @@ inline constexpr TrainingOptions dgx_cloud_options{.overlap_tp = true, .overlap_
                        .sequence = 2048, .sequence_parallel = true, .recompute = Recompute::none,
                        .sharding = Sharding::distributed, .flash_attention = true};
 }
+/// NeMo's FP8 options: FP8 GEMMs, TP overlap, overlapped parameter all-gather and gradient reduce, causal attention.
 inline constexpr TrainingOptions nemo_fp8_options{.compute_dtype = DType::fp8, .overlap_tp = true,
                                                   .overlap_param_gather = true, .causal = true, .overlap_dp = true};
 
+/// The Megatron-LM README's H100 weak-scaling rows and llm-foundry's MPT rows (A100 40/80 GB, H100), as
+/// tests/data/measured-training-runs.json gives them.
 inline constexpr std::array<MeasuredRun, 23> published_runs{{
     {"GPT 1.7B, 48 GPUs", "NVIDIA/Megatron-LM @ f2e5db402c44ae309aa6448bcb4ae87e8ae0f5f4, README weak-scaling table", "Megatron-LM (Megatron-Core)",
      megatron_readme_shape("GPT 1.7b", 24, 2048, 16),

@@ -27,6 +27,7 @@ enum class RunRole {
     estimate,  // a published per-GPU figure for a layout, not a measured row
 };
 
+/// The role's name: "fit", "check" or "estimate".
 [[nodiscard]] constexpr std::string_view to_string(RunRole r) {
     switch (r) {
         case RunRole::fit: return "fit";
@@ -109,15 +110,15 @@ inline constexpr std::array<MegatronRun, 17> megatron_runs{{
     return napkin::cluster_of(dgx_a100, run.gpus / dgx_a100.gpus);
 }
 
-/// The run as a MeasuredRun (napkin/measured_run.hpp): the iteration time its
-/// TFLOP/s per GPU means under the paper's FLOP count, 96·B·s·l·h²(1 + s/6h + V/16lh).
-/// Narayanan et al. 2021 ran Megatron-LM before flash attention: the attention
+/// The training options of the 2021 runs. Narayanan et al. 2021 ran Megatron-LM before flash attention: the attention
 /// core is two batched GEMMs over the full square of scores. Mixed precision
 /// in fp16 (the repository's GPT scripts of the time pass --fp16; the paper
 /// says "mixed precision"): Megatron-LM all-reduces the 16-bit gradients
 /// unless --accumulate-allreduce-grads-in-fp32 (megatron/arguments.py).
 inline constexpr TrainingOptions megatron_2021_options{.gradient_reduce_dtype = DType::fp16};
 
+/// The run as a MeasuredRun (napkin/measured_run.hpp): the iteration time its TFLOP/s per GPU means under the
+/// paper's FLOP count, 96·B·s·l·h²(1 + s/6h + V/16lh), run with megatron_2021_options.
 [[nodiscard]] constexpr MeasuredRun measured_run_of(const MegatronRun& run) {
     const Flops counted = narayanan_flops_with_recomputation(run.global_batch, 2048, run.layers, run.hidden, 51200);
     return MeasuredRun{.label = run.label,
