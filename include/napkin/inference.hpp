@@ -101,6 +101,11 @@ struct CountedModel {
     const long long parameters = validated_weights(model);
     return {model, parameters, active_of(model, parameters)};
 }
+/// The same counts without the shape's checks, for formulas that price a shape as given.
+[[nodiscard]] constexpr CountedModel counts_of(const TransformerShape& model) {
+    const long long parameters = parameter_count(model);
+    return {model, parameters, active_of(model, parameters)};
+}
 /// One GPU's share of `parameters` weights, rounded up to a whole byte.
 [[nodiscard]] constexpr Bytes weight_share(long long parameters, long long gpus, const InferenceSetup& setup) {
     return ceil_whole(bytes(count(parameters) * setup.bytes_per_weight) / count(gpus));

@@ -422,17 +422,25 @@ struct ServingMemory {
     [[nodiscard]] constexpr bool fits() const { return total() <= usable && offloaded <= host; }
 };
 
+namespace detail {
+/// serving_weights_per_gpu from the model's weight count (`c.parameters`), worked out once per evaluation.
+[[nodiscard]] constexpr Bytes serving_weights_of(const CountedModel& c, const ServingLayout& l, WeightDType d) {
+    const TransformerShape& m = c.shape;
+    const double b = bytes_per_weight(d);
+    if (m.experts == 0) return ceil_whole(bytes(count(c.parameters) * b) / count(l.tp * l.pp));
+    const double experts = count(routed_expert_weights(m));
+    const double rest = count(c.parameters) - experts;
+    return ceil_whole(bytes(b * (rest / count(l.tp * l.pp) + experts / count(l.gpus()))));
+}
+}  // namespace detail
+
 /// The weights one GPU holds: a dense model's are shared evenly over tp·pp (the
 /// lesson's share, rounded up to a whole byte); a mixture's experts are spread
 /// over all tp·pp·ep GPUs while the rest (attention, router, norms, tables) is
 /// shared over tp·pp and copied into each of the ep groups.
 [[nodiscard]] constexpr Bytes serving_weights_per_gpu(const TransformerShape& m, const ServingLayout& l,
                                                       WeightDType d) {
-    const double b = bytes_per_weight(d);
-    if (m.experts == 0) return ceil_whole(weight_bytes(m, b) / count(l.tp * l.pp));
-    const double experts = count(routed_expert_weights(m));
-    const double rest = count(parameter_count(m)) - experts;
-    return ceil_whole(bytes(b * (rest / count(l.tp * l.pp) + experts / count(l.gpus()))));
+    return detail::serving_weights_of(detail::counts_of(m), l, d);
 }
 
 /// Paged KV cache: a sequence of `length` tokens holds ⌈length / block⌉ blocks.
@@ -492,18 +500,43 @@ struct ServingMemory {
 
 namespace detail {
 /// One GPU's weights, working memory (the split lesson's, inference.hpp) and usable memory, no cache yet.
-[[nodiscard]] constexpr ServingMemory without_cache(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
+[[nodiscard]] constexpr ServingMemory without_cache(const CountedModel& c, const Gpu& gpu, const ServingLayout& l,
                                                     const ServingSetup& s) {
     InferenceSetup working;
     working.bytes_per_activation = s.bytes_per_activation;
     working.working_tokens = s.working_tokens;
     working.working_allowance = s.working_allowance;
-    return {serving_weights_per_gpu(m, l, s.weights), Bytes{}, working_memory(m, working), usable_memory(gpu)};
+    return {serving_weights_of(c, l, s.weights), Bytes{}, working_memory(c.shape, working), usable_memory(gpu)};
+}
+[[nodiscard]] constexpr ServingMemory without_cache(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
+                                                    const ServingSetup& s) {
+    return without_cache(counts_of(m), gpu, l, s);
+}
+/// One GPU's cache for some number of sequences of its group, each reserved whole at a length
+/// in blocks: kv_bytes_per_gpu's operations in its order, the factors that do not depend on the
+/// number worked out once (max_concurrency tries several numbers).
+struct KvReservation {
+    BytesPerToken per_token;  // a dense-attention model's cache per token (kv_cache_per_token)
+    Bytes per_sequence;       // a sliding-window model's cache per sequence (kv_cache_bytes)
+    Tokens context;           // the paged length
+    double share = 1.0;       // kv_share
+    bool windowed = false;    // local attention layers
+    [[nodiscard]] constexpr Bytes operator()(long long sequences) const {
+        const double n = count(sequences);
+        return ceil_whole(windowed ? per_sequence * n / share : per_token * (context * n) / share);
+    }
+};
+[[nodiscard]] constexpr KvReservation kv_reservation(const TransformerShape& m, const ServingLayout& l,
+                                                     const ServingSetup& s, long long length) {
+    const Tokens context = paged_tokens(length, s.kv_block_tokens);
+    const double b = bytes_per_kv_value(s.kv);
+    if (local_attention_layers(m) == 0) return {kv_cache_per_token(m, b), Bytes{}, context, kv_share(m, l), false};
+    return {BytesPerToken{}, kv_cache_bytes(m, b, context), context, kv_share(m, l), true};
 }
 /// One GPU's cache for `sequences` of its group, each reserved whole at `length` tokens in blocks.
 [[nodiscard]] constexpr Bytes reserved_kv(const TransformerShape& m, const ServingLayout& l, const ServingSetup& s,
                                           long long length, long long sequences) {
-    return ceil_whole(kv_bytes_per_gpu(m, l, s.kv, paged_tokens(length, s.kv_block_tokens), count(sequences)));
+    return kv_reservation(m, l, s, length)(sequences);
 }
 /// `memory` holding `kv` bytes of cache: with offload the GPU keeps what fits beside the
 /// weights and working memory, and the rest goes to the host.
@@ -537,16 +570,13 @@ namespace detail {
     return std::max(Bytes{}, read - room);
 }
 
-/// The most sequences of `length` tokens whose memory fits (0: not one).
-[[nodiscard]] constexpr long long max_concurrency(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
-                                                  long long length, const ServingSetup& s = default_serving_setup) {
-    require_at_least_one("sequence length (tokens)", length);
-    (void)validated(gpu);  // memory ≤ 10^18 B keeps the guess below within a long long
-    // serving_memory of per_group·ep sequences, the weights and working memory counted once.
-    const ServingMemory base = detail::without_cache(m, gpu, l, s);
-    const auto memory_of = [&](long long per_group) {
-        return detail::holding(base, detail::reserved_kv(m, l, s, length, per_group), s);
-    };
+namespace detail {
+/// max_concurrency from one GPU's memory without cache (`base`): serving_memory of per_group·ep
+/// sequences, the weights, working memory and cache per sequence worked out once.
+[[nodiscard]] constexpr long long max_concurrency_of(const ServingMemory& base, const TransformerShape& m,
+                                                     const ServingLayout& l, long long length, const ServingSetup& s) {
+    const KvReservation reserve = kv_reservation(m, l, s, length);
+    const auto memory_of = [&](long long per_group) { return holding(base, reserve(per_group), s); };
     const ServingMemory empty = memory_of(0);
     if (empty.total() >= empty.usable) return 0;
     const ServingMemory single = memory_of(1);
@@ -556,6 +586,15 @@ namespace detail {
     while (memory_of(per_group + 1).fits()) ++per_group;
     while (per_group > 0 && !memory_of(per_group).fits()) --per_group;
     return per_group * l.ep;
+}
+}  // namespace detail
+
+/// The most sequences of `length` tokens whose memory fits (0: not one).
+[[nodiscard]] constexpr long long max_concurrency(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
+                                                  long long length, const ServingSetup& s = default_serving_setup) {
+    require_at_least_one("sequence length (tokens)", length);
+    (void)validated(gpu);  // memory ≤ 10^18 B keeps the guess below within a long long
+    return detail::max_concurrency_of(detail::without_cache(m, gpu, l, s), m, l, length, s);
 }
 
 // ---------------------------------------------------------------------------
@@ -598,6 +637,26 @@ struct DecodeStep {
     [[nodiscard]] constexpr bool memory_bound() const { return reading() >= compute; }
 };
 
+namespace detail {
+/// weights_read_per_gpu from the model's weight count (`c.parameters`).
+[[nodiscard]] constexpr Bytes serving_weights_read(const CountedModel& c, const ServingLayout& l, WeightDType d,
+                                                   double routed, double skew) {
+    const TransformerShape& m = c.shape;
+    if (m.experts == 0) return serving_weights_of(c, l, d);
+    const double b = bytes_per_weight(d);
+    const double experts = count(routed_expert_weights(m));
+    const double rest = count(c.parameters) - experts;
+    const double tokens_routed = routed * count(l.ep);
+    // The rank's distinct experts, as a share of all E, times ep: the share of the expert weights it reads.
+    const double hit =
+        skew == 0.0
+            ? expected_distinct_experts(m.experts, m.experts_per_token, tokens_routed) / count(m.experts)
+            : busiest_rank_distinct_experts(m.experts, m.experts_per_token, l.ep, tokens_routed, skew) *
+                  count(l.ep) / count(m.experts);
+    return ceil_whole(bytes(b * (rest / count(l.tp * l.pp) + hit * experts / count(l.gpus()))));
+}
+}  // namespace detail
+
 /// The weight bytes one GPU reads in a pass over `routed` tokens of its group:
 /// a dense model its whole share; a mixture the rest of its share plus, per
 /// MoE layer, the expected distinct experts among the E/ep it holds, hit by the
@@ -607,18 +666,7 @@ struct DecodeStep {
 /// busiest rank, which sets the step (busiest_rank_distinct_experts).
 [[nodiscard]] constexpr Bytes weights_read_per_gpu(const TransformerShape& m, const ServingLayout& l, WeightDType d,
                                                    double routed, double skew = 0.0) {
-    if (m.experts == 0) return serving_weights_per_gpu(m, l, d);
-    const double b = bytes_per_weight(d);
-    const double experts = count(routed_expert_weights(m));
-    const double rest = count(parameter_count(m)) - experts;
-    const double tokens_routed = routed * count(l.ep);
-    // The rank's distinct experts, as a share of all E, times ep: the share of the expert weights it reads.
-    const double hit =
-        skew == 0.0
-            ? expected_distinct_experts(m.experts, m.experts_per_token, tokens_routed) / count(m.experts)
-            : busiest_rank_distinct_experts(m.experts, m.experts_per_token, l.ep, tokens_routed, skew) *
-                  count(l.ep) / count(m.experts);
-    return ceil_whole(bytes(b * (rest / count(l.tp * l.pp) + hit * experts / count(l.gpus()))));
+    return detail::serving_weights_read(detail::counts_of(m), l, d, routed, skew);
 }
 
 /// FLOPs of attention over the cache: per token and layer, QKᵀ and the weighted
@@ -647,15 +695,23 @@ struct DecodeStep {
     return busiest_rank_load(m.experts, m.experts_per_token, l.ep, skew);
 }
 
+namespace detail {
+/// pass_gemm_flops from the model's active weight count (`c.active`).
+[[nodiscard]] constexpr Flops gemm_flops_of(const CountedModel& c, const ServingLayout& l, double routed, double skew) {
+    const TransformerShape& m = c.shape;
+    const double active = count(c.active);
+    if (m.experts == 0) return flops(2.0 * active * routed);
+    const double routed_active = count(routed_expert_weights(m)) * count(m.experts_per_token) / count(m.experts);
+    return flops(2.0 * (active + (expert_load(m, l, skew) - 1.0) * routed_active) * routed);
+}
+}  // namespace detail
+
 /// The GEMM FLOPs of a pass over `routed` tokens on the busiest rank: 2 per
 /// active weight per token (Kaplan et al. 2020, Sec. 2.1), the routed experts'
 /// share scaled by expert_load.
 [[nodiscard]] constexpr Flops pass_gemm_flops(const TransformerShape& m, const ServingLayout& l, double routed,
                                               double skew) {
-    const double active = count(active_parameter_count(m));
-    if (m.experts == 0) return flops(2.0 * active * routed);
-    const double routed_active = count(routed_expert_weights(m)) * count(m.experts_per_token) / count(m.experts);
-    return flops(2.0 * (active + (expert_load(m, l, skew) - 1.0) * routed_active) * routed);
+    return detail::gemm_flops_of(detail::counts_of(m), l, routed, skew);
 }
 
 namespace detail {
@@ -701,6 +757,49 @@ constexpr void pass_communication(const TransformerShape& m, const ServingFabric
 }
 }  // namespace detail
 
+namespace detail {
+/// decode_step from the model's weight counts, worked out once per evaluation.
+template <CollectivePolicy Collective>
+[[nodiscard]] constexpr DecodeStep decode_step_of(const CountedModel& c, const Gpu& gpu, const ServingFabric& fabric,
+                                                  const ServingLayout& l, const DecodeBatch& batch,
+                                                  const ServingSetup& s, const Collective& collective) {
+    const TransformerShape& m = c.shape;
+    const long long micro_batches = pipeline_micro_batches(l, s, batch.sequences);
+    const double n = count(micro_batch_sequences(batch.sequences, micro_batches));
+    const double stages = count(l.pp);
+    const KernelProfile k = s.profile.kernels;
+    const Architecture a = gpu.architecture;
+    DecodeStep step;
+    step.stages = l.pp;
+    step.micro_batches = micro_batches;
+    step.weights_read = stages * read_at(serving_weights_read(c, l, s.weights, n, s.expert_skew), gpu, hbm_share(a, k));
+    // Paged decode attention reaches its measured share of the bandwidth for the
+    // cached tokens it reads, all of the group's sequences together (FlashInfer's
+    // rows are one sequence: the kernel's work is the tokens it reads).
+    // With offload, the share beyond the GPU's room streams over the host link instead.
+    const double cached = n * batch.context.value();
+    const Bytes kv = kv_bytes_per_gpu(m, l, s.kv, batch.context, n);
+    const Bytes host = offloaded_kv(kv, m, gpu, l, s);
+    step.kv_read = stages * read_at(kv - host, gpu, cached > 0.0 ? decode_attention_share(a, cached, k) : 1.0);
+    step.kv_offload = host.value() > 0 ? stages * (host / s.kv_offload.bandwidth) : Seconds{};
+    const Flops gemms = gemm_flops_of(c, l, n, s.expert_skew);
+    const Flops attention = attention_flops(m, n * batch.context.value(), n * within_window(m, batch.context.value()));
+    const double gpus = count(l.tp * l.pp);
+    if (k == KernelProfile::roofline) {
+        step.compute = stages * ((gemms + attention) / gpus / serving_peak(gpu, s.weights));
+    } else {
+        // The GEMMs at the best GEMM's share of their precision's peak, attention in 16 bit.
+        const FlopsPerSecond gemm_rate =
+            serving_peak(gpu, s.weights) * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share;
+        const FlopsPerSecond attention_rate = gpu.peak_flops * gemm_ceiling(a, DType::bf16, k);
+        step.compute = stages * (gemms / gpus / gemm_rate + attention / gpus / attention_rate);
+    }
+    step.overhead = pass_overhead(m, l, s.profile);
+    pass_communication(m, fabric, l, n, s, collective, step);
+    return step;
+}
+}  // namespace detail
+
 /// One step that gives each of B sequences its next token (see the top of the
 /// file). With B = 1, context 0 and 16-bit weights it is the lesson's
 /// token_time: weights_read + 0 = read, compute = 2·N_active / gpus / peak,
@@ -714,41 +813,7 @@ template <CollectivePolicy Collective = Ring>
                                                const ServingLayout& l, const DecodeBatch& batch,
                                                const ServingSetup& s = default_serving_setup,
                                                const Collective& collective = default_ring_collective) {
-    const long long micro_batches = pipeline_micro_batches(l, s, batch.sequences);
-    const double n = count(micro_batch_sequences(batch.sequences, micro_batches));
-    const double stages = count(l.pp);
-    const KernelProfile k = s.profile.kernels;
-    const Architecture a = gpu.architecture;
-    DecodeStep step;
-    step.stages = l.pp;
-    step.micro_batches = micro_batches;
-    step.weights_read =
-        stages * detail::read_at(weights_read_per_gpu(m, l, s.weights, n, s.expert_skew), gpu, hbm_share(a, k));
-    // Paged decode attention reaches its measured share of the bandwidth for the
-    // cached tokens it reads, all of the group's sequences together (FlashInfer's
-    // rows are one sequence: the kernel's work is the tokens it reads).
-    // With offload, the share beyond the GPU's room streams over the host link instead.
-    const double cached = n * batch.context.value();
-    const Bytes kv = kv_bytes_per_gpu(m, l, s.kv, batch.context, n);
-    const Bytes host = offloaded_kv(kv, m, gpu, l, s);
-    step.kv_read =
-        stages * detail::read_at(kv - host, gpu, cached > 0.0 ? decode_attention_share(a, cached, k) : 1.0);
-    step.kv_offload = host.value() > 0 ? stages * (host / s.kv_offload.bandwidth) : Seconds{};
-    const Flops gemms = pass_gemm_flops(m, l, n, s.expert_skew);
-    const Flops attention = attention_flops(m, n * batch.context.value(), n * within_window(m, batch.context.value()));
-    const double gpus = count(l.tp * l.pp);
-    if (k == KernelProfile::roofline) {
-        step.compute = stages * ((gemms + attention) / gpus / serving_peak(gpu, s.weights));
-    } else {
-        // The GEMMs at the best GEMM's share of their precision's peak, attention in 16 bit.
-        const FlopsPerSecond gemm_rate =
-            serving_peak(gpu, s.weights) * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share;
-        const FlopsPerSecond attention_rate = gpu.peak_flops * gemm_ceiling(a, DType::bf16, k);
-        step.compute = stages * (gemms / gpus / gemm_rate + attention / gpus / attention_rate);
-    }
-    step.overhead = detail::pass_overhead(m, l, s.profile);
-    detail::pass_communication(m, fabric, l, n, s, collective, step);
-    return step;
+    return detail::decode_step_of(detail::counts_of(m), gpu, fabric, l, batch, s, collective);
 }
 
 // ---------------------------------------------------------------------------
@@ -763,6 +828,54 @@ struct PrefillTime {
     Seconds overhead;      // the engine's, per pass (ServingProfile)
     [[nodiscard]] constexpr Seconds total() const { return compute + comm + overhead; }
 };
+
+namespace detail {
+/// prefill_time from the model's weight counts, for checked prompts and input.
+template <CollectivePolicy Collective>
+[[nodiscard]] constexpr PrefillTime prefill_time_of(const CountedModel& counts, const Gpu& gpu,
+                                                    const ServingFabric& fabric, const ServingLayout& l,
+                                                    long long prompts, long long input, const ServingSetup& s,
+                                                    const Collective& collective) {
+    const TransformerShape& m = counts.shape;
+    const long long chunk = s.prefill_chunk == 0 ? input : std::min(s.prefill_chunk, input);
+    const FlopsPerSecond peak = serving_peak(gpu, s.weights);
+    const KernelProfile k = s.profile.kernels;
+    const Architecture a = gpu.architecture;
+    const long long micro_batches = pipeline_micro_batches(l, s, prompts);
+    const double b = count(micro_batch_sequences(prompts, micro_batches));
+    const double gpus = count(l.tp * l.pp);
+    PrefillTime result{0, micro_batches, {}, {}, {}};
+    for (long long done = 0; done < input; done += chunk) {
+        const double c = count(std::min(chunk, input - done));
+        const double p = count(done);
+        const Bytes traffic = serving_weights_read(counts, l, s.weights, b * c, s.expert_skew) +
+                              kv_bytes_per_gpu(m, l, s.kv, tokens(p + c), b);
+        const Flops gemms = gemm_flops_of(counts, l, b * c, s.expert_skew);
+        const Flops attention =
+            attention_flops(m, b * (c * p + c * (c + 1.0) / 2.0), b * windowed_positions(m, p + 1.0, p + c));
+        // Roofline: every FLOP at the peak. Measured: the GEMMs at the best GEMM's share,
+        // flash attention at its rate for p + c keys (kernels/attention.hpp), in 16 bit.
+        const Seconds math =
+            k == KernelProfile::roofline
+                ? (gemms + attention) / gpus / peak
+                : gemms / gpus / (peak * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share) +
+                      attention / gpus / (gpu.peak_flops * flash_attention_share(a, p + c, k));
+        const ServingRoofline pass{read_at(traffic, gpu, hbm_share(a, k)), math};
+        DecodeStep comm;
+        pass_communication(m, fabric, l, b * c, s, collective, comm);
+        result.compute += count(l.pp) * pass.time();
+        result.comm += comm.communication();
+        result.overhead += pass_overhead(m, l, s.profile);
+        ++result.passes;
+    }
+    if (micro_batches == 1) return result;
+    const double fill = count(l.pp + micro_batches - 1) / count(l.pp);
+    result.compute = fill * result.compute;
+    result.comm = fill * result.comm;
+    result.overhead = fill * result.overhead;
+    return result;
+}
+}  // namespace detail
 
 /// The forward pass over `prompts` prompts of `input` tokens each, in chunks of
 /// `s.prefill_chunk` tokens (one chunk when 0). A chunk of c tokens after p
@@ -782,43 +895,7 @@ template <CollectivePolicy Collective = Ring>
                                                  const Collective& collective = default_ring_collective) {
     require_at_least_one("prompts", prompts);
     require_at_least_one("input tokens", input);
-    const long long chunk = s.prefill_chunk == 0 ? input : std::min(s.prefill_chunk, input);
-    const FlopsPerSecond peak = serving_peak(gpu, s.weights);
-    const KernelProfile k = s.profile.kernels;
-    const Architecture a = gpu.architecture;
-    const long long micro_batches = pipeline_micro_batches(l, s, prompts);
-    const double b = count(micro_batch_sequences(prompts, micro_batches));
-    const double gpus = count(l.tp * l.pp);
-    PrefillTime result{0, micro_batches, {}, {}, {}};
-    for (long long done = 0; done < input; done += chunk) {
-        const double c = count(std::min(chunk, input - done));
-        const double p = count(done);
-        const Bytes traffic =
-            weights_read_per_gpu(m, l, s.weights, b * c, s.expert_skew) + kv_bytes_per_gpu(m, l, s.kv, tokens(p + c), b);
-        const Flops gemms = pass_gemm_flops(m, l, b * c, s.expert_skew);
-        const Flops attention =
-            attention_flops(m, b * (c * p + c * (c + 1.0) / 2.0), b * windowed_positions(m, p + 1.0, p + c));
-        // Roofline: every FLOP at the peak. Measured: the GEMMs at the best GEMM's share,
-        // flash attention at its rate for p + c keys (kernels/attention.hpp), in 16 bit.
-        const Seconds math =
-            k == KernelProfile::roofline
-                ? (gemms + attention) / gpus / peak
-                : gemms / gpus / (peak * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share) +
-                      attention / gpus / (gpu.peak_flops * flash_attention_share(a, p + c, k));
-        const ServingRoofline pass{detail::read_at(traffic, gpu, hbm_share(a, k)), math};
-        DecodeStep comm;
-        detail::pass_communication(m, fabric, l, b * c, s, collective, comm);
-        result.compute += count(l.pp) * pass.time();
-        result.comm += comm.communication();
-        result.overhead += detail::pass_overhead(m, l, s.profile);
-        ++result.passes;
-    }
-    if (micro_batches == 1) return result;
-    const double fill = count(l.pp + micro_batches - 1) / count(l.pp);
-    result.compute = fill * result.compute;
-    result.comm = fill * result.comm;
-    result.overhead = fill * result.overhead;
-    return result;
+    return detail::prefill_time_of(detail::counts_of(m), gpu, fabric, l, prompts, input, s, collective);
 }
 
 // ---------------------------------------------------------------------------
@@ -885,7 +962,7 @@ template <CollectivePolicy Collective = Ring>
                                                          const ServingLayout& l, const ServingWorkload& w,
                                                          const ServingSetup& s = default_serving_setup,
                                                          const Collective& collective = default_ring_collective) {
-    (void)validated(m);
+    const detail::CountedModel counts = detail::counted(m);  // validated(m), and the weight counts once
     (void)validated(gpu);
     (void)validated(fabric);
     detail::check_layout(m, l);
@@ -896,14 +973,16 @@ template <CollectivePolicy Collective = Ring>
     e.layout = l;
     e.workload = w;
     const long long length = w.input_tokens + w.output_tokens;
-    e.memory = serving_memory(m, gpu, l, w.concurrency, length, s);
-    e.max_concurrency = max_concurrency(m, gpu, l, length, s);
+    const ServingMemory base = detail::without_cache(counts, gpu, l, s);
+    e.memory = detail::holding(base, detail::reserved_kv(m, l, s, length, sequences_per_group(w.concurrency, l)), s);
+    e.max_concurrency = detail::max_concurrency_of(base, m, l, length, s);
     const long long b = sequences_per_group(w.concurrency, l);
     const double out = count(w.output_tokens);
-    e.step = decode_step(m, gpu, fabric, l, {b, tokens(count(w.input_tokens) + out / 2.0)}, s, collective);
+    e.step =
+        detail::decode_step_of(counts, gpu, fabric, l, {b, tokens(count(w.input_tokens) + out / 2.0)}, s, collective);
     Seconds service;
     if (w.batching == Batching::continuous) {
-        e.prefill = prefill_time(m, gpu, fabric, l, 1, w.input_tokens, s, collective);
+        e.prefill = detail::prefill_time_of(counts, gpu, fabric, l, 1, w.input_tokens, s, collective);
         // Each micro-batch admits its own sequences' prompts: the stall is its share.
         e.tpot = e.step.total() +
                  count(micro_batch_sequences(b, e.step.micro_batches)) / out * e.prefill.total();
@@ -912,7 +991,7 @@ template <CollectivePolicy Collective = Ring>
         e.queue = w.arrival_rate.value() > 0 ? md1_wait(w.arrival_rate, e.requests_per_s) : Seconds{};
         e.ttft = e.queue + e.step.total() + e.prefill.total();
     } else {
-        e.prefill = prefill_time(m, gpu, fabric, l, b, w.input_tokens, s, collective);
+        e.prefill = detail::prefill_time_of(counts, gpu, fabric, l, b, w.input_tokens, s, collective);
         e.tpot = e.step.total();
         service = e.prefill.total() + (out - 1.0) * e.tpot;
         e.requests_per_s = count(w.concurrency) / service;
