@@ -106,9 +106,9 @@ struct CountedModel {
     const long long parameters = parameter_count(model);
     return {model, parameters, active_of(model, parameters)};
 }
-/// One GPU's share of `parameters` weights, rounded up to a whole byte.
-[[nodiscard]] constexpr Bytes weight_share(long long parameters, long long gpus, const InferenceSetup& setup) {
-    return ceil_whole(bytes(count(parameters) * setup.bytes_per_weight) / count(gpus));
+/// One GPU's share of `parameters` weights of `bytes_per_weight` each, rounded up to a whole byte.
+[[nodiscard]] constexpr Bytes weight_share(long long parameters, long long gpus, double bytes_per_weight) {
+    return ceil_whole(bytes(count(parameters) * bytes_per_weight) / count(gpus));
 }
 }  // namespace detail
 
@@ -116,7 +116,7 @@ struct CountedModel {
 [[nodiscard]] constexpr Bytes weights_per_gpu(const TransformerShape& model, long long gpus,
                                               const InferenceSetup& setup = default_inference_setup) {
     require_at_least_one("gpus", gpus);
-    return detail::weight_share(parameter_count(model), gpus, setup);
+    return detail::weight_share(parameter_count(model), gpus, setup.bytes_per_weight);
 }
 
 /// The chat's KV cache is shared by KV head, so never into more parts than the
@@ -188,7 +188,7 @@ namespace detail {
 /// The formula, from the model's weight count (`parameters`), for counts checked already.
 [[nodiscard]] constexpr Bytes weights_read_of(const TransformerShape& model, long long parameters, long long gpus,
                                               long long tokens_in_flight, const InferenceSetup& setup) {
-    if (model.experts == 0) return weight_share(parameters, gpus, setup);
+    if (model.experts == 0) return weight_share(parameters, gpus, setup.bytes_per_weight);
     const double b = setup.bytes_per_weight;
     const double experts = count(routed_expert_weights(model));
     const double rest = count(parameters) - experts;
@@ -265,21 +265,23 @@ template <CollectivePolicy Collective>
     return {count(where.gpus) * busy,
             count(where.gpus - 1) * collective.point_to_point(message, link).total()};
 }
+/// What every inference time needs besides the model: a valid GPU, link and setup.
+constexpr void check_hardware_and_setup(const Gpu& gpu, const Link& link, const InferenceSetup& setup) {
+    (void)validated(gpu);
+    (void)validated(link);
+    check_setup(setup);
+}
 /// What every inference time needs: a valid model, GPU, link and setup.
 constexpr void check_inference_inputs(const TransformerShape& model, const Gpu& gpu, const Link& link,
                                       const InferenceSetup& setup) {
     (void)validated(model);
-    (void)validated(gpu);
-    (void)validated(link);
-    check_setup(setup);
+    check_hardware_and_setup(gpu, link, setup);
 }
 /// check_inference_inputs and the deployment's counts; the model's weight counts for the formula.
 [[nodiscard]] constexpr CountedModel check_token_time(const TransformerShape& model, const Gpu& gpu, const Link& link,
                                                       Deployment where, const InferenceSetup& setup) {
     const CountedModel counts = counted(model);
-    (void)validated(gpu);
-    (void)validated(link);
-    check_setup(setup);
+    check_hardware_and_setup(gpu, link, setup);
     require_count("gpus", where.gpus, limits::gpus);
     require_count("tokens_in_flight", where.tokens_in_flight, limits::tokens);
     return counts;
@@ -331,7 +333,9 @@ template <CollectivePolicy Collective = Ring>
     std::optional<BestCount> best;
     for (long long n = 1; n <= query.max_gpus; ++n) {
         if (query.divide_heads && model.heads % n != 0) continue;
-        if (detail::weight_share(counts.parameters, n, setup) + kv_cache_per_gpu(model, n, setup) + working > usable)
+        if (detail::weight_share(counts.parameters, n, setup.bytes_per_weight) + kv_cache_per_gpu(model, n, setup) +
+                working >
+            usable)
             continue;
         const TokenTime t =
             detail::token_time_of(counts, gpu, link, {n, query.split, query.tokens_in_flight}, setup, collective);

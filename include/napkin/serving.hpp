@@ -427,7 +427,7 @@ namespace detail {
 [[nodiscard]] constexpr Bytes serving_weights_of(const CountedModel& c, const ServingLayout& l, WeightDType d) {
     const TransformerShape& m = c.shape;
     const double b = bytes_per_weight(d);
-    if (m.experts == 0) return ceil_whole(bytes(count(c.parameters) * b) / count(l.tp * l.pp));
+    if (m.experts == 0) return weight_share(c.parameters, l.tp * l.pp, b);
     const double experts = count(routed_expert_weights(m));
     const double rest = count(c.parameters) - experts;
     return ceil_whole(bytes(b * (rest / count(l.tp * l.pp) + experts / count(l.gpus()))));
@@ -470,12 +470,33 @@ namespace detail {
     return kv_cache_per_token(m, bytes_per_kv_value(d)) * cached / kv_share(m, l);
 }
 
+namespace detail {
+/// One GPU's cache for sequences of `context` tokens, with the factors that do not depend on how
+/// many worked out once (max_concurrency tries several counts): a dense-attention model's cache per
+/// token over the share, or a sliding-window model's cache per sequence (kv_cache_bytes) over it.
+struct SequenceCache {
+    BytesPerToken per_token;
+    Bytes per_sequence;
+    Tokens context;
+    double share = 1.0;
+    bool windowed = false;
+    [[nodiscard]] constexpr Bytes of(double sequences) const {
+        return windowed ? per_sequence * sequences / share : per_token * (context * sequences) / share;
+    }
+};
+[[nodiscard]] constexpr SequenceCache sequence_cache(const TransformerShape& m, const ServingLayout& l, KvDType d,
+                                                     Tokens context) {
+    const double b = bytes_per_kv_value(d);
+    if (local_attention_layers(m) == 0) return {kv_cache_per_token(m, b), Bytes{}, context, kv_share(m, l), false};
+    return {BytesPerToken{}, kv_cache_bytes(m, b, context), context, kv_share(m, l), true};
+}
+}  // namespace detail
+
 /// The same for `sequences` sequences of `context` tokens each: a sliding-window
 /// model's local layers keep only the window of each (model.hpp's kv_cache_bytes).
 [[nodiscard]] constexpr Bytes kv_bytes_per_gpu(const TransformerShape& m, const ServingLayout& l, KvDType d,
                                                Tokens context, double sequences) {
-    if (local_attention_layers(m) == 0) return kv_bytes_per_gpu(m, l, d, context * sequences);
-    return kv_cache_bytes(m, bytes_per_kv_value(d), context) * sequences / kv_share(m, l);
+    return detail::sequence_cache(m, l, d, context).of(sequences);
 }
 
 /// The sequences one expert-parallel group serves (the busiest, when ep does
@@ -512,31 +533,10 @@ namespace detail {
                                                     const ServingSetup& s) {
     return without_cache(counts_of(m), gpu, l, s);
 }
-/// One GPU's cache for some number of sequences of its group, each reserved whole at a length
-/// in blocks: kv_bytes_per_gpu's operations in its order, the factors that do not depend on the
-/// number worked out once (max_concurrency tries several numbers).
-struct KvReservation {
-    BytesPerToken per_token;  // a dense-attention model's cache per token (kv_cache_per_token)
-    Bytes per_sequence;       // a sliding-window model's cache per sequence (kv_cache_bytes)
-    Tokens context;           // the paged length
-    double share = 1.0;       // kv_share
-    bool windowed = false;    // local attention layers
-    [[nodiscard]] constexpr Bytes operator()(long long sequences) const {
-        const double n = count(sequences);
-        return ceil_whole(windowed ? per_sequence * n / share : per_token * (context * n) / share);
-    }
-};
-[[nodiscard]] constexpr KvReservation kv_reservation(const TransformerShape& m, const ServingLayout& l,
-                                                     const ServingSetup& s, long long length) {
-    const Tokens context = paged_tokens(length, s.kv_block_tokens);
-    const double b = bytes_per_kv_value(s.kv);
-    if (local_attention_layers(m) == 0) return {kv_cache_per_token(m, b), Bytes{}, context, kv_share(m, l), false};
-    return {BytesPerToken{}, kv_cache_bytes(m, b, context), context, kv_share(m, l), true};
-}
 /// One GPU's cache for `sequences` of its group, each reserved whole at `length` tokens in blocks.
 [[nodiscard]] constexpr Bytes reserved_kv(const TransformerShape& m, const ServingLayout& l, const ServingSetup& s,
                                           long long length, long long sequences) {
-    return kv_reservation(m, l, s, length)(sequences);
+    return ceil_whole(sequence_cache(m, l, s.kv, paged_tokens(length, s.kv_block_tokens)).of(count(sequences)));
 }
 /// `memory` holding `kv` bytes of cache: with offload the GPU keeps what fits beside the
 /// weights and working memory, and the rest goes to the host.
@@ -575,8 +575,10 @@ namespace detail {
 /// sequences, the weights, working memory and cache per sequence worked out once.
 [[nodiscard]] constexpr long long max_concurrency_of(const ServingMemory& base, const TransformerShape& m,
                                                      const ServingLayout& l, long long length, const ServingSetup& s) {
-    const KvReservation reserve = kv_reservation(m, l, s, length);
-    const auto memory_of = [&](long long per_group) { return holding(base, reserve(per_group), s); };
+    const SequenceCache cache = sequence_cache(m, l, s.kv, paged_tokens(length, s.kv_block_tokens));
+    const auto memory_of = [&](long long per_group) {
+        return holding(base, ceil_whole(cache.of(count(per_group))), s);
+    };
     const ServingMemory empty = memory_of(0);
     if (empty.total() >= empty.usable) return 0;
     const ServingMemory single = memory_of(1);
