@@ -128,6 +128,12 @@ std::string pool_label(const Gpu& pool, const Gpu& other) {
     return pool.name == other.name ? "" : " (" + std::string(pool.name) + ")";
 }
 
+// The split's TTFT, or why it has none: a saturated prefill pool's queue grows without bound.
+std::string disaggregated_ttft_text(const DisaggregatedEstimate& split) {
+    if (!std::isinf(split.ttft.value())) return to_string(split.ttft);
+    return "unbounded (the prefill pool runs saturated: bound it with --ttft or give --arrival-rate)";
+}
+
 }  // namespace
 
 NAPKIN_COMMAND(app) {
@@ -358,8 +364,11 @@ NAPKIN_COMMAND(app) {
         if (o->disaggregate != 0) {
             require(o->disaggregate >= 2, "--disaggregate", count(o->disaggregate),
                     "must be at least 2 (one prefill and one decode instance)");
-            DisaggregationQuery q{.instances = o->disaggregate, .input_tokens = workload.input_tokens,
-                                  .output_tokens = workload.output_tokens};
+            // Requests offered: --arrival-rate (every request at once, as --concurrency max: the goodput).
+            DisaggregationQuery q{.instances = o->disaggregate,
+                                  .input_tokens = workload.input_tokens,
+                                  .output_tokens = workload.output_tokens,
+                                  .arrival_rate = per_second(std::isinf(o->arrival_rate) ? 0.0 : o->arrival_rate)};
             if (o->targets.ttft_ms) {
                 q.ttft_bound = milliseconds(*o->targets.ttft_ms);
             }
@@ -406,19 +415,20 @@ NAPKIN_COMMAND(app) {
             if (o->disaggregate != 0) {
                 j["disaggregated"] = nullptr;
                 if (split)
-                    j["disaggregated"] = {{"prefill_gpu", prefill_gpu.name},
-                                          {"decode_gpu", decode_gpu.name},
-                                          {"prefill_instances", split->prefill_instances},
-                                          {"decode_instances", split->decode_instances},
-                                          {"decode_concurrency", split->decode_concurrency},
-                                          {"prefill_s", split->prefill.value()},
-                                          {"kv_transfer_s", split->kv_transfer.value()},
-                                          {"ttft_s", split->ttft.value()},
-                                          {"tpot_s", split->tpot.value()},
-                                          {"requests_per_s", split->goodput().value()},
-                                          {"output_tokens_per_s_per_gpu",
-                                           split->goodput().value() * count(workload.output_tokens) /
-                                               count(o->disaggregate * layout.gpus())}};
+                    j["disaggregated"] = {
+                        {"prefill_gpu", prefill_gpu.name},
+                        {"decode_gpu", decode_gpu.name},
+                        {"prefill_instances", split->prefill_instances},
+                        {"decode_instances", split->decode_instances},
+                        {"decode_concurrency", split->decode_concurrency},
+                        {"prefill_s", split->prefill.value()},
+                        {"kv_transfer_s", split->kv_transfer.value()},
+                        {"ttft_s", std::isinf(split->ttft.value()) ? nlohmann::json(nullptr)
+                                                                   : nlohmann::json(split->ttft.value())},
+                        {"tpot_s", split->tpot.value()},
+                        {"requests_per_s", split->goodput().value()},
+                        {"output_tokens_per_s_per_gpu", split->goodput().value() * count(workload.output_tokens) /
+                                                            count(o->disaggregate * layout.gpus())}};
             }
             if (!sweep.empty()) {
                 j["rows"] = nlohmann::json::array();
@@ -453,14 +463,14 @@ NAPKIN_COMMAND(app) {
             if (!split)
                 printf_wrapped("\ndisaggregated: no split of %lld instances meets the bounds\n", o->disaggregate);
             else
-                printf_wrapped("\ndisaggregated over %lld instances: %lld prefill%s + %lld decode%s (N = %lld each): "
-                            "TTFT %s, TPOT %s, KV transfer %s, %.3f requests/s (%.1f output tokens/s per GPU)\n",
-                            o->disaggregate, split->prefill_instances, pool_label(prefill_gpu, decode_gpu).c_str(),
-                            split->decode_instances, pool_label(decode_gpu, prefill_gpu).c_str(),
-                            split->decode_concurrency, to_string(split->ttft).c_str(), to_string(split->tpot).c_str(),
-                            to_string(split->kv_transfer).c_str(), split->goodput().value(),
-                            split->goodput().value() * count(workload.output_tokens) /
-                                count(o->disaggregate * layout.gpus()));
+                printf_wrapped(
+                    "\ndisaggregated over %lld instances: %lld prefill%s + %lld decode%s (N = %lld each): "
+                    "TTFT %s, TPOT %s, KV transfer %s, %.3f requests/s (%.1f output tokens/s per GPU)\n",
+                    o->disaggregate, split->prefill_instances, pool_label(prefill_gpu, decode_gpu).c_str(),
+                    split->decode_instances, pool_label(decode_gpu, prefill_gpu).c_str(), split->decode_concurrency,
+                    disaggregated_ttft_text(*split).c_str(), to_string(split->tpot).c_str(),
+                    to_string(split->kv_transfer).c_str(), split->goodput().value(),
+                    split->goodput().value() * count(workload.output_tokens) / count(o->disaggregate * layout.gpus()));
         }
         if (!o->svg.empty()) printf_wrapped("frontier written to %s\n", o->svg.c_str());
     });

@@ -280,10 +280,13 @@ void bind_serving(py::module_& m) {
         [](const TransformerShape& model, const Gpu& gpu, const ServingFabric& link, const ServingLayout& layout,
            long long instances, long long input_tokens, long long output_tokens, const std::optional<double>& ttft,
            const std::optional<double>& tpot, long long max_concurrency, const std::optional<Gpu>& decode_gpu,
-           const ServingSetup& setup,
-           const std::optional<double>& base_latency) -> std::optional<DisaggregatedEstimate> {
-            DisaggregationQuery q{.instances = instances, .input_tokens = input_tokens, .output_tokens = output_tokens,
-                                  .max_concurrency = max_concurrency};
+           const ServingSetup& setup, const std::optional<double>& base_latency,
+           double arrival_rate) -> std::optional<DisaggregatedEstimate> {
+            DisaggregationQuery q{.instances = instances,
+                                  .input_tokens = input_tokens,
+                                  .output_tokens = output_tokens,
+                                  .max_concurrency = max_concurrency,
+                                  .arrival_rate = per_second(arrival_rate)};
             if (ttft) {
                 require_positive("ttft (s)", *ttft);
                 q.ttft_bound = seconds(*ttft);
@@ -297,12 +300,13 @@ void bind_serving(py::module_& m) {
         },
         py::arg("model"), py::arg("gpu"), py::arg("link"), py::arg("layout"), py::arg("instances"),
         py::arg("input_tokens"), py::arg("output_tokens"), py::arg("ttft") = py::none(), py::arg("tpot") = py::none(),
-        py::arg("max_concurrency") = 1024, py::arg("decode_gpu") = py::none(),
-        py::arg("setup") = default_serving_setup, py::arg("base_latency") = py::none(),
+        py::arg("max_concurrency") = 1024, py::arg("decode_gpu") = py::none(), py::arg("setup") = default_serving_setup,
+        py::arg("base_latency") = py::none(), py::arg("arrival_rate") = 0.0,
         "DistServe/Splitwise: `instances` copies of the layout split into prefill and decode pools, the split with "
         "the most goodput within the ttft and tpot bounds (seconds; None: unbounded), as `napkin serve "
-        "--disaggregate N`. gpu runs the prompts, decode_gpu (default: gpu) the tokens. None when no split meets "
-        "the bounds.");
+        "--disaggregate N`. gpu runs the prompts, decode_gpu (default: gpu) the tokens. The TTFT is at "
+        "arrival_rate requests/s (0: the goodput; inf when that saturates the prefill pool). None when no split "
+        "meets the bounds.");
     m.def(
         "serving_sweep",
         [](const TransformerShape& model, const Gpu& gpu, const ServingFabric& link, const ServingLayout& layout,

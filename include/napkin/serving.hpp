@@ -1047,7 +1047,7 @@ struct DisaggregatedEstimate {
     long long decode_concurrency = 0;  // N per decode instance
     Seconds prefill;                   // Tp, one prompt
     Seconds kv_transfer;               // one prompt's cache to the decode pool
-    Seconds ttft;                      // Tp + the wait at the admitted load (no queue: Tp)
+    Seconds ttft;                      // Tp + the M/D/1 wait at the load carried; inf when the prefill pool saturates
     Seconds tpot;                      // step(N)
     PerSecond prefill_rate;            // requests/s the prefill pool takes within the TTFT bound
     PerSecond decode_rate;             // requests/s the decode pool takes
@@ -1055,7 +1055,8 @@ struct DisaggregatedEstimate {
 };
 
 /// What best_disaggregation searches: the instances in all, a request's input and output tokens,
-/// the TTFT and TPOT bounds (none by default), and the most sequences per decode instance.
+/// the TTFT and TPOT bounds (none by default), the most sequences per decode instance, and the
+/// requests/s offered (none by default: the pools carry their goodput).
 struct DisaggregationQuery {
     long long instances = 2;  // copies of the layout in all (≥ 2)
     long long input_tokens = 1;
@@ -1063,6 +1064,7 @@ struct DisaggregationQuery {
     Seconds ttft_bound = seconds(std::numeric_limits<double>::infinity());
     Seconds tpot_bound = seconds(std::numeric_limits<double>::infinity());
     long long max_concurrency = 1024;  // per decode instance
+    PerSecond arrival_rate{};          // Poisson requests/s offered; 0: as many as the pools take
 };
 
 /// The largest load ρ one M/D/1 server with service time `service` may carry
@@ -1099,6 +1101,7 @@ template <CollectivePolicy Collective = Ring>
             "must be at most 2^20 = 1048576 (the split is searched one by one)");
     detail::check_workload(m, {.input_tokens = q.input_tokens, .output_tokens = q.output_tokens});
     require_at_least_one("max_concurrency", q.max_concurrency);
+    require_non_negative("arrival_rate", q.arrival_rate.value());
     require_computable(prefill_gpu, s.weights);
     require_computable(decode_gpu, s.weights);
     if (max_concurrency(m, prefill_gpu, l, q.input_tokens, s) == 0) return std::nullopt;
@@ -1137,9 +1140,11 @@ template <CollectivePolicy Collective = Ring>
         e.tpot = best_step;
         e.prefill_rate = count(p) * load / tp1;
         e.decode_rate = count(e.decode_instances) * count(best_n) / (count(q.output_tokens) * best_step);
-        // The wait at the load the pools actually carry.
-        const double rho = ratio(e.goodput(), count(p) / tp1);
-        e.ttft = rho < 1.0 ? tp1 + rho / (2.0 * (1.0 - rho)) * tp1 : q.ttft_bound;
+        // The wait at the load the pools carry: what is offered, at most the goodput. With neither a
+        // TTFT bound nor an offered rate the prefill pool runs saturated and the wait has no bound.
+        const PerSecond carried = q.arrival_rate.value() > 0 ? std::min(q.arrival_rate, e.goodput()) : e.goodput();
+        const double rho = ratio(carried, count(p) / tp1);
+        e.ttft = rho < 1.0 ? tp1 + rho / (2.0 * (1.0 - rho)) * tp1 : seconds(std::numeric_limits<double>::infinity());
         if (!best || e.goodput() > best->goodput()) best = e;
     }
     return best;

@@ -105,6 +105,16 @@ napkin_check_output(cli.serve.disaggregated
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
           --concurrency 64 --disaggregate 4 --ttft-ms 200 --tpot-ms 20
   EXPECT "disaggregated over 4 instances: 2 prefill + 2 decode" "KV transfer 603.72 µs")
+# No TTFT bound and no offered rate: the prefill pool runs saturated, so the M/D/1 wait has no bound; the line
+# says so instead of "TTFT inf s", and --json writes null.
+napkin_check_output(cli.serve.disaggregated_unbounded_ttft
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 1000 --output-tokens 100
+          --concurrency 8 --disaggregate 4
+  EXPECT "unbounded (the prefill pool runs saturated: bound it with --ttft or give" REJECT "inf s")
+napkin_check_output(cli.serve.disaggregated_unbounded_ttft_json
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 1000 --output-tokens 100
+          --concurrency 8 --disaggregate 4 --json
+  EXPECT "\"ttft_s\": null")
 napkin_check_output(cli.serve.disaggregated_json
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 2048 --output-tokens 256
           --concurrency 64 --disaggregate 4 --tpot-ms 0.5 --json

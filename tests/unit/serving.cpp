@@ -536,6 +536,30 @@ TEST_SUITE("serving") {
                   (void)best_disaggregation(m8b, h100, catalog::nvlink4, {}, one, lesson);
               }) == "instances = 1: must be at least 2 (one prefill, one decode)");
     }
+
+    TEST_CASE(
+        "disaggregated TTFT at the offered rate: Tp + rho/(2(1 - rho)) Tp with rho = rate Tp / p, unbounded when "
+        "the prefill pool saturates") {
+        // 8B on one H100 per instance, 2,048 in, 256 out, no bounds: the split carries its goodput.
+        DisaggregationQuery q{.instances = 4, .input_tokens = 2048, .output_tokens = 256};
+        const auto saturated = best_disaggregation(m8b, h100, catalog::nvlink4, {}, q, lesson);
+        REQUIRE(saturated);
+        const double tp = in(saturated->prefill, units::s), p = static_cast<double>(saturated->prefill_instances);
+        // Without a TTFT bound the prefill pool runs at load 1 when it sets the goodput: an M/D/1 queue at ρ = 1
+        // has no finite wait.
+        if (saturated->goodput().value() == doctest::Approx(p / tp).epsilon(1e-12))
+            CHECK(std::isinf(in(saturated->ttft, units::s)));
+        // Offered 2 requests/s the pools carry 2: ρ = 2 · Tp / p (M/D/1: W = ρ/(2(1 − ρ)) · Tp).
+        q.arrival_rate = per_second(2.0);
+        const auto offered = best_disaggregation(m8b, h100, catalog::nvlink4, {}, q, lesson);
+        REQUIRE(offered);
+        const double rho = 2.0 * tp / static_cast<double>(offered->prefill_instances);
+        CHECK(in(offered->ttft, units::s) == doctest::Approx(tp + rho / (2 * (1 - rho)) * tp).epsilon(1e-12));
+        // An offered rate is a rate: a negative one is named.
+        q.arrival_rate = per_second(-1.0);
+        CHECK(error_of([&] { (void)best_disaggregation(m8b, h100, catalog::nvlink4, {}, q, lesson); }) ==
+              "arrival_rate = -1: must not be negative");
+    }
 }
 
 TEST_SUITE("serving") {

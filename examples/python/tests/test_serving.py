@@ -103,6 +103,13 @@ def test_best_disaggregation_equals_napkin_serve_json(napkin_cli):
                                       256, ttft=1e-6) is None
     with pytest.raises(ValueError, match="instances"):
         napkin.best_disaggregation(catalog.model("llama3.1-8b"), h100, fabric, napkin.ServingLayout(), 1, 2048, 256)
+    # Unbounded, the prefill pool runs saturated (TTFT inf, JSON null); at 2 requests/s offered the TTFT is finite
+    # and equals serve --arrival-rate 2's.
+    j = napkin_cli("serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--input-tokens", 2048, "--output-tokens",
+                   256, "--concurrency", 32, "--disaggregate", 4, "--arrival-rate", 2)["disaggregated"]
+    args = (catalog.model("llama3.1-8b"), h100, fabric, napkin.ServingLayout(), 4, 2048, 256)
+    assert math.isinf(napkin.best_disaggregation(*args).ttft)
+    assert close(napkin.best_disaggregation(*args, arrival_rate=2.0).ttft, j["ttft_s"])
 
 
 def test_kv_offload_equals_napkin_serve_json(napkin_cli):
