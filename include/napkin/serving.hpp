@@ -944,6 +944,80 @@ constexpr void check_workload(const TransformerShape& m, const ServingWorkload& 
     return rho / (2.0 * (1.0 - rho)) / service;
 }
 
+namespace detail {
+/// What an evaluation at one workload shares with every other concurrency of it: the weight
+/// counts, one GPU's memory without cache, the most sequences that fit, and one prompt's prefill
+/// (continuous batching's stall). Built once per sweep.
+struct ServingInvariants {
+    CountedModel counts;
+    ServingMemory memory_without_cache;
+    long long max_concurrency = 0;
+    PrefillTime one_prompt;  // continuous batching only
+};
+
+/// Every check of evaluate_serving but the concurrency's, then what does not depend on it.
+template <CollectivePolicy Collective>
+[[nodiscard]] constexpr ServingInvariants serving_invariants(const TransformerShape& m, const Gpu& gpu,
+                                                             const ServingFabric& fabric, const ServingLayout& l,
+                                                             const ServingWorkload& w, const ServingSetup& s,
+                                                             const Collective& collective) {
+    ServingInvariants shared{.counts = counted(m), .memory_without_cache = {}, .one_prompt = {}};  // validated(m)
+    (void)validated(gpu);
+    (void)validated(fabric);
+    check_layout(m, l);
+    check_serving_setup(s);
+    check_workload(m, w);
+    require_computable(gpu, s.weights);
+    const long long length = w.input_tokens + w.output_tokens;
+    shared.memory_without_cache = without_cache(shared.counts, gpu, l, s);
+    shared.max_concurrency = max_concurrency_of(shared.memory_without_cache, m, l, length, s);
+    if (w.batching == Batching::continuous)
+        shared.one_prompt = prefill_time_of(shared.counts, gpu, fabric, l, 1, w.input_tokens, s, collective);
+    return shared;
+}
+
+/// evaluate_serving at a checked workload, from its invariants.
+template <CollectivePolicy Collective>
+[[nodiscard]] constexpr ServingEstimate serving_estimate_of(const ServingInvariants& shared, const TransformerShape& m,
+                                                            const Gpu& gpu, const ServingFabric& fabric,
+                                                            const ServingLayout& l, const ServingWorkload& w,
+                                                            const ServingSetup& s, const Collective& collective) {
+    ServingEstimate e;
+    e.layout = l;
+    e.workload = w;
+    const long long length = w.input_tokens + w.output_tokens;
+    const long long b = sequences_per_group(w.concurrency, l);
+    e.memory = holding(shared.memory_without_cache, reserved_kv(m, l, s, length, b), s);
+    e.max_concurrency = shared.max_concurrency;
+    const double out = count(w.output_tokens);
+    e.step =
+        decode_step_of(shared.counts, gpu, fabric, l, {b, tokens(count(w.input_tokens) + out / 2.0)}, s, collective);
+    Seconds service;
+    if (w.batching == Batching::continuous) {
+        e.prefill = shared.one_prompt;
+        // Each micro-batch admits its own sequences' prompts: the stall is its share.
+        e.tpot = e.step.total() +
+                 count(micro_batch_sequences(b, e.step.micro_batches)) / out * e.prefill.total();
+        service = e.step.total() + e.prefill.total() + (out - 1.0) * e.tpot;
+        e.requests_per_s = count(w.concurrency) / service;
+        e.queue = w.arrival_rate.value() > 0 ? md1_wait(w.arrival_rate, e.requests_per_s) : Seconds{};
+        e.ttft = e.queue + e.step.total() + e.prefill.total();
+    } else {
+        e.prefill = prefill_time_of(shared.counts, gpu, fabric, l, b, w.input_tokens, s, collective);
+        e.tpot = e.step.total();
+        service = e.prefill.total() + (out - 1.0) * e.tpot;
+        e.requests_per_s = count(w.concurrency) / service;
+        e.queue = w.arrival_rate.value() > 0 ? md1_wait(w.arrival_rate, e.requests_per_s) : Seconds{};
+        e.ttft = e.queue + e.prefill.total();
+    }
+    e.e2e = e.queue + service;
+    e.output_tokens_per_s = tokens(out) * e.requests_per_s;
+    e.output_tokens_per_s_per_gpu = e.output_tokens_per_s / count(l.gpus());
+    e.output_tokens_per_s_per_user = tokens(1) / e.tpot;
+    return e;
+}
+}  // namespace detail
+
 /// Serving `w` on layout `l`:
 ///  - continuous batching: N sequences in flight at mean context I + O/2; each
 ///    sequence lives O steps, so every step N/O new prompts are prefilled in
@@ -960,51 +1034,13 @@ constexpr void check_workload(const TransformerShape& m, const ServingWorkload& 
 /// (prefill_time).
 /// Output tokens/s = requests/s · O; per GPU over tp·pp·ep; per user 1/TPOT.
 template <CollectivePolicy Collective = Ring>
-[[nodiscard]] constexpr ServingEstimate evaluate_serving(const TransformerShape& m, const Gpu& gpu, const ServingFabric& fabric,
-                                                         const ServingLayout& l, const ServingWorkload& w,
+[[nodiscard]] constexpr ServingEstimate evaluate_serving(const TransformerShape& m, const Gpu& gpu,
+                                                         const ServingFabric& fabric, const ServingLayout& l,
+                                                         const ServingWorkload& w,
                                                          const ServingSetup& s = default_serving_setup,
                                                          const Collective& collective = default_ring_collective) {
-    const detail::CountedModel counts = detail::counted(m);  // validated(m), and the weight counts once
-    (void)validated(gpu);
-    (void)validated(fabric);
-    detail::check_layout(m, l);
-    detail::check_serving_setup(s);
-    detail::check_workload(m, w);
-    require_computable(gpu, s.weights);
-    ServingEstimate e;
-    e.layout = l;
-    e.workload = w;
-    const long long length = w.input_tokens + w.output_tokens;
-    const ServingMemory base = detail::without_cache(counts, gpu, l, s);
-    e.memory = detail::holding(base, detail::reserved_kv(m, l, s, length, sequences_per_group(w.concurrency, l)), s);
-    e.max_concurrency = detail::max_concurrency_of(base, m, l, length, s);
-    const long long b = sequences_per_group(w.concurrency, l);
-    const double out = count(w.output_tokens);
-    e.step =
-        detail::decode_step_of(counts, gpu, fabric, l, {b, tokens(count(w.input_tokens) + out / 2.0)}, s, collective);
-    Seconds service;
-    if (w.batching == Batching::continuous) {
-        e.prefill = detail::prefill_time_of(counts, gpu, fabric, l, 1, w.input_tokens, s, collective);
-        // Each micro-batch admits its own sequences' prompts: the stall is its share.
-        e.tpot = e.step.total() +
-                 count(micro_batch_sequences(b, e.step.micro_batches)) / out * e.prefill.total();
-        service = e.step.total() + e.prefill.total() + (out - 1.0) * e.tpot;
-        e.requests_per_s = count(w.concurrency) / service;
-        e.queue = w.arrival_rate.value() > 0 ? md1_wait(w.arrival_rate, e.requests_per_s) : Seconds{};
-        e.ttft = e.queue + e.step.total() + e.prefill.total();
-    } else {
-        e.prefill = detail::prefill_time_of(counts, gpu, fabric, l, b, w.input_tokens, s, collective);
-        e.tpot = e.step.total();
-        service = e.prefill.total() + (out - 1.0) * e.tpot;
-        e.requests_per_s = count(w.concurrency) / service;
-        e.queue = w.arrival_rate.value() > 0 ? md1_wait(w.arrival_rate, e.requests_per_s) : Seconds{};
-        e.ttft = e.queue + e.prefill.total();
-    }
-    e.e2e = e.queue + service;
-    e.output_tokens_per_s = tokens(out) * e.requests_per_s;
-    e.output_tokens_per_s_per_gpu = e.output_tokens_per_s / count(l.gpus());
-    e.output_tokens_per_s_per_user = tokens(1) / e.tpot;
-    return e;
+    const detail::ServingInvariants shared = detail::serving_invariants(m, gpu, fabric, l, w, s, collective);
+    return detail::serving_estimate_of(shared, m, gpu, fabric, l, w, s, collective);
 }
 
 /// The throughput–latency frontier: one estimate per concurrency.
@@ -1015,10 +1051,16 @@ template <CollectivePolicy Collective = Ring>
                                                          const ServingSetup& s = default_serving_setup,
                                                          const Collective& collective = default_ring_collective) {
     std::vector<ServingEstimate> rows;
+    if (concurrencies.empty()) return rows;
     rows.reserve(concurrencies.size());
+    // The checks and what no concurrency changes, once (the first concurrency stands in for the rest,
+    // each checked in its turn, in order, as evaluate_serving would).
+    w.concurrency = concurrencies.front();
+    const detail::ServingInvariants shared = detail::serving_invariants(m, gpu, fabric, l, w, s, collective);
     for (long long n : concurrencies) {
+        require_at_least_one("concurrency", n);
         w.concurrency = n;
-        rows.push_back(evaluate_serving(m, gpu, fabric, l, w, s, collective));
+        rows.push_back(detail::serving_estimate_of(shared, m, gpu, fabric, l, w, s, collective));
     }
     return rows;
 }
