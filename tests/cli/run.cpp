@@ -611,27 +611,55 @@ TEST_SUITE("cli/run") {
     // --json; the files they name are the repository's test data.
     // A README command whose comment starts with "→" quotes its output: the text after the arrow is in what
     // the command prints (spaces and line breaks aside), so a quoted figure cannot drift from the binary.
+    // A text block shows a session: a line "$ napkin …" (continued by "\\") is a command, the lines under it up
+    // to the next "$ " or the block's end are its output, each (spaces aside) in what it prints; such a command
+    // may exit non-zero (the errors of "Exit status").
     TEST_CASE("every napkin invocation in the README answers in at most 80 columns, and prints what its → quotes") {
         std::ifstream readme(NAPKIN_SOURCE_DIR "/README.md");
         REQUIRE(readme);
-        std::vector<std::string> invocations;
+        struct Invocation {
+            std::string text;      // the command, then its quotes, each after "# → "
+            bool session = false;  // from a text block: any exit status
+        };
+        std::vector<Invocation> invocations;
+        const std::string arrow = "# \u2192 ";
         std::string line, pending;
-        bool in_sh = false;
+        std::string block;               // the open block's language, "" outside one
+        bool in_session_output = false;  // below a "$ napkin" command of a text block
         while (std::getline(readme, line)) {
             if (line.starts_with("```")) {
-                in_sh = line == "```sh";
+                block = block.empty() ? line.substr(3) + " " : "";
+                in_session_output = false;
+                pending.clear();
                 continue;
             }
-            if (!in_sh) continue;
+            if (block == "text ") {
+                if (!pending.empty() || line.starts_with("$ napkin ")) {
+                    const std::size_t from = pending.empty() ? 2 : 0;  // "$ " dropped
+                    pending += ' ';
+                    pending.append(line, from);
+                    if (pending.back() == '\\')
+                        pending.pop_back();
+                    else
+                        invocations.push_back({pending, true}), pending.clear(), in_session_output = true;
+                } else if (line.starts_with("$ ")) {
+                    in_session_output = false;
+                } else if (in_session_output && line.find_first_not_of(' ') != std::string::npos) {
+                    invocations.back().text += " " + arrow + line;
+                }
+                continue;
+            }
+            if (block != "sh ") continue;
             // A quote on the lines under a command ("# → model …") belongs to it, as one on its own line.
-            if (line.starts_with("# \u2192 ") && pending.empty() && !invocations.empty()) {
-                invocations.back() += " " + line;
+            if (line.starts_with(arrow) && pending.empty() && !invocations.empty()) {
+                invocations.back().text += " " + line;
                 continue;
             }
             if (!pending.empty() || line.starts_with("napkin ")) {
                 pending += " " + line;
                 if (!pending.empty() && pending.back() == '\\') pending.pop_back();
-                else invocations.push_back(pending), pending.clear();
+                else
+                    invocations.push_back({pending}), pending.clear();
             }
         }
         CHECK(invocations.size() >= 15);
@@ -647,11 +675,11 @@ TEST_SUITE("cli/run") {
             for (std::string w; words >> w;) out += (out.empty() ? "" : " ") + w;
             return out;
         };
-        int quotes = 0;
-        for (std::string text : invocations) {
+        int quotes = 0, sessions = 0;
+        for (const auto& [quoted, session] : invocations) {
             // Every "# → " of the invocation quotes a part of its output.
+            std::string text = quoted;
             std::vector<std::string> quotes_here;
-            const std::string arrow = "# \u2192 ";
             for (auto at = text.find(arrow); at != std::string::npos;) {
                 const auto next = text.find(arrow, at + arrow.size());
                 quotes_here.push_back(squeezed(text.substr(at + arrow.size(), next - at - arrow.size())));
@@ -678,11 +706,13 @@ TEST_SUITE("cli/run") {
             if (redirect.empty()) args.erase(std::remove(args.begin(), args.end(), "--json"), args.end());
             CAPTURE(text);
             const auto r = run(args);
-            CHECK(r.exit_code == 0);
+            sessions += session ? 1 : 0;
+            // A session may show an error line (exit 2); an internal error (1) is never an answer.
+            CHECK((r.exit_code == 0 || (session && r.exit_code == 2)));
             if (!redirect.empty()) {
                 std::ofstream(scratch / redirect) << r.output;
                 written.push_back(redirect);
-            } else {
+            } else if (r.exit_code == 0) {
                 CHECK(widest(r.output) <= 80);
             }
             for (const std::string& quote : quotes_here) {
@@ -692,6 +722,7 @@ TEST_SUITE("cli/run") {
             }
         }
         CHECK(quotes >= 5);
+        CHECK(sessions >= 4);
         fs::remove_all(scratch);
     }
 
@@ -702,6 +733,8 @@ TEST_SUITE("cli/run") {
         CHECK(lines_of(r.output) == 1);
         CHECK(contains(r.output, "napkin: error: Parallelism.tp = 5: "));
         CHECK(contains(r.output, "(set by --tp)"));
+        // As README's "Exit status" quotes it.
+        CHECK(contains(r.output, "Parallelism.tp = 5: must divide the model's attention heads (12) (set by --tp)"));
     }
 
     TEST_CASE("a run builds only the subcommand it names and answers as with every subcommand built") {
@@ -772,6 +805,9 @@ TEST_SUITE("cli/run") {
         CHECK(lines_of(seq.output) == 1);
         CHECK(contains(seq.output, "StageTimes.forward"));
         CHECK(contains(seq.output, "(from --seq-len)"));
+        // The line README's "Bad input" table quotes.
+        CHECK(seq.output ==
+              "napkin: error: StageTimes.forward (s) = 52880050082.536438: must be at most 1e9 s (from --seq-len)\n");
         // A share of peak of 1e-320 (a denormal): the forward's time is inf.
         const auto share = run({"train", "--model", "llama3.1-8b", "--peak-share", "1e-320"});
         CHECK(share.exit_code == 2);

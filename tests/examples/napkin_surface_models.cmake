@@ -37,7 +37,29 @@ napkin_check_output(cli.list.new_models
          "  deepseek-v3             671.03B weights,  61 layers, 256 experts"
          "  qwen3-235b-a22b         235.09B weights,  94 layers, 128 experts"
          "  qwen3-coder-480b-a35b   480.15B weights,  62 layers, 160 experts"
-         "  llama4-maverick         401.53B weights,  48 layers, 128 experts")
+         "  llama4-maverick         401.53B weights,  48 layers, 128 experts"
+         # README ("MoE shapes and configs", "Gemma 2 and 3") rounds these: 1,026.4 B, 352.8 B, 122.6 B,
+         # 116.8 B, 108.6 B; the hub's 2.61 B, 27.2 B, 1,000 M, 4.3 B, 12.2 B.
+         "  kimi-k2                1026.41B weights" "  glm-4.5                 352.80B weights"
+         "  mistral-large-2         122.61B weights" "  gpt-oss-120b            116.79B weights"
+         "  llama4-scout            108.59B weights" "  gemma2-2b                 2.61B weights"
+         "  gemma2-27b               27.23B weights" "  gemma3-1b                 1.00B weights"
+         "  gemma3-4b                 4.30B weights" "  gemma3-12b               12.19B weights")
+# The active weights README ("MoE shapes and configs") quotes: Kimi K2 32.9 B, GLM-4.5 32.1 B outside its two
+# tables of 151,552 x 5,120 (33,632,251,904 - 1,551,892,480 = 32,080,359,424), Qwen3-Coder 35.5 B, Llama 4
+# Maverick and Scout 17.2 B.
+foreach(active IN ITEMS "kimi-k2|1,026,408,209,408 weights (32,861,477,888 active)"
+                        "glm-4.5|352,797,814,784 weights (33,632,251,904 active)"
+                        "qwen3-coder-480b-a35b|480,154,875,392 weights (35,474,765,312 active)"
+                        "llama4-maverick|401,530,170,112 weights (17,184,691,200 active)"
+                        "llama4-scout|108,588,182,272 weights (17,172,894,720 active)")
+  string(REPLACE "|" ";" parts "${active}")
+  list(GET parts 0 model)
+  list(GET parts 1 line)
+  napkin_check_output(cli.show.active_${model}
+    COMMAND $<TARGET_FILE:napkin-cli> show ${model}
+    EXPECT "model ${model}: ${line}")
+endforeach()
 
 # The schedule's per-layer times with their units: cli.schedule.layer_map's layer map, the same JSON
 # (times whole in ms and 4 s, so that 4000ms and 4s are the same double).

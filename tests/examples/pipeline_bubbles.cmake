@@ -142,3 +142,9 @@ napkin_check_output(cli.schedule.first_last_stage_layers
           --layers 45 --first-stage-layers 4 --last-stage-layers 6 --layer-forward-ms 5 --layer-backward-ms 9
   EXPECT "--first-stage-layers = 4: with last_stage_layers = 6 must leave the other 6 virtual stages an equal share"
   EXIT_CODE 2)
+# README ("Per-op times, paired blocks, …") shows one line of this JSON: each time the shortest text that reads
+# back to the simulated double.
+napkin_check_output(cli.schedule.readme_json_line
+  COMMAND $<TARGET_FILE:napkin-cli> schedule --schedule interleaved --stages 2 --microbatches 8 --chunks 2
+          --forward 1ms --backward 2ms --json
+  EXPECT "{\"pass\": \"forward\", \"microbatch\": 3, \"chunk\": 2, \"start_s\": 0.0055000000000000005, \"end_s\": 0.006},")

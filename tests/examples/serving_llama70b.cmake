@@ -13,4 +13,9 @@ napkin_check_output(example.serving_llama70b
          "at  8192 tokens of context the cache reads overtake the weight reads at  53 sequences"
          "weights 5.27 ms, KV cache 17.83 ms per step"
          "memory-bound up to the" "compute-bound from" "it is compute-bound"
+         # README ("Serving") quotes these: 0.3 % busy at 1 FLOP/byte, compute from 323 sequences at 128 tokens,
+         # never at 4,096, 8 FLOP/byte of cache, prefill at 34,137 tokens/s against 130.
+         "1 FLOP/byte" "one sequence leaves it 0.3% busy" "at   128 tokens of context: compute-bound from 323 sequences"
+         "at  4096 tokens of context: memory-bound up to the" "8 FLOP/byte" "34137 tokens/s"
+         "against 130 tokens/s decoding one sequence"
          "At most 570 chats of 2,560 tokens fit" "| 570 |" "wrote ./serving-frontier.svg")
