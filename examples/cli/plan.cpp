@@ -46,35 +46,58 @@ void print_inference_candidate(const char* what, const InferenceCandidate& c) {
                 to_string(c.memory.total()).c_str());
 }
 
-unsigned parse_schedules(const std::string& text) {
+// A comma-separated set of choices as bits: `bit_of(item)` is an item's bit, or none when it is not one
+// of `choices`; `what` names one of them in the error for an empty set.
+template <class BitOf>
+unsigned parse_set(const char* flag, const std::string& text, const char* what, const char* choices, BitOf bit_of) {
     unsigned bits = 0;
     std::stringstream in(text);
     std::string item;
     while (std::getline(in, item, ',')) {
-        const auto kind = parse_schedule_kind(item);
-        if (!kind || *kind == ScheduleKind::automatic)
-            throw napkin::invalid_argument("--schedules \"" + text + "\": \"" + item +
-                                           "\" is not one of 1f1b, interleaved, zb-h1, zb-h2, dualpipe, dualpipev, "
-                                           "gpipe");
-        bits |= schedule_bit(*kind);
+        const std::optional<unsigned> bit = bit_of(item);
+        if (!bit)
+            throw napkin::invalid_argument(std::string(flag) + " \"" + text + "\": \"" + item + "\" is not one of " +
+                                           choices);
+        bits |= *bit;
     }
-    if (bits == 0) throw napkin::invalid_argument("--schedules \"" + text + "\": give at least one schedule");
+    if (bits == 0) throw napkin::invalid_argument(std::string(flag) + " \"" + text + "\": give at least one " + what);
     return bits;
 }
 
+unsigned parse_schedules(const std::string& text) {
+    return parse_set("--schedules", text, "schedule", "1f1b, interleaved, zb-h1, zb-h2, dualpipe, dualpipev, gpipe",
+                     [](const std::string& item) -> std::optional<unsigned> {
+                         const auto kind = parse_schedule_kind(item);
+                         if (!kind || *kind == ScheduleKind::automatic) return std::nullopt;
+                         return schedule_bit(*kind);
+                     });
+}
+
 unsigned parse_gradient_dtypes(const std::string& text) {
-    unsigned bits = 0;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        const auto d = parse_dtype(item);
-        if (!d || *d == DType::none)
-            throw napkin::invalid_argument("--grad-dtype \"" + text + "\": \"" + item +
-                                           "\" is not one of bf16, fp16, fp32, fp8");
-        bits |= dtype_bit(*d);
-    }
-    if (bits == 0) throw napkin::invalid_argument("--grad-dtype \"" + text + "\": give at least one format");
-    return bits;
+    return parse_set("--grad-dtype", text, "format", "bf16, fp16, fp32, fp8",
+                     [](const std::string& item) -> std::optional<unsigned> {
+                         const auto d = parse_dtype(item);
+                         if (!d || *d == DType::none) return std::nullopt;
+                         return dtype_bit(*d);
+                     });
+}
+
+unsigned parse_recomputes(const std::string& text) {
+    return parse_set("--recomputes", text, "recomputation", "none, selective, full",
+                     [](const std::string& item) -> std::optional<unsigned> {
+                         const auto r = parse_recompute(item);
+                         if (!r) return std::nullopt;
+                         return recompute_bit(*r);
+                     });
+}
+
+unsigned parse_zero_stages(const std::string& text) {
+    return parse_set("--zero-stages", text, "stage", "0, 1, 2, 3",
+                     [](const std::string& item) -> std::optional<unsigned> {
+                         const auto z = parse_sharding(item);
+                         if (!z || *z == Sharding::distributed) return std::nullopt;
+                         return sharding_bit(*z);
+                     });
 }
 
 nlohmann::json training_candidate_json(const TrainingCandidate& c, const Gpu& gpu) {
@@ -289,6 +312,9 @@ NAPKIN_COMMAND(app) {
         std::string schedules = "1f1b,interleaved,zb-h1,zb-h2,dualpipe,dualpipev,gpipe";
         bool include_non_fitting = false;
         bool no_flash_attention = false;
+        std::string recomputes = "none,selective,full";
+        std::string zero_stages = "0,1,2,3";
+        bool no_sequence_parallel = false;
         std::string grads = "bf16,fp32";
         unsigned threads = 0;
         bool pareto = false;
@@ -331,6 +357,12 @@ NAPKIN_COMMAND(app) {
     sub->add_flag("--no-flash-attention", o->no_flash_attention,
                   "the kernels have no fused attention: search without it only");
     sub->add_option("--grad-dtype", o->grads, "gradient formats to search: bf16,fp32 (both)");
+    sub->add_option("--recomputes", o->recomputes,
+                    "activation recomputations to search: none,selective,full (all; a framework's own set to rank "
+                    "its published run among what it could run)");
+    sub->add_option("--zero-stages", o->zero_stages, "ZeRO stages to search: 0,1,2,3 (all)");
+    sub->add_flag("--no-sequence-parallel", o->no_sequence_parallel,
+                  "the framework has no sequence parallelism: search tensor parallelism without it only");
     sub->add_option("--threads", o->threads, "worker threads (every core)");
     sub->add_flag("--pareto", o->pareto, "also print the memory/time Pareto front, ranked by memory");
     add_framework_flags(sub, o->framework);
@@ -382,6 +414,9 @@ NAPKIN_COMMAND(app) {
         query.flash_attention = !o->no_flash_attention;
         apply_framework_flags(o->framework, node.gpu, query.options);
         query.gradient_dtypes = parse_gradient_dtypes(o->grads);
+        query.recomputes = parse_recomputes(o->recomputes);
+        query.shardings = parse_zero_stages(o->zero_stages);
+        query.sequence_parallel = !o->no_sequence_parallel;
         require_non_negative("--max-pp", count(o->max_pp));
         query.max_pp = o->max_pp;
         // An uneven pipeline fixes pp and the chunks (the map outlives the plan below).

@@ -23,6 +23,8 @@ const auto schedule_choices =
     choices_of(ScheduleKind::automatic, ScheduleKind::gpipe, ScheduleKind::one_f_one_b, ScheduleKind::interleaved,
                ScheduleKind::zero_bubble_h1, ScheduleKind::zero_bubble_h2, ScheduleKind::dualpipe,
                ScheduleKind::dualpipev);
+const auto recompute_choices = choices_of(Recompute::none, Recompute::selective, Recompute::full);
+const auto zero_stage_choices = choices_of(Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3);
 
 // A plan with the GPU it ran on (the rows name its usable memory, as `napkin plan --json` does).
 struct Plan {
@@ -95,8 +97,7 @@ void bind_training(py::module_& m) {
         .value("global_batch", &Parallelism::global_batch, "sequences per optimizer step B")
         .value("sequence", &Parallelism::sequence, "tokens per sequence s")
         .value("sequence_parallel", &Parallelism::sequence_parallel, "Megatron sequence parallelism")
-        .choice("recompute", &Parallelism::recompute,
-                choices_of(Recompute::none, Recompute::selective, Recompute::full), "activation recomputation")
+        .choice("recompute", &Parallelism::recompute, recompute_choices, "activation recomputation")
         .choice("sharding", &Parallelism::sharding,
                 choices_of(Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3, Sharding::distributed),
                 "ZeRO stage ('0' to '3') or Megatron's distributed optimizer")
@@ -233,6 +234,22 @@ void bind_training(py::module_& m) {
                     },
                     "gradient formats to search (list of str)")
             .value("flash_attention", &TrainingPlanQuery::flash_attention, "search with and without fused attention")
+            .custom("recomputes",
+                    [](const TrainingPlanQuery& q) {
+                        return names_of(q.recomputes, recompute_choices, &recompute_bit);
+                    },
+                    [](TrainingPlanQuery& q, const py::object& v) {
+                        q.recomputes = bits_of<Recompute>(v, recompute_choices, "recomputes", &recompute_bit);
+                    },
+                    "activation recomputations to search (list of str: none, selective, full)")
+            .custom("shardings",
+                    [](const TrainingPlanQuery& q) { return names_of(q.shardings, zero_stage_choices, &sharding_bit); },
+                    [](TrainingPlanQuery& q, const py::object& v) {
+                        q.shardings = bits_of<Sharding>(v, zero_stage_choices, "shardings", &sharding_bit);
+                    },
+                    "ZeRO stages to search (list of str: '0' to '3')")
+            .value("sequence_parallel", &TrainingPlanQuery::sequence_parallel,
+                   "False: tensor parallelism without sequence parallelism only")
             .value("base", &TrainingPlanQuery::base, "Parallelism: weight, master and moment formats")
             .value("options", &TrainingPlanQuery::options, "TrainingOptions: efficiency, base latency, causal")
             .value("top_k", &TrainingPlanQuery::top_k, "how many of the fastest layouts to keep")

@@ -83,6 +83,18 @@ namespace napkin {
 /// The bit of format `d` in a set of gradient formats (TrainingPlanQuery::gradient_dtypes).
 [[nodiscard]] constexpr unsigned dtype_bit(DType d) { return 1u << static_cast<unsigned>(d); }
 
+/// The bit of recomputation `r` in a set of them (TrainingPlanQuery::recomputes).
+[[nodiscard]] constexpr unsigned recompute_bit(Recompute r) { return 1u << static_cast<unsigned>(r); }
+/// The bit of sharding `s` in a set of them (TrainingPlanQuery::shardings; the distributed optimizer is
+/// searched as its ZeRO-1 twin, so its bit is not one of them).
+[[nodiscard]] constexpr unsigned sharding_bit(Sharding s) { return 1u << static_cast<unsigned>(s); }
+/// Recomputation none, selective and full.
+inline constexpr unsigned recomputes_all =
+    recompute_bit(Recompute::none) | recompute_bit(Recompute::selective) | recompute_bit(Recompute::full);
+/// ZeRO stages 0 to 3.
+inline constexpr unsigned shardings_all = sharding_bit(Sharding::none) | sharding_bit(Sharding::zero1) |
+                                          sharding_bit(Sharding::zero2) | sharding_bit(Sharding::zero3);
+
 /// Every schedule of the registry (pipeline.hpp).
 inline constexpr unsigned schedules_all = [] {
     unsigned bits = 0;
@@ -112,6 +124,11 @@ struct TrainingPlanQuery {
     unsigned schedules = schedules_all;  // ScheduleKind bits (automatic excluded)
     unsigned gradient_dtypes = dtype_bit(DType::bf16) | dtype_bit(DType::fp32);  // DType bits to search
     bool flash_attention = true;  // fused attention kernels exist: search with and without them
+    // What the framework can run (a published run's, to rank it among its own choices): the
+    // recomputations and ZeRO stages to search, and whether sequence parallelism exists.
+    unsigned recomputes = recomputes_all;  // recompute_bit(Recompute) bits
+    unsigned shardings = shardings_all;    // sharding_bit(Sharding) bits, ZeRO 0–3
+    bool sequence_parallel = true;         // false: tensor parallelism without it only
     Parallelism base{};          // weights, master and moment formats; the rest is searched
     TrainingOptions options{};   // efficiency, base latency, causal counting; the rest is searched
     long long top_k = 10;
@@ -373,14 +390,21 @@ void for_each_member(const Family& family, const TrainingPoint& canonical, F&& f
 
 /// Points of a row: for each canonical schedule, recomputation, sequence
 /// parallelism and micro-batch size, its family.
+/// Without and (where there is tensor parallelism and the framework has it) with sequence parallelism.
+constexpr long long sequence_parallel_choices(const TrainingPlanQuery& q, const PlanRow& row) {
+    return row.tp > 1 && q.sequence_parallel ? 2 : 1;
+}
+
 inline long long row_points(const TrainingPlanQuery& q, const PlanRow& row) {
     const auto schedules = row_schedules(q, row);
     const long long sizes = static_cast<long long>(micro_batch_sizes(q.global_batch / row.dp).size());
     long long points = 0;
     for (std::size_t s = 0; s < schedules.size; ++s)
-        for (Recompute recompute : recompute_choices)
-            for (long long sp = 0; sp < (row.tp > 1 ? 2 : 1); ++sp)
+        for (Recompute recompute : recompute_choices) {
+            if ((q.recomputes & recompute_bit(recompute)) == 0) continue;
+            for (long long sp = 0; sp < sequence_parallel_choices(q, row); ++sp)
                 points += family_of(q, row, schedules.items[s], recompute, sp == 1).size() * sizes;
+        }
     return points;
 }
 
@@ -389,7 +413,7 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
     const Bytes usable = usable_memory(q.cluster.node.gpu);
     const auto schedules = row_schedules(q, row);
     const std::vector<long long> sizes = micro_batch_sizes(q.global_batch / row.dp);
-    const long long sp_choices = row.tp > 1 ? 2 : 1;
+    const long long sp_choices = sequence_parallel_choices(q, row);
     // The memory bounds price even stages (training_memory); a layer map's
     // fullest stage is priced only by evaluation.
     const bool bound_memory = q.must_fit && q.prune && q.layer_map == nullptr;
@@ -428,6 +452,7 @@ void search_row(const TrainingPlanQuery& q, const PlanRow& row, RowResult& out, 
         par.gradients = gradient_choices(q).items[0];
         const bool states_too_large = bound_memory && training_memory(q.model, par).states() > usable;
         for (Recompute recompute : recompute_choices) {
+            if ((q.recomputes & recompute_bit(recompute)) == 0) continue;
             par.recompute = recompute;
             for (long long sp = 0; sp < sp_choices; ++sp) {
                 par.sequence_parallel = sp == 1;
@@ -528,7 +553,8 @@ using detail::ranks_before;
                     for (long long v : vs) {
                         if (v > 1 && pp == 1) continue;
                         for (Sharding sharding : detail::sharding_choices)
-                            rows.push_back({tp, pp, dp, v, sharding, cp, ep});
+                            if ((q.shardings & sharding_bit(sharding)) != 0)
+                                rows.push_back({tp, pp, dp, v, sharding, cp, ep});
                     }
                 }
             }
@@ -569,6 +595,10 @@ inline void check_query(const TrainingPlanQuery& q) {
     require(q.top_k <= 1'000'000, "top_k", count(q.top_k), "must be at most 1000000");
     require(q.schedules != 0 && (q.schedules & ~schedules_all) == 0, "schedules", count(q.schedules),
             "must be a non-empty set of schedule_bit(ScheduleKind) bits, automatic excluded");
+    require(q.recomputes != 0 && (q.recomputes & ~recomputes_all) == 0, "recomputes", count(q.recomputes),
+            "must be a non-empty set of recompute_bit(Recompute) bits");
+    require(q.shardings != 0 && (q.shardings & ~shardings_all) == 0, "shardings", count(q.shardings),
+            "must be a non-empty set of sharding_bit(Sharding) bits, ZeRO 0 to 3");
     constexpr unsigned formats =
         dtype_bit(DType::fp8) | dtype_bit(DType::bf16) | dtype_bit(DType::fp16) | dtype_bit(DType::fp32);
     require(q.gradient_dtypes != 0 && (q.gradient_dtypes & ~formats) == 0, "gradient_dtypes",

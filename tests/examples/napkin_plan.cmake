@@ -35,6 +35,19 @@ napkin_check_output(cli.plan.max_tp
 napkin_check_output(cli.plan.bad_input
   COMMAND $<TARGET_FILE:napkin-cli> plan --model gpt3-175b ${gpt3_cluster} --schedules 1f1b,bogus
   EXPECT "--schedules \"1f1b,bogus\": \"bogus\" is not one of 1f1b, interleaved, zb-h1, zb-h2, dualpipe, dualpipev, gpipe" EXIT_CODE 2)
+# A framework's own choices: full recomputation, ZeRO-1, no sequence parallelism leave 1,444 of the 32,960
+# points (tests/unit/planner.cpp counts them by hand); a choice not in a set is one error line.
+napkin_check_output(cli.plan.framework_choices
+  COMMAND $<TARGET_FILE:napkin-cli> plan --model gpt2-small --gpus 8 --global-batch 16 --seq-len 1024
+          --recomputes full --zero-stages 1 --no-sequence-parallel --json
+  EXPECT "\"points\": 1444" "\"recompute\": \"full\"" "\"zero\": \"1\""
+  REJECT "\"recompute\": \"none\"" "\"sequence_parallel\": true")
+napkin_check_output(cli.plan.error.recomputes
+  COMMAND $<TARGET_FILE:napkin-cli> plan --model gpt2-small --gpus 8 --global-batch 16 --recomputes none,partial
+  EXPECT "napkin: error: --recomputes \"none,partial\": \"partial\" is not one of none, selective, full" EXIT_CODE 2)
+napkin_check_output(cli.plan.error.zero_stages
+  COMMAND $<TARGET_FILE:napkin-cli> plan --model gpt2-small --gpus 8 --global-batch 16 --zero-stages distributed
+  EXPECT "napkin: error: --zero-stages \"distributed\": \"distributed\" is not one of 0, 1, 2, 3" EXIT_CODE 2)
 # --max-cp 2: the GPT-2 small space on 8 GPUs with context parallelism, 32,960 + 23,424 points
 # (tests/unit/planner.cpp counts them by hand); the layouts that do not divide 8 GPUs: 28 + 30.
 napkin_check_output(cli.plan.context_parallel

@@ -530,6 +530,44 @@ TEST_SUITE("planner") {
         CHECK(none.points_fitting == 0);
     }
 
+    TEST_CASE(
+        "a framework's own choices: full recomputation, ZeRO-1, no sequence parallelism — the GPT-2 space "
+        "counted by hand") {
+        TrainingPlanQuery q = small;
+        q.recomputes = recompute_bit(Recompute::full);
+        q.shardings = sharding_bit(Sharding::zero1);
+        q.sequence_parallel = false;
+        // The count of "the space of GPT-2 small on 8 GPUs" with 1 sharding × 2 gradient formats × 1
+        // recomputation (full: flash attention on) = 2 in place of 32, and 2 TP choices (all-reduce,
+        // reduce-scatter + all-gather) in place of 3 when tp > 1: each tp = 1 row × 2/32, each tp > 1 row × 4/96:
+        //   t1 p1 128 → 8, t1 p2 1,728 → 108, t1 p4 1,536 → 96, t2 p1 576 → 24, t2 p2 13,824 → 576,
+        //   t2 p4 5,760 → 240, t4 p1 768 → 32, t4 p2 8,640 → 360: 1,444.
+        const TrainingPlan plan = plan_training(q);
+        CHECK(plan.points == 1444);
+        CHECK(plan_rows(q).size() == 1 + 4 + 2 + 1 + 4 + 2 + 1 + 4);
+        REQUIRE(!plan.top.empty());
+        for (const auto& c : plan.top) {
+            CHECK(c.point.parallelism.recompute == Recompute::full);
+            CHECK(c.point.parallelism.sharding == Sharding::zero1);
+            CHECK_FALSE(c.point.parallelism.sequence_parallel);
+        }
+        // The three recomputations apart add up to all of them; so do the four ZeRO stages.
+        long long by_recompute = 0, by_stage = 0;
+        for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full}) {
+            TrainingPlanQuery one = small;
+            one.recomputes = recompute_bit(r);
+            by_recompute += plan_training(one).points;
+        }
+        for (Sharding z : {Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3}) {
+            TrainingPlanQuery one = small;
+            one.shardings = sharding_bit(z);
+            by_stage += plan_training(one).points;
+        }
+        CHECK(by_recompute == 32960);
+        CHECK(by_stage == 32960);
+        check_pruning_is_exact(q);
+    }
+
     TEST_CASE("GPT-3 175B on 1,024 A100s: a search in well under a minute finds layouts that fit") {
         const TrainingPlanQuery q{.model = catalog::gpt3_175b, .cluster = cluster_of(catalog::dgx_a100, 128),
                                   .global_batch = 1536, .sequence = 2048};
@@ -585,6 +623,16 @@ TEST_SUITE("planner") {
         q = small;
         q.schedules = 0;
         CHECK_THROWS_WITH_AS((void)plan_training(q), "schedules = 0: must be a non-empty set of schedule_bit(ScheduleKind) bits, automatic excluded",
+                             napkin::invalid_argument);
+        q = small;
+        q.recomputes = 0;
+        CHECK_THROWS_WITH_AS((void)plan_training(q),
+                             "recomputes = 0: must be a non-empty set of recompute_bit(Recompute) bits",
+                             napkin::invalid_argument);
+        q = small;
+        q.shardings = sharding_bit(Sharding::distributed);  // searched as its ZeRO-1 twin, not a choice of its own
+        CHECK_THROWS_WITH_AS((void)plan_training(q),
+                             "shardings = 16: must be a non-empty set of sharding_bit(Sharding) bits, ZeRO 0 to 3",
                              napkin::invalid_argument);
     }
 }

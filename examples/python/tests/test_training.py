@@ -155,6 +155,7 @@ def test_plan_query_object_and_pandas():
                                  global_batch=64, sequence=1024, top_k=3, schedules=["1f1b", "gpipe"],
                                  gradient_dtypes=["bf16"])
     assert q.schedules == ["gpipe", "1f1b"] and q.gradient_dtypes == ["bf16"]
+    assert q.recomputes == ["none", "selective", "full"] and q.shardings == ["0", "1", "2", "3"]
     plan = napkin.plan_training(q)
     assert 0 < len(plan.top) <= 3
     steps = [c.estimate.step for c in plan.top]
@@ -169,3 +170,20 @@ def test_plan_query_object_and_pandas():
     else:
         frame = plan.to_pandas()
         assert list(frame["step_s"]) == steps and "memory_total" in frame.columns
+
+
+def test_plan_within_a_frameworks_choices_equals_napkin_plan(napkin_cli):
+    # What Megatron-LM ran in 2021 (Narayanan et al.): no selective recomputation, no ZeRO, no sequence
+    # parallelism: the same search as `napkin plan --recomputes none,full --zero-stages 0 --no-sequence-parallel`.
+    j = napkin_cli("plan", "--model", "gpt2-small", "--gpu", "a100-80gb-sxm", "--gpus", 8, "--global-batch", 64,
+                   "--seq-len", 1024, "--top", 3, "--recomputes", "none,full", "--zero-stages", "0",
+                   "--no-sequence-parallel", "--json")
+    plan = napkin.plan_training(catalog.model("gpt2-small"), napkin.Cluster(node=catalog.node("dgx-a100"), nodes=1),
+                                64, sequence=1024, top_k=3, recomputes=["none", "full"], shardings=["0"],
+                                sequence_parallel=False)
+    assert plan.points == j["search"]["points"]
+    for c in plan.top:
+        assert c.parallelism.recompute in ("none", "full") and c.parallelism.sharding == "0"
+        assert not c.parallelism.sequence_parallel
+    with pytest.raises(ValueError, match="shardings"):
+        napkin.TrainingPlanQuery(shardings=["distributed"])
