@@ -12,6 +12,7 @@
 #include <napkin/io/json_plans.hpp>
 #include <napkin/planner.hpp>
 #include <napkin/run_plan.hpp>
+#include <napkin/validation/framework_choices.hpp>
 #include <napkin/validation/measured_runs.hpp>
 #include <napkin/validation/megatron_runs.hpp>
 
@@ -185,6 +186,8 @@ std::optional<MeasuredRun> published_run_for(const TrainingPlanQuery& q) {
         if (const MeasuredRun r = catalog::measured_run_of(m); matches(r)) return r;
     for (const MeasuredRun& r : catalog::published_runs)
         if (matches(r)) return r;
+    for (const MeasuredRun& r : catalog::nemo_runs)
+        if (matches(r)) return r;
     return std::nullopt;
 }
 
@@ -203,7 +206,7 @@ std::string signed_bytes(Bytes d) { return (d < Bytes{} ? "-" : "+") + to_string
 
 // --explain N: row N of the plan against the published layout, term by term.
 void print_explanation(long long n, const TrainingCandidate& row, const MeasuredRun& run,
-                       const TrainingEstimate& published, const StepRank& rank) {
+                       const TrainingEstimate& published, const StepRank& rank, const StepRank& among_framework) {
     const StepBreakdown& a = row.estimate.breakdown;
     const StepBreakdown& b = published.breakdown;
     const std::string name = "row " + std::to_string(n);
@@ -252,10 +255,17 @@ void print_explanation(long long n, const TrainingCandidate& row, const Measured
     else
         printf_wrapped("  %s is not faster than the published layout (%s slower)\n", name.c_str(),
                        to_string(row.estimate.step - published.step).c_str());
-    char share[32];
-    std::snprintf(share, sizeof share, "%.2f %%", 100.0 * rank.share());
+    const auto share = [](const StepRank& r) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.2f %%", 100.0 * r.share());
+        return std::string(text);
+    };
     printf_wrapped("  the published layout ranks %s of %s points (top %s)%s\n", grouped(rank.rank()).c_str(),
-                   grouped(rank.ranked).c_str(), share, published.fits ? "" : "; it does not fit as napkin counts memory");
+                   grouped(rank.ranked).c_str(), share(rank).c_str(),
+                   published.fits ? "" : "; it does not fit as napkin counts memory");
+    printf_wrapped("  among the choices of %s: %s of %s (top %s)\n", std::string(run.framework).c_str(),
+                   grouped(among_framework.rank()).c_str(), grouped(among_framework.ranked).c_str(),
+                   share(among_framework).c_str());
 }
 
 // --gpus: one count (1024), a list (512,1024,4096) or a range A-B: A, 2A, 4A, ... up to B.
@@ -315,6 +325,7 @@ NAPKIN_COMMAND(app) {
         std::string recomputes = "none,selective,full";
         std::string zero_stages = "0,1,2,3";
         bool no_sequence_parallel = false;
+        bool no_overlap_dp = false;
         std::string grads = "bf16,fp32";
         unsigned threads = 0;
         bool pareto = false;
@@ -363,6 +374,8 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--zero-stages", o->zero_stages, "ZeRO stages to search: 0,1,2,3 (all)");
     sub->add_flag("--no-sequence-parallel", o->no_sequence_parallel,
                   "the framework has no sequence parallelism: search tensor parallelism without it only");
+    sub->add_flag("--no-overlap-dp", o->no_overlap_dp,
+                  "the framework reduces gradients after the backward: search without the overlap only");
     sub->add_option("--threads", o->threads, "worker threads (every core)");
     sub->add_flag("--pareto", o->pareto, "also print the memory/time Pareto front, ranked by memory");
     add_framework_flags(sub, o->framework);
@@ -417,6 +430,7 @@ NAPKIN_COMMAND(app) {
         query.recomputes = parse_recomputes(o->recomputes);
         query.shardings = parse_zero_stages(o->zero_stages);
         query.sequence_parallel = !o->no_sequence_parallel;
+        query.overlap_dp = !o->no_overlap_dp;
         require_non_negative("--max-pp", count(o->max_pp));
         query.max_pp = o->max_pp;
         // An uneven pipeline fixes pp and the chunks (the map outlives the plan below).
@@ -678,8 +692,10 @@ NAPKIN_COMMAND(app) {
                        "is beyond the " + std::to_string(plan.top.size()) + " layouts that fit");
             const TrainingEstimate e =
                 evaluate_training(query.model, query.cluster, published->layout, published->options);
+            TrainingPlanQuery framework = framework_query(*published);
+            framework.options.profile = query.options.profile;
             print_explanation(o->explain, plan.top[static_cast<std::size_t>(o->explain - 1)], *published, e,
-                              rank_of_step(query, e.step));
+                              rank_of_step(query, e.step), rank_of_step(framework, e.step));
         }
         if (o->pareto) {
             std::printf("\nPareto front (memory per GPU vs step time), least memory first:\n");

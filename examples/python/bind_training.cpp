@@ -250,6 +250,8 @@ void bind_training(py::module_& m) {
                     "ZeRO stages to search (list of str: '0' to '3')")
             .value("sequence_parallel", &TrainingPlanQuery::sequence_parallel,
                    "False: tensor parallelism without sequence parallelism only")
+            .value("overlap_dp", &TrainingPlanQuery::overlap_dp,
+                   "False: gradients reduced after the backward only (no overlap searched)")
             .value("base", &TrainingPlanQuery::base, "Parallelism: weight, master and moment formats")
             .value("options", &TrainingPlanQuery::options, "TrainingOptions: efficiency, base latency, causal")
             .value("top_k", &TrainingPlanQuery::top_k, "how many of the fastest layouts to keep")

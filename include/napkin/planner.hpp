@@ -129,6 +129,7 @@ struct TrainingPlanQuery {
     unsigned recomputes = recomputes_all;  // recompute_bit(Recompute) bits
     unsigned shardings = shardings_all;    // sharding_bit(Sharding) bits, ZeRO 0–3
     bool sequence_parallel = true;         // false: tensor parallelism without it only
+    bool overlap_dp = true;                // false: gradients reduced after the backward only
     Parallelism base{};          // weights, master and moment formats; the rest is searched
     TrainingOptions options{};   // efficiency, base latency, causal counting; the rest is searched
     long long top_k = 10;
@@ -347,9 +348,10 @@ inline Family family_of(const TrainingPlanQuery& q, const PlanRow& row, Schedule
     }
     f.scatter_gather.add(true);
     if (row.pp > 1 && row.tp > 1) f.scatter_gather.add(false);  // sends exist and a t-way split of them
-    f.overlap.add(true);
-    // Nothing to overlap with one copy of the gradients (they are reduced over dp·cp).
-    if (row.dp * row.cp > 1) f.overlap.add(false);
+    // Nothing to overlap with one copy of the gradients (they are reduced over dp·cp); a framework that
+    // reduces them after the backward has no overlap to offer.
+    if (q.overlap_dp) f.overlap.add(true);
+    if (!q.overlap_dp || row.dp * row.cp > 1) f.overlap.add(false);
     return f;
 }
 
@@ -711,8 +713,7 @@ void for_each_training_point(const TrainingPlanQuery& q, Sink&& sink) {
 
 /// Where a step time ranks in a query's space: the points plan_training ranks
 /// (dominated variants aside; with must_fit, only those that fit) that are
-/// strictly faster, and how many it ranks. Every point is evaluated (prune off),
-/// on the calling thread: GPT-3 175B on 1,024 GPUs is about a million points.
+/// strictly faster, and how many it ranks, on the calling thread.
 struct StepRank {
     long long faster = 0;  // points strictly faster
     long long ranked = 0;  // points in the ranking
@@ -723,9 +724,11 @@ struct StepRank {
     }
 };
 
-/// Where `step` (seconds) ranks among the query's points, every point evaluated on the calling thread.
+/// Where `step` (seconds) ranks among the query's points, on the calling thread. The search prunes: what
+/// it skips is a dominated variant or, with must_fit, a point that does not fit, and neither is ranked,
+/// so the count is the unpruned one (a test compares them) at a small share of the work.
 [[nodiscard]] inline StepRank rank_of_step(TrainingPlanQuery q, Seconds step) {
-    q.prune = false;
+    q.prune = true;
     StepRank r;
     for_each_training_point(q, [&](const TrainingCandidate& c) {
         if (c.dominated || (q.must_fit && !c.estimate.fits)) return;

@@ -7,6 +7,7 @@
 // it, as tests/unit/memory_as_run.cpp does the memory table).
 #include <napkin/calibrate.hpp>
 #include <napkin/measured_run.hpp>
+#include <napkin/validation/framework_choices.hpp>
 #include <napkin/validation/measured_runs.hpp>
 #include <napkin/validation/megatron_runs.hpp>
 
@@ -14,6 +15,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -45,6 +47,43 @@ std::string validation_table(const std::vector<MeasuredRun>& runs, const CrossVa
                   cv.fit.profile.ampere_share, cv.fit.profile.hopper_share, cv.fit.profile.memory_passes,
                   cv.fit.profile.eager_layer_overhead_ms);
     out << line;
+    return out.str();
+}
+
+// The README's ranking table: per source, where its published layouts rank by step time among what
+// their framework could run (validation/framework_choices.hpp), as napkin prices every point.
+std::string ranking_table(const std::vector<MeasuredRun>& runs) {
+    struct Source {
+        std::string_view source, framework;
+        std::vector<StepRank> ranks;
+    };
+    std::vector<Source> sources;
+    for (const MeasuredRun& run : runs) {
+        if (sources.empty() || sources.back().source != run.source) sources.push_back({run.source, run.framework, {}});
+        sources.back().ranks.push_back(published_rank(run));
+    }
+    std::ostringstream out;
+    out << "| source | framework | rows | in the top 1 % | ranked 1st to 5th | median share | worst share |\n"
+        << "|---|---|---|---|---|---|---|\n";
+    long long rows = 0, top_percent = 0, first_five = 0;
+    std::vector<double> all;
+    for (const Source& s : sources) {
+        std::vector<double> shares;
+        long long top = 0, five = 0;
+        for (const StepRank& r : s.ranks) {
+            shares.push_back(r.share());
+            top += r.share() <= 0.01 ? 1 : 0;
+            five += r.rank() <= 5 ? 1 : 0;
+        }
+        std::sort(shares.begin(), shares.end());
+        all.insert(all.end(), shares.begin(), shares.end());
+        rows += static_cast<long long>(shares.size()), top_percent += top, first_five += five;
+        out << "| " << source_title(s.source) << " | " << s.framework << " | " << shares.size() << " | " << top << " | "
+            << five << " | " << percent(shares[shares.size() / 2]) << " | " << percent(shares.back()) << " |\n";
+    }
+    std::sort(all.begin(), all.end());
+    out << "| all | | " << rows << " | " << top_percent << " | " << first_five << " | " << percent(all[all.size() / 2])
+        << " | " << percent(all.back()) << " |\n";
     return out.str();
 }
 
@@ -145,6 +184,42 @@ TEST_SUITE("cross validation") {
         const std::vector<MeasuredRun> runs = catalog::fitting_runs();
         const std::string table = validation_table(runs, every_row_validation());
         const test::ReadmeBlock block = test::readme_block("training-validation", table);
+        REQUIRE(block.found);
+        CHECK(block.current == table);
+    }
+
+    TEST_CASE("every fitting row's published layout is a point of its framework's space, as napkin prices it") {
+        // A published layout outside the space of its framework's choices would be ranked against the wrong
+        // alternatives: each must be one of the points the query ranks (same layout, same step time; Megatron's
+        // distributed optimizer is searched as its ZeRO-1 twin), and every row's framework is a known one.
+        const auto same_sharding = [](Sharding a, Sharding b) {
+            const auto canonical = [](Sharding z) { return z == Sharding::distributed ? Sharding::zero1 : z; };
+            return canonical(a) == canonical(b);
+        };
+        for (const MeasuredRun& row : catalog::fitting_runs()) {
+            CAPTURE(row.label);
+            const MeasuredRun run = best_setting(row, default_profile);
+            CHECK((run.framework == "Megatron-LM (2021)" || run.framework == "llm-foundry (FSDP)" ||
+                   run.framework == "Megatron-LM (Megatron-Core)" || run.framework == "NeMo (Megatron-Core)"));
+            const Seconds step = evaluated_step(run, default_profile);
+            const Parallelism& p = run.layout;
+            bool found = false;
+            for_each_training_point(framework_query(run), [&](const TrainingCandidate& c) {
+                const Parallelism& a = c.point.parallelism;
+                if (a.tp == p.tp && a.pp == p.pp && a.dp == p.dp && a.cp == p.cp &&
+                    a.virtual_stages == p.virtual_stages && a.micro_batch == p.micro_batch &&
+                    a.recompute == p.recompute && a.sequence_parallel == p.sequence_parallel &&
+                    a.flash_attention == p.flash_attention && same_sharding(a.sharding, p.sharding) && !c.dominated &&
+                    c.estimate.fits && std::abs(ratio(c.estimate.step, step) - 1.0) < 1e-9)
+                    found = true;
+            });
+            CHECK(found);
+        }
+    }
+
+    TEST_CASE("the README's ranking table: each published layout among what its framework could run") {
+        const std::string table = ranking_table(catalog::fitting_runs());
+        const test::ReadmeBlock block = test::readme_block("published-ranking", table);
         REQUIRE(block.found);
         CHECK(block.current == table);
     }

@@ -240,21 +240,21 @@ TEST_SUITE("planner") {
     // Every dominated point of q's space against the point with every dominated
     // choice at its better value (1F1B for GPipe, bf16 gradients, flash attention
     // without recomputation, the all-reduce without sequence parallelism,
-    // scatter/gather and overlap on): never faster, never smaller.
+    // scatter/gather and overlap on where the query has it): never faster, never smaller.
     void check_dominated_twins(const TrainingPlanQuery& query) {
         TrainingPlanQuery q = query;
         q.prune = false;
         q.must_fit = false;
         std::vector<TrainingCandidate> canonical, dominated;
         for_each_training_point(q, [&](const TrainingCandidate& c) { (c.dominated ? dominated : canonical).push_back(c); });
-        const auto twin_of = [](TrainingPoint p) {
+        const auto twin_of = [&query](TrainingPoint p) {
             Parallelism& a = p.parallelism;
             if (const auto better = traits_of(a.schedule).dominated_by) a.schedule = *better;  // GPipe -> 1F1B
             a.gradients = DType::bf16;
             a.flash_attention = true;  // the query allows it: used with recomputation, the better choice without
             if (a.tp > 1 && !a.sequence_parallel) p.options.tp_communication = TpCommunication::all_reduce;
             p.options.pipeline_scatter_gather = true;
-            p.options.overlap_dp = true;
+            p.options.overlap_dp = query.overlap_dp;  // on where the framework has it
             return detail::choice_key(p);
         };
         REQUIRE(!dominated.empty());
@@ -272,7 +272,7 @@ TEST_SUITE("planner") {
             // GPipe's bubble is 1F1B's: with the same overlap the step is the same.
             const Parallelism& a = d.point.parallelism;
             const TrainingOptions& o = d.point.options;
-            if (a.schedule == ScheduleKind::gpipe && a.gradients == DType::bf16 && o.overlap_dp &&
+            if (a.schedule == ScheduleKind::gpipe && a.gradients == DType::bf16 && o.overlap_dp == query.overlap_dp &&
                 o.pipeline_scatter_gather && o.tp_communication != TpCommunication::reduce_scatter_all_gather &&
                 (a.flash_attention || a.recompute != Recompute::none)) {
                 ++gpipe;
@@ -531,8 +531,8 @@ TEST_SUITE("planner") {
     }
 
     TEST_CASE(
-        "a framework's own choices: full recomputation, ZeRO-1, no sequence parallelism — the GPT-2 space "
-        "counted by hand") {
+        "a framework's own choices: full recomputation, ZeRO-1, no sequence parallelism, no overlapped "
+        "gradient sync — the GPT-2 space counted by hand") {
         TrainingPlanQuery q = small;
         q.recomputes = recompute_bit(Recompute::full);
         q.shardings = sharding_bit(Sharding::zero1);
@@ -565,6 +565,13 @@ TEST_SUITE("planner") {
         }
         CHECK(by_recompute == 32960);
         CHECK(by_stage == 32960);
+        check_pruning_is_exact(q);
+        // Gradients reduced after the backward only: the overlap choice (2 where dp > 1) is gone, halving every
+        // row but t2 p4 and t4 p2 (dp = 1): 4 + 54 + 48 + 12 + 288 + 240 + 16 + 360 = 1,022.
+        q.overlap_dp = false;
+        const TrainingPlan after = plan_training(q);
+        CHECK(after.points == 1022);
+        for (const auto& c : after.top) CHECK_FALSE(c.point.options.overlap_dp);
         check_pruning_is_exact(q);
     }
 
@@ -599,9 +606,16 @@ TEST_SUITE("planner") {
         long long canonical_fitting = 0;
         TrainingPlanQuery every = q;
         every.prune = false;
+        std::vector<Seconds> steps;  // of every ranked point, from the unpruned search
         for_each_training_point(every, [&](const TrainingCandidate& c) {
-            if (!c.dominated && c.estimate.fits) ++canonical_fitting;
+            if (!c.dominated && c.estimate.fits) ++canonical_fitting, steps.push_back(c.estimate.step);
         });
+        // rank_of_step prunes; its counts are the unpruned search's at any step.
+        std::sort(steps.begin(), steps.end());
+        for (const std::size_t at : {std::size_t{0}, steps.size() / 3, steps.size() / 2, steps.size() - 1}) {
+            const auto faster = std::lower_bound(steps.begin(), steps.end(), steps[at]) - steps.begin();
+            CHECK(rank_of_step(q, steps[at]).faster == faster);
+        }
         for (std::size_t k = 0; k < plan.top.size(); ++k) {
             const StepRank r = rank_of_step(q, plan.top[k].estimate.step);
             CHECK(r.ranked == canonical_fitting);
