@@ -120,6 +120,22 @@ long long raw_most(const RawServing& s) {
     while (n > 0 && raw_memory(s, n).total > empty.usable) --n;
     return n;
 }
+// The layout's constants both parts use: cache bytes per token, the cache's split, the weights' split, the
+// stages, attention FLOPs per token pair, all-reduces per pass, one token's hidden state in bytes.
+struct RawTerms {
+    double per_token, share, split, stages, attention, all_reduces, hidden_bytes;
+};
+RawTerms raw_terms(const RawServing& s) {
+    const RawModel& m = s.m;
+    return {static_cast<double>(2 * m.layers * m.kv_heads * m.head_dim) * 2.0,
+            static_cast<double>(s.pp) * static_cast<double>(std::min(s.tp, m.kv_heads)),
+            static_cast<double>(s.tp * s.pp),
+            static_cast<double>(s.pp),
+            4.0 * static_cast<double>(m.layers) * static_cast<double>(m.heads * m.head_dim),
+            static_cast<double>(2 * m.layers),
+            static_cast<double>(m.hidden) * 2.0};
+}
+
 // What no concurrency changes, as serving_sweep works it out once: the checks (the concurrency's
 // aside), the most sequences that fit and one prompt's prefill in one pass.
 struct RawShared {
@@ -136,12 +152,7 @@ RawShared raw_shared(const RawServing& s) {
     raw_check(s.tp >= 1 && s.pp >= 1 && m.heads % s.tp == 0 && m.layers % s.pp == 0);
     raw_check(s.input >= 1 && s.output >= 1);
     raw_check(m.max_positions == 0 || s.input + s.output <= m.max_positions);
-    const double per_token = static_cast<double>(2 * m.layers * m.kv_heads * m.head_dim) * 2.0;
-    const double share = static_cast<double>(s.pp) * static_cast<double>(std::min(s.tp, m.kv_heads));
-    const double split = static_cast<double>(s.tp * s.pp), stages = static_cast<double>(s.pp);
-    const double attention = 4.0 * static_cast<double>(m.layers) * static_cast<double>(m.heads * m.head_dim);
-    const double all_reduces = static_cast<double>(2 * m.layers);
-    const double hidden_bytes = static_cast<double>(m.hidden) * 2.0;
+    const auto [per_token, share, split, stages, attention, all_reduces, hidden_bytes] = raw_terms(s);
     // prefill of one prompt in one pass
     const double in = static_cast<double>(s.input);
     const double traffic = raw_ceil(raw_parameters(m) * 2.0 / split) + per_token * in / share;
@@ -158,12 +169,7 @@ RawOut raw_serve_at(const RawServing& s, const RawShared& shared, long long n) {
     RawOut out{};
     out.memory = raw_memory(s, n).total;
     out.most = shared.most;
-    const double per_token = static_cast<double>(2 * m.layers * m.kv_heads * m.head_dim) * 2.0;
-    const double share = static_cast<double>(s.pp) * static_cast<double>(std::min(s.tp, m.kv_heads));
-    const double split = static_cast<double>(s.tp * s.pp), stages = static_cast<double>(s.pp);
-    const double attention = 4.0 * static_cast<double>(m.layers) * static_cast<double>(m.heads * m.head_dim);
-    const double all_reduces = static_cast<double>(2 * m.layers);
-    const double hidden_bytes = static_cast<double>(m.hidden) * 2.0;
+    const auto [per_token, share, split, stages, attention, all_reduces, hidden_bytes] = raw_terms(s);
     // decode step at the mean context
     const double b = static_cast<double>(n), context = static_cast<double>(s.input) + static_cast<double>(s.output) / 2;
     const double read = stages * (raw_ceil(raw_parameters(m) * 2.0 / split) / s.g.bandwidth) + stages * (per_token * context * b / share / s.g.bandwidth);
