@@ -129,8 +129,11 @@ std::string pool_label(const Gpu& pool, const Gpu& other) {
 }
 
 // The split's TTFT, or why it has none: a saturated prefill pool's queue grows without bound.
-std::string disaggregated_ttft_text(const DisaggregatedEstimate& split) {
+// `offered`: --arrival-rate's requests/s (0: none).
+std::string disaggregated_ttft_text(const DisaggregatedEstimate& split, double offered) {
     if (!std::isinf(split.ttft.value())) return to_string(split.ttft);
+    if (offered > 0 && offered > split.goodput().value())
+        return "unbounded (--arrival-rate offers more than the split's goodput: the queue grows without end)";
     return "unbounded (the prefill pool runs saturated: bound it with --ttft or give --arrival-rate)";
 }
 
@@ -468,8 +471,8 @@ NAPKIN_COMMAND(app) {
                     "TTFT %s, TPOT %s, KV transfer %s, %.3f requests/s (%.1f output tokens/s per GPU)\n",
                     o->disaggregate, split->prefill_instances, pool_label(prefill_gpu, decode_gpu).c_str(),
                     split->decode_instances, pool_label(decode_gpu, prefill_gpu).c_str(), split->decode_concurrency,
-                    disaggregated_ttft_text(*split).c_str(), to_string(split->tpot).c_str(),
-                    to_string(split->kv_transfer).c_str(), split->goodput().value(),
+                    disaggregated_ttft_text(*split, std::isinf(o->arrival_rate) ? 0.0 : o->arrival_rate).c_str(),
+                    to_string(split->tpot).c_str(), to_string(split->kv_transfer).c_str(), split->goodput().value(),
                     split->goodput().value() * count(workload.output_tokens) / count(o->disaggregate * layout.gpus()));
         }
         if (!o->svg.empty()) printf_wrapped("frontier written to %s\n", o->svg.c_str());

@@ -1089,7 +1089,7 @@ struct DisaggregatedEstimate {
     long long decode_concurrency = 0;  // N per decode instance
     Seconds prefill;                   // Tp, one prompt
     Seconds kv_transfer;               // one prompt's cache to the decode pool
-    Seconds ttft;                      // Tp + the M/D/1 wait at the load carried; inf when the prefill pool saturates
+    Seconds ttft;                      // Tp + the M/D/1 wait at the load carried; inf when it has no bound
     Seconds tpot;                      // step(N)
     PerSecond prefill_rate;            // requests/s the prefill pool takes within the TTFT bound
     PerSecond decode_rate;             // requests/s the decode pool takes
@@ -1182,11 +1182,13 @@ template <CollectivePolicy Collective = Ring>
         e.tpot = best_step;
         e.prefill_rate = count(p) * load / tp1;
         e.decode_rate = count(e.decode_instances) * count(best_n) / (count(q.output_tokens) * best_step);
-        // The wait at the load the pools carry: what is offered, at most the goodput. With neither a
-        // TTFT bound nor an offered rate the prefill pool runs saturated and the wait has no bound.
-        const PerSecond carried = q.arrival_rate.value() > 0 ? std::min(q.arrival_rate, e.goodput()) : e.goodput();
+        // The wait at the load the pools carry: what is offered, else the goodput. With neither a TTFT
+        // bound nor an offered rate the prefill pool runs saturated, and more offered than the goodput
+        // queues without end: the wait has no bound either way.
+        const PerSecond carried = q.arrival_rate.value() > 0 ? q.arrival_rate : e.goodput();
         const double rho = ratio(carried, count(p) / tp1);
-        e.ttft = rho < 1.0 ? tp1 + rho / (2.0 * (1.0 - rho)) * tp1 : seconds(std::numeric_limits<double>::infinity());
+        e.ttft = rho < 1.0 && carried <= e.goodput() ? tp1 + rho / (2.0 * (1.0 - rho)) * tp1
+                                                     : seconds(std::numeric_limits<double>::infinity());
         if (!best || e.goodput() > best->goodput()) best = e;
     }
     return best;

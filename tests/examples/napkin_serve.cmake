@@ -111,6 +111,12 @@ napkin_check_output(cli.serve.disaggregated_unbounded_ttft
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 1000 --output-tokens 100
           --concurrency 8 --disaggregate 4
   EXPECT "unbounded (the prefill pool runs saturated: bound it with --ttft or give" REJECT "inf s")
+# A 30.5 ms TTFT bound admits a prefill load of 0.021 (x = 2(30.5 − 30.18)/30.18): the split serves about
+# 2.1 requests/s, less than the 5 offered, so the queue grows without end.
+napkin_check_output(cli.serve.disaggregated_overloaded
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 1000 --output-tokens 100
+          --concurrency 8 --disaggregate 4 --arrival-rate 5 --ttft 30.5ms
+  EXPECT "unbounded (--arrival-rate offers more than the split's goodput" REJECT "inf s")
 napkin_check_output(cli.serve.disaggregated_unbounded_ttft_json
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 1000 --output-tokens 100
           --concurrency 8 --disaggregate 4 --json

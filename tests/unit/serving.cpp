@@ -555,6 +555,11 @@ TEST_SUITE("serving") {
         REQUIRE(offered);
         const double rho = 2.0 * tp / static_cast<double>(offered->prefill_instances);
         CHECK(in(offered->ttft, units::s) == doctest::Approx(tp + rho / (2 * (1 - rho)) * tp).epsilon(1e-12));
+        // More offered than the split's goodput queues without end: no finite TTFT.
+        q.arrival_rate = per_second(offered->goodput().value() * 1.01);
+        const auto over = best_disaggregation(m8b, h100, catalog::nvlink4, {}, q, lesson);
+        REQUIRE(over);
+        CHECK(std::isinf(in(over->ttft, units::s)));
         // An offered rate is a rate: a negative one is named.
         q.arrival_rate = per_second(-1.0);
         CHECK(error_of([&] { (void)best_disaggregation(m8b, h100, catalog::nvlink4, {}, q, lesson); }) ==
