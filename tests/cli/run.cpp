@@ -735,6 +735,12 @@ TEST_SUITE("cli/run") {
         CHECK(contains(r.output, "(set by --tp)"));
         // As README's "Exit status" quotes it.
         CHECK(contains(r.output, "Parallelism.tp = 5: must divide the model's attention heads (12) (set by --tp)"));
+        // A field and the field its rule names: each with its flag.
+        const auto prefix = run({"serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--input-tokens", "500",
+                                 "--output-tokens", "100", "--arrival-rate", "5", "--prefix-tokens", "500"});
+        CHECK(prefix.exit_code == 2);
+        CHECK(prefix.output == "napkin: error: prefix tokens = 500: must be below the longest prompt the input lengths "
+                               "give (500 tokens) (set by --prefix-tokens, --input-tokens)\n");
     }
 
     TEST_CASE("a run builds only the subcommand it names and answers as with every subcommand built") {

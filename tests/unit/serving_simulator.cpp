@@ -302,6 +302,35 @@ TEST_SUITE("serving simulator") {
               }) == "arrival rate (requests/s) = -1: must be positive and finite");
     }
 
+    TEST_CASE("a shared prefix must be shorter than the longest prompt: a hit keeps one token of its own") {
+        // 500-token prompts: a 500-token prefix would leave a hit no token of its own (a trace row with
+        // prefix_tokens = input_tokens is refused the same way), so every hit would grow to 501.
+        const auto traffic = [](long long prefix, LengthDistribution input) {
+            TrafficSpec t;
+            t.requests = 50;
+            t.input = input;
+            t.prefix_tokens = prefix;
+            t.prefix_share = 0.5;
+            return t;
+        };
+        CHECK(test::fields_of([&] { return generate_requests(traffic(500, fixed_length(500))); }) ==
+              "prefix tokens | 500 | must be below the longest prompt the input lengths give (500 tokens) | "
+              "input tokens");
+        // Uniform 100..1000: the most it draws is 1,000; a 600-token prefix is fine, and the hits among
+        // the prompts drawn shorter than 601 grow to 601, as documented.
+        CHECK(test::fields_of([&] {
+                  return generate_requests(traffic(1000, {LengthDistribution::Kind::uniform, 100, 1000}));
+              }).starts_with("prefix tokens | 1000 |"));
+        const std::vector<Request> drawn =
+            generate_requests(traffic(600, {LengthDistribution::Kind::uniform, 100, 1000}));
+        for (const Request& r : drawn) CHECK((r.prefix == 0 || r.input >= 601));
+        // 499 of 500 leaves one token of its own; no hits at all (share 0) asks nothing of the prefix.
+        CHECK(test::fields_of([&] { return generate_requests(traffic(499, fixed_length(500))); }) == "(no error)");
+        TrafficSpec none = traffic(600, fixed_length(500));
+        none.prefix_share = 0.0;
+        CHECK(test::fields_of([&] { return generate_requests(none); }) == "(no error)");
+    }
+
     TEST_CASE("occupancy: a step's sequences and KV blocks weighted by its time in each span") {
         // Steps [0, 1) with 2 running and 10 of 100 blocks, [1, 4) with 6 and 40: two spans of 2 s
         // hold 2·1 + 6·1 = 8 over 2 s (4 running, 25 % KV), then 6 and 40 %.

@@ -74,6 +74,11 @@ struct LengthDistribution {
     long long most = std::numeric_limits<long long>::max() / 4;  // draws are clipped to [1, most]
 
     [[nodiscard]] double mean() const { return kind == Kind::uniform ? (a + b) / 2.0 : a; }
+    /// The longest length a draw can give: the fixed length, the uniform's most, else the clip.
+    [[nodiscard]] double longest() const {
+        const double bound = kind == Kind::fixed ? a : kind == Kind::uniform ? b : static_cast<double>(most);
+        return std::min(bound, static_cast<double>(most));
+    }
     [[nodiscard]] long long draw(SplitMix64& rng) const {
         double x = a;
         switch (kind) {
@@ -156,6 +161,13 @@ struct TrafficSpec {
     (void)validated(t.output, "output tokens");
     require(t.prefix_share >= 0.0 && t.prefix_share <= 1.0, "prefix share", t.prefix_share, "must be in [0, 1]");
     require(t.prefix_tokens >= 0, "prefix tokens", static_cast<double>(t.prefix_tokens), "must not be negative");
+    // A hit's prompt is the prefix and at least one token of its own (a trace row says so too,
+    // io/serving_trace.hpp): a prefix no prompt can exceed would lengthen every hit's prompt.
+    if (t.prefix_tokens > 0 && t.prefix_share > 0.0 && !(static_cast<double>(t.prefix_tokens) < t.input.longest()))
+        reject("prefix tokens", static_cast<double>(t.prefix_tokens),
+               "must be below the longest prompt the input lengths give (" +
+                   std::to_string(static_cast<long long>(t.input.longest())) + " tokens)",
+               {"input tokens"});
     SplitMix64 rng(t.seed);
     std::vector<Request> requests(static_cast<std::size_t>(t.requests));
     double clock = 0.0;
