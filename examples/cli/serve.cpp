@@ -156,6 +156,7 @@ NAPKIN_COMMAND(app) {
         std::string svg;
         double arrival_rate = 0;
         long long prefill_chunk = 0;
+        std::string decode_attention = "grouped";
         std::string micro_batches = "stages";  // --pipeline-micro-batches
         double expert_skew = 0.0;
         long long disaggregate = 0;
@@ -194,6 +195,10 @@ NAPKIN_COMMAND(app) {
                     "requests/s arriving: alone, the request-level simulator (inf: all at once); with --batch or "
                     "--concurrency, the M/D/1 queue (0: none)");
     sub->add_option("--prefill-chunk", o->prefill_chunk, "chunked prefill: tokens per chunk (0: whole prompt)");
+    sub->add_option("--decode-attention", o->decode_attention,
+                    "grouped: decode attention reads each KV head's cache once (a GQA-aware kernel: FlashInfer, "
+                    "TensorRT-LLM's XQA); per-query-head: once per query head (a kernel without GQA support) "
+                    "(grouped)");
     add_micro_batches_flag(sub, o->micro_batches);
     sub->add_option("--kv-offload", o->kv_offload,
                     "host memory per GPU for the KV cache beyond the GPU's, with its unit, 256GiB (FlexGen, vLLM's CPU "
@@ -289,6 +294,9 @@ NAPKIN_COMMAND(app) {
         require_non_negative("--prefill-chunk", count(o->prefill_chunk));
 
         setup.prefill_chunk = o->prefill_chunk;
+        if (o->decode_attention != "grouped" && o->decode_attention != "per-query-head")
+            reject("--decode-attention", o->decode_attention, "must be grouped or per-query-head");
+        setup.grouped_decode_attention = o->decode_attention == "grouped";
         setup.pipeline_micro_batches = resolve_micro_batches(o->micro_batches, o->pp);
         apply_expert_skew(setup, o->expert_skew, model);
         if (o->kv_offload) {
@@ -415,6 +423,7 @@ NAPKIN_COMMAND(app) {
             j["output_tokens"] = workload.output_tokens;
             j["weight_dtype"] = to_string(setup.weights);
             j["kv_dtype"] = to_string(setup.kv);
+            j["decode_attention"] = setup.grouped_decode_attention ? "grouped" : "per-query-head";
             if (o->disaggregate != 0) {
                 j["disaggregated"] = nullptr;
                 if (split)
@@ -439,10 +448,10 @@ NAPKIN_COMMAND(app) {
             }
             return print_json(j);
         }
-        printf_wrapped("%s on %lld x %s (tp %lld, pp %lld, ep %lld) over %s; %s weights, %s KV cache\n",
+        printf_wrapped("%s on %lld x %s (tp %lld, pp %lld, ep %lld) over %s; %s weights, %s KV cache%s\n",
                     std::string(model.name).c_str(), layout.gpus(), std::string(gpu.name).c_str(), layout.tp,
                     layout.pp, layout.ep, fabric_text(fabric, layout).c_str(), std::string(to_string(setup.weights)).c_str(),
-                    std::string(to_string(setup.kv)).c_str());
+                    std::string(to_string(setup.kv)).c_str(), kv_reads_text(setup));
         printf_wrapped("%s batching: %lld requests of %lld + %lld tokens (at most %lld fit)\n",
                     continuous ? "continuous" : "static", n, workload.input_tokens, workload.output_tokens, most);
         print_estimate(e);

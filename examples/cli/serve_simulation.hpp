@@ -266,6 +266,7 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
                          {"gpus", layout.gpus()},
                          {"weight_dtype", to_string(setup.weights)},
                          {"kv_dtype", to_string(setup.kv)},
+                         {"decode_attention", setup.grouped_decode_attention ? "grouped" : "per-query-head"},
                          {"scheduler", to_string(*scheduler)},
                          {"max_num_seqs", o.max_num_seqs},
                          {"max_num_batched_tokens", o.max_num_batched_tokens},
@@ -294,10 +295,10 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
         add_fabric_json(j, fabric);
         return print_json(j);
     }
-    printf_wrapped("%s on %lld x %s (tp %lld, pp %lld, ep %lld) over %s; %s weights, %s KV cache\n",
+    printf_wrapped("%s on %lld x %s (tp %lld, pp %lld, ep %lld) over %s; %s weights, %s KV cache%s\n",
                    std::string(model.name).c_str(), layout.gpus(), std::string(gpu.name).c_str(), layout.tp, layout.pp,
                    layout.ep, fabric_text(fabric, layout).c_str(), std::string(to_string(setup.weights)).c_str(),
-                   std::string(to_string(setup.kv)).c_str());
+                   std::string(to_string(setup.kv)).c_str(), kv_reads_text(setup));
     const std::string arrivals = at_once               ? std::string("all at once")
                                  : o.burstiness == 1.0 ? "Poisson at " + format_fixed(rate, 3) + " requests/s"
                                                        : "gamma (burstiness " + format_fixed(o.burstiness, 2) +

@@ -116,6 +116,11 @@ inline std::string fabric_text(const ServingFabric& f, const ServingLayout& l) {
            std::to_string(f.gpus_per_node) + " GPUs a node)";
 }
 
+// ", read per query head" after the KV cache's format when --decode-attention per-query-head asks for it.
+inline const char* kv_reads_text(const ServingSetup& s) {
+    return s.grouped_decode_attention ? "" : ", read per query head";
+}
+
 // "link": the link inside a node (every GPU's, with --link); with nodes also
 // "inter_link" and "gpus_per_node".
 inline void add_fabric_json(nlohmann::json& j, const ServingFabric& f) {

@@ -135,6 +135,8 @@ void bind_serving(py::module_& m) {
                "micro-batches in flight over the pp stages, one per stage at most (0: one per stage; 1: in turn)")
         .value("expert_skew", &ServingSetup::expert_skew,
                "MoE: the experts' popularity as a power law of this exponent (0: uniform routing)")
+        .value("grouped_decode_attention", &ServingSetup::grouped_decode_attention,
+               "decode attention reads each KV head once (a GQA-aware kernel); False: once per query head")
         .value("profile", &ServingSetup::profile, "ServingProfile: how passes are priced (default: the fit)")
         .value("kv_offload", &ServingSetup::kv_offload, "KvOffload: the cache beyond the GPU's memory in the host's")
         .finish([](const ServingSetup& s) { (void)validated(s); });

@@ -214,8 +214,8 @@ inline constexpr ServingProfile roofline_serving{KernelProfile::roofline, Second
 /// The fit to every fixed-batch row of tests/data/measured-serving-runs.json
 /// (TensorRT-LLM 0.9 on A100 and H100, LMDeploy on A100): the test
 /// "serving validation" recomputes it and writes the README's table.
-inline constexpr ServingProfile default_serving_profile{KernelProfile::measured, seconds(0.0), seconds(92.237e-6),
-                                                        0.7768};
+inline constexpr ServingProfile default_serving_profile{KernelProfile::measured, seconds(0.0), seconds(77.893e-6),
+                                                        0.7873};
 
 // ---------------------------------------------------------------------------
 // Shapes of a serving run
@@ -322,6 +322,11 @@ struct ServingSetup {
     // per stage, as the engines do; 1: the stages in turn. At most one per stage and per
     // sequence (pipeline_micro_batches below).
     long long pipeline_micro_batches = 0;
+    // Decode attention reads each KV head's cache once for its group of query heads, as the
+    // GQA-aware kernels do (FlashInfer, TensorRT-LLM's XQA); false: once per query head, as a
+    // kernel with one thread block per query head does (TensorRT-LLM's masked multi-head
+    // attention without XQA): decode_kv_reads below.
+    bool grouped_decode_attention = true;
 };
 
 /// ServingSetup's defaults: 16-bit weights and cache, 16-token blocks, the fitted profile, no offload.
@@ -468,6 +473,18 @@ namespace detail {
 [[nodiscard]] constexpr Bytes kv_bytes_per_gpu(const TransformerShape& m, const ServingLayout& l, KvDType d,
                                                Tokens cached) {
     return kv_cache_per_token(m, bytes_per_kv_value(d)) * cached / kv_share(m, l);
+}
+
+/// How many times a decode step reads each cached K/V byte: once with a GQA-aware kernel; else once per
+/// query head, heads over the KV heads a GPU holds (one at least, when tp splits the KV heads
+/// finer than they go) — TensorRT-LLM's masked multi-head attention runs one thread block per
+/// query head, each reading its KV head's cache, and XQA, its kernel for MQA/GQA, reads a group's
+/// K/V once for all its query heads (TensorRT-LLM docs/source/advanced/gpt-attention.md, "XQA
+/// Optimization"). MLA's latent is one for all heads: read once either way.
+[[nodiscard]] constexpr double decode_kv_reads(const TransformerShape& m, const ServingLayout& l,
+                                               const ServingSetup& s) {
+    if (s.grouped_decode_attention || latent_attention(m)) return 1.0;
+    return count(m.heads) / count(std::max(m.kv_heads, l.tp));
 }
 
 namespace detail {
@@ -780,9 +797,11 @@ template <CollectivePolicy Collective>
     // rows are one sequence: the kernel's work is the tokens it reads).
     // With offload, the share beyond the GPU's room streams over the host link instead.
     const double cached = n * batch.context.value();
+    // A kernel that reads the cache once per query head reads the GPU's part decode_kv_reads times.
     const Bytes kv = kv_bytes_per_gpu(m, l, s.kv, batch.context, n);
     const Bytes host = offloaded_kv(kv, m, gpu, l, s);
-    step.kv_read = stages * read_at(kv - host, gpu, cached > 0.0 ? decode_attention_share(a, cached, k) : 1.0);
+    step.kv_read = stages * decode_kv_reads(m, l, s) *
+                   read_at(kv - host, gpu, cached > 0.0 ? decode_attention_share(a, cached, k) : 1.0);
     step.kv_offload = host.value() > 0 ? stages * (host / s.kv_offload.bandwidth) : Seconds{};
     const Flops gemms = gemm_flops_of(c, l, n, s.expert_skew);
     const Flops attention = attention_flops(m, n * batch.context.value(), n * within_window(m, batch.context.value()));

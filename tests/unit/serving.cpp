@@ -124,6 +124,23 @@ TEST_SUITE("serving") {
         CHECK(kv_share(m8b, {.tp = 16}) == 8.0);
     }
 
+    TEST_CASE("a decode kernel without GQA support reads each KV head once per query head: 32 / 8 = 4 times for Llama 3.1 8B") {
+        // The same step as above (1,048,576,000 B of cache a GPU at tp 2) read by one thread block per
+        // query head: 16 query heads share each GPU's 4 KV heads, so 4 × the bytes, 1.25204 ms.
+        ServingSetup per_head = lesson;
+        per_head.grouped_decode_attention = false;
+        const DecodeStep s = decode_step(m8b, h100, catalog::nvlink4, {.tp = 2}, {16, tokens(1000)}, per_head);
+        CHECK(ms(s.kv_read) == doctest::Approx(4.0 * 1'048'576'000.0 / 3.35e9).epsilon(1e-12));
+        CHECK(ms(s.weights_read) == doctest::Approx(8'030'261'248.0 / 3.35e9).epsilon(1e-12));
+        CHECK(decode_kv_reads(m8b, {.tp = 2}, per_head) == 4.0);
+        // tp = 16 splits the 8 KV heads no finer: each GPU keeps one KV head for its 2 query heads.
+        CHECK(decode_kv_reads(m8b, {.tp = 16}, per_head) == 2.0);
+        // No GQA (12 of 12), a grouped kernel, or MLA's one latent for every head: one read.
+        CHECK(decode_kv_reads(catalog::gpt2_small, {}, per_head) == 1.0);
+        CHECK(decode_kv_reads(m8b, {.tp = 2}, lesson) == 1.0);
+        CHECK(decode_kv_reads(catalog::deepseek_v3, {.tp = 8}, per_head) == 1.0);
+    }
+
     TEST_CASE("no GQA: GPT-2 small (12 KV heads of 12) on one A100, 8 sequences at 1,024: the cache outweighs the weights") {
         // KV: 2·12·12·64·2 = 36,864 B/token × 1,024 × 8 = 301,989,888 B, / 2,039 GB/s = 0.148107 ms;
         // weights 124,439,808 × 2 = 248,879,616 B, / 2,039 GB/s = 0.122060 ms.

@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iomanip>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -132,10 +133,10 @@ TEST_SUITE("serving validation") {
     TEST_CASE("the defaults are the fit to every row — each source left out is reported") {
         const io::ServingRunFile file = fitting_set();
         const ServingCrossValidation cv = cross_validate_serving(file.runs);
-        MESSAGE("pass " << cv.fit.profile.pass_overhead.value() * 1e6 << " us, layer "
-                        << cv.fit.profile.layer_overhead.value() * 1e6 << " us, gemm share "
-                        << cv.fit.profile.gemm_share << "; mean " << percent(cv.fit.mean_abs) << ", bias "
-                        << signed_percent(cv.fit.bias) << ", left out " << percent(cv.left_out_mean));
+        MESSAGE(std::setprecision(9) << "pass " << cv.fit.profile.pass_overhead.value() * 1e6 << " us, layer "
+                                     << cv.fit.profile.layer_overhead.value() * 1e6 << " us, gemm share "
+                                     << cv.fit.profile.gemm_share << "; mean " << percent(cv.fit.mean_abs) << ", bias "
+                                     << signed_percent(cv.fit.bias) << ", left out " << percent(cv.left_out_mean));
         for (std::size_t i = 0; i < file.runs.size(); ++i)
             MESSAGE(file.runs[i].id << " " << to_string(file.runs[i].measure) << ": "
                                     << signed_percent(cv.fit.errors[i]));
@@ -168,5 +169,33 @@ TEST_SUITE("serving validation") {
                       "RUNS", "f.json");
               }) ==
               "r2.gpu = \"tpu-v9\": is not a catalog GPU (napkin list gpus) nor an A100, H100 or H200 as printed");
+    }
+
+    TEST_CASE("decode attention per row: as stated, else per query head for TensorRT-LLM 0.9 without its XQA build") {
+        // The performance doc of 0.9.0 sets TRTLLM_ENABLE_XQA=1 for Llama-70B and Falcon only (the rows' notes).
+        const io::ServingRunFile file = fitting_set();
+        long long per_head = 0;
+        for (const MeasuredServingRun& r : file.runs) {
+            CAPTURE(r.id);
+            const bool xqa = r.model.find("70B") != std::string::npos || r.model.find("Falcon") != std::string::npos;
+            const bool trt_0_9 = r.id.starts_with("trt09-");
+            CHECK(r.setup.grouped_decode_attention == (!trt_0_9 || xqa));
+            per_head += r.setup.grouped_decode_attention ? 0 : 1;
+        }
+        // 6 models × 2 GPUs × (4 throughput + 2 first-token rows) = 72 rows of 0.9; GPT-J, Mistral, Mixtral and
+        // Llama-2-7B: 48 of them, read per query head (GPT-J and Llama-2-7B have no GQA: one read either way).
+        CHECK(per_head == 48);
+        const auto row = [](const std::string& extra) {
+            return io::parse_serving_runs(R"({"runs": [{"id": "r3", "model_shape": {"layers": 2, "hidden": 64,
+                "heads": 4, "kv_heads": 2, "ffn": 128, "vocab": 100}, "gpu": "h100-sxm", "batching": "static",
+                "batch_size": 1, "input_tokens": 1, "output_tokens": 2, "measurements": [{"kind":
+                "output_tokens_per_s_total", "value": 10}])" +
+                                              extra + "}]}",
+                                          "RUNS", "f.json");
+        };
+        CHECK(row("").runs.at(0).setup.grouped_decode_attention);
+        CHECK_FALSE(row(R"(, "decode_attention": "per_query_head")").runs.at(0).setup.grouped_decode_attention);
+        CHECK(test::fields_of([&] { return row(R"(, "decode_attention": "xqa")"); }) ==
+              "r3.decode_attention | \"xqa\" | must be grouped or per_query_head | ");
     }
 }
