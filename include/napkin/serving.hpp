@@ -43,6 +43,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
@@ -214,8 +215,8 @@ inline constexpr ServingProfile roofline_serving{KernelProfile::roofline, Second
 /// The fit to every fixed-batch row of tests/data/measured-serving-runs.json
 /// (TensorRT-LLM 0.9 on A100 and H100, LMDeploy on A100): the test
 /// "serving validation" recomputes it and writes the README's table.
-inline constexpr ServingProfile default_serving_profile{KernelProfile::measured, seconds(0.0), seconds(77.893e-6),
-                                                        0.7873};
+inline constexpr ServingProfile default_serving_profile{KernelProfile::measured, seconds(0.0), seconds(74.704e-6),
+                                                        0.7917};
 
 // ---------------------------------------------------------------------------
 // Shapes of a serving run
@@ -714,6 +715,57 @@ namespace detail {
     return busiest_rank_load(m.experts, m.experts_per_token, l.ep, skew);
 }
 
+/// The best quantization_efficiency over the guide's tiles (256 × 128 down to 64 × 64; Matrix
+/// Multiplication Background guide, "Tile quantization"): cuBLAS's heuristics pick the tile per shape.
+[[nodiscard]] constexpr double best_tile_quantization(const GemmShape& g, long long sm_count) {
+    constexpr std::array<Tile, 6> tiles{{{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}}};
+    double best = 0.0;
+    for (const Tile& t : tiles) best = std::max(best, quantization_efficiency(g, sm_count, t));
+    return best;
+}
+
+/// The share of their tile slots a pass's GEMMs fill on the GPU (napkin/kernels/gemm.hpp: the output in
+/// tiles of 64, 128 or 256 rows by 128, one tile per SM a wave; quantization_efficiency), weighted by
+/// FLOPs over one layer's linear GEMMs on a GPU with `tokens` rows each: Q, K and V, the output
+/// projection, the feed-forward block's gate and up (one fused GEMM) and down projections; a
+/// mixture's routed experts as a batch of GEMMs, one for each distinct expert the rank's tokens are
+/// expected to hit (expected_distinct_experts, the ep groups' tokens together), each of its share of
+/// their k·tokens·ep routed rows, beside its shared experts. The pass's GEMM time is its FLOPs at the ceiling over this share.
+/// 1 under the roofline profile, for a GPU without an SM count, and for latent attention's projections
+/// (left out of the weighting).
+[[nodiscard]] constexpr double pass_gemm_quantization(const TransformerShape& m, const ServingLayout& l,
+                                                      double tokens, const Gpu& gpu, KernelProfile p) {
+    if (p == KernelProfile::roofline || gpu.sm_count == 0 || tokens <= 0.0) return 1.0;
+    const double t = count(l.tp), h = count(m.hidden), d = count(head_dim(m));
+    const double up = m.feed_forward == FeedForward::gated ? 2.0 : 1.0;
+    double flops = 0.0, slots = 0.0;  // Σ F and Σ F / q over the layer's GEMMs
+    const auto add = [&](GemmShape g, double layers) {
+        if (layers <= 0.0 || g.m <= 0.0 || g.n <= 0.0 || g.k <= 0.0) return;
+        const double f = layers * gemm_flops(g).value();
+        flops += f;
+        slots += f / best_tile_quantization(g, gpu.sm_count);
+    };
+    const double all = count(m.layers), moe = count(moe_layers(m));
+    if (!latent_attention(m)) {
+        add({.m = tokens, .n = count(m.heads + 2 * m.kv_heads) * d / t, .k = h}, all);
+        add({.m = tokens, .n = h, .k = count(m.heads) * d / t}, all);
+    }
+    const auto feed_forward = [&](double width, double rows, double batch, double layers) {
+        add({.m = rows, .n = up * width / t, .k = h, .batch = batch}, layers);
+        add({.m = rows, .n = h, .k = width / t, .batch = batch}, layers);
+    };
+    feed_forward(count(m.ffn), tokens, 1.0, all - moe);
+    if (m.experts > 0) {
+        // The rank's experts see every group's tokens: the distinct ones hit (model.hpp), each its share.
+        const double routed = tokens * count(l.ep);
+        const double hit = expected_distinct_experts(m.experts, m.experts_per_token, std::ceil(routed));
+        if (hit > 0.0)
+            feed_forward(count(m.expert_ffn), routed * count(m.experts_per_token) / hit, hit / count(l.ep), moe);
+        feed_forward(count(m.shared_experts * m.shared_expert_ffn), tokens, 1.0, moe);
+    }
+    return slots > 0.0 ? flops / slots : 1.0;
+}
+
 namespace detail {
 /// pass_gemm_flops from the model's active weight count (`c.active`).
 [[nodiscard]] constexpr Flops gemm_flops_of(const CountedModel& c, const ServingLayout& l, double routed, double skew) {
@@ -810,8 +862,8 @@ template <CollectivePolicy Collective>
         step.compute = stages * ((gemms + attention) / gpus / serving_peak(gpu, s.weights));
     } else {
         // The GEMMs at the best GEMM's share of their precision's peak, attention in 16 bit.
-        const FlopsPerSecond gemm_rate =
-            serving_peak(gpu, s.weights) * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share;
+        const FlopsPerSecond gemm_rate = serving_peak(gpu, s.weights) * gemm_ceiling(a, gemm_precision(s.weights), k) *
+                                         s.profile.gemm_share * pass_gemm_quantization(m, l, n, gpu, k);
         const FlopsPerSecond attention_rate = gpu.peak_flops * gemm_ceiling(a, DType::bf16, k);
         step.compute = stages * (gemms / gpus / gemm_rate + attention / gpus / attention_rate);
     }
@@ -879,7 +931,9 @@ template <CollectivePolicy Collective>
         const Seconds math =
             k == KernelProfile::roofline
                 ? (gemms + attention) / gpus / peak
-                : gemms / gpus / (peak * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share) +
+                : gemms / gpus /
+                          (peak * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share *
+                           pass_gemm_quantization(m, l, b * c, gpu, k)) +
                       attention / gpus / (gpu.peak_flops * flash_attention_share(a, p + c, k));
         const ServingRoofline pass{read_at(traffic, gpu, hbm_share(a, k)), math};
         DecodeStep comm;

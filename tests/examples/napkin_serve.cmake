@@ -111,11 +111,11 @@ napkin_check_output(cli.serve.disaggregated_unbounded_ttft
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 1000 --output-tokens 100
           --concurrency 8 --disaggregate 4
   EXPECT "unbounded (the prefill pool runs saturated: bound it with --ttft or give" REJECT "inf s")
-# A 29.7 ms TTFT bound admits a prefill load of 0.022 (x = 2(29.7 − 29.37)/29.37): the split serves about
-# 2.2 requests/s, less than the 5 offered, so the queue grows without end.
+# A 30.6 ms TTFT bound admits a prefill load of 0.019 (x = 2(30.6 − 30.30)/30.30): the split serves about
+# 1.9 requests/s, less than the 5 offered, so the queue grows without end.
 napkin_check_output(cli.serve.disaggregated_overloaded
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 1000 --output-tokens 100
-          --concurrency 8 --disaggregate 4 --arrival-rate 5 --ttft 29.7ms
+          --concurrency 8 --disaggregate 4 --arrival-rate 5 --ttft 30.6ms
   EXPECT "unbounded (--arrival-rate offers more than the split's goodput" REJECT "inf s")
 napkin_check_output(cli.serve.disaggregated_unbounded_ttft_json
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 1000 --output-tokens 100
@@ -180,13 +180,13 @@ napkin_check_output(cli.serve.bad.context_catalog
   EXPECT "--input-tokens + --output-tokens = 132000: exceeds the model's max_position_embeddings = 131072" EXIT_CODE 2)
 # The default prices the same passes through the kernel layer's measured rates and adds the fitted engine
 # overheads (tests/unit/serving_validation.cpp): Mixtral's one-sequence step reads its weights at the
-# STREAM share of the H100's bandwidth, 3.84 ms x 3,350 / 2,970 = 4.34 ms, and pays 32 layers x 77.89 us
-# = 2.49 ms of engine time; a profile file saying "roofline" is --kernels roofline.
+# STREAM share of the H100's bandwidth, 3.84 ms x 3,350 / 2,970 = 4.34 ms, and pays 32 layers x 74.70 us
+# = 2.39 ms of engine time; a profile file saying "roofline" is --kernels roofline.
 set(serve_mixtral serve --model ${CMAKE_CURRENT_SOURCE_DIR}/data/mixtral_8x7b_config.json --gpu h100-sxm
     --tp 2 --input-tokens 512 --output-tokens 512 --concurrency 1)
 napkin_check_output(cli.serve.measured_default
   COMMAND $<TARGET_FILE:napkin-cli> ${serve_mixtral}
-  EXPECT "weights 4.34 ms" "engine 2.49 ms")
+  EXPECT "weights 4.34 ms" "engine 2.39 ms")
 # --decode-attention per-query-head: a decode kernel without GQA support (TensorRT-LLM 0.9's masked multi-head
 # attention) reads Mistral's 8 KV heads once for each of their 32 query heads, 4 times the grouped kernel's
 # 2.94 ms of cache: 11.78 ms (tests/unit/serving.cpp derives the factor).
@@ -214,13 +214,13 @@ napkin_check_output(cli.serve.bad.kernels_and_profile
   COMMAND $<TARGET_FILE:napkin-cli> ${serve_mixtral} --kernels roofline
           --profile ${CMAKE_CURRENT_SOURCE_DIR}/data/serving-profile-roofline.json
   EXPECT "napkin: error: --kernels = \"roofline\": give --kernels or --profile, not both" EXIT_CODE 2)
-# calibrate-serving on napkin's own fitting set finds the defaults (77.89 us a layer, GEMMs at 0.7873 of the
+# calibrate-serving on napkin's own fitting set finds the defaults (74.70 us a layer, GEMMs at 0.7917 of the
 # best GEMM), over its 192 fixed-batch measurements.
 napkin_check_output(cli.calibrate_serving
   COMMAND $<TARGET_FILE:napkin-cli> calibrate-serving ${CMAKE_CURRENT_SOURCE_DIR}/data/measured-serving-runs.json
           --cross-validate
-  EXPECT "layer overhead 77.89 us a layer and pass" "GEMM share 0.7873" "over 192 measurements (438 not compared)"
-         "left out (each source): mean |error| 25.8 %")
+  EXPECT "layer overhead 74.70 us a layer and pass" "GEMM share 0.7917" "over 192 measurements (438 not compared)"
+         "left out (each source): mean |error| 24.3 %")
 napkin_check_output(cli.calibrate_serving.bad_file
   COMMAND $<TARGET_FILE:napkin-cli> calibrate-serving ${CMAKE_CURRENT_SOURCE_DIR}/data/serving-profile-bad.json
   EXPECT "napkin: error: RUNS = \"${CMAKE_CURRENT_SOURCE_DIR}/data/serving-profile-bad.json\": must be an object with a \"runs\" array"
@@ -344,7 +344,7 @@ napkin_check_output(cli.serve.error.gpus_per_node_zero
 napkin_check_output(cli.serve.sweep_alone
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 4096
           --output-tokens 4096 --sweep 1,8,64,178
-  EXPECT "continuous batching: 1 requests of 4096 + 4096 tokens" "     178 yes" "4660.1")
+  EXPECT "continuous batching: 1 requests of 4096 + 4096 tokens" "     178 yes" "4686.7")
 napkin_check_output(cli.serve.error.sweep_with_simulator
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 4096
           --output-tokens 4096 --sweep 1,8 --arrival-rate 0.5
@@ -422,10 +422,10 @@ napkin_check_output(cli.plan_inference.expert_skew_layouts
   EXPECT "serving: t1 x p1 x e8 = 8 GPUs")
 # README ("Request level: the serving simulator") names the in-flight validation's largest errors: TensorRT-LLM
 # 0.14's 202 + 214 tokens at an infinite rate, 500 requests, printed 8,291 output tokens/s on H100 and 9,189 on
-# H200; the simulator, in-flight batching at the searched limit of 256, gives 14,322.4 (+72.7 %) and 16,395.9
-# (+78.4 %, the table's max).
-foreach(gpu_share IN ITEMS "h100-sxm|served: 66.927 requests/s, 14322.4 output tokens/s"
-                           "h200-sxm|served: 76.616 requests/s, 16395.9 output tokens/s")
+# H200; the simulator, in-flight batching at the searched limit of 256, gives 14,386.6 (+73.5 %) and 16,197.9
+# (+76.3 %, the table's max).
+foreach(gpu_share IN ITEMS "h100-sxm|served: 67.227 requests/s, 14386.6 output tokens/s"
+                           "h200-sxm|served: 75.691 requests/s, 16197.9 output tokens/s")
   string(REPLACE "|" ";" parts "${gpu_share}")
   list(GET parts 0 gpu)
   list(GET parts 1 line)

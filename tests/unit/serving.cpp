@@ -141,6 +141,25 @@ TEST_SUITE("serving") {
         CHECK(decode_kv_reads(catalog::deepseek_v3, {.tp = 8}, per_head) == 1.0);
     }
 
+    TEST_CASE("a pass's GEMMs fill 77.80 % of their tile slots: Llama-2-7B's 128-token prefill on an A100's 108 SMs") {
+        // Llama-2-7B (h 4,096, 32 heads of 128, SwiGLU 11,008). Each GEMM takes the guide's tile that fills
+        // the most slots (m·n over waves × 108 × tile area):
+        //  Q, K, V  (128, 12,288, 4,096): 128 × 128, 96 tiles, one wave: 1,572,864 / 1,769,472 = 0.8889
+        //  output   (128, 4,096, 4,096):  128 × 64, 64 tiles, one wave:    524,288 / 884,736  = 0.5926
+        //  gate, up (128, 22,016, 4,096): 64 × 64, 688 tiles, 7 waves:   2,818,048 / 3,096,576 = 0.9101
+        //  down     (128, 4,096, 11,008): as the output,                                        0.5926
+        // FLOPs ∝ n·k: 50.33 M, 16.78 M, 90.18 M, 45.09 M; Σ F / Σ (F / q) = 0.778030.
+        const TransformerShape llama2_7b{.name = "llama-2-7b", .layers = 32, .hidden = 4096, .ffn = 11008,
+                                         .heads = 32, .kv_heads = 32, .vocabulary = 32000};
+        CHECK(best_tile_quantization({.m = 128, .n = 4096, .k = 4096}, 108) == doctest::Approx(524288.0 / 884736.0));
+        CHECK(pass_gemm_quantization(llama2_7b, {}, 128, a100, KernelProfile::measured) ==
+              doctest::Approx(0.7780297304).epsilon(1e-9));
+        // Enough rows fill every slot (4,096 × 108: whole waves of 64 × 64 tiles); the roofline has no tiles.
+        CHECK(pass_gemm_quantization(llama2_7b, {}, 4096 * 108, a100, KernelProfile::measured) ==
+              doctest::Approx(1.0));
+        CHECK(pass_gemm_quantization(llama2_7b, {}, 128, a100, KernelProfile::roofline) == 1.0);
+    }
+
     TEST_CASE("no GQA: GPT-2 small (12 KV heads of 12) on one A100, 8 sequences at 1,024: the cache outweighs the weights") {
         // KV: 2·12·12·64·2 = 36,864 B/token × 1,024 × 8 = 301,989,888 B, / 2,039 GB/s = 0.148107 ms;
         // weights 124,439,808 × 2 = 248,879,616 B, / 2,039 GB/s = 0.122060 ms.

@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace napkin;
@@ -75,9 +76,13 @@ std::string inflight_table(const std::vector<MeasuredInflightRun>& runs, const s
 
 TEST_SUITE("serving simulator") {
     TEST_CASE("a step of decodes only is decode_step — a step of one chunk is prefill_time's pass") {
-        for (const ServingProfile& profile : {roofline_serving, default_serving_profile}) {
+        // Each profile, with a GQA-aware decode kernel and with one that reads the cache per query head.
+        for (const auto& [profile, grouped] :
+             {std::pair{roofline_serving, true}, std::pair{default_serving_profile, true},
+              std::pair{default_serving_profile, false}}) {
             ServingSetup s;
             s.profile = profile;
+            s.grouped_decode_attention = grouped;
             const ServingLayout l{.tp = 2};
             // 24 sequences of 700 cached tokens each.
             const Seconds closed = decode_step(llama8b, h100, nvlink, l, {24, tokens(700)}, s).total();

@@ -86,13 +86,15 @@ template <CollectivePolicy Collective = Ring>
     const double gpus = count(l.tp * l.pp);
     const bool roofline = k == KernelProfile::roofline;
     const FlopsPerSecond peak = serving_peak(gpu, s.weights);
-    const FlopsPerSecond gemm_rate =
-        roofline ? peak : peak * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share;
     double chunk_tokens = 0.0;
     for (const PromptChunk& c : batch.chunks) chunk_tokens += count(c.tokens);
     const double n = per_group(count(batch.decodes), l);
     const double positions = count(batch.decode_tokens);  // each decode's query positions
     const double routed = n * positions + per_group(chunk_tokens, l);
+    // The step's decodes and chunks are the rows of one set of GEMMs (pass_gemm_quantization).
+    const FlopsPerSecond gemm_rate = roofline ? peak
+                                              : peak * gemm_ceiling(a, gemm_precision(s.weights), k) *
+                                                    s.profile.gemm_share * pass_gemm_quantization(m, l, routed, gpu, k);
 
     // Decodes: as decode_step, at the group's mean context.
     const Tokens context = tokens(batch.decodes == 0 ? 0.0 : batch.decode_context / count(batch.decodes));
@@ -103,7 +105,8 @@ template <CollectivePolicy Collective = Ring>
     const Bytes decode_bytes = kv_bytes_per_gpu(m, l, s.kv, context, n);
     const Bytes host = offloaded_kv(decode_bytes, m, gpu, l, s);
     const Seconds decode_kv =
-        detail::read_at(decode_bytes - host, gpu, cached > 0.0 ? decode_attention_share(a, cached, k) : 1.0) +
+        decode_kv_reads(m, l, s) *
+            detail::read_at(decode_bytes - host, gpu, cached > 0.0 ? decode_attention_share(a, cached, k) : 1.0) +
         (host.value() > 0 ? host / s.kv_offload.bandwidth : Seconds{});
     const Flops gemms = pass_gemm_flops(m, l, routed, s.expert_skew);
     // Every query position attends to the cache (the drafts' own few positions not counted).
