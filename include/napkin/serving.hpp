@@ -715,44 +715,83 @@ namespace detail {
     return busiest_rank_load(m.experts, m.experts_per_token, l.ep, skew);
 }
 
-/// The best quantization_efficiency over the guide's tiles (256 × 128 down to 64 × 64; Matrix
-/// Multiplication Background guide, "Tile quantization"): cuBLAS's heuristics pick the tile per shape.
+namespace detail {
+/// ⌈x⌉ of a non-negative x below 2^63 (constexpr, as std::ceil is not in C++20).
+[[nodiscard]] constexpr double round_up(double x) {
+    const auto whole = static_cast<double>(static_cast<long long>(x));
+    return whole < x ? whole + 1.0 : whole;
+}
+/// The tiles of 64, 128 and 256 along one side of `extent` elements (the scalings by 2^-6 … 2^-8 are exact).
+struct TileCounts {
+    double of64, of128, of256;
+};
+[[nodiscard]] constexpr TileCounts tile_counts(double extent) {
+    return {round_up(extent * 0x1p-6), round_up(extent * 0x1p-7), round_up(extent * 0x1p-8)};
+}
+/// The fewest tile slots, in output elements (waves × SMs × tile area), any of the guide's tiles (256 ×
+/// 128 down to 64 × 64; Matrix Multiplication Background guide, "Tile quantization") gives a batch of
+/// GEMMs with `rows` and `cols` tiles along m and n on `sms` SMs: cuBLAS's heuristics pick the tile per
+/// shape.
+[[nodiscard]] constexpr double fewest_tile_slots(const TileCounts& rows, const TileCounts& cols, double batch,
+                                                 double sms) {
+    // ⌈tiles / sms⌉ by one multiplication; the quotient of whole numbers comes out whole or, rounded up
+    // past it, one too many.
+    const double per_sm = 1.0 / sms;
+    const auto waves = [&](double tiles) {
+        const double w = round_up(tiles * per_sm);
+        return (w - 1.0) * sms >= tiles ? w - 1.0 : w;
+    };
+    // 256 × 128, 128 × 256, 128 × 128, 128 × 64, 64 × 128, 64 × 64: waves × tile area.
+    const double fewest = std::min({waves(batch * rows.of256 * cols.of128) * 32768.0,
+                                    waves(batch * rows.of128 * cols.of256) * 32768.0,
+                                    waves(batch * rows.of128 * cols.of128) * 16384.0,
+                                    waves(batch * rows.of128 * cols.of64) * 8192.0,
+                                    waves(batch * rows.of64 * cols.of128) * 8192.0,
+                                    waves(batch * rows.of64 * cols.of64) * 4096.0});
+    return fewest * sms;
+}
+}  // namespace detail
+
+/// The best quantization_efficiency over the guide's tiles: the GEMM's output over its fewest tile slots.
 [[nodiscard]] constexpr double best_tile_quantization(const GemmShape& g, long long sm_count) {
-    constexpr std::array<Tile, 6> tiles{{{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}}};
-    double best = 0.0;
-    for (const Tile& t : tiles) best = std::max(best, quantization_efficiency(g, sm_count, t));
-    return best;
+    require_at_least_one("Gpu.sm_count", sm_count);
+    require(g.m > 0.0 && g.n > 0.0 && g.k > 0.0 && g.batch > 0.0, "GemmShape (m·n·k·batch)", g.m * g.n * g.k * g.batch,
+            "every dimension must be positive");
+    return g.batch * g.m * g.n /
+           detail::fewest_tile_slots(detail::tile_counts(g.m), detail::tile_counts(g.n), g.batch, count(sm_count));
 }
 
-/// The share of their tile slots a pass's GEMMs fill on the GPU (napkin/kernels/gemm.hpp: the output in
-/// tiles of 64, 128 or 256 rows by 128, one tile per SM a wave; quantization_efficiency), weighted by
-/// FLOPs over one layer's linear GEMMs on a GPU with `tokens` rows each: Q, K and V, the output
-/// projection, the feed-forward block's gate and up (one fused GEMM) and down projections; a
-/// mixture's routed experts as a batch of GEMMs, one for each distinct expert the rank's tokens are
-/// expected to hit (expected_distinct_experts, the ep groups' tokens together), each of its share of
-/// their k·tokens·ep routed rows, beside its shared experts. The pass's GEMM time is its FLOPs at the ceiling over this share.
-/// 1 under the roofline profile, for a GPU without an SM count, and for latent attention's projections
-/// (left out of the weighting).
+/// The share of their tile slots a pass's GEMMs fill on the GPU, each in the guide's tile that fills
+/// the most (best_tile_quantization), weighted by FLOPs over one layer's linear GEMMs on a GPU with
+/// `tokens` rows each: Q, K and V, the output projection, the feed-forward block's gate and up (one
+/// fused GEMM) and down projections; a mixture's routed experts as a batch of GEMMs, one for each
+/// distinct expert the rank's tokens are expected to hit (expected_distinct_experts, the ep groups'
+/// tokens together), each of its share of their k·tokens·ep routed rows, beside its shared experts.
+/// The pass's GEMM time is its FLOPs at the ceiling over this share. 1 under the roofline profile and
+/// for a GPU without an SM count; latent attention's projections are left out of the weighting.
 [[nodiscard]] constexpr double pass_gemm_quantization(const TransformerShape& m, const ServingLayout& l,
                                                       double tokens, const Gpu& gpu, KernelProfile p) {
     if (p == KernelProfile::roofline || gpu.sm_count == 0 || tokens <= 0.0) return 1.0;
     const double t = count(l.tp), h = count(m.hidden), d = count(head_dim(m));
     const double up = m.feed_forward == FeedForward::gated ? 2.0 : 1.0;
-    double flops = 0.0, slots = 0.0;  // Σ F and Σ F / q over the layer's GEMMs
-    const auto add = [&](GemmShape g, double layers) {
-        if (layers <= 0.0 || g.m <= 0.0 || g.n <= 0.0 || g.k <= 0.0) return;
-        const double f = layers * gemm_flops(g).value();
-        flops += f;
-        slots += f / best_tile_quantization(g, gpu.sm_count);
+    const double sms = count(gpu.sm_count);
+    // Σ F and Σ F / q over the layer's GEMMs: F = 2·m·n·k·batch, F / q = 2·k × its fewest tile slots.
+    double flops = 0.0, slots = 0.0;
+    const auto add = [&](const detail::TileCounts& rows, GemmShape g, double layers) {
+        if (layers <= 0.0 || g.m <= 0.0 || g.n <= 0.0 || g.k <= 0.0 || g.batch <= 0.0) return;
+        flops += layers * 2.0 * g.m * g.n * g.k * g.batch;
+        slots += layers * 2.0 * g.k * detail::fewest_tile_slots(rows, detail::tile_counts(g.n), g.batch, sms);
     };
+    const detail::TileCounts token_rows = detail::tile_counts(tokens);
     const double all = count(m.layers), moe = count(moe_layers(m));
     if (!latent_attention(m)) {
-        add({.m = tokens, .n = count(m.heads + 2 * m.kv_heads) * d / t, .k = h}, all);
-        add({.m = tokens, .n = h, .k = count(m.heads) * d / t}, all);
+        add(token_rows, {.m = tokens, .n = count(m.heads + 2 * m.kv_heads) * d / t, .k = h}, all);
+        add(token_rows, {.m = tokens, .n = h, .k = count(m.heads) * d / t}, all);
     }
     const auto feed_forward = [&](double width, double rows, double batch, double layers) {
-        add({.m = rows, .n = up * width / t, .k = h, .batch = batch}, layers);
-        add({.m = rows, .n = h, .k = width / t, .batch = batch}, layers);
+        const detail::TileCounts counts = rows == tokens ? token_rows : detail::tile_counts(rows);
+        add(counts, {.m = rows, .n = up * width / t, .k = h, .batch = batch}, layers);
+        add(counts, {.m = rows, .n = h, .k = width / t, .batch = batch}, layers);
     };
     feed_forward(count(m.ffn), tokens, 1.0, all - moe);
     if (m.experts > 0) {
