@@ -43,7 +43,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
@@ -716,8 +715,9 @@ namespace detail {
 }
 
 namespace detail {
-/// ⌈x⌉ of a non-negative x below 2^63 (constexpr, as std::ceil is not in C++20).
+/// ⌈x⌉ of a non-negative x (constexpr, as std::ceil is not in C++20); from 2^52 on every double is whole.
 [[nodiscard]] constexpr double round_up(double x) {
+    if (!(x < 0x1p52)) return x;
     const auto whole = static_cast<double>(static_cast<long long>(x));
     return whole < x ? whole + 1.0 : whole;
 }
@@ -797,7 +797,7 @@ struct TileCounts {
     if (m.experts > 0) {
         // The rank's experts see every group's tokens: the distinct ones hit (model.hpp), each its share.
         const double routed = tokens * count(l.ep);
-        const double hit = expected_distinct_experts(m.experts, m.experts_per_token, std::ceil(routed));
+        const double hit = expected_distinct_experts(m.experts, m.experts_per_token, detail::round_up(routed));
         if (hit > 0.0)
             feed_forward(count(m.expert_ffn), routed * count(m.experts_per_token) / hit, hit / count(l.ep), moe);
         feed_forward(count(m.shared_experts * m.shared_expert_ffn), tokens, 1.0, moe);
@@ -888,7 +888,8 @@ template <CollectivePolicy Collective>
     // rows are one sequence: the kernel's work is the tokens it reads).
     // With offload, the share beyond the GPU's room streams over the host link instead.
     const double cached = n * batch.context.value();
-    // A kernel that reads the cache once per query head reads the GPU's part decode_kv_reads times.
+    // A kernel that reads the cache once per query head reads the GPU's part decode_kv_reads times (an
+    // offloaded part crosses the host link once).
     const Bytes kv = kv_bytes_per_gpu(m, l, s.kv, batch.context, n);
     const Bytes host = offloaded_kv(kv, m, gpu, l, s);
     step.kv_read = stages * decode_kv_reads(m, l, s) *
