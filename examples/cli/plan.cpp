@@ -730,6 +730,7 @@ std::pair<ServingPlanQuery, ServingSetup> serving_query_from_flags(const Options
     ServingSetup setup;
     apply_serving_formats(setup, o.weight_dtype, o.kv_dtype, gpu);
     apply_expert_skew(setup, o.expert_skew, model);
+    apply_decode_attention(setup, o.decode_attention);
     setup.pipeline_micro_batches = resolve_micro_batches(o.micro_batches, 0);  // each layout caps it at its pp
     return {query, setup};
 }
@@ -847,6 +848,7 @@ NAPKIN_COMMAND(app) {
         long long input_tokens = 1024, output_tokens = 256;
         std::string weight_dtype = "bf16", kv_dtype = "bf16";
         double expert_skew = 0.0;
+        std::string decode_attention = "grouped";
         std::string micro_batches = "stages";  // --pipeline-micro-batches
         std::optional<double> arrival_rate, price;
         std::optional<std::string> power;
@@ -879,6 +881,7 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--weight-dtype", o->weight_dtype, "serving engine: " + names_of(weight_dtype_names) + " (bf16)");
     sub->add_option("--kv-dtype", o->kv_dtype, "serving engine: " + names_of(kv_dtype_names) + " (bf16)");
     add_expert_skew_flag(sub, o->expert_skew);
+    add_decode_attention_flag(sub, o->decode_attention);
     add_micro_batches_flag(sub, o->micro_batches);
     sub->add_option("--arrival-rate", o->arrival_rate,
                     "serving engine: requests/s of Poisson traffic to serve; plans the fewest GPUs (replicas of one "
@@ -913,7 +916,7 @@ NAPKIN_COMMAND(app) {
         // The serving engine's own flags mean nothing to the lesson's model alone.
         if (!serving_engine_wanted(*o))
             for (const char* flag : {"--input-tokens", "--output-tokens", "--weight-dtype", "--kv-dtype", "--expert-skew",
-                                     "--pipeline-micro-batches"})
+                                     "--decode-attention", "--pipeline-micro-batches"})
                 if (sub->count(flag) > 0)
                     reject(flag, sub->get_option(flag)->as<std::string>(),
                            "sets the serving engine: give --tpot, --ttft, --arrival-rate or --objective cost too");

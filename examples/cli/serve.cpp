@@ -195,10 +195,7 @@ NAPKIN_COMMAND(app) {
                     "requests/s arriving: alone, the request-level simulator (inf: all at once); with --batch or "
                     "--concurrency, the M/D/1 queue (0: none)");
     sub->add_option("--prefill-chunk", o->prefill_chunk, "chunked prefill: tokens per chunk (0: whole prompt)");
-    sub->add_option("--decode-attention", o->decode_attention,
-                    "grouped: decode attention reads each KV head's cache once (a GQA-aware kernel: FlashInfer, "
-                    "TensorRT-LLM's XQA); per-query-head: once per query head (a kernel without GQA support) "
-                    "(grouped)");
+    add_decode_attention_flag(sub, o->decode_attention);
     add_micro_batches_flag(sub, o->micro_batches);
     sub->add_option("--kv-offload", o->kv_offload,
                     "host memory per GPU for the KV cache beyond the GPU's, with its unit, 256GiB (FlexGen, vLLM's CPU "
@@ -294,9 +291,7 @@ NAPKIN_COMMAND(app) {
         require_non_negative("--prefill-chunk", count(o->prefill_chunk));
 
         setup.prefill_chunk = o->prefill_chunk;
-        if (o->decode_attention != "grouped" && o->decode_attention != "per-query-head")
-            reject("--decode-attention", o->decode_attention, "must be grouped or per-query-head");
-        setup.grouped_decode_attention = o->decode_attention == "grouped";
+        apply_decode_attention(setup, o->decode_attention);
         setup.pipeline_micro_batches = resolve_micro_batches(o->micro_batches, o->pp);
         apply_expert_skew(setup, o->expert_skew, model);
         if (o->kv_offload) {

@@ -61,6 +61,20 @@ inline void add_expert_skew_flag(CLI::App* sub, double& skew) {
                     "fewer experts are read and the busiest expert-parallel rank sets the step");
 }
 
+// --decode-attention grouped|per-query-head (ServingSetup::grouped_decode_attention), for serve and plan-inference.
+inline void add_decode_attention_flag(CLI::App* sub, std::string& value) {
+    sub->add_option("--decode-attention", value,
+                    "grouped: decode attention reads each KV head's cache once (a GQA-aware kernel: FlashInfer, "
+                    "TensorRT-LLM's XQA); per-query-head: once per query head (a kernel without GQA support) "
+                    "(grouped)");
+}
+
+inline void apply_decode_attention(ServingSetup& setup, const std::string& value) {
+    if (value != "grouped" && value != "per-query-head")
+        reject("--decode-attention", value, "must be grouped or per-query-head");
+    setup.grouped_decode_attention = value == "grouped";
+}
+
 inline void apply_expert_skew(ServingSetup& setup, double skew, const TransformerShape& model) {
     require_in_range("--expert-skew", skew, 0.0, 10.0, "must be in [0, 10]");
     if (skew != 0.0 && model.experts == 0) reject("--expert-skew", skew, "needs a mixture-of-experts model");
