@@ -761,16 +761,10 @@ struct TileCounts {
            detail::fewest_tile_slots(detail::tile_counts(g.m), detail::tile_counts(g.n), g.batch, count(sm_count));
 }
 
-/// The share of their tile slots a pass's GEMMs fill on the GPU, each in the guide's tile that fills
-/// the most (best_tile_quantization), weighted by FLOPs over one layer's linear GEMMs on a GPU with
-/// `tokens` rows each: Q, K and V, the output projection, the feed-forward block's gate and up (one
-/// fused GEMM) and down projections; a mixture's routed experts as a batch of GEMMs, one for each
-/// distinct expert the rank's tokens are expected to hit (expected_distinct_experts, the ep groups'
-/// tokens together), each of its share of their k·tokens·ep routed rows, beside its shared experts.
-/// The pass's GEMM time is its FLOPs at the ceiling over this share. 1 under the roofline profile and
-/// for a GPU without an SM count; latent attention's projections are left out of the weighting.
-[[nodiscard]] constexpr double pass_gemm_quantization(const TransformerShape& m, const ServingLayout& l,
-                                                      double tokens, const Gpu& gpu, KernelProfile p) {
+namespace detail {
+/// pass_gemm_quantization (below) for a checked model, layout, GPU and token count.
+[[nodiscard]] constexpr double pass_gemm_quantization_of(const TransformerShape& m, const ServingLayout& l,
+                                                         double tokens, const Gpu& gpu, KernelProfile p) {
     if (p == KernelProfile::roofline || gpu.sm_count == 0 || tokens <= 0.0) return 1.0;
     const double t = count(l.tp), h = count(m.hidden), d = count(head_dim(m));
     const double up = m.feed_forward == FeedForward::gated ? 2.0 : 1.0;
@@ -803,6 +797,26 @@ struct TileCounts {
         feed_forward(count(m.shared_experts * m.shared_expert_ffn), tokens, 1.0, moe);
     }
     return slots > 0.0 ? flops / slots : 1.0;
+}
+}  // namespace detail
+
+/// The share of their tile slots a pass's GEMMs fill on the GPU, each in the guide's tile that fills
+/// the most (best_tile_quantization), weighted by FLOPs over one layer's linear GEMMs on a GPU with
+/// `tokens` rows each: Q, K and V, the output projection, the feed-forward block's gate and up (one
+/// fused GEMM) and down projections; a mixture's routed experts as a batch of GEMMs, one for each
+/// distinct expert the rank's tokens are expected to hit (expected_distinct_experts, the ep groups'
+/// tokens together), each of its share of their k·tokens·ep routed rows, beside its shared experts.
+/// The pass's GEMM time is its FLOPs at the ceiling over this share. 1 under the roofline profile and
+/// for a GPU without an SM count; latent attention's projections are left out of the weighting.
+/// The model, the layout, the GPU and the token count are checked.
+[[nodiscard]] constexpr double pass_gemm_quantization(const TransformerShape& m, const ServingLayout& l,
+                                                      double tokens, const Gpu& gpu, KernelProfile p) {
+    (void)validated(m);
+    (void)validated(l, m);
+    (void)validated(gpu);
+    require_non_negative("tokens", tokens);
+    require(tokens <= limits::tokens, "tokens", tokens, "must be at most 2^53");
+    return detail::pass_gemm_quantization_of(m, l, tokens, gpu, p);
 }
 
 namespace detail {
@@ -903,7 +917,7 @@ template <CollectivePolicy Collective>
     } else {
         // The GEMMs at the best GEMM's share of their precision's peak, attention in 16 bit.
         const FlopsPerSecond gemm_rate = serving_peak(gpu, s.weights) * gemm_ceiling(a, gemm_precision(s.weights), k) *
-                                         s.profile.gemm_share * pass_gemm_quantization(m, l, n, gpu, k);
+                                         s.profile.gemm_share * pass_gemm_quantization_of(m, l, n, gpu, k);
         const FlopsPerSecond attention_rate = gpu.peak_flops * gemm_ceiling(a, DType::bf16, k);
         step.compute = stages * (gemms / gpus / gemm_rate + attention / gpus / attention_rate);
     }
@@ -973,7 +987,7 @@ template <CollectivePolicy Collective>
                 ? (gemms + attention) / gpus / peak
                 : gemms / gpus /
                           (peak * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share *
-                           pass_gemm_quantization(m, l, b * c, gpu, k)) +
+                           pass_gemm_quantization_of(m, l, b * c, gpu, k)) +
                       attention / gpus / (gpu.peak_flops * flash_attention_share(a, p + c, k));
         const ServingRoofline pass{read_at(traffic, gpu, hbm_share(a, k)), math};
         DecodeStep comm;

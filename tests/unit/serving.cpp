@@ -7,6 +7,8 @@
 #include <napkin/io/hf_config.hpp>
 #include <napkin/serving.hpp>
 
+#include "support.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -158,6 +160,13 @@ TEST_SUITE("serving") {
         CHECK(pass_gemm_quantization(llama2_7b, {}, 4096 * 108, a100, KernelProfile::measured) ==
               doctest::Approx(1.0));
         CHECK(pass_gemm_quantization(llama2_7b, {}, 128, a100, KernelProfile::roofline) == 1.0);
+        // Its arguments are checked: a token count that is not a number, a tp that does not divide the heads.
+        CHECK(test::fields_of([&] {
+                  return pass_gemm_quantization(llama2_7b, {}, std::nan(""), a100, KernelProfile::measured);
+              }).starts_with("tokens | nan | must be a number"));
+        CHECK(test::fields_of([&] {
+                  return pass_gemm_quantization(llama2_7b, {.tp = 3}, 128, a100, KernelProfile::measured);
+              }) == "tp | 3 | must divide the attention heads | ");
     }
 
     TEST_CASE("no GQA: GPT-2 small (12 KV heads of 12) on one A100, 8 sequences at 1,024: the cache outweighs the weights") {
