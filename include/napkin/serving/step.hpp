@@ -92,9 +92,10 @@ template <CollectivePolicy Collective = Ring>
     const double positions = count(batch.decode_tokens);  // each decode's query positions
     const double routed = n * positions + per_group(chunk_tokens, l);
     // The step's decodes and chunks are the rows of one set of GEMMs (pass_gemm_quantization).
-    const FlopsPerSecond gemm_rate = roofline ? peak
-                                              : peak * gemm_ceiling(a, gemm_precision(s.weights), k) *
-                                                    s.profile.gemm_share * detail::pass_gemm_quantization_of(m, l, routed, gpu, k);
+    const FlopsPerSecond gemm_rate = roofline
+                                         ? peak
+                                         : peak * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share *
+                                               detail::pass_gemm_quantization_of(m, l, routed, gpu, k);
 
     // Decodes: as decode_step, at the group's mean context.
     const Tokens context = tokens(batch.decodes == 0 ? 0.0 : batch.decode_context / count(batch.decodes));
