@@ -715,18 +715,12 @@ namespace detail {
 }
 
 namespace detail {
-/// ⌈x⌉ of a non-negative x (constexpr, as std::ceil is not in C++20); from 2^52 on every double is whole.
-[[nodiscard]] constexpr double round_up(double x) {
-    if (!(x < 0x1p52)) return x;
-    const auto whole = static_cast<double>(static_cast<long long>(x));
-    return whole < x ? whole + 1.0 : whole;
-}
-/// The tiles of 64, 128 and 256 along one side of `extent` elements (the scalings by 2^-6 … 2^-8 are exact).
+/// The tiles of 64, 128 and 256 along one side of `extent` elements (gemm.hpp's ceil_ratio).
 struct TileCounts {
     double of64, of128, of256;
 };
 [[nodiscard]] constexpr TileCounts tile_counts(double extent) {
-    return {round_up(extent * 0x1p-6), round_up(extent * 0x1p-7), round_up(extent * 0x1p-8)};
+    return {ceil_ratio(extent, 64.0), ceil_ratio(extent, 128.0), ceil_ratio(extent, 256.0)};
 }
 /// The fewest tile slots, in output elements (waves × SMs × tile area), any of the guide's tiles (256 ×
 /// 128 down to 64 × 64; Matrix Multiplication Background guide, "Tile quantization") gives a batch of
@@ -734,21 +728,11 @@ struct TileCounts {
 /// shape.
 [[nodiscard]] constexpr double fewest_tile_slots(const TileCounts& rows, const TileCounts& cols, double batch,
                                                  double sms) {
-    // ⌈tiles / sms⌉ by one multiplication; the quotient of whole numbers comes out whole or, rounded up
-    // past it, one too many.
-    const double per_sm = 1.0 / sms;
-    const auto waves = [&](double tiles) {
-        const double w = round_up(tiles * per_sm);
-        return (w - 1.0) * sms >= tiles ? w - 1.0 : w;
-    };
-    // 256 × 128, 128 × 256, 128 × 128, 128 × 64, 64 × 128, 64 × 64: waves × tile area.
-    const double fewest = std::min({waves(batch * rows.of256 * cols.of128) * 32768.0,
-                                    waves(batch * rows.of128 * cols.of256) * 32768.0,
-                                    waves(batch * rows.of128 * cols.of128) * 16384.0,
-                                    waves(batch * rows.of128 * cols.of64) * 8192.0,
-                                    waves(batch * rows.of64 * cols.of128) * 8192.0,
-                                    waves(batch * rows.of64 * cols.of64) * 4096.0});
-    return fewest * sms;
+    const auto slots = [sms](double tiles, double area) { return ceil_ratio(tiles, sms) * sms * area; };
+    // 256 × 128, 128 × 256, 128 × 128, 128 × 64, 64 × 128, 64 × 64.
+    return std::min({slots(batch * rows.of256 * cols.of128, 32768.0), slots(batch * rows.of128 * cols.of256, 32768.0),
+                     slots(batch * rows.of128 * cols.of128, 16384.0), slots(batch * rows.of128 * cols.of64, 8192.0),
+                     slots(batch * rows.of64 * cols.of128, 8192.0), slots(batch * rows.of64 * cols.of64, 4096.0)});
 }
 }  // namespace detail
 
@@ -791,7 +775,7 @@ namespace detail {
     if (m.experts > 0) {
         // The rank's experts see every group's tokens: the distinct ones hit (model.hpp), each its share.
         const double routed = tokens * count(l.ep);
-        const double hit = expected_distinct_experts(m.experts, m.experts_per_token, detail::round_up(routed));
+        const double hit = expected_distinct_experts(m.experts, m.experts_per_token, ceil_ratio(routed, 1.0));
         if (hit > 0.0)
             feed_forward(count(m.expert_ffn), routed * count(m.experts_per_token) / hit, hit / count(l.ep), moe);
         feed_forward(count(m.shared_experts * m.shared_expert_ffn), tokens, 1.0, moe);
