@@ -22,13 +22,18 @@
 //   ring across domains    η_net · K                                 (one channel per NIC; each crosses once)
 //   tree across domains    η_net · K · N/(N−1) · (n−1)/n             (the domain's M/g shard per GPU, up and down)
 //   SHARP (CollNet)        2 · η_net · K · (n−1)/n                   (the switch reduces: each shard crosses once)
-//   NVLS inside a domain   η_nvls · e_arch · 2(g−1)/(g+1) · B        (NVLink SHARP: each GPU sends M + M/g, receives as
-//   much) NVLS tree across       the NVLS ceiling and the tree's, the network reached through at most H heads per
-//   domain
+//   NVLS inside a domain   η_nvls · e_arch · 2(g−1)/(g+1) · B        (NVLink SHARP: each GPU sends M + M/g and
+//                                                                     receives as much)
+//   NVLS tree across       the NVLS ceiling and the tree's, the network reached through min(g, H) head GPUs
+//                          of the domain, each with its k/g NICs
 // e_arch is NCCL's NVLS efficiency (tuning.cc: Hopper 0.85, Blackwell 0.74).
 // Latencies are NCCL's times λ, the measured over the modelled (launch and
-// synchronisation NCCL's tables leave out). η_nvls, η_net, H and λ are fitted to published nccl-tests tables (the test
-// tests/unit/nccl_cluster.cpp re-runs the fit and checks the constants below).
+// synchronisation NCCL's tables leave out). η_nvls, η_net, H and λ are fitted
+// to published nccl-tests tables (the test tests/unit/nccl_cluster.cpp re-runs
+// the fit and checks the constants below). NCCL's tuner does not see the head
+// limit: it picks the algorithm as if every GPU of the domain were a head, and
+// the run gets H (the GB200 NVL72 tables: NVLS tree at 2 and 20 racks at about
+// 10 NICs' worth of bandwidth a 72-GPU rack).
 #pragma once
 
 #include <napkin/collectives.hpp>
@@ -97,10 +102,10 @@ inline constexpr std::array cluster_op_names{
 /// The fitted shares (see the header comment). Fitted by fit_nccl_shares on
 /// tests/data/measured-collectives.json's fitting tables; the test re-runs it.
 struct NcclShares {
-    double nvls = 0.7583;     // η_nvls: achieved share of the NVLS ceiling
-    double network = 0.7906;  // η_net: achieved share of the NICs' line rate
-    double heads = 72.0;      // H: network heads an NVLS tree uses per domain
-    double latency = 3.395;   // λ: measured latency over NCCL's modelled one (launch, synchronisation)
+    double nvls = 0.7691;     // η_nvls: achieved share of the NVLS ceiling
+    double network = 0.7920;  // η_net: achieved share of the NICs' line rate
+    double heads = 9.0;       // H: GPUs of a domain an NVLS tree reaches the network through
+    double latency = 3.426;   // λ: measured latency over NCCL's modelled one (launch, synchronisation)
 };
 
 /// A cluster as NCCL sees it (see the header comment): n GPUs in NVLink domains of g, each domain
@@ -185,6 +190,11 @@ namespace detail {
 [[nodiscard]] constexpr BytesPerSecond network(const NcclFabric& f, const NcclShares& s, double channels) {
     return s.network * std::min(count(f.nics), channels) * f.nic_bandwidth / f.oversubscription;
 }
+/// The NICs an NVLS tree reaches the network through: min(g, H) head GPUs, k/g NICs each.
+[[nodiscard]] constexpr double head_nics(const NcclFabric& f, const NcclShares& s) {
+    const double g = count(std::min(f.domain_gpus, f.gpus));
+    return std::min(g, s.heads) * count(f.nics) / g;
+}
 [[nodiscard]] constexpr double tree_gain(const NcclFabric& f) {
     const double big_n = count(domains(f)), n = count(f.gpus);
     return big_n / (big_n - 1.0) * (n - 1.0) / n;
@@ -244,7 +254,8 @@ namespace detail {
         case ClusterAlgorithm::nvls:
             return detail::nvls_intra(f, s);
         case ClusterAlgorithm::nvls_tree:
-            return std::min(detail::nvls_intra(f, s), detail::tree_gain(f) * detail::network(f, s, s.heads));
+            return std::min(detail::nvls_intra(f, s),
+                            detail::tree_gain(f) * detail::network(f, s, detail::head_nics(f, s)));
         case ClusterAlgorithm::collnet:
             return std::min(intra, 2.0 * (count(f.gpus - 1) / count(f.gpus)) * detail::network(f, s, all));
         case ClusterAlgorithm::p2p:
@@ -305,19 +316,23 @@ namespace detail {
 /// NCCL's choice (tuning.cc, ncclTopoGetAlgoTime: the fastest algorithm and
 /// protocol by the model; ties to the first in ring, tree, NVLS, NVLS tree,
 /// CollNet × LL, LL128, Simple order), or the fastest protocol of one algorithm.
+/// The choice is made with every GPU of a domain an NVLS tree head (the tuner
+/// does not see the head limit), and priced with the fitted H.
 [[nodiscard]] constexpr ClusterChoice choose_cluster_collective(ClusterOp op, Bytes message, const NcclFabric& f,
                                                                 std::optional<ClusterAlgorithm> only = std::nullopt,
                                                                 const NcclShares& s = {}) {
     std::optional<ClusterChoice> best;
+    NcclShares tuner = s;  // the tuner ranks the NVLS tree with every NIC of the domain reachable
+    tuner.heads = count(f.domain_gpus);
     for (const auto& named : cluster_algorithm_names) {
         if ((only && *only != named.value) || !available(named.value, op, f)) continue;
         for (NcclProtocol p : nccl::protocols) {
-            const ClusterChoice c = cluster_collective(op, message, f, named.value, p, s);
+            const ClusterChoice c = cluster_collective(op, message, f, named.value, p, tuner);
             if (!best || c.time.total() < best->time.total()) best = c;
         }
     }
     if (!best) reject("algorithm", to_string(*only), "is not one NCCL runs for this op on this fabric");
-    return *best;
+    return cluster_collective(op, message, f, best->algorithm, best->protocol, s);
 }
 
 /// Node-limited MoE dispatch (DeepSeek-V3 technical report, Sec. 3.2.2: each
@@ -420,11 +435,23 @@ template <class Set>
     set(at, 0.5 * (a + b));
     return at;
 }
+/// The whole number of heads in [1, 72] (an NVL72 domain's GPUs) with the least loss, the others held.
+[[nodiscard]] inline NcclShares best_heads(std::span<const ClusterSample> samples, NcclShares at,
+                                           std::string_view skip) {
+    NcclShares best = at, t = at;
+    double least = -1.0;
+    for (int h = 1; h <= 72; ++h) {
+        t.heads = h;
+        const double loss = cluster_loss(samples, t, skip);
+        if (least < 0.0 || loss < least) least = loss, best = t;
+    }
+    return best;
+}
 }  // namespace detail
 
 /// The shares that minimise the mean |relative error| on time over every sample
 /// (but those of `skip`): coordinate descent, each share by golden section in a
-/// physical range (η in [0.3, 1.2], H in [1, 72] NICs, λ in [0.5, 20]).
+/// physical range (η in [0.3, 1.2], H a whole number of GPUs in [1, 72], λ in [0.5, 20]).
 [[nodiscard]] inline NcclShares fit_nccl_shares(std::span<const ClusterSample> samples, std::string_view skip = {}) {
     NcclShares s{1.0, 1.0, 8.0, 1.0};
     for (int round = 0; round < 6; ++round) {
@@ -434,8 +461,7 @@ template <class Set>
             samples, s, 0.3, 1.2, [](NcclShares& t, double x) { t.nvls = x; }, skip);
         s = detail::golden(
             samples, s, 0.3, 1.2, [](NcclShares& t, double x) { t.network = x; }, skip);
-        s = detail::golden(
-            samples, s, 1.0, 72.0, [](NcclShares& t, double x) { t.heads = x; }, skip);
+        s = detail::best_heads(samples, s, skip);
     }
     return s;
 }

@@ -104,18 +104,18 @@ napkin_check_output(cli.allreduce.error.nccl_across_nodes
   COMMAND $<TARGET_FILE:napkin-cli> allreduce --algorithm nccl --bytes 1GB --gpus 128 --gpus-per-node 8
           --inter-bandwidth-gbps 25
   EXPECT "napkin: error: --algorithm nccl needs --intra-bandwidth-gbps" EXIT_CODE 2)
-# As NCCL runs it (nccl_cluster.hpp), with the fitted shares λ = 3.395, η_net = 0.7906.
+# As NCCL runs it (nccl_cluster.hpp), with the fitted shares λ = 3.426, η_net = 0.7920.
 # 8 H100s, ring: Simple, 1.75 × 1 GiB / 370.8 GB/s (NCCL's 18 × 20.6 GB/s) = 5.0676 ms
-# + 3.395 × (8.4 + 14 × 3.4) µs = 190.1 µs: 5.2577 ms; busbw 1.75 × 1 GiB / t = 357.39 GB/s.
+# + 3.426 × (8.4 + 14 × 3.4) µs = 191.9 µs: 5.2594 ms; busbw 1.75 × 1 GiB / t = 357.27 GB/s.
 napkin_check_output(cli.collective.cluster_ring_one_node
   COMMAND $<TARGET_FILE:napkin-cli> collective --op all-reduce --bytes 1GiB --gpus 8 --gpu h100-sxm --algorithm ring --json
-  EXPECT "\"time_s\": 0.0052576" "\"busbw_bytes_per_s\": 357391" "\"protocol\": \"Simple\"" "\"algorithm\": \"ring\"")
-# 2 nodes × 8 on NVLink 4, 4 NICs of 400 Gb/s: one channel per NIC, 0.7906 × 4 × 50 GB/s = 158.12 GB/s;
-# 1.875 × 1 GiB / 158.12 GB/s = 12.732 ms + 3.395 × (8.4 + 28 × 3.4 + 2 × 14) µs = 446.9 µs: 13.179 ms.
+  EXPECT "\"time_s\": 0.0052594" "\"busbw_bytes_per_s\": 357273" "\"protocol\": \"Simple\"" "\"algorithm\": \"ring\"")
+# 2 nodes × 8 on NVLink 4, 4 NICs of 400 Gb/s: one channel per NIC, 0.7920 × 4 × 50 GB/s = 158.4 GB/s;
+# 1.875 × 1 GiB / 158.4 GB/s = 12.710 ms + 3.426 × (8.4 + 28 × 3.4 + 2 × 14) µs = 450.9 µs: 13.161 ms.
 napkin_check_output(cli.allreduce.cluster_rails
   COMMAND $<TARGET_FILE:napkin-cli> allreduce --bytes 1GiB --gpus 16 --intra-link nvlink4 --nics-per-node 4
           --nic-bandwidth 400Gb/s --algorithm ring --json
-  EXPECT "\"time_s\": 0.013179" "\"nics_per_node\": 4" "\"nodes\": 2")
+  EXPECT "\"time_s\": 0.013160" "\"nics_per_node\": 4" "\"nodes\": 2")
 # 8 GPUs are one node: the NCCL-style model's default transport is the link inside it.
 napkin_check_output(cli.allreduce.nccl_one_node_transport
   COMMAND $<TARGET_FILE:napkin-cli> allreduce --algorithm nccl --bytes 0 --gpus 8 --bandwidth-gbps 300
@@ -134,12 +134,12 @@ napkin_check_output(cli.collective.error.nvls_a100
   COMMAND $<TARGET_FILE:napkin-cli> collective --op all-reduce --bytes 1GiB --gpus 8 --gpu a100-80gb-sxm --algorithm nvls
   EXPECT "napkin: error: algorithm = \"nvls\": is not one NCCL runs for this op on this fabric" EXIT_CODE 2)
 # Node-limited MoE dispatch, 16 nodes × 8 H100, M = 4, k = 8: 4 · 15/16 = 3.75 of 8 copies cross the
-# network, at 0.7906 × 8 × 50 GB/s / 8 a GPU: 3.75/8 × 1 GiB / 39.53 GB/s = 12.7325 ms, beside
-# 7/8 × 1 GiB / 370.8 GB/s on NVLink; + 3.395 × (8.4 + 14) µs = 76.05 µs: 12.8086 ms.
+# network, at 0.7920 × 8 × 50 GB/s / 8 a GPU: 3.75/8 × 1 GiB / 39.6 GB/s = 12.7100 ms, beside
+# 7/8 × 1 GiB / 370.8 GB/s on NVLink; + 3.426 × (8.4 + 14) µs = 76.74 µs: 12.7868 ms.
 napkin_check_output(cli.collective.moe_dispatch
   COMMAND $<TARGET_FILE:napkin-cli> collective --op all-to-all --bytes 1GiB --gpus 128 --gpu h100-sxm
           --node-limit 4 --top-k 8 --json
-  EXPECT "\"time_s\": 0.012808" "\"algorithm\": \"p2p\"")
+  EXPECT "\"time_s\": 0.012786" "\"algorithm\": \"p2p\"")
 napkin_check_output(cli.collective.error.node_limit_op
   COMMAND $<TARGET_FILE:napkin-cli> collective --op all-reduce --bytes 1GiB --gpus 128 --gpu h100-sxm --node-limit 4
   EXPECT "napkin: error: --node-limit = 4: needs --op all-to-all" EXIT_CODE 2)

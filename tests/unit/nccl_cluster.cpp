@@ -253,14 +253,26 @@ std::string validation_table(const Collectives& c) {
     out << "| table | set | rows ≥ 64 MiB | fitted | source left out | rows < 64 MiB | fitted | source left out |\n"
         << "|---|---|---|---|---|---|---|---|\n";
     const auto cell = [](long long rows, double v) { return rows == 0 ? std::string("–") : percent(v); };
+    TableErrors sum;  // over every fitting row: error sums, then means
     for (const Table& t : c.tables) {
         if (t.fitting && !left_out.contains(t.source)) left_out[t.source] = fit_nccl_shares(all, t.source);
         const TableErrors e = table_errors(t, fitted, t.fitting ? left_out[t.source] : fitted);
+        if (t.fitting) {
+            sum.large_rows += e.large_rows, sum.small_rows += e.small_rows;
+            sum.large_fitted += e.large_fitted * count(e.large_rows);
+            sum.large_left_out += e.large_left_out * count(e.large_rows);
+            sum.small_fitted += e.small_fitted * count(e.small_rows);
+            sum.small_left_out += e.small_left_out * count(e.small_rows);
+        }
         out << "| " << t.id << " | " << (t.fitting ? "fit" : "apart") << " | " << e.large_rows << " | "
             << cell(e.large_rows, e.large_fitted) << " | " << (t.fitting ? cell(e.large_rows, e.large_left_out) : "")
             << " | " << e.small_rows << " | " << cell(e.small_rows, e.small_fitted) << " | "
             << (t.fitting ? cell(e.small_rows, e.small_left_out) : "") << " |\n";
     }
+    const double large_rows = count(sum.large_rows), small_rows = count(sum.small_rows);
+    out << "| every fitting row | fit | " << sum.large_rows << " | " << percent(sum.large_fitted / large_rows) << " | "
+        << percent(sum.large_left_out / large_rows) << " | " << sum.small_rows << " | "
+        << percent(sum.small_fitted / small_rows) << " | " << percent(sum.small_left_out / small_rows) << " |\n";
     char shares[160];
     std::snprintf(shares, sizeof shares, "η_nvls = %.4f, η_net = %.4f, H = %.3f, λ = %.4f", fitted.nvls, fitted.network,
                   fitted.heads, fitted.latency);
@@ -318,6 +330,33 @@ TEST_SUITE("nccl_cluster") {
         two.sharp = true;
         CHECK(cluster_bus_bandwidth(ClusterAlgorithm::collnet, ClusterOp::all_reduce, two, s).value() ==
               doctest::Approx(2.0 * 127.0 / 128.0 * 100e9));
+    }
+
+    TEST_CASE(
+        "NVLS tree through H head GPUs, k/g NICs each: p5's 32 NICs all reached at H ≥ 8, an NVL72 rack's 9 of 72") {
+        const NcclShares s{.nvls = 1.0, .network = 1.0, .heads = 9};
+        // p5: 8 GPUs, 32 EFA NICs of 100 Gb/s a node; 9 heads cap nothing (8 GPUs, 4 NICs each).
+        NcclFabric p5 = h100(16, 32);
+        p5.nic_bandwidth = gigabits_per_second(100);
+        // min(NVLS 0.85·14/9·450 GB/s = 595, tree gain 2/1·15/16 · 32·12.5 GB/s = 750) = 595.
+        CHECK(cluster_bus_bandwidth(ClusterAlgorithm::nvls_tree, ClusterOp::all_reduce, p5, s).value() ==
+              doctest::Approx(0.85 * 14.0 / 9.0 * 450e9));
+        // 2 NVL72 racks, one 400 Gb/s NIC a GPU: 9 heads · 1 NIC · 50 GB/s · tree gain 2/1 · 143/144 = 893.75 GB/s,
+        // under NVLS's 0.74 · 2·71/73 · 900 GB/s = 1,295 GB/s.
+        const NcclFabric racks{.gpus = 144,
+                               .domain_gpus = 72,
+                               .intra = catalog::nvlink5,
+                               .intra_ceiling = cluster::nvlink_ring_ceiling(Architecture::blackwell),
+                               .nics = 72,
+                               .nic_bandwidth = gigabits_per_second(400),
+                               .nvls_efficiency = cluster::nvls_efficiency(Architecture::blackwell)};
+        CHECK(cluster_bus_bandwidth(ClusterAlgorithm::nvls_tree, ClusterOp::all_reduce, racks, s).value() ==
+              doctest::Approx(9.0 * 50e9 * 2.0 * 143.0 / 144.0));
+        // The tuner does not see the head limit: with every GPU a head the NVLS tree is NVLS-bound (1,295 GB/s)
+        // and beats the ring (NVLink's 18 × 40.1 GB/s ceiling), so it is chosen, then priced at 9 heads.
+        const ClusterChoice c = choose_cluster_collective(ClusterOp::all_reduce, gibibytes(16), racks, {}, s);
+        CHECK(c.algorithm == ClusterAlgorithm::nvls_tree);
+        CHECK(c.bus_bandwidth.value() == doctest::Approx(9.0 * 50e9 * 2.0 * 143.0 / 144.0));
     }
 
     TEST_CASE("ring latency across 2 nodes of 8: 2·15 steps, 2 of them on the network (tuning.cc hwLat)") {
