@@ -135,6 +135,9 @@ constexpr void for_each_stage(const TransformerShape& m, const Cluster& c, const
     const Bytes dense_activations = activation_bytes_per_layer(one_layer_shape(m, par, true), par);
     const Bytes moe_activations = activation_bytes_per_layer(one_layer_shape(m, par, false), par);
     const double scale = optimizer_memory_scale(m, par, o.optimizer);
+    // The optimizer's model-wide parts, the same on every stage (optimizer_step_time per stage).
+    const double moments = optimizer_moments(m, o.optimizer);
+    const Seconds newton_schulz = newton_schulz_time(m, par, gpu, o);
     for (long long s = 0; s < map.stages; ++s) {
         StageEstimate e;
         e.layers = stage_layers(m, map, s);
@@ -150,7 +153,7 @@ constexpr void for_each_stage(const TransformerShape& m, const Cluster& c, const
              multiplier * (count(e.layers.dense) * dense_activations + count(e.layers.moe) * moe_activations)},
             m, par, o.memory_allowances);
         e.dp = stage_gradient_sync(e.microbatch, e.parameters, count(std::max(1LL, e.layers.total())), par, c, o);
-        e.optimizer = optimizer_step_time(m, e.parameters, par, gpu, o);
+        e.optimizer = optimizer_time(e.parameters, par, gpu, moments) + newton_schulz;
         f(s, e);
     }
 }
