@@ -247,6 +247,34 @@ struct HierarchicalTopology {
     return {t.inter.name, t.inter.bandwidth / (sharers * t.oversubscription), t.inter.step_latency};
 }
 
+namespace detail {
+/// The hierarchical collectives below for a topology and base latency already checked (a caller that
+/// built the topology from a checked cluster prices many messages on it); the message is still checked.
+[[nodiscard]] constexpr CollectiveTime hierarchical_all_reduce_of(Bytes message, const HierarchicalTopology& topology,
+                                                                  Seconds base_latency) {
+    const long long g = topology.gpus_per_node;
+    if (ranks(topology) == 1) return {};
+    return CollectiveTime{base_latency, {}} + reduce_scatter(message, g, topology.intra) +
+           ring_all_reduce(message / count(g), topology.nodes, inter_node_link(topology)) +
+           all_gather(message, g, topology.intra);
+}
+[[nodiscard]] constexpr CollectiveTime hierarchical_reduce_scatter_of(Bytes full_buffer,
+                                                                      const HierarchicalTopology& topology,
+                                                                      Seconds base_latency) {
+    if (ranks(topology) == 1) return {};
+    return CollectiveTime{base_latency, {}} + reduce_scatter(full_buffer, topology.gpus_per_node, topology.intra) +
+           reduce_scatter(full_buffer / count(topology.gpus_per_node), topology.nodes, inter_node_link(topology));
+}
+[[nodiscard]] constexpr CollectiveTime hierarchical_all_gather_of(Bytes full_buffer,
+                                                                  const HierarchicalTopology& topology,
+                                                                  Seconds base_latency) {
+    if (ranks(topology) == 1) return {};
+    return CollectiveTime{base_latency, {}} +
+           all_gather(full_buffer / count(topology.gpus_per_node), topology.nodes, inter_node_link(topology)) +
+           all_gather(full_buffer, topology.gpus_per_node, topology.intra);
+}
+}  // namespace detail
+
 /// The textbook hierarchical all-reduce (NCCL's tree and "2D" algorithms;
 /// Jia et al., "Highly Scalable Deep Learning Training System with Mixed-Precision",
 /// 2018, Sec. 4.3): reduce-scatter M inside each node, ring all-reduce of the
@@ -261,11 +289,7 @@ struct HierarchicalTopology {
     require_non_negative("message (bytes)", message.value());
     require(message.value() <= limits::message_bytes, "message (bytes)", message.value(), "must be at most 1e18 bytes");
     require_non_negative("base_latency (s)", base_latency.value());
-    const long long g = topology.gpus_per_node;
-    if (ranks(topology) == 1) return {};
-    return CollectiveTime{base_latency, {}} + reduce_scatter(message, g, topology.intra) +
-           ring_all_reduce(message / count(g), topology.nodes, inter_node_link(topology)) +
-           all_gather(message, g, topology.intra);
+    return detail::hierarchical_all_reduce_of(message, topology, base_latency);
 }
 
 /// The communication lab's hierarchical formula (shared reference
@@ -306,19 +330,14 @@ struct HierarchicalTopology {
                                                                    Seconds base_latency = Seconds{}) {
     (void)validated(topology);
     require_non_negative("base_latency (s)", base_latency.value());
-    if (ranks(topology) == 1) return {};
-    return CollectiveTime{base_latency, {}} + reduce_scatter(full_buffer, topology.gpus_per_node, topology.intra) +
-           reduce_scatter(full_buffer / count(topology.gpus_per_node), topology.nodes, inter_node_link(topology));
+    return detail::hierarchical_reduce_scatter_of(full_buffer, topology, base_latency);
 }
 /// The hierarchical all-gather: across the nodes over the M/g shards, then inside each node.
 [[nodiscard]] constexpr CollectiveTime hierarchical_all_gather(Bytes full_buffer, const HierarchicalTopology& topology,
                                                                Seconds base_latency = Seconds{}) {
     (void)validated(topology);
     require_non_negative("base_latency (s)", base_latency.value());
-    if (ranks(topology) == 1) return {};
-    return CollectiveTime{base_latency, {}} +
-           all_gather(full_buffer / count(topology.gpus_per_node), topology.nodes, inter_node_link(topology)) +
-           all_gather(full_buffer, topology.gpus_per_node, topology.intra);
+    return detail::hierarchical_all_gather_of(full_buffer, topology, base_latency);
 }
 
 // ---------------------------------------------------------------------------

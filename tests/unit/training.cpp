@@ -165,6 +165,36 @@ TEST_SUITE("training") {
         CHECK(overlapped.breakdown.dp.value() >= 0.0);
     }
 
+    TEST_CASE("a group's sync is affine in its parameters: one rate prices every stage's count") {
+        // Distributed optimizer, d = 16 over 2 DGX A100 nodes: a reduce-scatter of 4-byte gradients and
+        // an all-gather of 2-byte weights, each the hierarchical collective of those bytes.
+        const Parallelism par{.dp = 16,
+                              .micro_batch = 4,
+                              .global_batch = 64,
+                              .sequence = 1024,
+                              .sharding = Sharding::distributed,
+                              .gradients = DType::fp32};
+        const Cluster c = cluster_of(catalog::dgx_a100, 2);
+        const TrainingOptions o;
+        const GroupPlacement g = data_group(par, c);
+        const HierarchicalTopology t = topology_of(g, c);
+        const GradientSyncRate rate = gradient_sync_rate(g, par, c, o);
+        for (double p : {1.0, 3.3e7, 1.24e8, 7.0e9}) {
+            CAPTURE(p);
+            const GradientSync at = gradient_sync_at(rate, p);
+            CHECK(
+                s_of(at.reduce) ==
+                doctest::Approx(s_of(hierarchical_reduce_scatter(bytes(4.0 * p), t, o.collective_base_latency).total()))
+                    .epsilon(1e-12));
+            CHECK(s_of(at.gather) ==
+                  doctest::Approx(s_of(hierarchical_all_gather(bytes(2.0 * p), t, o.collective_base_latency).total()))
+                      .epsilon(1e-12));
+            CHECK(at.layer_gather.value() == 0.0);
+        }
+        // No parameters, no call: nothing to pay, not even the latency.
+        CHECK(gradient_sync_at(rate, 0.0).reduce.value() == 0.0);
+    }
+
     TEST_CASE("the parts add up, and throughput and MFU follow from the step") {
         const Parallelism par{.tp = 8, .pp = 16, .dp = 8, .global_batch = 1536, .sequence = 2048,
                               .recompute = Recompute::full};

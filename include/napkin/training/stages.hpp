@@ -87,22 +87,38 @@ struct StageLayers {
     return n;
 }
 
+/// The weights behind stage_parameters_per_gpu that do not depend on the stage: per GPU, one dense
+/// layer, one MoE layer's dense part and its experts, and what the first and the last stage add.
+struct StageWeightParts {
+    double dense_layer = 0, moe_dense = 0, experts = 0, first = 0, last = 0;
+};
+/// The parts above for a model and layout: layers cut t ways, experts t·ep ways, the first stage's
+/// vocabulary-parallel table and positions, the last stage's output layer and final norm.
+[[nodiscard]] constexpr StageWeightParts stage_weight_parts(const TransformerShape& m, const Parallelism& par) {
+    const double t = count(par.tp);
+    const double expert = detail::layer_expert_weights(m);
+    const double table = count(m.vocabulary * m.hidden) / t;
+    const double output = (!m.tied_embeddings || par.pp > 1) ? table : 0.0;
+    return {count(dense_layer_weights(m)) / t, (m.experts == 0 ? 0.0 : count(layer_weights(m)) - expert) / t,
+            expert / (t * count(par.ep)), table + count(m.learned_positions * m.hidden),
+            output + count(norm_weights(m))};
+}
+
+/// Weights one GPU of a stage with `n` layers keeps, from the parts above.
+[[nodiscard]] constexpr StageParameters stage_parameters_of(const StageWeightParts& w, const StageLayers& n, bool first,
+                                                            bool last) {
+    return {
+        count(n.dense) * w.dense_layer + count(n.moe) * w.moe_dense + (first ? w.first : 0.0) + (last ? w.last : 0.0),
+        count(n.moe) * w.experts};
+}
+
 /// Weights one GPU of a stage keeps (parameters_per_gpu's split, per stage):
 /// its layers cut t ways, experts over t·ep, the vocabulary-parallel table on
 /// the first stage, the output layer and final norm on the last (a tied table
 /// kept as a second copy there when p > 1).
 [[nodiscard]] constexpr StageParameters stage_parameters_per_gpu(const TransformerShape& m, const Parallelism& par,
                                                                  const StageLayers& n, bool first, bool last) {
-    const double t = count(par.tp);
-    const double expert = detail::layer_expert_weights(m);
-    const double moe_dense = m.experts == 0 ? 0.0 : count(layer_weights(m)) - expert;
-    const double dense_layer = count(dense_layer_weights(m));
-    const double table = count(m.vocabulary * m.hidden) / t;
-    const double output = (!m.tied_embeddings || par.pp > 1) ? table : 0.0;
-    const double body = (count(n.dense) * dense_layer + count(n.moe) * moe_dense) / t;
-    return {body + (first ? table + count(m.learned_positions * m.hidden) : 0.0) +
-                (last ? output + count(norm_weights(m)) : 0.0),
-            count(n.moe) * expert / (t * count(par.ep))};
+    return stage_parameters_of(stage_weight_parts(m, par), n, first, last);
 }
 
 /// What evaluate_training reports per stage of a layer map.
@@ -135,8 +151,12 @@ constexpr void for_each_stage(const TransformerShape& m, const Cluster& c, const
     const Bytes dense_activations = activation_bytes_per_layer(one_layer_shape(m, par, true), par);
     const Bytes moe_activations = activation_bytes_per_layer(one_layer_shape(m, par, false), par);
     const double scale = optimizer_memory_scale(m, par, o.optimizer);
-    // The optimizer's model-wide parts, the same on every stage (optimizer_step_time per stage).
+    // What is the same on every stage: the optimizer's model-wide parts (optimizer_step_time), the
+    // weights per layer (stage_parameters_per_gpu) and the groups' synchronisation rates.
     const double moments = optimizer_moments(m, o.optimizer);
+    const StageWeightParts weights = stage_weight_parts(m, par);
+    const GradientSyncRate dense_sync = gradient_sync_rate(data_group(par, c), par, c, o);
+    const GradientSyncRate expert_sync = gradient_sync_rate(expert_data_group(par, c), par, c, o);
     const Seconds newton_schulz = newton_schulz_time(m, par, gpu, o);
     for (long long s = 0; s < map.stages; ++s) {
         StageEstimate e;
@@ -145,14 +165,15 @@ constexpr void for_each_stage(const TransformerShape& m, const Cluster& c, const
         e.microbatch = count(e.layers.dense) * dense + count(e.layers.moe) * moe;
         if (last) e.microbatch.compute += logits;
         e.microbatch.pp = send;
-        e.parameters = stage_parameters_per_gpu(m, par, e.layers, first, last);
+        e.parameters = stage_parameters_of(weights, e.layers, first, last);
         const ModelStates d = model_states(e.parameters.dense, par.dp * par.cp, par);
         const ModelStates x = model_states(e.parameters.expert, par.dp * par.cp / par.ep, par);
         e.memory = with_allowances(
             {d.weights + x.weights, d.gradients + x.gradients, scale * (d.optimizer + x.optimizer),
              multiplier * (count(e.layers.dense) * dense_activations + count(e.layers.moe) * moe_activations)},
             m, par, o.memory_allowances);
-        e.dp = stage_gradient_sync(e.microbatch, e.parameters, count(std::max(1LL, e.layers.total())), par, c, o);
+        e.dp = stage_gradient_sync(e.microbatch, e.parameters, count(std::max(1LL, e.layers.total())), par, c, o,
+                                   dense_sync, expert_sync);
         e.optimizer = optimizer_time(e.parameters, par, gpu, moments) + newton_schulz;
         f(s, e);
     }

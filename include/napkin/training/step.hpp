@@ -35,35 +35,66 @@ struct GradientSync {
     Seconds reduce, gather, layer_gather;
 };
 
-/// One group's gradient synchronisation by part (GradientSync above): the reduce, the weights' gather, and
-/// ZeRO-3's per-pass weight gather, each for one call, in seconds.
-[[nodiscard]] constexpr GradientSync gradient_sync_parts(double parameters, const GroupPlacement& group,
-                                                        const Parallelism& par, const Cluster& c,
-                                                        const TrainingOptions& o) {
-    if (group.size == 1 || parameters == 0.0) return {};
-    const Bytes gradients = bytes(parameters * gradient_reduce_bytes(par, o));
-    const Bytes weights = bytes(parameters * bytes_of(par.weights));
+/// A group's gradient synchronisation as a latency and a time per parameter, part by part: every
+/// collective below is a latency plus bytes over a bandwidth, so each part is affine in the parameters
+/// it syncs, and the stages of a layer map price their own parameter counts from one rate.
+struct GradientSyncRate {
+    GradientSync latency, per_parameter;
+};
+
+/// The rate of one group's synchronisation (gradient_sync_parts below, per parameter).
+[[nodiscard]] constexpr GradientSyncRate gradient_sync_rate(const GroupPlacement& group, const Parallelism& par,
+                                                            const Cluster& c, const TrainingOptions& o) {
+    if (group.size == 1) return {};
+    const Bytes gradients = bytes(gradient_reduce_bytes(par, o));  // of one parameter
+    const Bytes weights = bytes(bytes_of(par.weights));
     const Seconds base = o.collective_base_latency;
     const HierarchicalTopology topology = topology_of(group, c);
     const bool across = group.crosses_nodes();
     const Link link = c.node.intra;
     const auto all_reduce = [&](Bytes b) {
-        return across ? hierarchical_all_reduce(b, topology, base) : ring_all_reduce(b, group.size, link, base);
+        return across ? detail::hierarchical_all_reduce_of(b, topology, base)
+                      : ring_all_reduce(b, group.size, link, base);
     };
     const auto scatter = [&](Bytes b) {
-        return across ? hierarchical_reduce_scatter(b, topology, base) : reduce_scatter(b, group.size, link, base);
+        return across ? detail::hierarchical_reduce_scatter_of(b, topology, base)
+                      : reduce_scatter(b, group.size, link, base);
     };
     const auto gather = [&](Bytes b) {
-        return across ? hierarchical_all_gather(b, topology, base) : all_gather(b, group.size, link, base);
+        return across ? detail::hierarchical_all_gather_of(b, topology, base) : all_gather(b, group.size, link, base);
+    };
+    const auto parts = [](CollectiveTime reduce, CollectiveTime gather_once, CollectiveTime layer_gather) {
+        return GradientSyncRate{{reduce.latency, gather_once.latency, layer_gather.latency},
+                                {reduce.bandwidth, gather_once.bandwidth, layer_gather.bandwidth}};
     };
     switch (par.sharding) {
-        case Sharding::none: return {all_reduce(gradients).total(), Seconds{}, Seconds{}};
+        case Sharding::none:
+            return parts(all_reduce(gradients), {}, {});
         case Sharding::zero1:
         case Sharding::zero2:
-        case Sharding::distributed: return {scatter(gradients).total(), gather(weights).total(), Seconds{}};
-        case Sharding::zero3: return {scatter(gradients).total(), Seconds{}, gather(weights).total()};
+        case Sharding::distributed:
+            return parts(scatter(gradients), gather(weights), {});
+        case Sharding::zero3:
+            return parts(scatter(gradients), {}, gather(weights));
     }
     return {};
+}
+
+/// The synchronisation of `parameters` at a group's rate: each part's latency plus the parameters
+/// times its time per parameter (none for no parameters).
+[[nodiscard]] constexpr GradientSync gradient_sync_at(const GradientSyncRate& r, double parameters) {
+    if (parameters == 0.0) return {};
+    return {r.latency.reduce + parameters * r.per_parameter.reduce,
+            r.latency.gather + parameters * r.per_parameter.gather,
+            r.latency.layer_gather + parameters * r.per_parameter.layer_gather};
+}
+
+/// One group's gradient synchronisation by part (GradientSync above): the reduce, the weights' gather, and
+/// ZeRO-3's per-pass weight gather, each for one call, in seconds.
+[[nodiscard]] constexpr GradientSync gradient_sync_parts(double parameters, const GroupPlacement& group,
+                                                         const Parallelism& par, const Cluster& c,
+                                                         const TrainingOptions& o) {
+    return gradient_sync_at(gradient_sync_rate(group, par, c, o), parameters);
 }
 
 /// The whole synchronisation of one step: the reduce once (ZeRO-3: once per micro-batch), the gather once, and
@@ -176,17 +207,25 @@ struct GradientSync {
 /// The exposed gradient synchronisation of a stage that runs `one` per
 /// micro-batch over `layers` layers and keeps `params`: the dense weights over
 /// the data-parallel group, the experts over the expert data-parallel group
-/// (forward = compute/3, backward = 2·compute/3 + recompute, as stage_times).
+/// (forward = compute/3, backward = 2·compute/3 + recompute, as stage_times),
+/// each at its group's rate (`dense`, `expert`: gradient_sync_rate).
 [[nodiscard]] constexpr Seconds stage_gradient_sync(const MicrobatchTime& one, const StageParameters& params,
-                                                   double layers, const Parallelism& par, const Cluster& c,
-                                                   const TrainingOptions& o) {
+                                                    double layers, const Parallelism& par, const Cluster& c,
+                                                    const TrainingOptions& o, const GradientSyncRate& dense,
+                                                    const GradientSyncRate& expert) {
     const Seconds forward = one.compute / 3.0;
     const Seconds backward = (2.0 / 3.0) * one.compute + one.recompute;
     const double share = communication_sm_share(c.node.gpu, o);
-    return exposed_sync_time(gradient_sync_parts(params.dense, data_group(par, c), par, c, o), par, layers, forward,
-                             backward, o, share) +
-           exposed_sync_time(gradient_sync_parts(params.expert, expert_data_group(par, c), par, c, o), par, layers,
-                             forward, backward, o, share);
+    return exposed_sync_time(gradient_sync_at(dense, params.dense), par, layers, forward, backward, o, share) +
+           exposed_sync_time(gradient_sync_at(expert, params.expert), par, layers, forward, backward, o, share);
+}
+
+/// The same with the groups' rates worked out here.
+[[nodiscard]] constexpr Seconds stage_gradient_sync(const MicrobatchTime& one, const StageParameters& params,
+                                                    double layers, const Parallelism& par, const Cluster& c,
+                                                    const TrainingOptions& o) {
+    return stage_gradient_sync(one, params, layers, par, c, o, gradient_sync_rate(data_group(par, c), par, c, o),
+                               gradient_sync_rate(expert_data_group(par, c), par, c, o));
 }
 
 /// The optimizer's memory against Adam's, which memory.hpp counts: master
