@@ -156,7 +156,8 @@ constexpr void for_each_stage(const TransformerShape& m, const Cluster& c, const
     const double moments = optimizer_moments(m, o.optimizer);
     const StageWeightParts weights = stage_weight_parts(m, par);
     const GradientSyncRate dense_sync = gradient_sync_rate(data_group(par, c), par, c, o);
-    const GradientSyncRate expert_sync = gradient_sync_rate(expert_data_group(par, c), par, c, o);
+    const GradientSyncRate expert_sync =
+        m.experts == 0 ? GradientSyncRate{} : gradient_sync_rate(expert_data_group(par, c), par, c, o);
     const Seconds newton_schulz = newton_schulz_time(m, par, gpu, o);
     for (long long s = 0; s < map.stages; ++s) {
         StageEstimate e;

@@ -220,12 +220,14 @@ struct GradientSyncRate {
            exposed_sync_time(gradient_sync_at(expert, params.expert), par, layers, forward, backward, o, share);
 }
 
-/// The same with the groups' rates worked out here.
+/// The same with the groups' rates worked out here (the experts' only when the stage has experts).
 [[nodiscard]] constexpr Seconds stage_gradient_sync(const MicrobatchTime& one, const StageParameters& params,
                                                     double layers, const Parallelism& par, const Cluster& c,
                                                     const TrainingOptions& o) {
+    const GradientSyncRate expert =
+        params.expert == 0.0 ? GradientSyncRate{} : gradient_sync_rate(expert_data_group(par, c), par, c, o);
     return stage_gradient_sync(one, params, layers, par, c, o, gradient_sync_rate(data_group(par, c), par, c, o),
-                               gradient_sync_rate(expert_data_group(par, c), par, c, o));
+                               expert);
 }
 
 /// The optimizer's memory against Adam's, which memory.hpp counts: master
