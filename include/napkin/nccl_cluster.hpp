@@ -108,6 +108,17 @@ struct NcclShares {
     double latency = 3.426;   // λ: measured latency over NCCL's modelled one (launch, synchronisation)
 };
 
+/// The shares unchanged when each is in its physical range (the shares in (0, 2], at least one head,
+/// λ in (0, 1000]); otherwise rejects them, naming the share.
+[[nodiscard]] constexpr const NcclShares& validated(const NcclShares& s) {
+    require(s.nvls > 0.0 && s.nvls <= 2.0, "NcclShares.nvls", s.nvls, "must be in (0, 2]");
+    require(s.network > 0.0 && s.network <= 2.0, "NcclShares.network", s.network, "must be in (0, 2]");
+    require(s.heads >= 1.0 && s.heads <= count(limits::gpus), "NcclShares.heads", s.heads,
+            "must be at least 1 GPU (and at most 2^40)");
+    require(s.latency > 0.0 && s.latency <= 1000.0, "NcclShares.latency", s.latency, "must be in (0, 1000]");
+    return s;
+}
+
 /// A cluster as NCCL sees it (see the header comment): n GPUs in NVLink domains of g, each domain
 /// with k NICs on a rail-optimised fabric, and an r:1 spine.
 struct NcclFabric {
@@ -305,6 +316,7 @@ namespace detail {
 [[nodiscard]] constexpr ClusterChoice cluster_collective(ClusterOp op, Bytes message, const NcclFabric& f,
                                                          ClusterAlgorithm a, NcclProtocol p, const NcclShares& s = {}) {
     (void)validated(f);
+    (void)validated(s);
     require_non_negative("bytes", message.value());
     require(message.value() <= limits::message_bytes, "bytes", message.value(), "must be at most 1e18 bytes");
     if (!available(a, op, f)) reject("algorithm", to_string(a), "is not one NCCL runs for this op on this fabric");
@@ -353,6 +365,7 @@ struct NodeLimitedDispatch {
 [[nodiscard]] constexpr ClusterChoice moe_dispatch(Bytes per_rank, const NcclFabric& f, NodeLimitedDispatch d,
                                                    const NcclShares& s = {}) {
     (void)validated(f);
+    (void)validated(s);
     require_non_negative("bytes", per_rank.value());
     require(per_rank.value() <= limits::message_bytes, "bytes", per_rank.value(), "must be at most 1e18 bytes");
     require_at_least_one("top-k", d.top_k);

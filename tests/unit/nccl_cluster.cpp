@@ -397,6 +397,23 @@ TEST_SUITE("nccl_cluster") {
                              doctest::Contains("top-k = 0"), invalid_argument);
     }
 
+    TEST_CASE("bad shares are refused by name: no heads, a zero share, a nan latency") {
+        const NcclFabric f = h100(16);
+        NcclShares no_heads{};
+        no_heads.heads = 0.0;
+        CHECK_THROWS_WITH_AS((void)choose_cluster_collective(ClusterOp::all_reduce, gibibytes(1), f, {}, no_heads),
+                             doctest::Contains("NcclShares.heads"), invalid_argument);
+        NcclShares zero{};
+        zero.network = 0.0;
+        CHECK_THROWS_WITH_AS((void)cluster_collective(ClusterOp::all_reduce, gibibytes(1), f, ClusterAlgorithm::ring,
+                                                      NcclProtocol::simple, zero),
+                             doctest::Contains("NcclShares.network"), invalid_argument);
+        NcclShares nan{};
+        nan.latency = std::nan("");
+        CHECK_THROWS_WITH_AS((void)moe_dispatch(gibibytes(1), h100(128), {}, nan),
+                             doctest::Contains("NcclShares.latency"), invalid_argument);
+    }
+
     TEST_CASE("bad fabrics are refused by name") {
         NcclFabric f = h100(16);
         f.nic_bandwidth = BytesPerSecond{};
