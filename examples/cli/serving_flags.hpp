@@ -69,6 +69,7 @@ inline void add_decode_attention_flag(CLI::App* sub, std::string& value) {
                     "(grouped)");
 }
 
+// The setup reads the cache as --decode-attention says; any other spelling is refused by the flag's name.
 inline void apply_decode_attention(ServingSetup& setup, const std::string& value) {
     if (value != "grouped" && value != "per-query-head")
         reject("--decode-attention", value, "must be grouped or per-query-head");

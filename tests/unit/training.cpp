@@ -191,8 +191,10 @@ TEST_SUITE("training") {
                       .epsilon(1e-12));
             CHECK(at.layer_gather.value() == 0.0);
         }
-        // No parameters, no call: nothing to pay, not even the latency.
+        // No parameters, no call: nothing to pay, not even the latency; a negative count is refused.
         CHECK(gradient_sync_at(rate, 0.0).reduce.value() == 0.0);
+        CHECK_THROWS_WITH_AS((void)gradient_sync_at(rate, -1.0), doctest::Contains("parameters"),
+                             napkin::invalid_argument);
     }
 
     TEST_CASE("the parts add up, and throughput and MFU follow from the step") {

@@ -81,8 +81,9 @@ struct GradientSyncRate {
 }
 
 /// The synchronisation of `parameters` at a group's rate: each part's latency plus the parameters
-/// times its time per parameter (none for no parameters).
+/// times its time per parameter (none for no parameters; a negative or nan count is refused).
 [[nodiscard]] constexpr GradientSync gradient_sync_at(const GradientSyncRate& r, double parameters) {
+    require_non_negative("parameters", parameters);
     if (parameters == 0.0) return {};
     return {r.latency.reduce + parameters * r.per_parameter.reduce,
             r.latency.gather + parameters * r.per_parameter.gather,
