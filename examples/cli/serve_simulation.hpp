@@ -37,6 +37,7 @@ struct SimulationOptions {
     long long prefix_tokens = 0;
     double prefix_share = 1.0;
     std::optional<std::string> slo_ttft, slo_tpot;
+    std::string front_end_latency = "0s";
     std::string csv;
     bool model_only = false;
     long long draft_tokens = 0;
@@ -64,6 +65,9 @@ inline void add_simulation_options(CLI::App* sub, SimulationOptions& o) {
     sub->add_option("--slo-ttft", o.slo_ttft,
                     "simulator: TTFT bound with its unit, 2s: goodput counts requests within");
     sub->add_option("--slo-tpot", o.slo_tpot, "simulator: TPOT bound with its unit, 50ms");
+    sub->add_option("--front-end-latency", o.front_end_latency,
+                    "simulator: time a request spends in the server in front of the engine (HTTP, tokenising), "
+                    "added to its TTFT and end to end, with its unit: 3.2ms fits TensorRT-LLM behind Triton (0s)");
     sub->add_option("--csv", o.csv, "simulator: write every request (arrival, first token, finish, lengths) here");
     sub->add_option("--trace", o.trace,
                     "simulator: replay this CSV or JSON Lines file of arrival_s, input_tokens, output_tokens "
@@ -128,6 +132,7 @@ inline constexpr std::array simulation_flags{"--requests",
                                              "--prefix-share",
                                              "--slo-ttft",
                                              "--slo-tpot",
+                                             "--front-end-latency",
                                              "--csv",
                                              "--trace",
                                              "--timeline",
@@ -206,6 +211,9 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
     if (o.slo_tpot) slo.tpot = io::parse_time("--slo-tpot", *o.slo_tpot).value();
     if (o.slo_ttft) require_positive("--slo-ttft", slo.ttft);
     if (o.slo_tpot) require_positive("--slo-tpot", slo.tpot);
+    const double front_end = io::parse_time("--front-end-latency", o.front_end_latency).value();
+    if (!(front_end >= 0.0 && front_end <= 3600.0))
+        reject("--front-end-latency", o.front_end_latency, "must be from 0 to 1 h");
 
     TrafficSpec t;
     t.requests = o.requests;
@@ -246,6 +254,7 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
     limits.scheduler = *scheduler;
     limits.max_num_seqs = o.max_num_seqs;
     limits.max_num_batched_tokens = o.max_num_batched_tokens;
+    limits.front_end_latency = front_end;
     const std::vector<Request> requests =
         o.trace.empty() ? generate_requests(t) : io::read_serving_trace("--trace", o.trace);
     const SimulationResult r = simulate_serving(model, gpu, fabric, layout, requests, limits, setup, collective, draft);
@@ -271,6 +280,7 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
                          {"max_num_seqs", o.max_num_seqs},
                          {"max_num_batched_tokens", o.max_num_batched_tokens},
                          {"kv_cache_blocks", r.kv_blocks},
+                         {"front_end_latency_s", front_end},
                          {"arrival_rate", !o.trace.empty() ? nlohmann::json(nullptr)
                                           : at_once        ? nlohmann::json("inf")
                                                            : nlohmann::json(rate)},
@@ -314,6 +324,9 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
         "tokens\n",
         std::string(to_string(*scheduler)).c_str(), o.max_num_seqs, o.max_num_batched_tokens, r.kv_blocks,
         setup.kv_block_tokens);
+    if (front_end > 0.0)
+        printf_wrapped("front end: %s a request, in its TTFT and end to end (HTTP, tokenising)\n",
+                       seconds_text(front_end).c_str());
     if (o.draft_tokens > 0)
         printf_wrapped(
             "speculative decoding: %lld drafts a step at acceptance %.2f, %.3f tokens a step expected; "

@@ -248,7 +248,7 @@ void bind_serving(py::module_& m) {
         [](const TransformerShape& model, const Gpu& gpu, const ServingFabric& link, const ServingLayout& layout,
            long long input_tokens, long long output_tokens, double arrival_rate, long long request_count,
            std::uint64_t seed, const std::string& scheduler, long long max_num_seqs, long long max_num_batched_tokens,
-           const ServingSetup& setup, const std::optional<double>& base_latency) {
+           const ServingSetup& setup, const std::optional<double>& base_latency, double front_end_latency) {
             TrafficSpec t;
             t.requests = request_count;
             t.seed = seed;
@@ -266,16 +266,21 @@ void bind_serving(py::module_& m) {
             limits.scheduler = *known;
             limits.max_num_seqs = max_num_seqs;
             limits.max_num_batched_tokens = max_num_batched_tokens;
+            require(front_end_latency >= 0.0 && front_end_latency <= 3600.0, "front_end_latency", front_end_latency,
+                    "must be from 0 to 3600 s");
+            limits.front_end_latency = front_end_latency;
             return simulation_dict(simulate_serving(model, gpu, link, layout, generate_requests(t), limits, setup,
                                                     ring_of(base_latency)));
         },
         py::arg("model"), py::arg("gpu"), py::arg("link"), py::arg("layout"), py::arg("input_tokens"),
         py::arg("output_tokens"), py::arg("arrival_rate"), py::arg("requests") = 1000, py::arg("seed") = 1,
-        py::arg("scheduler") = "continuous", py::arg("max_num_seqs") = 256,
-        py::arg("max_num_batched_tokens") = 8192, py::arg("setup") = default_serving_setup,
-        py::arg("base_latency") = py::none(),
+        py::arg("scheduler") = "continuous", py::arg("max_num_seqs") = 256, py::arg("max_num_batched_tokens") = 8192,
+        py::arg("setup") = default_serving_setup, py::arg("base_latency") = py::none(),
+        py::arg("front_end_latency") = 0.0,
         "The request-level simulator, as `napkin serve --arrival-rate R`: Poisson arrivals (inf: all at once) of "
-        "fixed lengths through the scheduler. Returns {'summary': percentiles and throughput, 'requests': one row "
+        "fixed lengths through the scheduler; front_end_latency: seconds a request spends in the server in front of "
+        "the engine, in its TTFT and end to end (0.0032 fits TensorRT-LLM behind Triton). Returns {'summary': "
+        "percentiles and throughput, 'requests': one row "
         "per request (a pandas DataFrame when pandas imports)}.");
     m.def(
         "best_disaggregation",

@@ -48,12 +48,38 @@ double mean_ttft(const SimulationResult& r) { return summarize(r).ttft.mean; }
 using test::percent;
 using test::signed_percent;
 
+// Each row's errors under the fit of its source's other GPUs' rows (leave one GPU out); empty
+// for a source measured on one GPU only.
+std::vector<std::vector<double>> other_gpus_errors(const std::vector<MeasuredInflightRun>& runs,
+                                                   const InflightSourceFit& f) {
+    std::vector<std::vector<double>> errors(f.rows.size());
+    for (std::size_t k = 0; k < f.rows.size(); ++k) {
+        if (!errors[k].empty()) continue;
+        const std::string_view gpu = runs[f.rows[k]].header.gpu.name;
+        std::vector<MeasuredInflightRun> others;
+        for (std::size_t i : f.rows)
+            if (runs[i].header.gpu.name != gpu) others.push_back(runs[i]);
+        if (others.empty()) return {};
+        const InflightSourceFit g = fit_batch_limits(others).front();
+        for (std::size_t j = k; j < f.rows.size(); ++j)
+            if (runs[f.rows[j]].header.gpu.name == gpu)
+                errors[j] =
+                    inflight_errors(runs[f.rows[j]], g.max_num_seqs, default_serving_profile, g.front_end_latency);
+    }
+    return errors;
+}
+
 std::string inflight_table(const std::vector<MeasuredInflightRun>& runs, const std::vector<InflightSourceFit>& fits) {
     std::ostringstream out;
-    out << "| source | searched batch limit | measured | rows | mean | max | bias |\n|---|---|---|---|---|---|---|\n";
+    out << "| source | searched batch limit | fitted front end | measured | rows | mean | max | bias | other GPU's fit "
+           "|\n|---|---|---|---|---|---|---|---|---|\n";
     for (const InflightSourceFit& f : fits) {
+        const std::vector<std::vector<double>> held_out = other_gpus_errors(runs, f);
+        bool has_ttft = false;
+        for (std::size_t i : f.rows)
+            for (const auto& m : runs[i].measured) has_ttft = has_ttft || m.first == InflightMeasure::ttft_mean;
         for (const auto& named : inflight_measure_names) {
-            double sum = 0.0, most = 0.0, bias = 0.0;
+            double sum = 0.0, most = 0.0, bias = 0.0, other = 0.0;
             std::size_t n = 0;
             for (std::size_t k = 0; k < f.rows.size(); ++k) {
                 const MeasuredInflightRun& run = runs[f.rows[k]];
@@ -61,12 +87,15 @@ std::string inflight_table(const std::vector<MeasuredInflightRun>& runs, const s
                     if (run.measured[j].first == named.value) {
                         const double e = f.errors[k][j];
                         sum += std::abs(e), bias += e, most = std::max(most, std::abs(e)), ++n;
+                        if (!held_out.empty()) other += std::abs(held_out[k][j]);
                     }
             }
             if (n == 0) continue;
             const auto rows = static_cast<double>(n);
-            out << "| " << f.source << " | " << f.max_num_seqs << " | " << named.name << " | " << n << " | "
-                << percent(sum / rows) << " | " << percent(most) << " | " << signed_percent(bias / rows) << " |\n";
+            out << "| " << f.source << " | " << f.max_num_seqs << " | "
+                << (has_ttft ? format_fixed(f.front_end_latency * 1e3, 1) + " ms" : "–") << " | " << named.name << " | "
+                << n << " | " << percent(sum / rows) << " | " << percent(most) << " | " << signed_percent(bias / rows)
+                << " | " << (held_out.empty() ? "–" : percent(other / rows)) << " |\n";
         }
     }
     return out.str();
@@ -139,6 +168,45 @@ TEST_SUITE("serving simulator") {
                 summarize(simulate_serving(llama8b, h100, nvlink, {}, generate_requests(t), limits));
             CHECK(s.mean_in_system == doctest::Approx(s.requests_per_s * s.e2e.mean).epsilon(0.01));
         }
+        // Behind a front end of 50 ms a request is in the system 50 ms longer: the law still holds.
+        EngineLimits served;
+        served.front_end_latency = 0.05;
+        const SimulationSummary s =
+            summarize(simulate_serving(llama8b, h100, nvlink, {}, generate_requests(t), served));
+        CHECK(s.mean_in_system == doctest::Approx(s.requests_per_s * s.e2e.mean).epsilon(0.01));
+    }
+
+    TEST_CASE("a front end of c seconds: the engine's run, every first and last token c later, the gaps the same") {
+        // M/D/1 as above (D = 1 ms, ρ = 0.5, TTFT 1.5 ms) behind a 4 ms front end: TTFT 5.5 ms, ITL unchanged.
+        TrafficSpec t;
+        t.requests = 20'000;
+        t.arrivals = {Arrivals::Kind::poisson, 500.0, 1.0};
+        t.input = fixed_length(16);
+        t.output = fixed_length(3);
+        EngineLimits one{Scheduler::static_batch, 1, 8192, 1LL << 30, 16};
+        const SimulationResult engine = simulate(generate_requests(t), one, FixedStep{1e-3});
+        one.front_end_latency = 4e-3;
+        const SimulationResult served = simulate(generate_requests(t), one, FixedStep{1e-3});
+        const SimulationSummary a = summarize(engine), b = summarize(served);
+        CHECK(b.ttft.mean - a.ttft.mean == doctest::Approx(4e-3).epsilon(1e-9));
+        CHECK(b.e2e.p99 - a.e2e.p99 == doctest::Approx(4e-3).epsilon(1e-9));
+        CHECK(b.itl.mean == a.itl.mean);
+        CHECK(b.steps == a.steps);
+        // Replacing the front end, not adding to it: back to the engine's own times.
+        CHECK(summarize(with_front_end_latency(served, 0.0)).ttft.mean == doctest::Approx(a.ttft.mean).epsilon(1e-12));
+        one.front_end_latency = -1e-3;
+        CHECK(test::error_of([&] { return simulate(generate_requests(t), one, FixedStep{1e-3}); }) ==
+              "front-end latency (s) = -0.001: must be from 0 to 3600 s");
+    }
+
+    TEST_CASE("front_end_fit: the weighted median of measured − predicted TTFT, weights 1 / measured") {
+        // {predicted, measured} ms: gaps 10, 2, 1 with weights 1/20, 1/12, 1/11 (total 0.2242): the
+        // weight below gap 2 reaches half (0.0909 + 0.0833 ≥ 0.1121), so c = 2 ms; the relative errors'
+        // sum there is 8/20 + 0 + 1/11 = 0.491, against 0.533 at c = 1 and 1.485 at c = 10.
+        CHECK(front_end_fit({{10e-3, 20e-3}, {10e-3, 12e-3}, {10e-3, 11e-3}}) == doctest::Approx(2e-3));
+        // Predictions already long: no negative front end.
+        CHECK(front_end_fit({{10e-3, 8e-3}, {10e-3, 9e-3}}) == 0.0);
+        CHECK(front_end_fit({}) == 0.0);
     }
 
     TEST_CASE("a static batch replays evaluate_serving: TTFT the batch's prefill, then O − 1 decode steps") {

@@ -341,6 +341,25 @@ def test_simulate_serving_equals_napkin_serve_json(napkin_cli):
     assert len(r["requests"]["ttft_s"]) == 100
 
 
+def test_simulate_serving_front_end_latency_adds_to_ttft_not_itl(napkin_cli):
+    # A front end of 3.2 ms: the same engine run, every TTFT 3.2 ms later, the token gaps unchanged;
+    # --front-end-latency 3.2ms gives the same numbers.
+    args = dict(arrival_rate=8, requests=100, seed=3)
+    model, gpu, link = catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4")
+    engine = napkin.simulate_serving(model, gpu, link, napkin.ServingLayout(), 467, 64, **args)["summary"]
+    served = napkin.simulate_serving(model, gpu, link, napkin.ServingLayout(), 467, 64, front_end_latency=0.0032,
+                                     **args)["summary"]
+    assert close(served["ttft_s"]["mean"], engine["ttft_s"]["mean"] + 0.0032)
+    assert close(served["itl_s"]["mean"], engine["itl_s"]["mean"])
+    j = napkin_cli("serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--input-tokens", 467, "--output-tokens",
+                   64, "--arrival-rate", 8, "--requests", 100, "--seed", 3, "--front-end-latency", "3.2ms")
+    assert close(j["ttft_s"]["mean"], served["ttft_s"]["mean"])
+    assert close(j["front_end_latency_s"], 0.0032)
+    with pytest.raises(ValueError, match="front_end_latency"):
+        napkin.simulate_serving(model, gpu, link, napkin.ServingLayout(), 10, 10, arrival_rate=1,
+                                front_end_latency=-1.0)
+
+
 def test_simulate_serving_bad_input_names_it():
     with pytest.raises(ValueError, match="scheduler"):
         napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),

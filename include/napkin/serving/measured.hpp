@@ -2,7 +2,8 @@
 // napkin/serving/measured.hpp — an engine benchmark measured with requests in
 // flight (an offered request rate, or all requests at once for the offline
 // maximum), napkin's request-level prediction of each number it printed, and
-// the search of what such a row leaves unstated: the engine's batch limit.
+// the search of what such a row leaves unstated: the engine's batch limit and
+// the time a request spends in the server in front of the engine.
 //
 // Each row is replayed as its benchmark ran it: its number of requests of
 // fixed lengths, Poisson arrivals at the offered rate (or all at 0), through
@@ -76,9 +77,10 @@ inline constexpr long long replayed_requests = 3000;
     return 0.0;
 }
 
-/// The row replayed with at most `max_num_seqs` sequences running.
-[[nodiscard]] inline SimulationSummary replay(const MeasuredInflightRun& run, long long max_num_seqs,
-                                              const ServingProfile& profile = default_serving_profile) {
+/// The row replayed with at most `max_num_seqs` sequences running, the engine's own times
+/// (no front end: with_front_end_latency adds it).
+[[nodiscard]] inline SimulationResult replay_run(const MeasuredInflightRun& run, long long max_num_seqs,
+                                                 const ServingProfile& profile = default_serving_profile) {
     TrafficSpec traffic;
     traffic.requests = run.request_rate > 0.0 ? run.requests : std::min(run.requests, replayed_requests);
     traffic.arrivals = {run.request_rate > 0.0 ? Arrivals::Kind::poisson : Arrivals::Kind::at_once,
@@ -91,51 +93,109 @@ inline constexpr long long replayed_requests = 3000;
     limits.scheduler = Scheduler::inflight;
     limits.max_num_seqs = max_num_seqs;
     const MeasuredServingRun& h = run.header;
-    return summarize(simulate_serving(h.shape, h.gpu, h.link, h.layout, generate_requests(traffic), limits, setup));
+    return simulate_serving(h.shape, h.gpu, h.link, h.layout, generate_requests(traffic), limits, setup);
 }
 
-/// Predicted over measured, minus one, per measurement of the row.
-[[nodiscard]] inline std::vector<double> inflight_errors(const MeasuredInflightRun& run, long long max_num_seqs,
-                                                         const ServingProfile& profile = default_serving_profile) {
-    const SimulationSummary s = replay(run, max_num_seqs, profile);
+/// The row replayed with at most `max_num_seqs` sequences running behind a front end of
+/// `front_end_latency` seconds, summarised as its benchmark prints it.
+[[nodiscard]] inline SimulationSummary replay(const MeasuredInflightRun& run, long long max_num_seqs,
+                                              const ServingProfile& profile = default_serving_profile,
+                                              double front_end_latency = 0.0) {
+    return summarize(with_front_end_latency(replay_run(run, max_num_seqs, profile), front_end_latency));
+}
+
+/// Predicted over measured, minus one, per measurement of the row, from its summary.
+[[nodiscard]] inline std::vector<double> inflight_errors(const MeasuredInflightRun& run, const SimulationSummary& s) {
     std::vector<double> errors;
     for (const auto& [measure, value] : run.measured) errors.push_back(measure_of(s, measure) / value - 1.0);
     return errors;
+}
+
+/// Predicted over measured, minus one, per measurement of the row replayed with these settings.
+[[nodiscard]] inline std::vector<double> inflight_errors(const MeasuredInflightRun& run, long long max_num_seqs,
+                                                         const ServingProfile& profile = default_serving_profile,
+                                                         double front_end_latency = 0.0) {
+    return inflight_errors(run, replay(run, max_num_seqs, profile, front_end_latency));
 }
 
 /// The batch limits a search tries: powers of two, 64 to 4,096 (TensorRT-LLM's
 /// max_batch_size is a build setting; its benchmarks do not print it).
 inline constexpr std::array<long long, 7> batch_limits{64, 128, 256, 512, 1024, 2048, 4096};
 
-/// One source's searched batch limit, its rows, and each row's errors under that limit.
+/// The front-end latency c ≥ 0 that minimises Σ |predicted + c − measured| / measured over
+/// {predicted, measured} TTFT pairs: a weighted median of measured − predicted, weights
+/// 1 / measured (the least sum of relative absolute errors); 0 without pairs.
+[[nodiscard]] inline double front_end_fit(std::vector<std::pair<double, double>> ttft) {
+    std::vector<std::pair<double, double>> gaps;  // {measured − predicted, weight}
+    double total = 0.0;
+    for (const auto& [predicted, measured] : ttft) gaps.emplace_back(measured - predicted, 1.0 / measured);
+    for (const auto& g : gaps) total += g.second;
+    std::sort(gaps.begin(), gaps.end());
+    double below = 0.0;
+    for (const auto& [gap, weight] : gaps) {
+        below += weight;
+        if (below >= total / 2.0) return std::max(0.0, gap);
+    }
+    return 0.0;
+}
+
+/// One source's searched batch limit and front-end latency, its rows, and each row's errors under them.
 struct InflightSourceFit {
     std::string source;
-    long long max_num_seqs = 0;  // the searched limit: the least Σ error² over the source's rows
+    long long max_num_seqs = 0;      // the searched limit
+    double front_end_latency = 0.0;  // seconds, fitted with the limit (0 for a source without TTFT)
     std::vector<std::size_t> rows;
     std::vector<std::vector<double>> errors;  // per row, per measurement
 };
 
-/// One batch limit per source (one engine build per table), the one that
-/// predicts the source's rows best.
+/// The sum over measures of the mean |error| of each (what the README's table reports).
+[[nodiscard]] inline double sum_of_mean_errors(std::span<const MeasuredInflightRun> runs,
+                                               std::span<const std::size_t> rows,
+                                               const std::vector<std::vector<double>>& errors) {
+    std::array<double, inflight_measure_names.size()> sum{}, n{};
+    for (std::size_t k = 0; k < rows.size(); ++k)
+        for (std::size_t j = 0; j < errors[k].size(); ++j) {
+            const auto m = static_cast<std::size_t>(runs[rows[k]].measured[j].first);
+            sum[m] += std::abs(errors[k][j]), n[m] += 1.0;
+        }
+    double total = 0.0;
+    for (std::size_t m = 0; m < sum.size(); ++m)
+        if (n[m] > 0.0) total += sum[m] / n[m];
+    return total;
+}
+
+/// One batch limit and one front-end latency per source (one engine build and one
+/// server per table): for each limit the latency that fits the TTFTs best
+/// (front_end_fit), and of the limits the one with the least sum of mean |error|
+/// over the measures.
 [[nodiscard]] inline std::vector<InflightSourceFit> fit_batch_limits(
     std::span<const MeasuredInflightRun> runs, const ServingProfile& profile = default_serving_profile) {
     std::vector<InflightSourceFit> fits;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         auto f = std::find_if(fits.begin(), fits.end(),
                               [&](const InflightSourceFit& g) { return g.source == runs[i].header.source; });
-        if (f == fits.end()) f = fits.insert(fits.end(), {runs[i].header.source, 0, {}, {}});
+        if (f == fits.end()) f = fits.insert(fits.end(), {runs[i].header.source, 0, 0.0, {}, {}});
         f->rows.push_back(i);
     }
     for (InflightSourceFit& f : fits) {
         double best = std::numeric_limits<double>::infinity();
         for (long long limit : batch_limits) {
-            std::vector<std::vector<double>> errors;
-            double squares = 0.0;
+            std::vector<SimulationResult> replays;
+            std::vector<std::pair<double, double>> ttft;
             for (std::size_t i : f.rows) {
-                errors.push_back(inflight_errors(runs[i], limit, profile));
-                for (double e : errors.back()) squares += e * e;
+                replays.push_back(replay_run(runs[i], limit, profile));
+                const double predicted = summarize(replays.back()).ttft.mean;
+                for (const auto& [measure, value] : runs[i].measured)
+                    if (measure == InflightMeasure::ttft_mean) ttft.emplace_back(predicted, value);
             }
-            if (squares < best) best = squares, f.max_num_seqs = limit, f.errors = std::move(errors);
+            const double latency = front_end_fit(std::move(ttft));
+            std::vector<std::vector<double>> errors;
+            for (std::size_t k = 0; k < f.rows.size(); ++k)
+                errors.push_back(
+                    inflight_errors(runs[f.rows[k]], summarize(with_front_end_latency(replays[k], latency))));
+            const double score = sum_of_mean_errors(runs, f.rows, errors);
+            if (score < best)
+                best = score, f.max_num_seqs = limit, f.front_end_latency = latency, f.errors = std::move(errors);
         }
     }
     return fits;

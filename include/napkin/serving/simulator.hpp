@@ -74,6 +74,9 @@ struct EngineLimits {
     long long draft_tokens = 0;
     double acceptance = 0.0;
     std::uint64_t seed = 1;
+    // Seconds each request spends outside the engine — the HTTP server, tokenising the prompt,
+    // detokenising and streaming the tokens — added to its first and last token (0: the engine alone).
+    double front_end_latency = 0.0;
 };
 
 /// One request's life.
@@ -103,7 +106,18 @@ struct SimulationResult {
     // speculative decoding): {gap, how many}, in step order.
     std::vector<std::pair<double, long long>> token_gaps;
     long long kv_blocks = 0;  // the cache's size
+    double front_end_latency = 0.0;  // seconds added to every request's tokens (EngineLimits)
 };
+
+/// The run as clients behind a front end of `latency` seconds see it: every
+/// request's first and last token that much later than the engine gave them
+/// (its token gaps are the engine's); replaces the run's own front end.
+[[nodiscard]] inline SimulationResult with_front_end_latency(SimulationResult r, double latency) {
+    const double shift = latency - r.front_end_latency;
+    for (RequestRecord& q : r.requests) q.first_token += shift, q.finish += shift;
+    r.front_end_latency = latency;
+    return r;
+}
 
 namespace detail {
 struct Running {
@@ -129,6 +143,8 @@ public:
                 "must be from 0 to 64");
         require(limits.acceptance >= 0.0 && limits.acceptance <= 1.0, "acceptance", limits.acceptance,
                 "must be in [0, 1]");
+        require(limits.front_end_latency >= 0.0 && limits.front_end_latency <= 3600.0, "front-end latency (s)",
+                limits.front_end_latency, "must be from 0 to 3600 s");
         long long prefix = 0;
         for (std::size_t i = 0; i < requests.size(); ++i) {
             const Request& r = requests[i];
@@ -190,7 +206,7 @@ public:
             result_.steps.push_back(record);
             done += finish_step(now);
         }
-        return std::move(result_);
+        return with_front_end_latency(std::move(result_), limits_.front_end_latency);
     }
 
 private:
@@ -513,6 +529,8 @@ struct SimulationSummary {
         in_system += step.duration * count(step.running + step.waiting);
     }
     s.mean_batch = busy > 0.0 ? batch / busy : 0.0;
+    // Requests in the front end count as in the system too (Little's law over e2e).
+    in_system += r.front_end_latency * count(s.requests);
     s.mean_in_system = s.duration > 0.0 ? in_system / s.duration : 0.0;
     if (s.duration > 0.0) {
         s.requests_per_s = count(s.requests) / s.duration;
