@@ -281,6 +281,13 @@ NAPKIN_COMMAND(app) {
         if (!simulate) reject_simulation_flags(sub);
         if (simulate && !o->sweep.empty())
             reject("--sweep", o->sweep, "is the closed forms' frontier: give no --arrival-rate or --trace with it");
+        // The simulator runs one engine and chunks prompts under --max-num-batched-tokens: these set the closed forms.
+        if (simulate)
+            for (const char* flag : {"--disaggregate", "--prefill-gpu", "--decode-gpu", "--ttft", "--ttft-ms", "--tpot",
+                                     "--tpot-ms", "--prefill-chunk"})
+                if (sub->count(flag) > 0)
+                    reject(flag, sub->get_option(flag)->as<std::string>(),
+                           "applies to the closed forms (one engine in the simulator): give --batch or --concurrency");
         const bool continuous = o->concurrency.has_value();
         const char* n_flag = continuous ? "--concurrency" : "--batch";
         const long long n = simulate ? 1 : continuous ? *o->concurrency : *o->batch;

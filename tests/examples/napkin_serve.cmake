@@ -252,6 +252,10 @@ foreach(bad IN ITEMS "scheduler|--arrival-rate 4 --scheduler fifo|--scheduler = 
                      "front_end_unit|--arrival-rate 4 --front-end-latency 3|--front-end-latency = \"3\": not a time"
                      "front_end_long|--arrival-rate 4 --front-end-latency 2h|--front-end-latency = \"2h\": must be from 0 to 1 h"
                      "front_end_closed|--concurrency 4 --front-end-latency 3ms|--front-end-latency = \"3ms\": applies to the simulator only"
+                     "disaggregate|--arrival-rate 4 --disaggregate 2|--disaggregate = \"2\": applies to the closed forms (one engine in the simulator)"
+                     "decode_gpu|--arrival-rate 4 --decode-gpu h200-sxm|--decode-gpu = \"h200-sxm\": applies to the closed forms"
+                     "ttft|--arrival-rate 4 --ttft 2s|--ttft = \"2s\": applies to the closed forms"
+                     "prefill_chunk|--arrival-rate 4 --prefill-chunk 512|--prefill-chunk = \"512\": applies to the closed forms"
                      "flag_with_closed_form|--concurrency 8 --scheduler inflight|--scheduler = \"inflight\": applies to the simulator only")
   string(REPLACE "|" ";" parts "${bad}")
   list(GET parts 0 name)
