@@ -113,6 +113,12 @@ void print_estimate(const ServingEstimate& e) {
                 e.output_tokens_per_s_per_user.value(), e.requests_per_s.value());
 }
 
+// The pools' GPUs and, with --disaggregate, the split (none when no split meets the bounds).
+struct PoolChoice {
+    Gpu prefill_gpu, decode_gpu;
+    std::optional<DisaggregatedEstimate> split;
+};
+
 // A disaggregated pool's GPU: the catalog's `name` (checked as `flag`), or --gpu's.
 Gpu pool_gpu(const char* flag, const std::string& name, const Gpu& gpu, const ServingSetup& setup) {
     if (name.empty()) return gpu;
@@ -281,13 +287,10 @@ NAPKIN_COMMAND(app) {
         if (!simulate) reject_simulation_flags(sub);
         if (simulate && !o->sweep.empty())
             reject("--sweep", o->sweep, "is the closed forms' frontier: give no --arrival-rate or --trace with it");
-        // The simulator runs one engine and chunks prompts under --max-num-batched-tokens: these set the closed forms.
-        if (simulate)
-            for (const char* flag : {"--disaggregate", "--prefill-gpu", "--decode-gpu", "--ttft", "--ttft-ms", "--tpot",
-                                     "--tpot-ms", "--prefill-chunk"})
-                if (sub->count(flag) > 0)
-                    reject(flag, sub->get_option(flag)->as<std::string>(),
-                           "applies to the closed forms (one engine in the simulator): give --batch or --concurrency");
+        // The simulator chunks prompts under --max-num-batched-tokens: --prefill-chunk is the closed forms'.
+        if (simulate && sub->count("--prefill-chunk") > 0)
+            reject("--prefill-chunk", std::to_string(o->prefill_chunk),
+                   "is the closed forms' chunk: the simulator chunks prompts under --max-num-batched-tokens");
         const bool continuous = o->concurrency.has_value();
         const char* n_flag = continuous ? "--concurrency" : "--batch";
         const long long n = simulate ? 1 : continuous ? *o->concurrency : *o->batch;
@@ -322,9 +325,47 @@ NAPKIN_COMMAND(app) {
                         : *kernels == KernelProfile::roofline ? roofline_serving
                                                               : default_serving_profile;
         const ServingLayout layout{o->tp, o->pp, o->ep};
-        if (simulate)
+        // --disaggregate N: the pools' GPUs and the split with the most goodput within --ttft / --tpot.
+        const auto choose_pools = [&] {
+            if (o->targets.any() && o->disaggregate == 0)
+                throw napkin::invalid_argument(std::string(o->targets.ttft_ms ? "--ttft" : "--tpot") +
+                                               " bounds the disaggregated split: give --disaggregate N");
+            for (const auto& [flag, name] :
+                 {std::pair{"--prefill-gpu", &o->prefill_gpu}, {"--decode-gpu", &o->decode_gpu}})
+                if (!name->empty() && o->disaggregate == 0)
+                    reject(flag, *name, "chooses a pool's GPU: give --disaggregate N");
+            PoolChoice pools{pool_gpu("--prefill-gpu", o->prefill_gpu, gpu, setup),
+                             pool_gpu("--decode-gpu", o->decode_gpu, gpu, setup), std::nullopt};
+            if (o->disaggregate == 0) return pools;
+            require(o->disaggregate >= 2, "--disaggregate", count(o->disaggregate),
+                    "must be at least 2 (one prefill and one decode instance)");
+            // Requests offered: --arrival-rate (every request at once, as --concurrency max: the goodput).
+            DisaggregationQuery q{.instances = o->disaggregate,
+                                  .input_tokens = *o->input,
+                                  .output_tokens = *o->output,
+                                  .arrival_rate = per_second(std::isinf(o->arrival_rate) ? 0.0 : o->arrival_rate)};
+            if (o->targets.ttft_ms) q.ttft_bound = milliseconds(*o->targets.ttft_ms);
+            if (o->targets.tpot_ms) q.tpot_bound = milliseconds(*o->targets.tpot_ms);
+            if (max_concurrency(model, pools.prefill_gpu, layout, *o->input, setup) == 0)
+                reject(o->prefill_gpu.empty() ? "--gpu" : "--prefill-gpu", std::string(pools.prefill_gpu.name),
+                       "one prompt's cache does not fit beside the weights of a prefill instance");
+            pools.split =
+                best_disaggregation(model, pools.prefill_gpu, pools.decode_gpu, fabric, layout, q, setup, ring);
+            return pools;
+        };
+        if (simulate) {
+            const PoolChoice pools = choose_pools();
+            if (o->disaggregate != 0 && !pools.split)
+                reject("--disaggregate", std::to_string(o->disaggregate),
+                       "no split of the instances into prefill and decode pools meets --ttft / --tpot");
+            std::optional<SimulatedPools> simulated;
+            if (pools.split)
+                simulated = SimulatedPools{{pools.split->prefill_instances, pools.split->decode_instances},
+                                           pools.prefill_gpu,
+                                           pools.decode_gpu};
             return run_simulation(o->simulation, o->arrival_rate, model, gpu, fabric, layout, *o->input, *o->output,
-                                  setup, ring, o->json, o->svg);
+                                  setup, ring, o->json, o->svg, simulated);
+        }
         const long long most = max_concurrency(model, gpu, layout, length, setup);
         if (most == 0) {
             const ServingMemory empty = serving_memory(model, gpu, layout, 0, length, setup);
@@ -363,36 +404,9 @@ NAPKIN_COMMAND(app) {
                                std::to_string(k) + " in flight, or the queue grows without bound");
             }
         }
-        if (o->targets.any() && o->disaggregate == 0)
-            throw napkin::invalid_argument(std::string(o->targets.ttft_ms ? "--ttft" : "--tpot") +
-                                           " bounds the disaggregated split: give --disaggregate N");
         const std::vector<ServingEstimate> rows = serving_sweep(model, gpu, fabric, layout, workload, sweep, setup, ring);
         const ServingEstimate e = evaluate_serving(model, gpu, fabric, layout, workload, setup, ring);
-        std::optional<DisaggregatedEstimate> split;
-        for (const auto& [flag, name] : {std::pair{"--prefill-gpu", &o->prefill_gpu}, {"--decode-gpu", &o->decode_gpu}})
-            if (!name->empty() && o->disaggregate == 0)
-                reject(flag, *name, "chooses a pool's GPU: give --disaggregate N");
-        const Gpu prefill_gpu = pool_gpu("--prefill-gpu", o->prefill_gpu, gpu, setup);
-        const Gpu decode_gpu = pool_gpu("--decode-gpu", o->decode_gpu, gpu, setup);
-        if (o->disaggregate != 0) {
-            require(o->disaggregate >= 2, "--disaggregate", count(o->disaggregate),
-                    "must be at least 2 (one prefill and one decode instance)");
-            // Requests offered: --arrival-rate (every request at once, as --concurrency max: the goodput).
-            DisaggregationQuery q{.instances = o->disaggregate,
-                                  .input_tokens = workload.input_tokens,
-                                  .output_tokens = workload.output_tokens,
-                                  .arrival_rate = per_second(std::isinf(o->arrival_rate) ? 0.0 : o->arrival_rate)};
-            if (o->targets.ttft_ms) {
-                q.ttft_bound = milliseconds(*o->targets.ttft_ms);
-            }
-            if (o->targets.tpot_ms) {
-                q.tpot_bound = milliseconds(*o->targets.tpot_ms);
-            }
-            if (max_concurrency(model, prefill_gpu, layout, workload.input_tokens, setup) == 0)
-                reject(o->prefill_gpu.empty() ? "--gpu" : "--prefill-gpu", std::string(prefill_gpu.name),
-                       "one prompt's cache does not fit beside the weights of a prefill instance");
-            split = best_disaggregation(model, prefill_gpu, decode_gpu, fabric, layout, q, setup, ring);
-        }
+        const auto [prefill_gpu, decode_gpu, split] = choose_pools();
 
         if (!o->svg.empty()) {
             std::vector<std::string> labels;

@@ -12,6 +12,7 @@
 #include <napkin/io/serving_trace.hpp>
 #include <napkin/io/svg.hpp>
 #include <napkin/io/text_file.hpp>
+#include <napkin/serving/disaggregation.hpp>
 #include <napkin/serving/engine.hpp>
 
 #include <array>
@@ -148,6 +149,12 @@ inline void reject_simulation_flags(const CLI::App* sub) {
 
 inline std::string seconds_text(double s) { return to_string(seconds(s)); }
 
+// --disaggregate N in the simulator: the split the closed forms chose, and the pools' GPUs.
+struct SimulatedPools {
+    DisaggregatedPools pools;
+    Gpu prefill_gpu, decode_gpu;
+};
+
 inline nlohmann::json distribution_json(const Distribution& d) {
     return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99}};
 }
@@ -192,7 +199,8 @@ inline std::string requests_csv(const SimulationResult& r) {
 template <class Collective>
 void run_simulation(const SimulationOptions& o, double rate, const TransformerShape& model, const Gpu& gpu,
                     const ServingFabric& fabric, const ServingLayout& layout, long long input, long long output,
-                    const ServingSetup& setup, const Collective& collective, bool json, const std::string& svg) {
+                    const ServingSetup& setup, const Collective& collective, bool json, const std::string& svg,
+                    const std::optional<SimulatedPools>& split = std::nullopt) {
     require(o.requests >= 1 && o.requests <= (1LL << 24), "--requests", count(o.requests),
             "must be from 1 to 2^24 = 16777216");
     const auto scheduler = value_of(o.scheduler, scheduler_names);
@@ -257,7 +265,10 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
     limits.front_end_latency = front_end;
     const std::vector<Request> requests =
         o.trace.empty() ? generate_requests(t) : io::read_serving_trace("--trace", o.trace);
-    const SimulationResult r = simulate_serving(model, gpu, fabric, layout, requests, limits, setup, collective, draft);
+    const SimulationResult r =
+        split ? simulate_disaggregated_serving(model, split->prefill_gpu, split->decode_gpu, fabric, layout, requests,
+                                               split->pools, limits, setup, collective, draft)
+              : simulate_serving(model, gpu, fabric, layout, requests, limits, setup, collective, draft);
     const SimulationSummary s = summarize(r, slo);
     if (!o.csv.empty()) io::write_text_file("--csv", o.csv, requests_csv(r));
     if (!o.timeline.empty()) io::write_text_file("--timeline", o.timeline, steps_csv(r));
@@ -302,13 +313,20 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
                          {"preemptions", s.preemptions},
                          {"within_slo", s.within_slo},
                          {"goodput_requests_per_s", s.goodput}};
+        j["disaggregated"] = nullptr;
+        if (split)
+            j["disaggregated"] = {{"prefill_instances", split->pools.prefill_instances},
+                                  {"decode_instances", split->pools.decode_instances},
+                                  {"prefill_gpu", split->prefill_gpu.name},
+                                  {"decode_gpu", split->decode_gpu.name}};
         add_fabric_json(j, fabric);
         return print_json(j);
     }
-    printf_wrapped("%s on %lld x %s (tp %lld, pp %lld, ep %lld) over %s; %s weights, %s KV cache%s\n",
-                   std::string(model.name).c_str(), layout.gpus(), std::string(gpu.name).c_str(), layout.tp, layout.pp,
-                   layout.ep, fabric_text(fabric, layout).c_str(), std::string(to_string(setup.weights)).c_str(),
-                   std::string(to_string(setup.kv)).c_str(), kv_reads_text(setup));
+    printf_wrapped("%s on %lld x %s%s (tp %lld, pp %lld, ep %lld) over %s; %s weights, %s KV cache%s\n",
+                   std::string(model.name).c_str(), layout.gpus(), std::string(gpu.name).c_str(),
+                   split ? " per instance" : "", layout.tp, layout.pp, layout.ep, fabric_text(fabric, layout).c_str(),
+                   std::string(to_string(setup.weights)).c_str(), std::string(to_string(setup.kv)).c_str(),
+                   kv_reads_text(setup));
     const std::string arrivals = at_once               ? std::string("all at once")
                                  : o.burstiness == 1.0 ? "Poisson at " + format_fixed(rate, 3) + " requests/s"
                                                        : "gamma (burstiness " + format_fixed(o.burstiness, 2) +
@@ -324,6 +342,12 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
         "tokens\n",
         std::string(to_string(*scheduler)).c_str(), o.max_num_seqs, o.max_num_batched_tokens, r.kv_blocks,
         setup.kv_block_tokens);
+    if (split)
+        printf_wrapped(
+            "disaggregated: %lld prefill instance(s) on %s, %lld decode instance(s) on %s (the split the closed "
+            "forms choose); each prompt's cache sent to a decode instance\n",
+            split->pools.prefill_instances, std::string(split->prefill_gpu.name).c_str(), split->pools.decode_instances,
+            std::string(split->decode_gpu.name).c_str());
     if (front_end > 0.0)
         printf_wrapped("front end: %s a request, in its TTFT and end to end (HTTP, tokenising)\n",
                        seconds_text(front_end).c_str());

@@ -6,6 +6,7 @@
 
 #include <napkin/layer_map.hpp>
 #include <napkin/serving.hpp>
+#include <napkin/serving/disaggregation.hpp>
 #include <napkin/serving/engine.hpp>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace napkin::python {
@@ -248,7 +250,8 @@ void bind_serving(py::module_& m) {
         [](const TransformerShape& model, const Gpu& gpu, const ServingFabric& link, const ServingLayout& layout,
            long long input_tokens, long long output_tokens, double arrival_rate, long long request_count,
            std::uint64_t seed, const std::string& scheduler, long long max_num_seqs, long long max_num_batched_tokens,
-           const ServingSetup& setup, const std::optional<double>& base_latency, double front_end_latency) {
+           const ServingSetup& setup, const std::optional<double>& base_latency, double front_end_latency,
+           const std::optional<std::pair<long long, long long>>& disaggregate, const std::optional<Gpu>& decode_gpu) {
             TrafficSpec t;
             t.requests = request_count;
             t.seed = seed;
@@ -269,6 +272,12 @@ void bind_serving(py::module_& m) {
             require(front_end_latency >= 0.0 && front_end_latency <= 3600.0, "front_end_latency", front_end_latency,
                     "must be from 0 to 3600 s");
             limits.front_end_latency = front_end_latency;
+            if (decode_gpu && !disaggregate)
+                reject("decode_gpu", std::string(decode_gpu->name), "chooses the decode pool's GPU: give disaggregate");
+            if (disaggregate)
+                return simulation_dict(simulate_disaggregated_serving(
+                    model, gpu, decode_gpu.value_or(gpu), link, layout, generate_requests(t),
+                    {disaggregate->first, disaggregate->second}, limits, setup, ring_of(base_latency)));
             return simulation_dict(simulate_serving(model, gpu, link, layout, generate_requests(t), limits, setup,
                                                     ring_of(base_latency)));
         },
@@ -276,10 +285,12 @@ void bind_serving(py::module_& m) {
         py::arg("output_tokens"), py::arg("arrival_rate"), py::arg("requests") = 1000, py::arg("seed") = 1,
         py::arg("scheduler") = "continuous", py::arg("max_num_seqs") = 256, py::arg("max_num_batched_tokens") = 8192,
         py::arg("setup") = default_serving_setup, py::arg("base_latency") = py::none(),
-        py::arg("front_end_latency") = 0.0,
+        py::arg("front_end_latency") = 0.0, py::arg("disaggregate") = py::none(), py::arg("decode_gpu") = py::none(),
         "The request-level simulator, as `napkin serve --arrival-rate R`: Poisson arrivals (inf: all at once) of "
         "fixed lengths through the scheduler; front_end_latency: seconds a request spends in the server in front of "
-        "the engine, in its TTFT and end to end (0.0032 fits TensorRT-LLM behind Triton). Returns {'summary': "
+        "the engine, in its TTFT and end to end (0.0032 fits TensorRT-LLM behind Triton); disaggregate=(P, D): P "
+        "prefill instances of the layout on gpu and D decode instances on decode_gpu (default gpu), each prompt's "
+        "cache sent between them (as `napkin serve --disaggregate`, which picks P and D). Returns {'summary': "
         "percentiles and throughput, 'requests': one row "
         "per request (a pandas DataFrame when pandas imports)}.");
     m.def(

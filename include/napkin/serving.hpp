@@ -1220,6 +1220,24 @@ struct DisaggregationQuery {
     PerSecond arrival_rate{};          // Poisson requests/s offered; 0: as many as the pools take
 };
 
+namespace detail {
+/// One prompt's KV cache from a prefill instance to a decode instance: each GPU sends its
+/// share, one point-to-point, inside a node when both pools are one kind of GPU and two
+/// instances fit in one, else on the network.
+template <CollectivePolicy Collective>
+[[nodiscard]] constexpr Seconds prompt_cache_transfer(const TransformerShape& m, const Gpu& prefill_gpu,
+                                                      const Gpu& decode_gpu, const ServingFabric& fabric,
+                                                      const ServingLayout& l, long long input_tokens,
+                                                      const ServingSetup& s, const Collective& collective) {
+    const Bytes cache = ceil_whole(kv_bytes_per_gpu(m, l, s.kv, tokens(count(input_tokens)), 1.0));
+    const bool one_kind = prefill_gpu.name == decode_gpu.name && prefill_gpu.memory == decode_gpu.memory &&
+                          prefill_gpu.memory_bandwidth == decode_gpu.memory_bandwidth &&
+                          prefill_gpu.peak_flops == decode_gpu.peak_flops;
+    const bool same_node = one_kind && 2 * l.gpus() <= fabric.gpus_per_node;
+    return collective.point_to_point(cache, same_node ? fabric.intra : fabric.inter).total();
+}
+}  // namespace detail
+
 /// The largest load ρ one M/D/1 server with service time `service` may carry
 /// while the mean response (service + wait) stays within `bound` (1 when unbounded).
 [[nodiscard]] constexpr double md1_admissible_load(Seconds service, Seconds bound) {
@@ -1261,12 +1279,8 @@ template <CollectivePolicy Collective = Ring>
     const long long length = q.input_tokens + q.output_tokens;
     const Seconds tp1 = prefill_time(m, prefill_gpu, fabric, l, 1, q.input_tokens, s, collective).total();
     const double load = md1_admissible_load(tp1, q.ttft_bound);
-    const Bytes cache = ceil_whole(kv_bytes_per_gpu(m, l, s.kv, tokens(count(q.input_tokens)), 1.0));
-    const bool one_kind = prefill_gpu.name == decode_gpu.name && prefill_gpu.memory == decode_gpu.memory &&
-                          prefill_gpu.memory_bandwidth == decode_gpu.memory_bandwidth &&
-                          prefill_gpu.peak_flops == decode_gpu.peak_flops;
-    const bool same_node = one_kind && 2 * l.gpus() <= fabric.gpus_per_node;
-    const Seconds transfer = collective.point_to_point(cache, same_node ? fabric.intra : fabric.inter).total();
+    const Seconds transfer =
+        detail::prompt_cache_transfer(m, prefill_gpu, decode_gpu, fabric, l, q.input_tokens, s, collective);
     // The decode instance's best N: the most N·/TPOT within the bound and memory.
     const long long most = std::min(max_concurrency(m, decode_gpu, l, length, s), q.max_concurrency);
     const double ctx = count(q.input_tokens) + count(q.output_tokens) / 2.0;

@@ -252,10 +252,10 @@ foreach(bad IN ITEMS "scheduler|--arrival-rate 4 --scheduler fifo|--scheduler = 
                      "front_end_unit|--arrival-rate 4 --front-end-latency 3|--front-end-latency = \"3\": not a time"
                      "front_end_long|--arrival-rate 4 --front-end-latency 2h|--front-end-latency = \"2h\": must be from 0 to 1 h"
                      "front_end_closed|--concurrency 4 --front-end-latency 3ms|--front-end-latency = \"3ms\": applies to the simulator only"
-                     "disaggregate|--arrival-rate 4 --disaggregate 2|--disaggregate = \"2\": applies to the closed forms (one engine in the simulator)"
-                     "decode_gpu|--arrival-rate 4 --decode-gpu h200-sxm|--decode-gpu = \"h200-sxm\": applies to the closed forms"
-                     "ttft|--arrival-rate 4 --ttft 2s|--ttft = \"2s\": applies to the closed forms"
-                     "prefill_chunk|--arrival-rate 4 --prefill-chunk 512|--prefill-chunk = \"512\": applies to the closed forms"
+                     "prefill_chunk|--arrival-rate 4 --prefill-chunk 512|--prefill-chunk = \"512\": is the closed forms' chunk"
+                     "ttft_alone|--arrival-rate 4 --ttft 2s|--ttft bounds the disaggregated split: give --disaggregate N"
+                     "decode_gpu_alone|--arrival-rate 4 --decode-gpu h200-sxm|--decode-gpu = \"h200-sxm\": chooses a pool's GPU: give --disaggregate N"
+                     "no_split|--arrival-rate 4 --disaggregate 4 --ttft 1ms|--disaggregate = \"4\": no split of the instances into prefill and decode pools meets"
                      "flag_with_closed_form|--concurrency 8 --scheduler inflight|--scheduler = \"inflight\": applies to the simulator only")
   string(REPLACE "|" ";" parts "${bad}")
   list(GET parts 0 name)
@@ -454,3 +454,9 @@ endforeach()
 napkin_check_output(cli.serve.simulate_front_end
   COMMAND $<TARGET_FILE:napkin-cli> ${serve_8b} --arrival-rate 4 --requests 20 --front-end-latency 3.2ms
   EXPECT "front end: 3.20 ms a request, in its TTFT and end to end")
+# --disaggregate with the simulator: the split best_disaggregation chooses for 3 instances (2 prefill on the
+# H100, 1 decode on the H200; tests/unit/serving_simulator.cpp checks the pools by hand), simulated.
+napkin_check_output(cli.serve.simulate_disaggregated
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_8b} --arrival-rate 4 --requests 50 --disaggregate 3 --decode-gpu h200-sxm
+          --json
+  EXPECT "\"prefill_instances\": 2" "\"decode_instances\": 1" "\"decode_gpu\": \"h200-sxm\"" "\"requests\": 50")

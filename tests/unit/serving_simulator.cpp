@@ -11,6 +11,7 @@
 #include <napkin/io/serving_runs.hpp>
 #include <napkin/io/serving_trace.hpp>
 #include <napkin/serving.hpp>
+#include <napkin/serving/disaggregation.hpp>
 #include <napkin/serving/engine.hpp>
 #include <napkin/serving/measured.hpp>
 #include <napkin/serving/simulator.hpp>
@@ -318,6 +319,78 @@ TEST_SUITE("serving simulator") {
         const Seconds seven_and_chunk = turn({7, 7.0 * 1000.0, chunk, 1, 0});
         CHECK(piped(mixed) == std::max(eight, seven_and_chunk));
         CHECK(piped(mixed) < turn(mixed));
+    }
+
+    TEST_CASE("a request whose prompt is cached decodes from its first step: O tokens in O steps") {
+        // 16 + 3 tokens, the prompt's cache sent along, every step 1 ms: tokens at 1, 2 and 3 ms.
+        const std::vector<Request> one{{0.0, 16, 3, 0, true}};
+        for (const Scheduler scheduler :
+             {Scheduler::continuous, Scheduler::inflight, Scheduler::prefill_first, Scheduler::static_batch}) {
+            CAPTURE(to_string(scheduler));
+            EngineLimits limits;
+            limits.scheduler = scheduler;
+            const SimulationResult r = simulate(one, limits, FixedStep{1e-3});
+            CHECK(r.requests[0].first_token == doctest::Approx(1e-3));
+            CHECK(r.requests[0].finish == doctest::Approx(3e-3));
+            CHECK(r.steps.size() == 3);
+            CHECK(r.steps[0].prefill_tokens == 0);
+        }
+        CHECK(test::error_of([] {
+                  return simulate({{0.0, 16, 3, 4, true}}, EngineLimits{}, FixedStep{1e-3});
+              }) == "request prefix tokens = 4: must be 0 for a request whose whole prompt is cached");
+    }
+
+    TEST_CASE("disaggregated pools by hand: the prefill's first token, the transfer, then the decode's") {
+        // Steps of 1 ms, a transfer of 0.5 ms. One request of 16 + 3 tokens at 0: its prompt step
+        // ends at 1 ms (the first token), its cache reaches the decode instance at 1.5 ms, whose
+        // steps give tokens at 2.5 and 3.5 ms: TTFT 1 ms, end to end 3.5 ms, gaps 1.5 and 1 ms.
+        const auto half_ms = [](const Request&) { return 0.5e-3; };
+        const SimulationResult r = simulate_disaggregated({{0.0, 16, 3}}, {1, 1}, EngineLimits{}, EngineLimits{},
+                                                          FixedStep{1e-3}, FixedStep{1e-3}, half_ms);
+        REQUIRE(r.requests.size() == 1);
+        CHECK(r.requests[0].ttft() == doctest::Approx(1e-3));
+        CHECK(r.requests[0].e2e() == doctest::Approx(3.5e-3));
+        const SimulationSummary s = summarize(r);
+        CHECK(s.itl.mean == doctest::Approx(1.25e-3));
+        CHECK(s.steps == 3);
+        // Two prefill instances take two requests at 0 at once (round robin): both first tokens at
+        // 1 ms; one decode instance decodes both together. A one-token answer never leaves the prefill.
+        const SimulationResult two =
+            simulate_disaggregated({{0.0, 16, 3}, {0.0, 16, 3}, {0.0, 16, 1}}, {2, 1}, EngineLimits{}, EngineLimits{},
+                                   FixedStep{1e-3}, FixedStep{1e-3}, half_ms);
+        CHECK(two.requests[0].first_token == doctest::Approx(1e-3));
+        CHECK(two.requests[1].first_token == doctest::Approx(1e-3));
+        CHECK(two.requests[1].finish == doctest::Approx(3.5e-3));
+        // The third shares the first prefill instance's step (two prompts within the token budget):
+        // its one token at 1 ms, and it is done.
+        CHECK(two.requests[2].finish == doctest::Approx(1e-3));
+        CHECK(two.steps.size() == 2 + 2);  // a prompt step on each prefill instance, two decode steps
+        // A front end, applied once.
+        EngineLimits served;
+        served.front_end_latency = 4e-3;
+        CHECK(simulate_disaggregated({{0.0, 16, 3}}, {1, 1}, served, served, FixedStep{1e-3}, FixedStep{1e-3}, half_ms)
+                  .requests[0]
+                  .e2e() == doctest::Approx(7.5e-3));
+        CHECK(test::error_of([&] {
+                  return simulate_disaggregated({{0.0, 16, 3}}, {0, 1}, EngineLimits{}, EngineLimits{}, FixedStep{1e-3},
+                                                FixedStep{1e-3}, half_ms);
+              }) == "prefill instances = 0: must be from 1 to 2^20");
+    }
+
+    TEST_CASE("disaggregated Llama 3.1 8B, H100 prompts and H200 tokens: a lone request's TTFT is prefill_time") {
+        // Requests 10 s apart never wait: TTFT is one prompt's prefill on the H100; the first gap is the
+        // cache's transfer (best_disaggregation's) and one decode step on the H200 at the prompt's length.
+        const Gpu& h200 = catalog::h200_sxm;
+        const ServingFabric fabric = nvlink;
+        const std::vector<Request> lone{{0.0, 2048, 2}, {10.0, 2048, 2}};
+        const SimulationResult r =
+            simulate_disaggregated_serving(llama8b, h100, h200, fabric, {}, lone, {1, 1}, EngineLimits{});
+        const Seconds prefill = prefill_time(llama8b, h100, fabric, {}, 1, 2048, default_serving_setup).total();
+        CHECK(r.requests[1].ttft() == doctest::Approx(prefill.value()).epsilon(1e-12));
+        const DisaggregationQuery q{.instances = 2, .input_tokens = 2048, .output_tokens = 2};
+        const Seconds transfer = best_disaggregation(llama8b, h100, h200, fabric, {}, q)->kv_transfer;
+        const Seconds step = decode_step(llama8b, h200, fabric, {}, {1, tokens(2048)}, default_serving_setup).total();
+        CHECK(r.requests[1].e2e() - r.requests[1].ttft() == doctest::Approx((transfer + step).value()).epsilon(1e-12));
     }
 
     TEST_CASE("percentiles as numpy.percentile: 1 … 100 has p50 50.5, p90 90.1, p99 99.01") {

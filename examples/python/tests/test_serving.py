@@ -360,6 +360,26 @@ def test_simulate_serving_front_end_latency_adds_to_ttft_not_itl(napkin_cli):
                                 front_end_latency=-1.0)
 
 
+def test_simulate_serving_disaggregated_equals_napkin_serve_json(napkin_cli):
+    # 3 instances: --disaggregate picks 2 prefill (H100) + 1 decode (H200); the same pools from Python, every
+    # GPU on one NVLink (--link), so the caches cross the same link.
+    j = napkin_cli("serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--input-tokens", 500, "--output-tokens",
+                   200, "--arrival-rate", 4, "--requests", 50, "--disaggregate", 3, "--decode-gpu", "h200-sxm",
+                   "--link", "nvlink4")
+    assert (j["disaggregated"]["prefill_instances"], j["disaggregated"]["decode_instances"]) == (2, 1)
+    r = napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
+                                napkin.ServingLayout(), 500, 200, arrival_rate=4, requests=50, disaggregate=(2, 1),
+                                decode_gpu=catalog.gpu("h200-sxm"))
+    for key in ("ttft_s", "itl_s", "e2e_s"):
+        assert close(r["summary"][key]["mean"], j[key]["mean"]), key
+    with pytest.raises(ValueError, match="decode_gpu"):
+        napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
+                                napkin.ServingLayout(), 10, 10, arrival_rate=1, decode_gpu=catalog.gpu("h200-sxm"))
+    with pytest.raises(ValueError, match="prefill instances"):
+        napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
+                                napkin.ServingLayout(), 10, 10, arrival_rate=1, disaggregate=(0, 1))
+
+
 def test_simulate_serving_bad_input_names_it():
     with pytest.raises(ValueError, match="scheduler"):
         napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),

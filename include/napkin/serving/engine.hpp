@@ -80,17 +80,14 @@ struct StepPrice {
     }
 };
 
-/// The traffic through an engine with `limits` on the layout; the limits' KV
-/// blocks are the memory's (kv_cache_blocks) unless smaller ones are given.
-template <CollectivePolicy Collective = Ring>
-[[nodiscard]] SimulationResult simulate_serving(const TransformerShape& m, const Gpu& gpu, const ServingFabric& fabric,
-                                                const ServingLayout& l, const std::vector<Request>& requests,
-                                                EngineLimits limits, const ServingSetup& s = default_serving_setup,
-                                                const Collective& collective = default_ring_collective,
-                                                const std::optional<TransformerShape>& draft = std::nullopt) {
+namespace detail {
+/// The limits of an engine of the layout on `gpu`, checked: its KV blocks the memory's
+/// (kv_cache_blocks) unless smaller ones are given, and every request within the context.
+[[nodiscard]] inline EngineLimits engine_limits_on(const TransformerShape& m, const Gpu& gpu, const ServingLayout& l,
+                                                   const std::vector<Request>& requests, EngineLimits limits,
+                                                   const ServingSetup& s) {
     (void)validated(m);
     (void)validated(gpu);
-    (void)validated(fabric);
     (void)validated(l, m);
     (void)validated(s);
     require_computable(gpu, s.weights);
@@ -100,6 +97,20 @@ template <CollectivePolicy Collective = Ring>
             "holds the weights and working memory but leaves no room for a KV cache");
     limits.kv_blocks = std::min(limits.kv_blocks, blocks);
     limits.block_tokens = s.kv_block_tokens;
+    return limits;
+}
+}  // namespace detail
+
+/// The traffic through an engine with `limits` on the layout; the limits' KV
+/// blocks are the memory's (kv_cache_blocks) unless smaller ones are given.
+template <CollectivePolicy Collective = Ring>
+[[nodiscard]] SimulationResult simulate_serving(const TransformerShape& m, const Gpu& gpu, const ServingFabric& fabric,
+                                                const ServingLayout& l, const std::vector<Request>& requests,
+                                                EngineLimits limits, const ServingSetup& s = default_serving_setup,
+                                                const Collective& collective = default_ring_collective,
+                                                const std::optional<TransformerShape>& draft = std::nullopt) {
+    (void)validated(fabric);
+    limits = detail::engine_limits_on(m, gpu, l, requests, limits, s);
     if (draft) {
         (void)validated(*draft);
         require(limits.draft_tokens > 0, "draft tokens", count(limits.draft_tokens),

@@ -156,6 +156,8 @@ public:
             require_at_least_one("request output tokens", r.output);
             require(r.prefix >= 0 && r.prefix < r.input, "request prefix tokens", count(r.prefix),
                     "must be below the request's input tokens");
+            require(!r.prompt_cached || r.prefix == 0, "request prefix tokens", count(r.prefix),
+                    "must be 0 for a request whose whole prompt is cached");
             prefix = std::max(prefix, r.prefix);
         }
         // One copy of the shared prefix's blocks, held for the whole run.
@@ -212,7 +214,7 @@ public:
 private:
     [[nodiscard]] Running start(std::size_t i) const {
         const Request& r = requests_[i];
-        return {i, r.input, r.prefix, 0, 0, r.prefix, 0.0};
+        return {i, r.input, r.prompt_cached ? r.input : r.prefix, 0, 0, r.prefix, 0.0};
     }
     [[nodiscard]] long long blocks(long long cached, const Running& s) const {
         return blocks_for(cached - s.shared, limits_.block_tokens);
@@ -252,6 +254,20 @@ private:
             if (running_.size() <= i) return false;
         }
         return true;
+    }
+    // A waiting sequence's first decode: its token and the drafts, within its whole length.
+    [[nodiscard]] long long first_decode_positions(const Running& s) const {
+        const Request& r = requests_[s.request];
+        return std::min(1 + limits_.draft_tokens, r.input + r.output - s.cached);
+    }
+    // Running sequence i just admitted: the next `tokens` of its prompt, or its first decode
+    // when the prompt is all cached (`rest` = 0).
+    void admit(std::size_t running_index, long long rest, long long tokens) {
+        if (rest == 0) {
+            add_decode(running_index);
+        } else {
+            add_chunk(running_index, tokens);
+        }
     }
     void add_chunk(std::size_t running_index, long long tokens) {
         Running& s = running_[running_index];
@@ -305,11 +321,12 @@ private:
             const long long rest = s.prompt - s.cached;
             // In-flight batching takes a prompt whole, or in chunks when no step could hold it whole.
             if (reserve && rest > budget && rest <= limits_.max_num_batched_tokens) break;
-            const long long want = std::min(rest, budget);
+            // A prompt already cached (sent by a prefill instance) decodes in the step that admits it.
+            const long long want = rest == 0 ? first_decode_positions(s) : std::min(rest, budget);
             if (!take(s, reserve ? whole_life_blocks(s) : blocks(s.cached + want, s))) break;
             waiting_.pop_front();
             running_.push_back(s);
-            add_chunk(running_.size() - 1, want);
+            admit(running_.size() - 1, rest, want);
             budget -= want;
         }
     }
@@ -322,10 +339,12 @@ private:
             Running s = waiting_.front();
             const long long rest = s.prompt - s.cached;
             if (!whole_batch && any && rest > budget) break;
-            if (!take(s, whole_batch ? whole_life_blocks(s) : blocks(s.prompt, s))) break;
+            if (!take(s, whole_batch ? whole_life_blocks(s)
+                                     : blocks(rest == 0 ? s.cached + first_decode_positions(s) : s.prompt, s)))
+                break;
             waiting_.pop_front();
             running_.push_back(s);
-            add_chunk(running_.size() - 1, rest);
+            admit(running_.size() - 1, rest, rest);
             budget -= rest;
             any = true;
         }

@@ -27,6 +27,9 @@ struct Request {
     long long input = 1;   // prompt tokens
     long long output = 1;  // tokens to generate
     long long prefix = 0;  // leading prompt tokens already cached (a prefix-cache hit)
+    // The whole prompt's KV cache comes with the request (sent by a disaggregated prefill
+    // instance): it decodes from its first step.
+    bool prompt_cached = false;
 };
 
 /// SplitMix64 (Steele, Lea and Flood 2014, "Fast splittable pseudorandom number
