@@ -208,6 +208,9 @@ TEST_SUITE("serving simulator") {
         // Predictions already long: no negative front end.
         CHECK(front_end_fit({{10e-3, 8e-3}, {10e-3, 9e-3}}) == 0.0);
         CHECK(front_end_fit({}) == 0.0);
+        CHECK(test::error_of([] {
+                  return front_end_fit({{10e-3, 0.0}});
+              }) == "measured TTFT (s) = 0: must be positive and finite, its prediction finite");
     }
 
     TEST_CASE("a static batch replays evaluate_serving: TTFT the batch's prefill, then O − 1 decode steps") {
@@ -375,6 +378,15 @@ TEST_SUITE("serving simulator") {
                   return simulate_disaggregated({{0.0, 16, 3}}, {0, 1}, EngineLimits{}, EngineLimits{}, FixedStep{1e-3},
                                                 FixedStep{1e-3}, half_ms);
               }) == "prefill instances = 0: must be from 1 to 2^20");
+        served.front_end_latency = std::nan("");
+        CHECK(test::error_of([&] {
+                  return simulate_disaggregated({{0.0, 16, 3}}, {1, 1}, served, served, FixedStep{1e-3},
+                                                FixedStep{1e-3}, half_ms);
+              }).find("front-end latency (s) = nan") == 0);
+        CHECK(test::error_of([&] {
+                  return simulate_disaggregated({}, {1, 1}, EngineLimits{}, EngineLimits{}, FixedStep{1e-3},
+                                                FixedStep{1e-3}, half_ms);
+              }) == "requests = 0: must be at least 1");
     }
 
     TEST_CASE("disaggregated Llama 3.1 8B, H100 prompts and H200 tokens: a lone request's TTFT is prefill_time") {

@@ -52,7 +52,9 @@ template <class PrefillPrice, class DecodePrice, class Transfer>
             count(pools.prefill_instances), "must be from 1 to 2^20");
     require(pools.decode_instances >= 1 && pools.decode_instances <= (1LL << 20), "decode instances",
             count(pools.decode_instances), "must be from 1 to 2^20");
+    require(!requests.empty(), "requests", 0.0, "must be at least 1");
     const double front_end = prefill_limits.front_end_latency;
+    require(front_end >= 0.0 && front_end <= 3600.0, "front-end latency (s)", front_end, "must be from 0 to 3600 s");
     prefill_limits.front_end_latency = decode_limits.front_end_latency = 0.0;
     const std::size_t n = requests.size();
     SimulationResult out;

@@ -128,7 +128,11 @@ inline constexpr std::array<long long, 7> batch_limits{64, 128, 256, 512, 1024, 
 [[nodiscard]] inline double front_end_fit(std::vector<std::pair<double, double>> ttft) {
     std::vector<std::pair<double, double>> gaps;  // {measured − predicted, weight}
     double total = 0.0;
-    for (const auto& [predicted, measured] : ttft) gaps.emplace_back(measured - predicted, 1.0 / measured);
+    for (const auto& [predicted, measured] : ttft) {
+        require(std::isfinite(predicted) && measured > 0.0 && std::isfinite(measured), "measured TTFT (s)", measured,
+                "must be positive and finite, its prediction finite");
+        gaps.emplace_back(measured - predicted, 1.0 / measured);
+    }
     for (const auto& g : gaps) total += g.second;
     std::sort(gaps.begin(), gaps.end());
     double below = 0.0;

@@ -113,6 +113,7 @@ struct SimulationResult {
 /// request's first and last token that much later than the engine gave them
 /// (its token gaps are the engine's); replaces the run's own front end.
 [[nodiscard]] inline SimulationResult with_front_end_latency(SimulationResult r, double latency) {
+    require(latency >= 0.0 && latency <= 3600.0, "front-end latency (s)", latency, "must be from 0 to 3600 s");
     const double shift = latency - r.front_end_latency;
     for (RequestRecord& q : r.requests) q.first_token += shift, q.finish += shift;
     r.front_end_latency = latency;
