@@ -67,6 +67,7 @@ template <class PrefillPrice, class DecodePrice, class Transfer>
     // Each instance's share, in turn: requests k, k + pools, k + 2·pools, … of `order`.
     const auto share = [](const std::vector<std::size_t>& order, long long instance, long long instances) {
         std::vector<std::size_t> mine;
+        mine.reserve(order.size() / static_cast<std::size_t>(instances) + 1);
         for (auto j = static_cast<std::size_t>(instance); j < order.size(); j += static_cast<std::size_t>(instances))
             mine.push_back(order[j]);
         return mine;
@@ -77,6 +78,7 @@ template <class PrefillPrice, class DecodePrice, class Transfer>
         const std::vector<std::size_t> mine = share(arrival_order, i, pools.prefill_instances);
         if (mine.empty()) continue;
         std::vector<Request> prompts;
+        prompts.reserve(mine.size());
         for (std::size_t k : mine) {
             prompts.push_back(requests[k]);
             prompts.back().output = 1;  // the prefill gives the first token, and the request leaves
@@ -104,6 +106,7 @@ template <class PrefillPrice, class DecodePrice, class Transfer>
         const std::vector<std::size_t> mine = share(decode_order, i, pools.decode_instances);
         if (mine.empty()) continue;
         std::vector<Request> caches;
+        caches.reserve(mine.size());
         for (std::size_t k : mine)
             caches.push_back({cache_arrival[k], requests[k].input, requests[k].output - 1, 0, true});
         SimulationResult part = simulate(caches, decode_limits, decode_price);

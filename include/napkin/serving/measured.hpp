@@ -125,7 +125,7 @@ inline constexpr std::array<long long, 7> batch_limits{64, 128, 256, 512, 1024, 
 /// The front-end latency c ≥ 0 that minimises Σ |predicted + c − measured| / measured over
 /// {predicted, measured} TTFT pairs: a weighted median of measured − predicted, weights
 /// 1 / measured (the least sum of relative absolute errors); 0 without pairs.
-[[nodiscard]] inline double front_end_fit(std::vector<std::pair<double, double>> ttft) {
+[[nodiscard]] inline double front_end_fit(const std::vector<std::pair<double, double>>& ttft) {
     std::vector<std::pair<double, double>> gaps;  // {measured − predicted, weight}
     double total = 0.0;
     for (const auto& [predicted, measured] : ttft) {
@@ -192,7 +192,7 @@ struct InflightSourceFit {
                 for (const auto& [measure, value] : runs[i].measured)
                     if (measure == InflightMeasure::ttft_mean) ttft.emplace_back(predicted, value);
             }
-            const double latency = front_end_fit(std::move(ttft));
+            const double latency = front_end_fit(ttft);
             std::vector<std::vector<double>> errors;
             for (std::size_t k = 0; k < f.rows.size(); ++k)
                 errors.push_back(

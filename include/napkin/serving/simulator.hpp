@@ -105,7 +105,7 @@ struct SimulationResult {
     // The gaps between a sequence's successive token deliveries (several tokens at once with
     // speculative decoding): {gap, how many}, in step order.
     std::vector<std::pair<double, long long>> token_gaps;
-    long long kv_blocks = 0;  // the cache's size
+    long long kv_blocks = 0;         // the cache's size
     double front_end_latency = 0.0;  // seconds added to every request's tokens (EngineLimits)
 };
 
