@@ -337,6 +337,11 @@ NAPKIN_COMMAND(app) {
             PoolChoice pools{pool_gpu("--prefill-gpu", o->prefill_gpu, gpu, setup),
                              pool_gpu("--decode-gpu", o->decode_gpu, gpu, setup), std::nullopt};
             if (o->disaggregate == 0) return pools;
+            // A trace's requests have their own lengths; the split is chosen for one length.
+            if (!o->simulation.trace.empty() &&
+                (sub->count("--input-tokens") == 0 || sub->count("--output-tokens") == 0))
+                reject("--disaggregate", std::to_string(o->disaggregate),
+                       "chooses its split for one length: give --input-tokens and --output-tokens with --trace");
             require(o->disaggregate >= 2, "--disaggregate", count(o->disaggregate),
                     "must be at least 2 (one prefill and one decode instance)");
             // Requests offered: --arrival-rate (every request at once, as --concurrency max: the goodput).

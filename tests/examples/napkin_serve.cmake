@@ -276,6 +276,10 @@ napkin_check_output(cli.serve.simulate_trace
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm
           --trace ${CMAKE_CURRENT_SOURCE_DIR}/data/serving_trace.csv --json
   EXPECT "\"requests\": 3" "\"arrival_rate\": null" "serving_trace.csv")
+napkin_check_output(cli.serve.simulate.bad.trace_disaggregate_lengths
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm
+          --trace ${CMAKE_CURRENT_SOURCE_DIR}/data/serving_trace.csv --disaggregate 3
+  EXPECT "--disaggregate = \"3\": chooses its split for one length: give --input-tokens and --output-tokens" EXIT_CODE 2)
 napkin_check_output(cli.serve.simulate.bad.trace_and_rate
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm
           --trace ${CMAKE_CURRENT_SOURCE_DIR}/data/serving_trace.csv --arrival-rate 3
