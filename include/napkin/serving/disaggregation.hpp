@@ -41,7 +41,8 @@ struct DisaggregatedPools {
 /// pool, whose instances take those arrivals in turn, each starting from the cached
 /// prompt. Every request's record joins both: its first token the prefill's, its last
 /// the decode's; the gap between them is the transfer, the wait and the first decode
-/// step. Steps and KV blocks are both pools' together. The front end
+/// step. Steps and KV blocks are both pools' together, and the transfers' time is
+/// the run's time between engines (Little's law counts it). The front end
 /// (`prefill_limits.front_end_latency`) is applied once, to the joined run.
 template <class PrefillPrice, class DecodePrice, class Transfer>
 [[nodiscard]] SimulationResult simulate_disaggregated(const std::vector<Request>& requests,
@@ -98,6 +99,7 @@ template <class PrefillPrice, class DecodePrice, class Transfer>
     for (std::size_t k = 0; k < n; ++k)
         if (requests[k].output > 1) {
             cache_arrival[k] = out.requests[k].first_token + transfer(requests[k]);
+            out.between_engines += cache_arrival[k] - out.requests[k].first_token;
             decode_order.push_back(k);
         }
     std::stable_sort(decode_order.begin(), decode_order.end(),

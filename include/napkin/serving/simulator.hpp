@@ -107,6 +107,7 @@ struct SimulationResult {
     std::vector<std::pair<double, long long>> token_gaps;
     long long kv_blocks = 0;         // the cache's size
     double front_end_latency = 0.0;  // seconds added to every request's tokens (EngineLimits)
+    double between_engines = 0.0;    // request-seconds in no engine's queue (a disaggregated run's cache transfers)
 };
 
 /// The run as clients behind a front end of `latency` seconds see it: every
@@ -549,8 +550,8 @@ struct SimulationSummary {
         in_system += step.duration * count(step.running + step.waiting);
     }
     s.mean_batch = busy > 0.0 ? batch / busy : 0.0;
-    // Requests in the front end count as in the system too (Little's law over e2e).
-    in_system += r.front_end_latency * count(s.requests);
+    // Requests in the front end or between engines count as in the system too (Little's law over e2e).
+    in_system += r.front_end_latency * count(s.requests) + r.between_engines;
     s.mean_in_system = s.duration > 0.0 ? in_system / s.duration : 0.0;
     if (s.duration > 0.0) {
         s.requests_per_s = count(s.requests) / s.duration;
