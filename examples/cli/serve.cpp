@@ -277,13 +277,19 @@ NAPKIN_COMMAND(app) {
         // --sweep alone: continuous batching, its first concurrency the one printed in full.
         if (!o->sweep.empty() && !o->batch && !o->concurrency && o->arrival_rate == 0 && o->simulation.trace.empty())
             o->concurrency = parse_sweep(o->sweep).front();
-        const bool simulate = !o->batch && !o->concurrency && (o->arrival_rate > 0 || !o->simulation.trace.empty()) &&
+        const bool clients = o->simulation.clients.has_value();
+        const bool simulate = !o->batch && !o->concurrency &&
+                              (o->arrival_rate > 0 || !o->simulation.trace.empty() || clients) &&
                               !o->simulation.model_only;
         if (!o->simulation.trace.empty() && (o->batch || o->concurrency || o->arrival_rate > 0))
             reject("--trace", o->simulation.trace, "replays its own arrivals: give no --arrival-rate, --batch or --concurrency");
+        if (clients && (o->arrival_rate > 0 || !o->simulation.trace.empty()))
+            reject("--clients", std::to_string(*o->simulation.clients),
+                   "send each request as an answer ends: give no --arrival-rate, --concurrency max or --trace");
         if (!simulate && o->batch.has_value() == o->concurrency.has_value())
-            throw napkin::invalid_argument("give one of --batch (static batching) or --concurrency (continuous), or "
-                                           "--arrival-rate alone (the request-level simulator)");
+            throw napkin::invalid_argument(
+                "give one of --batch (static batching) or --concurrency (continuous), or "
+                "--arrival-rate or --clients alone (the request-level simulator)");
         if (!simulate) reject_simulation_flags(sub);
         if (simulate && !o->sweep.empty())
             reject("--sweep", o->sweep, "is the closed forms' frontier: give no --arrival-rate or --trace with it");

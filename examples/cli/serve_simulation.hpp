@@ -39,6 +39,7 @@ struct SimulationOptions {
     double prefix_share = 1.0;
     std::optional<std::string> slo_ttft, slo_tpot;
     std::string front_end_latency = "0s";
+    std::optional<long long> clients;  // a closed loop
     std::string csv;
     bool model_only = false;
     long long draft_tokens = 0;
@@ -66,6 +67,9 @@ inline void add_simulation_options(CLI::App* sub, SimulationOptions& o) {
     sub->add_option("--slo-ttft", o.slo_ttft,
                     "simulator: TTFT bound with its unit, 2s: goodput counts requests within");
     sub->add_option("--slo-tpot", o.slo_tpot, "simulator: TPOT bound with its unit, 50ms");
+    sub->add_option("--clients", o.clients,
+                    "simulator: a closed loop of N clients, each sending its next request as its last answer ends "
+                    "(a benchmark's --concurrency N; instead of --arrival-rate)");
     sub->add_option("--front-end-latency", o.front_end_latency,
                     "simulator: time a request spends in the server in front of the engine (HTTP, tokenising), "
                     "added to its TTFT and end to end, with its unit: 3.2ms fits TensorRT-LLM behind Triton (0s)");
@@ -134,6 +138,7 @@ inline constexpr std::array simulation_flags{"--requests",
                                              "--slo-ttft",
                                              "--slo-tpot",
                                              "--front-end-latency",
+                                             "--clients",
                                              "--csv",
                                              "--trace",
                                              "--timeline",
@@ -222,11 +227,13 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
     const double front_end = io::parse_time("--front-end-latency", o.front_end_latency).value();
     if (!(front_end >= 0.0 && front_end <= 3600.0))
         reject("--front-end-latency", o.front_end_latency, "must be from 0 to 1 h");
+    if (o.clients)
+        require(*o.clients >= 1 && *o.clients <= (1LL << 24), "--clients", count(*o.clients), "must be from 1 to 2^24");
 
     TrafficSpec t;
     t.requests = o.requests;
     t.seed = o.seed;
-    const bool at_once = std::isinf(rate);
+    const bool at_once = std::isinf(rate) || o.clients.has_value();  // a closed loop ignores the arrivals
     t.arrivals = {at_once               ? Arrivals::Kind::at_once
                   : o.burstiness == 1.0 ? Arrivals::Kind::poisson
                                         : Arrivals::Kind::gamma,
@@ -263,6 +270,7 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
     limits.max_num_seqs = o.max_num_seqs;
     limits.max_num_batched_tokens = o.max_num_batched_tokens;
     limits.front_end_latency = front_end;
+    limits.clients = o.clients.value_or(0);
     const std::vector<Request> requests =
         o.trace.empty() ? generate_requests(t) : io::read_serving_trace("--trace", o.trace);
     const SimulationResult r =
@@ -292,9 +300,10 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
                          {"max_num_batched_tokens", o.max_num_batched_tokens},
                          {"kv_cache_blocks", r.kv_blocks},
                          {"front_end_latency_s", front_end},
-                         {"arrival_rate", !o.trace.empty() ? nlohmann::json(nullptr)
-                                          : at_once        ? nlohmann::json("inf")
-                                                           : nlohmann::json(rate)},
+                         {"arrival_rate", !o.trace.empty() || o.clients ? nlohmann::json(nullptr)
+                                          : at_once                     ? nlohmann::json("inf")
+                                                                        : nlohmann::json(rate)},
+                         {"clients", o.clients ? nlohmann::json(*o.clients) : nlohmann::json(nullptr)},
                          {"trace", o.trace.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.trace)},
                          {"requests", s.requests},
                          {"seed", o.seed},
@@ -327,7 +336,8 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
                    split ? " per instance" : "", layout.tp, layout.pp, layout.ep, fabric_text(fabric, layout).c_str(),
                    std::string(to_string(setup.weights)).c_str(), std::string(to_string(setup.kv)).c_str(),
                    kv_reads_text(setup));
-    const std::string arrivals = at_once               ? std::string("all at once")
+    const std::string arrivals = o.clients             ? "a closed loop of " + std::to_string(*o.clients) + " clients"
+                                 : at_once             ? std::string("all at once")
                                  : o.burstiness == 1.0 ? "Poisson at " + format_fixed(rate, 3) + " requests/s"
                                                        : "gamma (burstiness " + format_fixed(o.burstiness, 2) +
                                                              ") at " + format_fixed(rate, 3) + " requests/s";

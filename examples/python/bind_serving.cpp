@@ -248,17 +248,25 @@ void bind_serving(py::module_& m) {
     m.def(
         "simulate_serving",
         [](const TransformerShape& model, const Gpu& gpu, const ServingFabric& link, const ServingLayout& layout,
-           long long input_tokens, long long output_tokens, double arrival_rate, long long request_count,
-           std::uint64_t seed, const std::string& scheduler, long long max_num_seqs, long long max_num_batched_tokens,
-           const ServingSetup& setup, const std::optional<double>& base_latency, double front_end_latency,
-           const std::optional<std::pair<long long, long long>>& disaggregate, const std::optional<Gpu>& decode_gpu) {
+           long long input_tokens, long long output_tokens, const std::optional<double>& arrival_rate,
+           long long request_count, std::uint64_t seed, const std::string& scheduler, long long max_num_seqs,
+           long long max_num_batched_tokens, const ServingSetup& setup, const std::optional<double>& base_latency,
+           double front_end_latency, const std::optional<std::pair<long long, long long>>& disaggregate,
+           const std::optional<Gpu>& decode_gpu, const std::optional<long long>& clients) {
             TrafficSpec t;
             t.requests = request_count;
             t.seed = seed;
-            require(!std::isnan(arrival_rate) && arrival_rate > 0.0, "arrival_rate", arrival_rate,
+            if (arrival_rate.has_value() == clients.has_value())
+                throw napkin::invalid_argument(
+                    "give one of arrival_rate (requests arrive on their own) or clients "
+                    "(a closed loop)");
+            const double rate = arrival_rate.value_or(std::numeric_limits<double>::infinity());
+            require(!std::isnan(rate) && rate > 0.0, "arrival_rate", rate,
                     "must be positive (inf: every request at once)");
-            t.arrivals = {std::isinf(arrival_rate) ? Arrivals::Kind::at_once : Arrivals::Kind::poisson,
-                          std::isinf(arrival_rate) ? 1.0 : arrival_rate, 1.0};
+            if (clients)
+                require(*clients >= 1 && *clients <= (1LL << 24), "clients", count(*clients), "must be from 1 to 2^24");
+            t.arrivals = {std::isinf(rate) ? Arrivals::Kind::at_once : Arrivals::Kind::poisson,
+                          std::isinf(rate) ? 1.0 : rate, 1.0};
             require_at_least_one("input_tokens", input_tokens);
             require_at_least_one("output_tokens", output_tokens);
             t.input = fixed_length(input_tokens);
@@ -272,6 +280,7 @@ void bind_serving(py::module_& m) {
             require(front_end_latency >= 0.0 && front_end_latency <= 3600.0, "front_end_latency", front_end_latency,
                     "must be from 0 to 3600 s");
             limits.front_end_latency = front_end_latency;
+            limits.clients = clients.value_or(0);
             if (decode_gpu && !disaggregate)
                 reject("decode_gpu", std::string(decode_gpu->name), "chooses the decode pool's GPU: give disaggregate");
             if (disaggregate)
@@ -282,15 +291,18 @@ void bind_serving(py::module_& m) {
                                                     ring_of(base_latency)));
         },
         py::arg("model"), py::arg("gpu"), py::arg("link"), py::arg("layout"), py::arg("input_tokens"),
-        py::arg("output_tokens"), py::arg("arrival_rate"), py::arg("requests") = 1000, py::arg("seed") = 1,
+        py::arg("output_tokens"), py::arg("arrival_rate") = py::none(), py::arg("requests") = 1000, py::arg("seed") = 1,
         py::arg("scheduler") = "continuous", py::arg("max_num_seqs") = 256, py::arg("max_num_batched_tokens") = 8192,
         py::arg("setup") = default_serving_setup, py::arg("base_latency") = py::none(),
         py::arg("front_end_latency") = 0.0, py::arg("disaggregate") = py::none(), py::arg("decode_gpu") = py::none(),
+        py::arg("clients") = py::none(),
         "The request-level simulator, as `napkin serve --arrival-rate R`: Poisson arrivals (inf: all at once) of "
         "fixed lengths through the scheduler; front_end_latency: seconds a request spends in the server in front of "
         "the engine, in its TTFT and end to end (0.0032 fits TensorRT-LLM behind Triton); disaggregate=(P, D): P "
         "prefill instances of the layout on gpu and D decode instances on decode_gpu (default gpu), each prompt's "
-        "cache sent between them (as `napkin serve --disaggregate`, which picks P and D). Returns {'summary': "
+        "cache sent between them (as `napkin serve --disaggregate`, which picks P and D); clients=N instead of "
+        "arrival_rate: a closed loop of N clients, each sending its next request as its last answer ends. Returns "
+        "{'summary': "
         "percentiles and throughput, 'requests': one row "
         "per request (a pandas DataFrame when pandas imports)}.");
     m.def(

@@ -242,7 +242,7 @@ foreach(bad IN ITEMS "scheduler|--arrival-rate 4 --scheduler fifo|--scheduler = 
                      "distribution|--arrival-rate 4 --input-distribution uniform:5|--input-distribution = \"uniform:5\": must be fixed, uniform:LO:HI"
                      "rate_negative|--arrival-rate -1|--arrival-rate = -1: must not be negative"
                      "rate_inf_closed_form|--arrival-rate inf --concurrency 4|--arrival-rate = inf: must be finite with --batch or --concurrency"
-                     "none|--prefill-chunk 0|give one of --batch (static batching) or --concurrency (continuous), or --arrival-rate alone"
+                     "none|--prefill-chunk 0|give one of --batch (static batching) or --concurrency (continuous), or --arrival-rate or --clients alone"
                      "requests|--arrival-rate 4 --requests 0|--requests = 0: must be from 1 to 2^24"
                      "too_many_tokens|--arrival-rate 4 --requests 16000000|--requests = 16000000: times the mean output tokens must be at most 2^28"
                      "slo|--arrival-rate 4 --slo-ttft 2|--slo-ttft = \"2\": not a time"
@@ -252,6 +252,9 @@ foreach(bad IN ITEMS "scheduler|--arrival-rate 4 --scheduler fifo|--scheduler = 
                      "front_end_unit|--arrival-rate 4 --front-end-latency 3|--front-end-latency = \"3\": not a time"
                      "front_end_long|--arrival-rate 4 --front-end-latency 2h|--front-end-latency = \"2h\": must be from 0 to 1 h"
                      "front_end_closed|--concurrency 4 --front-end-latency 3ms|--front-end-latency = \"3ms\": applies to the simulator only"
+                     "clients_and_rate|--clients 8 --arrival-rate 4|--clients = \"8\": send each request as an answer ends: give no --arrival-rate"
+                     "clients_zero|--clients 0|--clients = 0: must be from 1 to 2^24"
+                     "clients_closed|--concurrency 4 --clients 8|--clients = \"8\": applies to the simulator only"
                      "prefill_chunk|--arrival-rate 4 --prefill-chunk 512|--prefill-chunk = \"512\": is the closed forms' chunk"
                      "ttft_alone|--arrival-rate 4 --ttft 2s|--ttft bounds the disaggregated split: give --disaggregate N"
                      "decode_gpu_alone|--arrival-rate 4 --decode-gpu h200-sxm|--decode-gpu = \"h200-sxm\": chooses a pool's GPU: give --disaggregate N"
@@ -458,6 +461,10 @@ endforeach()
 napkin_check_output(cli.serve.simulate_front_end
   COMMAND $<TARGET_FILE:napkin-cli> ${serve_8b} --arrival-rate 4 --requests 20 --front-end-latency 3.2ms
   EXPECT "front end: 3.20 ms a request, in its TTFT and end to end")
+# A closed loop: 8 clients, each sending its next request as its last answer ends (a benchmark's concurrency).
+napkin_check_output(cli.serve.simulate_clients
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_8b} --clients 8 --requests 40 --json
+  EXPECT "\"clients\": 8" "\"arrival_rate\": null" "\"requests\": 40")
 # --disaggregate with the simulator: the split best_disaggregation chooses for 3 instances (2 prefill on the
 # H100, 1 decode on the H200; tests/unit/serving_simulator.cpp checks the pools by hand), simulated.
 napkin_check_output(cli.serve.simulate_disaggregated

@@ -209,6 +209,48 @@ TEST_SUITE("serving simulator") {
               "front-end latency (s) = -0.001: must be from 0 to 3600 s");
     }
 
+    TEST_CASE("a closed loop of clients: each sends its next request as its last token comes") {
+        // Requests of 16 + 3 tokens, every step 1 ms: a request is 3 steps (its prompt gives the first
+        // token, two decodes the rest). One client: one after another, 3 ms each, TTFT 1 ms; ten take
+        // 30 ms, 333.3 requests/s.
+        const std::vector<Request> ten(10, Request{0.0, 16, 3, 0});
+        EngineLimits one;
+        one.clients = 1;
+        const SimulationSummary a = summarize(simulate(ten, one, FixedStep{1e-3}));
+        CHECK(a.duration == doctest::Approx(30e-3));
+        CHECK(a.requests_per_s == doctest::Approx(1000.0 / 3.0));
+        CHECK(a.ttft.p99 == doctest::Approx(1e-3));
+        CHECK(a.e2e.mean == doctest::Approx(3e-3));
+        // Four clients and a step that costs 1 ms whatever it holds: four at a time, 3 ms a round,
+        // forty in 30 ms; always four in the system (Little's law: 4 = X·R = 1333.3/s × 3 ms).
+        const std::vector<Request> forty(40, Request{0.0, 16, 3, 0});
+        EngineLimits four;
+        four.clients = 4;
+        const SimulationSummary b = summarize(simulate(forty, four, FixedStep{1e-3}));
+        CHECK(b.duration == doctest::Approx(30e-3));
+        CHECK(b.mean_in_system == doctest::Approx(4.0).epsilon(0.01));
+        CHECK(b.requests_per_s * b.e2e.mean == doctest::Approx(4.0).epsilon(1e-9));
+        // Behind a 2 ms front end one client's request takes 3 + 2 ms: 200 requests/s, TTFT 3 ms.
+        one.front_end_latency = 2e-3;
+        const SimulationSummary c = summarize(simulate(ten, one, FixedStep{1e-3}));
+        CHECK(c.requests_per_s == doctest::Approx(200.0).epsilon(1e-9));
+        CHECK(c.ttft.mean == doctest::Approx(3e-3));
+        CHECK(c.e2e.mean == doctest::Approx(5e-3));
+        // Llama 3.1 8B on an H100, 32 clients of 467 + 256 tokens, continuous batching: 32 in the system.
+        TrafficSpec t;
+        t.requests = 640;
+        t.input = fixed_length(467);
+        t.output = fixed_length(256);
+        EngineLimits many;
+        many.clients = 32;
+        const SimulationSummary d = summarize(simulate_serving(llama8b, h100, nvlink, {}, generate_requests(t), many));
+        CHECK(d.mean_in_system == doctest::Approx(32.0).epsilon(0.01));
+        CHECK(d.mean_in_system == doctest::Approx(d.requests_per_s * d.e2e.mean).epsilon(0.01));
+        many.clients = -1;
+        CHECK(test::error_of([&] { return simulate(ten, many, FixedStep{1e-3}); }) ==
+              "clients = -1: must be from 0 to 2^24");
+    }
+
     TEST_CASE("front_end_fit: the weighted median of measured − predicted TTFT, weights 1 / measured") {
         // {predicted, measured} ms: gaps 10, 2, 1 with weights 1/20, 1/12, 1/11 (total 0.2242): the
         // weight below gap 2 reaches half (0.0909 + 0.0833 ≥ 0.1121), so c = 2 ms; the relative errors'

@@ -380,6 +380,23 @@ def test_simulate_serving_disaggregated_equals_napkin_serve_json(napkin_cli):
                                 napkin.ServingLayout(), 10, 10, arrival_rate=1, disaggregate=(0, 1))
 
 
+def test_simulate_serving_clients_equals_napkin_serve_json(napkin_cli):
+    # A closed loop of 8 clients from Python and from `napkin serve --clients 8`: the same run, 8 always in flight.
+    j = napkin_cli("serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--input-tokens", 467, "--output-tokens",
+                   64, "--clients", 8, "--requests", 80)
+    r = napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
+                                napkin.ServingLayout(), 467, 64, clients=8, requests=80)["summary"]
+    for key in ("ttft_s", "itl_s", "e2e_s"):
+        assert close(r[key]["mean"], j[key]["mean"]), key
+    assert j["clients"] == 8
+    with pytest.raises(ValueError, match="arrival_rate"):
+        napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
+                                napkin.ServingLayout(), 10, 10, arrival_rate=2, clients=8)
+    with pytest.raises(ValueError, match="clients"):
+        napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
+                                napkin.ServingLayout(), 10, 10, clients=0)
+
+
 def test_simulate_serving_bad_input_names_it():
     with pytest.raises(ValueError, match="scheduler"):
         napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),

@@ -45,6 +45,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace napkin {
@@ -77,6 +78,10 @@ struct EngineLimits {
     // Seconds each request spends outside the engine — the HTTP server, tokenising the prompt,
     // detokenising and streaming the tokens — added to its first and last token (0: the engine alone).
     double front_end_latency = 0.0;
+    // A closed loop of this many clients, each sending its next request as the last token of its
+    // previous one reaches it (a benchmark's --concurrency); the requests' own arrivals are then
+    // ignored. 0: the requests arrive when they say.
+    long long clients = 0;
 };
 
 /// One request's life.
@@ -147,6 +152,8 @@ public:
                 "must be in [0, 1]");
         require(limits.front_end_latency >= 0.0 && limits.front_end_latency <= 3600.0, "front-end latency (s)",
                 limits.front_end_latency, "must be from 0 to 3600 s");
+        require(limits.clients >= 0 && limits.clients <= (1LL << 24), "clients", count(limits.clients),
+                "must be from 0 to 2^24");
         long long prefix = 0;
         for (std::size_t i = 0; i < requests.size(); ++i) {
             const Request& r = requests[i];
@@ -171,10 +178,18 @@ public:
                        "a request needs more KV cache than the engine holds (" + std::to_string(limits.kv_blocks) +
                            " blocks of " + std::to_string(limits.block_tokens) + " tokens)");
         result_.requests.resize(requests.size());
+        arrival_.resize(requests.size());
         for (std::size_t i = 0; i < requests.size(); ++i) {
             const Request& r = requests[i];
-            result_.requests[i] = {r.arrival, 0.0, 0.0, r.input, r.output, r.prefix, 0};
+            // A closed loop's first requests leave their clients at 0; the rest wait for a client.
+            const bool open = limits.clients == 0;
+            arrival_[i] = open                               ? r.arrival
+                          : std::cmp_less(i, limits.clients) ? 0.0
+                                                             : std::numeric_limits<double>::infinity();
+            result_.requests[i] = {open ? r.arrival : 0.0, 0.0, 0.0, r.input, r.output, r.prefix, 0};
         }
+        released_ =
+            limits.clients == 0 ? requests.size() : std::min(requests.size(), static_cast<std::size_t>(limits.clients));
         result_.kv_blocks = limits.kv_blocks;
     }
 
@@ -184,9 +199,9 @@ public:
         double now = 0.0;
         const std::size_t n = requests_.size();
         while (done < n) {
-            for (; next < n && requests_[next].arrival <= now; ++next) waiting_.push_back(start(next));
+            for (; next < n && arrival_[next] <= now; ++next) waiting_.push_back(start(next));
             if (running_.empty() && waiting_.empty()) {
-                now = requests_[next].arrival;
+                now = arrival_[next];
                 continue;
             }
             StepRecord record{
@@ -194,8 +209,9 @@ public:
             schedule();
             if (decodes_.empty() && chunks_.empty()) {
                 // Nothing could start: only more time (an arrival) can change that.
-                require(next < n, "serving simulation", now, "stalled with requests left (an engine limit too small)");
-                now = std::max(now, requests_[next].arrival);
+                require(next < n && std::isfinite(arrival_[next]), "serving simulation", now,
+                        "stalled with requests left (an engine limit too small)");
+                now = std::max(now, arrival_[next]);
                 continue;
             }
             record.decodes = static_cast<long long>(decodes_.size());
@@ -401,6 +417,7 @@ private:
                 result_.requests[s.request].finish = now;
                 free_ += s.blocks;
                 ++finished;
+                release(now);
             } else {
                 running_[kept++] = s;
             }
@@ -409,7 +426,18 @@ private:
         return finished;
     }
 
+    // A closed loop: the client whose request finished at `now` sends the next one when
+    // the last token reaches it (the front end's latency later).
+    void release(double now) {
+        if (released_ == requests_.size()) return;
+        arrival_[released_] = now + limits_.front_end_latency;
+        result_.requests[released_].arrival = arrival_[released_];
+        ++released_;
+    }
+
     const std::vector<Request>& requests_;
+    std::vector<double> arrival_;  // when each request reaches the engine
+    std::size_t released_ = 0;     // requests a client has sent (all of them without a closed loop)
     EngineLimits limits_;
     SimulationResult result_;
     std::deque<Running> waiting_;
