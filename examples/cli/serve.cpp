@@ -68,6 +68,8 @@ nlohmann::json estimate_json(const ServingEstimate& e) {
               {"kv_read_s", s.kv_read.value()},
               {"kv_offload_s", s.kv_offload.value()},
               {"compute_s", s.compute.value()},
+              {"attention_compute_s", s.attention.value()},
+              {"kernels_in_turn", s.kernels_in_turn},
               {"tp_s", s.tp.value()},
               {"pp_s", s.pp.value()},
               {"ep_s", s.ep.value()},
@@ -75,9 +77,12 @@ nlohmann::json estimate_json(const ServingEstimate& e) {
               {"total_s", s.total().value()},
               {"micro_batches", s.micro_batches},
               {"memory_bound", s.memory_bound()}}},
-            {"prefill", {{"compute_s", e.prefill.compute.value()}, {"comm_s", e.prefill.comm.value()},
-                         {"overhead_s", e.prefill.overhead.value()}, {"passes", e.prefill.passes},
-                         {"micro_batches", e.prefill.micro_batches}}}};
+            {"prefill",
+             {{"compute_s", e.prefill.compute.value()},
+              {"comm_s", e.prefill.comm.value()},
+              {"overhead_s", e.prefill.overhead.value()},
+              {"passes", e.prefill.passes},
+              {"micro_batches", e.prefill.micro_batches}}}};
 }
 
 void print_estimate(const ServingEstimate& e) {
@@ -92,11 +97,27 @@ void print_estimate(const ServingEstimate& e) {
     // With offload the cache's share in host memory crosses the host link, a third read.
     const std::string kv = to_string(s.kv_read) +
                            (s.kv_offload.value() > 0 ? " + offloaded KV " + to_string(s.kv_offload) + " over the host link" : "");
-    printf_wrapped("decode step: %s = max(weights %s + KV cache %s, compute %s) + tp %s + pp %s + ep %s + engine %s "
-                   "(%s)\n",
-                to_string(s.total()).c_str(), to_string(s.weights_read).c_str(), kv.c_str(),
-                to_string(s.compute).c_str(), to_string(s.tp).c_str(), to_string(s.pp).c_str(),
-                to_string(s.ep).c_str(), to_string(s.overhead).c_str(), s.memory_bound() ? "memory-bound" : "compute-bound");
+    if (s.kernels_in_turn) {  // the GEMMs, then the attention (measured kernels): each the longer of read and math
+        const Seconds gemm_math = s.compute - s.attention, cache = s.kv_read + s.kv_offload;
+        const std::string gemms = s.weights_read >= gemm_math
+                                      ? "reading the weights; math " + to_string(gemm_math)
+                                      : "math; reading the weights " + to_string(s.weights_read);
+        const std::string attention = cache >= s.attention
+                                          ? "reading the KV cache" + (s.kv_offload.value() > 0 ? " " + kv : "") +
+                                                "; math " + to_string(s.attention)
+                                          : "math; reading the KV cache " + kv;
+        printf_wrapped("decode step: %s = GEMMs %s (%s) + attention %s (%s) + tp %s + pp %s + ep %s + engine %s\n",
+                       to_string(s.total()).c_str(), to_string(std::max(s.weights_read, gemm_math)).c_str(),
+                       gemms.c_str(), to_string(std::max(cache, s.attention)).c_str(), attention.c_str(),
+                       to_string(s.tp).c_str(), to_string(s.pp).c_str(), to_string(s.ep).c_str(),
+                       to_string(s.overhead).c_str());
+    } else
+        printf_wrapped(
+            "decode step: %s = max(weights %s + KV cache %s, compute %s) + tp %s + pp %s + ep %s + engine %s "
+            "(%s)\n",
+            to_string(s.total()).c_str(), to_string(s.weights_read).c_str(), kv.c_str(), to_string(s.compute).c_str(),
+            to_string(s.tp).c_str(), to_string(s.pp).c_str(), to_string(s.ep).c_str(), to_string(s.overhead).c_str(),
+            s.memory_bound() ? "memory-bound" : "compute-bound");
     if (s.stages > 1 && s.micro_batches > 1)
         printf_wrapped("pipeline: %lld stages, %lld micro-batches of %lld sequences, one in each stage at once\n",
                        s.stages, s.micro_batches,

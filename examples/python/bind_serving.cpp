@@ -174,16 +174,23 @@ void bind_serving(py::module_& m) {
         .quantity("kv_read", &DecodeStep::kv_read, Kind::seconds, "reading the KV cache")
         .quantity("kv_offload", &DecodeStep::kv_offload, Kind::seconds, "the offloaded cache over the host link")
         .quantity("compute", &DecodeStep::compute, Kind::seconds, "the FLOPs at peak")
+        .quantity("attention", &DecodeStep::attention, Kind::seconds, "the part of compute that is decode attention")
+        .value("kernels_in_turn", &DecodeStep::kernels_in_turn,
+               "measured kernels: the GEMMs, then the attention, each the longer of its read and math")
         .quantity("tp", &DecodeStep::tp, Kind::seconds, "tensor-parallel all-reduces")
         .quantity("pp", &DecodeStep::pp, Kind::seconds, "hand-offs between stages")
         .quantity("ep", &DecodeStep::ep, Kind::seconds, "expert-parallel all-to-alls")
         .quantity("overhead", &DecodeStep::overhead, Kind::seconds, "the engine's, per stage and layer")
-        .computed("busy", [](const DecodeStep& s) { return s.busy().value(); }, Kind::seconds,
-                  "max(weights_read + kv_read + kv_offload, compute)")
-        .computed("communication", [](const DecodeStep& s) { return s.communication().value(); }, Kind::seconds,
-                  "tp + pp + ep")
-        .computed("total", [](const DecodeStep& s) { return s.total().value(); }, Kind::seconds,
-                  "busy + communication + overhead")
+        .computed(
+            "busy", [](const DecodeStep& s) { return s.busy().value(); }, Kind::seconds,
+            "max(weights_read + kv_read + kv_offload, compute); kernels in turn: max(weights_read, "
+            "compute - attention) + max(kv_read + kv_offload, attention)")
+        .computed(
+            "communication", [](const DecodeStep& s) { return s.communication().value(); }, Kind::seconds,
+            "tp + pp + ep")
+        .computed(
+            "total", [](const DecodeStep& s) { return s.total().value(); }, Kind::seconds,
+            "busy + communication + overhead")
         .computed("memory_bound", &DecodeStep::memory_bound, Kind::plain, "reading outlasts computing")
         .finish();
     Struct<PrefillTime>(m, "PrefillTime", "The prompt's forward pass (seconds).")
@@ -298,7 +305,7 @@ void bind_serving(py::module_& m) {
         py::arg("clients") = py::none(),
         "The request-level simulator, as `napkin serve --arrival-rate R`: Poisson arrivals (inf: all at once) of "
         "fixed lengths through the scheduler; front_end_latency: seconds a request spends in the server in front of "
-        "the engine, in its TTFT and end to end (0.0032 fits TensorRT-LLM behind Triton); disaggregate=(P, D): P "
+        "the engine, in its TTFT and end to end (0.0036 fits TensorRT-LLM behind Triton); disaggregate=(P, D): P "
         "prefill instances of the layout on gpu and D decode instances on decode_gpu (default gpu), each prompt's "
         "cache sent between them (as `napkin serve --disaggregate`, which picks P and D); clients=N instead of "
         "arrival_rate: a closed loop of N clients, each sending its next request as its last answer ends. Returns "

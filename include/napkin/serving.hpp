@@ -26,7 +26,8 @@
 // under `roofline_serving` the data sheet's bandwidth and peak (the lesson's
 // closed forms, exactly), under `measured` the achieved HBM bandwidth, the
 // best GEMM's share of the peak, flash and paged decode attention's measured
-// rates — plus what an engine spends per forward pass beyond its kernels
+// rates, the GEMMs and the attention as kernels run one after the other, each
+// the longer of its own bytes and FLOPs — plus what an engine spends per forward pass beyond its kernels
 // (scheduling, sampling, the kernels' launches), fitted to the published
 // serving benchmarks (tests/unit/serving_validation.cpp).
 #pragma once
@@ -214,8 +215,8 @@ inline constexpr ServingProfile roofline_serving{KernelProfile::roofline, Second
 /// The fit to every fixed-batch row of tests/data/measured-serving-runs.json
 /// (TensorRT-LLM 0.9 on A100 and H100, LMDeploy on A100): the test
 /// "serving validation" recomputes it and writes the README's table.
-inline constexpr ServingProfile default_serving_profile{KernelProfile::measured, seconds(0.0), seconds(74.704e-6),
-                                                        0.7917};
+inline constexpr ServingProfile default_serving_profile{KernelProfile::measured, seconds(0.0), seconds(72.983e-6),
+                                                        0.80756};
 
 // ---------------------------------------------------------------------------
 // Shapes of a serving run
@@ -648,8 +649,15 @@ struct DecodeStep {
     Seconds pp;            // hand-offs between stages
     Seconds ep;            // dispatch and combine all-to-alls among the ep groups
     Seconds overhead;      // the engine's, per stage and layer (ServingProfile)
-    // The roofline of the whole step: reading overlaps computing.
-    [[nodiscard]] constexpr Seconds busy() const { return std::max(reading(), compute); }
+    Seconds attention{};   // the part of `compute` that is decode attention (measured kernels)
+    bool kernels_in_turn = false;  // measured kernels: GEMMs and attention are kernels of their own
+    // Roofline: the whole step's reading overlaps its computing. Measured kernels: the GEMMs
+    // (weights read, their math) and the attention (cache read, its math) run one after the other,
+    // each the longer of its reading and computing.
+    [[nodiscard]] constexpr Seconds busy() const {
+        if (!kernels_in_turn) return std::max(reading(), compute);
+        return std::max(weights_read, compute - attention) + std::max(kv_read + kv_offload, attention);
+    }
     [[nodiscard]] constexpr Seconds reading() const { return weights_read + kv_read + kv_offload; }
     [[nodiscard]] constexpr Seconds communication() const { return tp + pp + ep; }
     [[nodiscard]] constexpr Seconds total() const { return busy() + communication() + overhead; }
@@ -903,7 +911,9 @@ template <CollectivePolicy Collective>
         const FlopsPerSecond gemm_rate = serving_peak(gpu, s.weights) * gemm_ceiling(a, gemm_precision(s.weights), k) *
                                          s.profile.gemm_share * pass_gemm_quantization_of(m, l, n, gpu, k);
         const FlopsPerSecond attention_rate = gpu.peak_flops * gemm_ceiling(a, DType::bf16, k);
-        step.compute = stages * (gemms / gpus / gemm_rate + attention / gpus / attention_rate);
+        step.attention = stages * (attention / gpus / attention_rate);
+        step.compute = stages * (gemms / gpus / gemm_rate) + step.attention;
+        step.kernels_in_turn = true;
     }
     step.overhead = pass_overhead(m, l, s.profile);
     pass_communication(m, fabric, l, n, s, collective, step);
@@ -959,24 +969,28 @@ template <CollectivePolicy Collective>
     for (long long done = 0; done < input; done += chunk) {
         const double c = count(std::min(chunk, input - done));
         const double p = count(done);
-        const Bytes traffic = serving_weights_read(counts, l, s.weights, b * c, s.expert_skew) +
-                              kv_bytes_per_gpu(m, l, s.kv, tokens(p + c), b);
+        const Bytes weights = serving_weights_read(counts, l, s.weights, b * c, s.expert_skew);
+        const Bytes cache = kv_bytes_per_gpu(m, l, s.kv, tokens(p + c), b);
         const Flops gemms = gemm_flops_of(counts, l, b * c, s.expert_skew);
         const Flops attention =
             attention_flops(m, b * (c * p + c * (c + 1.0) / 2.0), b * windowed_positions(m, p + 1.0, p + c));
         // Roofline: every FLOP at the peak. Measured: the GEMMs at the best GEMM's share,
         // flash attention at its rate for p + c keys (kernels/attention.hpp), in 16 bit.
-        const Seconds math =
-            k == KernelProfile::roofline
-                ? (gemms + attention) / gpus / peak
-                : gemms / gpus /
-                          (peak * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share *
-                           pass_gemm_quantization_of(m, l, b * c, gpu, k)) +
-                      attention / gpus / (gpu.peak_flops * flash_attention_share(a, p + c, k));
-        const ServingRoofline pass{read_at(traffic, gpu, hbm_share(a, k)), math};
+        Seconds pass;
+        if (k == KernelProfile::roofline) {
+            pass = ServingRoofline{read_at(weights + cache, gpu, hbm_share(a, k)), (gemms + attention) / gpus / peak}
+                       .time();
+        } else {
+            const Seconds gemm_math = gemms / gpus /
+                                      (peak * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share *
+                                       pass_gemm_quantization_of(m, l, b * c, gpu, k));
+            const Seconds attention_math = attention / gpus / (gpu.peak_flops * flash_attention_share(a, p + c, k));
+            pass = ServingRoofline{read_at(weights, gpu, hbm_share(a, k)), gemm_math}.time() +
+                   ServingRoofline{read_at(cache, gpu, hbm_share(a, k)), attention_math}.time();
+        }
         DecodeStep comm;
         pass_communication(m, fabric, l, b * c, s, collective, comm);
-        result.compute += count(l.pp) * pass.time();
+        result.compute += count(l.pp) * pass;
         result.comm += comm.communication();
         result.overhead += pass_overhead(m, l, s.profile);
         ++result.passes;

@@ -15,6 +15,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -88,6 +89,30 @@ TEST_SUITE("serving validation") {
             return decode_step(m, catalog::h100_sxm, catalog::nvlink4, {.tp = 1}, {1, tokens(0)}, s).weights_read;
         };
         CHECK(ratio(at(measured), at(roofline)) == doctest::Approx(3350.0 / 2970.0));
+    }
+
+    TEST_CASE(
+        "measured kernels: a decode step's GEMMs, then its attention — max(W, G) + max(KV, A), not max(W + KV, G + "
+        "A)") {
+        // Llama 3.1 8B on one H100, 512 sequences of 512 cached tokens each, bf16: the GEMMs do
+        // 2 · 8 B FLOPs a token for 512 rows (≈ 8.2 TFLOP, ≈ 13 ms at 0.8 of the MAMF ceiling's
+        // 794 TFLOP/s) while their weights read in ≈ 5 ms; the attention reads 512 · 512 tokens of
+        // 128 KiB (32 layers · 8 KV heads · 128 · 2 · 2 B) = 32 GiB and does
+        // 4 · 32 · 4,096 · 512 · 512 ≈ 0.14 TFLOP. So the GEMMs are compute-bound, the attention
+        // memory-bound, and, run in turn, the step is the GEMMs' math plus the cache's read.
+        const TransformerShape& m = catalog::llama3_1_8b;
+        const DecodeStep s =
+            decode_step(m, catalog::h100_sxm, catalog::nvlink4, {.tp = 1}, {512, tokens(512)}, default_serving_setup);
+        const Seconds gemms = s.compute - s.attention;
+        CHECK(gemms.value() > s.weights_read.value());
+        CHECK(s.kv_read.value() > s.attention.value());
+        CHECK(s.busy().value() == doctest::Approx((gemms + s.kv_read).value()).epsilon(1e-12));
+        CHECK(s.busy().value() > 1.3 * std::max(s.reading(), s.compute).value());
+        // The roofline keeps the lesson's one roofline for the whole step.
+        ServingSetup lesson;
+        lesson.profile = roofline_serving;
+        const DecodeStep r = decode_step(m, catalog::h100_sxm, catalog::nvlink4, {.tp = 1}, {512, tokens(512)}, lesson);
+        CHECK(r.busy() == std::max(r.reading(), r.compute));
     }
 
     TEST_CASE("the engine's overheads: P passes over pp stages and L layers add P·(pp·a + L·b)") {

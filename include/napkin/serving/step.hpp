@@ -8,10 +8,12 @@
 // the decodes' KV caches at paged decode attention's measured share of the
 // bandwidth, the chunks' caches at the achieved HBM bandwidth; it does the
 // GEMMs of every token, decode attention over the caches and causal flash
-// attention inside each chunk. Reading overlaps computing (the roofline), the
-// communication and the engine's per-pass overhead add. With decodes only it is
-// decode_step().total(); with one chunk only it is prefill_time's pass (tests
-// check both to the last bit).
+// attention inside each chunk. Under the roofline the step's reading overlaps
+// its computing; under measured kernels the GEMMs (weights and their math) and
+// the attention (caches and its math) run in turn, each the longer of the two.
+// The communication and the engine's per-pass overhead add. With decodes only
+// it is decode_step().total(); with one chunk only it is prefill_time's pass
+// (tests check both to 1e-12).
 #pragma once
 
 #include <napkin/collectives.hpp>
@@ -61,7 +63,16 @@ struct ServingStepTime {
     Seconds compute;   // GEMMs and attention, stages in turn
     Seconds comm;      // all-reduces, hand-offs and all-to-alls
     Seconds overhead;  // the engine's (ServingProfile)
-    [[nodiscard]] constexpr Seconds total() const { return std::max(memory, compute) + comm + overhead; }
+    // Measured kernels: the GEMMs (weights read, their math) and the attention kernels (caches
+    // read, their math) run one after the other, each the longer of its reading and computing.
+    Seconds attention_memory{}, attention_compute{};  // parts of memory and compute
+    bool kernels_in_turn = false;
+    [[nodiscard]] constexpr Seconds busy() const {
+        if (!kernels_in_turn) return std::max(memory, compute);
+        return std::max(memory - attention_memory, compute - attention_compute) +
+               std::max(attention_memory, attention_compute);
+    }
+    [[nodiscard]] constexpr Seconds total() const { return busy() + comm + overhead; }
 };
 
 /// The step's tokens shared over the ep groups, each serving its share of the
@@ -112,9 +123,9 @@ template <CollectivePolicy Collective = Ring>
     const Flops gemms = pass_gemm_flops(m, l, routed, s.expert_skew);
     // Every query position attends to the cache (the drafts' own few positions not counted).
     const Flops decode_attention = positions * attention_flops(m, cached, n * within_window(m, context.value()));
-    Seconds math = roofline ? (gemms + decode_attention) / gpus / peak
-                            : gemms / gpus / gemm_rate +
-                                  decode_attention / gpus / (gpu.peak_flops * gemm_ceiling(a, DType::bf16, k));
+    const Seconds gemm_math = gemms / gpus / gemm_rate;
+    Seconds attention_math = roofline ? decode_attention / gpus / peak
+                                      : decode_attention / gpus / (gpu.peak_flops * gemm_ceiling(a, DType::bf16, k));
 
     // Chunks: as prefill_time's pass, each chunk's cache and causal attention.
     Bytes chunk_kv{};
@@ -124,12 +135,16 @@ template <CollectivePolicy Collective = Ring>
         chunk_kv += kv_bytes_per_gpu(m, l, s.kv, tokens(p + t), share);
         const Flops attention =
             attention_flops(m, share * (t * p + t * (t + 1.0) / 2.0), share * windowed_positions(m, p + 1.0, p + t));
-        math += roofline ? attention / gpus / peak
-                         : attention / gpus / (gpu.peak_flops * flash_attention_share(a, p + t, k));
+        attention_math += roofline ? attention / gpus / peak
+                                   : attention / gpus / (gpu.peak_flops * flash_attention_share(a, p + t, k));
     }
     ServingStepTime step;
-    step.memory = stages * (weights + decode_kv + detail::read_at(chunk_kv, gpu, hbm_share(a, k)));
-    step.compute = stages * math;
+    const Seconds caches = decode_kv + detail::read_at(chunk_kv, gpu, hbm_share(a, k));
+    step.memory = stages * (weights + caches);
+    step.compute = stages * (gemm_math + attention_math);
+    step.attention_memory = stages * caches;
+    step.attention_compute = stages * attention_math;
+    step.kernels_in_turn = !roofline;
     DecodeStep comm;
     detail::pass_communication(m, fabric, l, routed, s, collective, comm);
     step.comm = comm.communication();
