@@ -72,7 +72,7 @@ inline void add_simulation_options(CLI::App* sub, SimulationOptions& o) {
                     "(a benchmark's --concurrency N; instead of --arrival-rate)");
     sub->add_option("--front-end-latency", o.front_end_latency,
                     "simulator: time a request spends in the server in front of the engine (HTTP, tokenising), "
-                    "added to its TTFT and end to end, with its unit: 3.6ms fits TensorRT-LLM behind Triton (0s)");
+                    "added to its TTFT and end to end, with its unit: 3.7ms fits TensorRT-LLM behind Triton (0s)");
     sub->add_option("--csv", o.csv, "simulator: write every request (arrival, first token, finish, lengths) here");
     sub->add_option("--trace", o.trace,
                     "simulator: replay this CSV or JSON Lines file of arrival_s, input_tokens, output_tokens "

@@ -305,7 +305,7 @@ void bind_serving(py::module_& m) {
         py::arg("clients") = py::none(),
         "The request-level simulator, as `napkin serve --arrival-rate R`: Poisson arrivals (inf: all at once) of "
         "fixed lengths through the scheduler; front_end_latency: seconds a request spends in the server in front of "
-        "the engine, in its TTFT and end to end (0.0036 fits TensorRT-LLM behind Triton); disaggregate=(P, D): P "
+        "the engine, in its TTFT and end to end (0.0037 fits TensorRT-LLM behind Triton); disaggregate=(P, D): P "
         "prefill instances of the layout on gpu and D decode instances on decode_gpu (default gpu), each prompt's "
         "cache sent between them (as `napkin serve --disaggregate`, which picks P and D); clients=N instead of "
         "arrival_rate: a closed loop of N clients, each sending its next request as its last answer ends. Returns "

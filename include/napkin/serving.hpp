@@ -24,12 +24,13 @@
 // longer of the bytes a GPU moves and the FLOPs it does (Williams et al. 2009,
 // "Roofline", CACM 52(4)), each at the rate the ServingProfile's kernels reach —
 // under `roofline_serving` the data sheet's bandwidth and peak (the lesson's
-// closed forms, exactly), under `measured` the achieved HBM bandwidth, the
-// best GEMM's share of the peak, flash and paged decode attention's measured
-// rates, the GEMMs and the attention as kernels run one after the other, each
-// the longer of its own bytes and FLOPs — plus what an engine spends per forward pass beyond its kernels
-// (scheduling, sampling, the kernels' launches), fitted to the published
-// serving benchmarks (tests/unit/serving_validation.cpp).
+// closed forms, exactly), under `measured` the weights at the bandwidth a
+// decode-shaped GEMM streams them, the best GEMM's share of the peak, flash and
+// paged decode attention's measured rates, the GEMMs and the attention as
+// kernels run one after the other, each the longer of its own bytes and FLOPs —
+// plus what an engine spends per forward pass beyond its kernels (scheduling,
+// sampling, the kernels' launches), fitted to the published serving benchmarks
+// (tests/unit/serving_validation.cpp).
 #pragma once
 
 #include <napkin/collectives.hpp>
@@ -215,8 +216,8 @@ inline constexpr ServingProfile roofline_serving{KernelProfile::roofline, Second
 /// The fit to every fixed-batch row of tests/data/measured-serving-runs.json
 /// (TensorRT-LLM 0.9 on A100 and H100, LMDeploy on A100): the test
 /// "serving validation" recomputes it and writes the README's table.
-inline constexpr ServingProfile default_serving_profile{KernelProfile::measured, seconds(0.0), seconds(72.983e-6),
-                                                        0.80756};
+inline constexpr ServingProfile default_serving_profile{KernelProfile::measured, seconds(0.0), seconds(68.802e-6),
+                                                        0.80650};
 
 // ---------------------------------------------------------------------------
 // Shapes of a serving run
@@ -888,7 +889,8 @@ template <CollectivePolicy Collective>
     DecodeStep step;
     step.stages = l.pp;
     step.micro_batches = micro_batches;
-    step.weights_read = stages * read_at(serving_weights_read(c, l, s.weights, n, s.expert_skew), gpu, hbm_share(a, k));
+    step.weights_read = stages * read_at(serving_weights_read(c, l, s.weights, n, s.expert_skew), gpu,
+                                         gemm_stream_share(a, gemm_precision(s.weights), k));
     // Paged decode attention reaches its measured share of the bandwidth for the
     // cached tokens it reads, all of the group's sequences together (FlashInfer's
     // rows are one sequence: the kernel's work is the tokens it reads).
@@ -985,7 +987,8 @@ template <CollectivePolicy Collective>
                                       (peak * gemm_ceiling(a, gemm_precision(s.weights), k) * s.profile.gemm_share *
                                        pass_gemm_quantization_of(m, l, b * c, gpu, k));
             const Seconds attention_math = attention / gpus / (gpu.peak_flops * flash_attention_share(a, p + c, k));
-            pass = ServingRoofline{read_at(weights, gpu, hbm_share(a, k)), gemm_math}.time() +
+            pass = ServingRoofline{read_at(weights, gpu, gemm_stream_share(a, gemm_precision(s.weights), k)), gemm_math}
+                       .time() +
                    ServingRoofline{read_at(cache, gpu, hbm_share(a, k)), attention_math}.time();
         }
         DecodeStep comm;

@@ -94,6 +94,33 @@ TEST_SUITE("kernels") {
         CHECK(hbm_share(Architecture::blackwell, KernelProfile::measured) == 1.0);  // no row
     }
 
+    TEST_CASE("each GEMM streaming share is its vLLM rows' bandwidth: operands and result over 2·M·N·K / rate") {
+        // N = 12,288, K = 5,376 at M = 1, 16, 64: BF16 operands and result 2 bytes each; FP8 operands
+        // 1 byte, the BF16 result 2; the mean over the three rows, of the H100 SXM's 3,350 GB/s.
+        const auto stream = [](const std::string& kernel, double operand_bytes) {
+            double sum = 0.0;
+            for (const double m : {1.0, 16.0, 64.0}) {
+                const nlohmann::json& r =
+                    row("vllm49363-h100-" + kernel + "-N12288K5376-M" + std::to_string(static_cast<int>(m)));
+                const double n = 12288.0, k = 5376.0;
+                const double seconds = 2.0 * m * n * k / (r.at("measured").at("tflops").get<double>() * 1e12);
+                sum += ((m * k + k * n) * operand_bytes + m * n * 2.0) / seconds;
+            }
+            return sum / 3.0 / in(catalog::h100_sxm.memory_bandwidth, units::Bps);
+        };
+        CHECK(kernel_gemm_stream::hopper_16bit == doctest::Approx(stream("torch-bf16", 2.0)).epsilon(1e-4));
+        CHECK(kernel_gemm_stream::hopper_fp8 ==
+              doctest::Approx(stream("fp8-tensor-w-tensor-a-noquant", 1.0)).epsilon(1e-4));
+        // Below the STREAM triad's 2,970 GB/s, FP8's kernels the more: 2,898 and 2,586 GB/s.
+        CHECK(kernel_gemm_stream::hopper_fp8 < kernel_gemm_stream::hopper_16bit);
+        CHECK(kernel_gemm_stream::hopper_16bit < kernel_bandwidth::hopper);
+        CHECK(gemm_stream_share(Architecture::hopper, DType::fp8, KernelProfile::measured) ==
+              kernel_gemm_stream::hopper_fp8);
+        CHECK(gemm_stream_share(Architecture::ampere, DType::bf16, KernelProfile::measured) ==
+              kernel_bandwidth::ampere);
+        CHECK(gemm_stream_share(Architecture::hopper, DType::fp8, KernelProfile::roofline) == 1.0);
+    }
+
     TEST_CASE("each launch cost is its gpu-benches small-kernel fit's per-kernel overhead") {
         CHECK(kernel_launch::ampere_us ==
               row("gpubenches-smallkernel-fit-a100-80gb").at("measured").at("us").get<double>());
@@ -156,15 +183,16 @@ TEST_SUITE("kernels") {
         // 8,192³ BF16 on H100 SXM: 32 × 64 = 2,048 tiles of 256 × 128 over 132 SMs = 16 waves
         // (15.5 rounded up), quantization 2,048 / (16·132) = 0.9697; at 989 TFLOP/s × 0.8033 × 0.9697
         // the 1.0995e12 FLOPs take 1,427.2 µs, plus the 2.433 µs launch; the memory time (3·8,192²·2
-        // bytes at 2,970 GB/s = 135.6 µs) is below it.
+        // bytes at the 2,898 GB/s a BF16 GEMM streams = 138.9 µs) is below it.
         const GemmShape g{.m = 8192, .n = 8192, .k = 8192};
+        const double bf16_stream = (2871.1 + 2921.3 + 2901.8) / 3.0 * 1e9;
         const double quantization = 2048.0 / (16.0 * 132.0);
         CHECK(quantization_efficiency(g, 132) == doctest::Approx(quantization).epsilon(1e-12));
         const double math_us = 2.0 * 8192.0 * 8192.0 * 8192.0 / (989e12 * (794.5 / 989.0) * quantization) * 1e6;
         CHECK(us(kernel_gemm_time(g, DType::bf16, catalog::h100_sxm, KernelProfile::measured)) ==
               doctest::Approx(math_us + 2.433).epsilon(1e-9));
         CHECK(us(kernel_gemm_memory_time(g, DType::bf16, catalog::h100_sxm, KernelProfile::measured)) ==
-              doctest::Approx(3.0 * 8192 * 8192 * 2 / 2970e9 * 1e6).epsilon(1e-9));
+              doctest::Approx(3.0 * 8192 * 8192 * 2 / bf16_stream * 1e6).epsilon(1e-9));
         // Never above the best shape the MAMF search found (794.5 TFLOP/s).
         CHECK(in(kernel_gemm_rate(g, DType::bf16, catalog::h100_sxm, KernelProfile::measured), units::FLOPps) <
               794.5e12);
@@ -174,18 +202,24 @@ TEST_SUITE("kernels") {
               doctest::Approx(fp8_us + 2.433).epsilon(1e-9));
     }
 
-    TEST_CASE("a skinny (decode) GEMM is its weight read at the achieved bandwidth") {
+    TEST_CASE("a skinny (decode) GEMM is its weight read at the bandwidth a decode GEMM streams") {
         // One token through a 4,096 × 4,096 BF16 weight on H100 SXM: (4,096 + 4,096² + 4,096)·2 =
-        // 33,570,816 bytes at 2,970 GB/s = 11.3033 µs, plus the 2.433 µs launch = 13.736 µs; its
-        // 33.5 MFLOP on one wave of 32 tiles of 64 × 128 (the smallest tile holding one row) at the
-        // tensor ceiling take 11.15 µs, just under the read.
+        // 33,570,816 bytes at vLLM's measured 2,898.07 GB/s = 11.584 µs, plus the 2.433 µs launch =
+        // 14.017 µs; its 33.5 MFLOP on one wave of 32 tiles of 64 × 128 (the smallest tile holding one
+        // row) at the tensor ceiling take 11.15 µs, just under the read.
+        const double bf16_stream = (2871.1 + 2921.3 + 2901.8) / 3.0 * 1e9;
         const GemmShape g{.m = 1, .n = 4096, .k = 4096};
         CHECK(us(kernel_gemm_time(g, DType::bf16, catalog::h100_sxm, KernelProfile::measured)) ==
-              doctest::Approx(33570816.0 / 2970e9 * 1e6 + 2.433).epsilon(1e-9));
+              doctest::Approx(33570816.0 / bf16_stream * 1e6 + 2.433).epsilon(1e-9));
+        // In FP8 half the bytes (gemm_bytes: 1 byte an element), at the 2,585.53 GB/s FP8 kernels
+        // stream: 16,785,408 bytes in 6.4920 µs.
+        CHECK(us(kernel_gemm_memory_time(g, DType::fp8, catalog::h100_sxm, KernelProfile::measured)) ==
+              doctest::Approx((4096.0 + 4096.0 * 4096 + 4096.0) / ((2582.6 + 2614.2 + 2559.8) / 3.0 * 1e9) * 1e6)
+                  .epsilon(1e-9));
         // Eight tokens read the same weights: barely slower.
         const GemmShape eight{.m = 8, .n = 4096, .k = 4096};
         CHECK(us(kernel_gemm_time(eight, DType::bf16, catalog::h100_sxm, KernelProfile::measured)) ==
-              doctest::Approx((8.0 * 4096 + 4096.0 * 4096 + 8.0 * 4096) * 2 / 2970e9 * 1e6 + 2.433).epsilon(1e-9));
+              doctest::Approx((8.0 * 4096 + 4096.0 * 4096 + 8.0 * 4096) * 2 / bf16_stream * 1e6 + 2.433).epsilon(1e-9));
     }
 
     TEST_CASE("an element-wise pass: its bytes at the achieved bandwidth plus a launch") {

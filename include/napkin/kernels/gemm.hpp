@@ -9,9 +9,10 @@
 // with the tiles and waves of napkin/gemm.hpp (quantization_efficiency: the
 // output split into cuBLAS's 256 × 128 tiles, one per SM a wave), the best
 // GEMM's share of the data-sheet peak (napkin/kernels/gemm_ceiling.hpp), the
-// streaming bandwidth and launch cost (memory_pass.hpp, launch.hpp). A skinny
-// GEMM — m the few tokens of a decode step — is its weight read, k·n elements,
-// at the achieved bandwidth. Under KernelProfile::roofline every share is 1
+// bandwidth a decode-shaped GEMM streams its operands at (gemm_stream_share;
+// the STREAM triad's where no GEMM was measured, memory_pass.hpp) and the
+// launch cost (launch.hpp). A skinny GEMM — m the few tokens of a decode step —
+// is its weight read, k·n elements, at that bandwidth. Under KernelProfile::roofline every share is 1
 // and no launch is paid: exactly napkin/gemm.hpp's gemm_time at share 1.
 #pragma once
 
@@ -28,6 +29,28 @@
 #include <algorithm>
 
 namespace napkin {
+
+namespace kernel_gemm_stream {
+// vLLM PR 49363 (benchmarks/kernels/bench_fp8_gemm.py, H100): N = 12,288, K = 5,376 at M = 1, 16
+// and 64 tokens — operands and result over the time 2·M·N·K / TFLOP/s. The card is not named;
+// 2.9 TB/s is beyond the PCIe card's 2.0, so the SXM's 3,350 GB/s.
+/// vllm49363-h100-torch-bf16-N12288K5376-M{1,16,64} (torch.mm): 2,871.1, 2,921.3 and 2,901.8 GB/s.
+inline constexpr double hopper_16bit = (2871.1 + 2921.3 + 2901.8) / 3.0 / 3350.0;
+/// vllm49363-h100-fp8-tensor-w-tensor-a-noquant-N12288K5376-M{1,16,64} (CUTLASS FP8, BF16 out):
+/// 2,582.6, 2,614.2 and 2,559.8 GB/s.
+inline constexpr double hopper_fp8 = (2582.6 + 2614.2 + 2559.8) / 3.0 / 3350.0;
+}  // namespace kernel_gemm_stream
+
+/// The share of the data sheet's HBM bandwidth a decode-shaped GEMM (a few rows, the weights
+/// streamed once) reaches: the measured GEMMs' on Hopper, per precision (FP8's kernels stream
+/// 11 % slower than BF16's); the STREAM triad's (hbm_share) on a generation without such a row;
+/// 1 under the roofline.
+[[nodiscard]] constexpr double gemm_stream_share(Architecture a, DType precision, KernelProfile p) {
+    if (p == KernelProfile::roofline) return 1.0;
+    if (a == Architecture::hopper)
+        return precision == DType::fp8 ? kernel_gemm_stream::hopper_fp8 : kernel_gemm_stream::hopper_16bit;
+    return hbm_share(a, p);
+}
 
 /// Bytes per element of a GEMM's operands in a precision.
 [[nodiscard]] constexpr double gemm_element_bytes(DType precision) { return precision == DType::fp8 ? 1.0 : 2.0; }
@@ -50,11 +73,11 @@ namespace napkin {
            (tensor_peak(gpu, precision) * (share * quantization_efficiency(g, gpu.sm_count, kernel_tile(g, p))));
 }
 
-/// The memory time of the GEMM: its operands and result at the achieved bandwidth.
+/// The memory time of the GEMM: its operands and result at the bandwidth a GEMM streams them.
 [[nodiscard]] constexpr Seconds kernel_gemm_memory_time(const GemmShape& g, DType precision, const Gpu& gpu,
                                                         KernelProfile p) {
     const GemmSettings s{.peak = tensor_peak(gpu, precision), .element_bytes = gemm_element_bytes(precision)};
-    return gemm_bytes(g, s) / achieved_bandwidth(gpu, p);
+    return gemm_bytes(g, s) / (gpu.memory_bandwidth * gemm_stream_share(gpu.architecture, precision, p));
 }
 
 /// The time of one GEMM kernel: the slower of its tensor-core and memory times, plus a launch.

@@ -4,16 +4,13 @@
 // prefill: Agrawal et al. 2024, Sarathi-Serve, arXiv 2403.02310, Sec. 4), priced
 // through the same kernel layer as serving.hpp's decode_step and prefill_time.
 //
-// A step reads the weights once for all its tokens (MoE: the experts they hit),
-// the decodes' KV caches at paged decode attention's measured share of the
-// bandwidth, the chunks' caches at the achieved HBM bandwidth; it does the
-// GEMMs of every token, decode attention over the caches and causal flash
-// attention inside each chunk. Under the roofline the step's reading overlaps
-// its computing; under measured kernels the GEMMs (weights and their math) and
-// the attention (caches and its math) run in turn, each the longer of the two.
-// The communication and the engine's per-pass overhead add. With decodes only
-// it is decode_step().total(); with one chunk only it is prefill_time's pass
-// (tests check both to 1e-12).
+// A step reads the weights once for all its tokens (MoE: the experts they hit)
+// at the bandwidth a decode-shaped GEMM streams them, the decodes' KV caches at paged decode attention's measured share
+// of the bandwidth, the chunks' caches at the achieved HBM bandwidth; it does the GEMMs of every token, decode
+// attention over the caches and causal flash attention inside each chunk. Under the roofline the step's reading
+// overlaps its computing; under measured kernels the GEMMs (weights and their math) and the attention (caches and its
+// math) run in turn, each the longer of the two. The communication and the engine's per-pass overhead add. With decodes
+// only it is decode_step().total(); with one chunk only it is prefill_time's pass (tests check both to 1e-12).
 #pragma once
 
 #include <napkin/collectives.hpp>
@@ -111,8 +108,8 @@ template <CollectivePolicy Collective = Ring>
     // Decodes: as decode_step, at the group's mean context.
     const Tokens context = tokens(batch.decodes == 0 ? 0.0 : batch.decode_context / count(batch.decodes));
     const double cached = n * context.value();
-    const Seconds weights =
-        detail::read_at(weights_read_per_gpu(m, l, s.weights, routed, s.expert_skew), gpu, hbm_share(a, k));
+    const Seconds weights = detail::read_at(weights_read_per_gpu(m, l, s.weights, routed, s.expert_skew), gpu,
+                                            gemm_stream_share(a, gemm_precision(s.weights), k));
     // With offload, the share beyond the GPU's room streams over the host link (as decode_step).
     const Bytes decode_bytes = kv_bytes_per_gpu(m, l, s.kv, context, n);
     const Bytes host = offloaded_kv(decode_bytes, m, gpu, l, s);
