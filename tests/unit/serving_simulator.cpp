@@ -46,6 +46,18 @@ struct FixedStep {
 
 double mean_ttft(const SimulationResult& r) { return summarize(r).ttft.mean; }
 
+// Poisson arrivals at `rate` of 16-token prompts with `output` tokens each, for a single server.
+TrafficSpec poisson_prompts(long long requests, double rate, LengthDistribution output) {
+    TrafficSpec t;
+    t.requests = requests;
+    t.arrivals = {Arrivals::Kind::poisson, rate, 1.0};
+    t.input = fixed_length(16);
+    t.output = output;
+    return t;
+}
+// One request at a time: the single server of queueing theory.
+constexpr EngineLimits one_at_a_time{Scheduler::static_batch, 1, 8192, 1LL << 30, 16};
+
 using test::percent;
 using test::signed_percent;
 
@@ -128,13 +140,8 @@ TEST_SUITE("serving simulator") {
 
     TEST_CASE("M/D/1: Poisson arrivals, one request at a time, a fixed service D: mean wait ρD/(2(1 − ρ))") {
         // D = 1 ms (one step, one output token), λ = 500/s, ρ = 0.5: W = 0.5 ms, TTFT = W + D = 1.5 ms.
-        TrafficSpec t;
-        t.requests = 200'000;
-        t.arrivals = {Arrivals::Kind::poisson, 500.0, 1.0};
-        t.input = fixed_length(16);
-        t.output = fixed_length(1);
-        const EngineLimits one{Scheduler::static_batch, 1, 8192, 1LL << 30, 16};
-        const double ttft = mean_ttft(simulate(generate_requests(t), one, FixedStep{1e-3}));
+        const TrafficSpec t = poisson_prompts(200'000, 500.0, fixed_length(1));
+        const double ttft = mean_ttft(simulate(generate_requests(t), one_at_a_time, FixedStep{1e-3}));
         CHECK(ttft - 1e-3 == doctest::Approx(md1_wait(per_second(500.0), per_second(1000.0)).value()).epsilon(0.02));
         CHECK(ttft - 1e-3 == doctest::Approx(0.5e-3).epsilon(0.02));
     }
@@ -143,13 +150,8 @@ TEST_SUITE("serving simulator") {
         // O geometric with mean 10 (p = 0.1), one step of d = 1 ms per token: S = O·d, E[S] = 10 ms,
         // E[S²] = d²(2 − p)/p² = 190 ms²; λ = 50/s gives ρ = 0.5 and W = 50 · 190e-6 / 1 = 9.5 ms
         // (exponential service would give ρE[S]/(1 − ρ) = 10 ms). TTFT = W + the first step.
-        TrafficSpec t;
-        t.requests = 200'000;
-        t.arrivals = {Arrivals::Kind::poisson, 50.0, 1.0};
-        t.input = fixed_length(16);
-        t.output = {LengthDistribution::Kind::exponential, 10.0};
-        const EngineLimits one{Scheduler::static_batch, 1, 8192, 1LL << 30, 16};
-        const SimulationResult r = simulate(generate_requests(t), one, FixedStep{1e-3});
+        const TrafficSpec t = poisson_prompts(200'000, 50.0, {LengthDistribution::Kind::exponential, 10.0});
+        const SimulationResult r = simulate(generate_requests(t), one_at_a_time, FixedStep{1e-3});
         CHECK(mean_ttft(r) - 1e-3 == doctest::Approx(9.5e-3).epsilon(0.04));
     }
 
@@ -188,12 +190,8 @@ TEST_SUITE("serving simulator") {
 
     TEST_CASE("a front end of c seconds: the engine's run, every first and last token c later, the gaps the same") {
         // M/D/1 as above (D = 1 ms, ρ = 0.5, TTFT 1.5 ms) behind a 4 ms front end: TTFT 5.5 ms, ITL unchanged.
-        TrafficSpec t;
-        t.requests = 20'000;
-        t.arrivals = {Arrivals::Kind::poisson, 500.0, 1.0};
-        t.input = fixed_length(16);
-        t.output = fixed_length(3);
-        EngineLimits one{Scheduler::static_batch, 1, 8192, 1LL << 30, 16};
+        const TrafficSpec t = poisson_prompts(20'000, 500.0, fixed_length(3));
+        EngineLimits one = one_at_a_time;
         const SimulationResult engine = simulate(generate_requests(t), one, FixedStep{1e-3});
         one.front_end_latency = 4e-3;
         const SimulationResult served = simulate(generate_requests(t), one, FixedStep{1e-3});
