@@ -12,8 +12,9 @@
 // bandwidth a decode-shaped GEMM streams its operands at (gemm_stream_share;
 // the STREAM triad's where no GEMM was measured, memory_pass.hpp) and the
 // launch cost (launch.hpp). A skinny GEMM — m the few tokens of a decode step —
-// is its weight read, k·n elements, at that bandwidth. Under KernelProfile::roofline every share is 1
-// and no launch is paid: exactly napkin/gemm.hpp's gemm_time at share 1.
+// is its weight read, k·n elements, at that bandwidth. Under
+// KernelProfile::roofline every share is 1 and no launch is paid: exactly
+// napkin/gemm.hpp's gemm_time at share 1.
 #pragma once
 
 #include <napkin/error.hpp>

@@ -5,12 +5,15 @@
 // through the same kernel layer as serving.hpp's decode_step and prefill_time.
 //
 // A step reads the weights once for all its tokens (MoE: the experts they hit)
-// at the bandwidth a decode-shaped GEMM streams them, the decodes' KV caches at paged decode attention's measured share
-// of the bandwidth, the chunks' caches at the achieved HBM bandwidth; it does the GEMMs of every token, decode
-// attention over the caches and causal flash attention inside each chunk. Under the roofline the step's reading
-// overlaps its computing; under measured kernels the GEMMs (weights and their math) and the attention (caches and its
-// math) run in turn, each the longer of the two. The communication and the engine's per-pass overhead add. With decodes
-// only it is decode_step().total(); with one chunk only it is prefill_time's pass (tests check both to 1e-12).
+// at the bandwidth a decode-shaped GEMM streams them, the decodes' KV caches at
+// paged decode attention's measured share of the bandwidth, the chunks' caches
+// at the achieved HBM bandwidth; it does the GEMMs of every token, decode
+// attention over the caches and causal flash attention inside each chunk.
+// Under the roofline the step's reading overlaps its computing; under measured
+// kernels the GEMMs (weights and their math) and the attention (caches and its
+// math) run in turn, each the longer of the two. The communication and the
+// engine's per-pass overhead add. With decodes only it is decode_step().total();
+// with one chunk only it is prefill_time's pass (tests check both to 1e-12).
 #pragma once
 
 #include <napkin/collectives.hpp>
