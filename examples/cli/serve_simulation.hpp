@@ -229,6 +229,8 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
         reject("--front-end-latency", o.front_end_latency, "must be from 0 to 1 h");
     if (o.clients)
         require(*o.clients >= 1 && *o.clients <= (1LL << 24), "--clients", count(*o.clients), "must be from 1 to 2^24");
+    if (o.clients && split)  // each pool's instances are simulated alone: no client can wait on two of them
+        reject("--clients", std::to_string(*o.clients), "runs one engine: give --arrival-rate with --disaggregate");
 
     TrafficSpec t;
     t.requests = o.requests;

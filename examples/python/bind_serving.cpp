@@ -288,6 +288,8 @@ void bind_serving(py::module_& m) {
                     "must be from 0 to 3600 s");
             limits.front_end_latency = front_end_latency;
             limits.clients = clients.value_or(0);
+            if (clients && disaggregate)
+                reject("clients", std::to_string(*clients), "runs one engine: give arrival_rate with disaggregate");
             if (decode_gpu && !disaggregate)
                 reject("decode_gpu", std::string(decode_gpu->name), "chooses the decode pool's GPU: give disaggregate");
             if (disaggregate)

@@ -397,6 +397,11 @@ napkin_check_output(cli.serve.disaggregate_two_gpus
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 2048
           --output-tokens 256 --concurrency 32 --disaggregate 4 --ttft 2s --tpot 50ms --decode-gpu h200-sxm
   EXPECT "3 prefill (h100-sxm) + 1 decode (h200-sxm)")
+# A closed loop waits for each answer from the decode pool; each instance is simulated alone, so it is refused.
+napkin_check_output(cli.serve.error.clients_with_disaggregate
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --input-tokens 100 --output-tokens 10
+          --requests 20 --clients 4 --disaggregate 3
+  EXPECT "napkin: error: --clients = \"4\": runs one engine: give --arrival-rate with --disaggregate" EXIT_CODE 2)
 napkin_check_output(cli.serve.error.decode_gpu_without_disaggregate
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu h100-sxm --tp 8 --input-tokens 2048
           --output-tokens 256 --concurrency 32 --decode-gpu h200-sxm

@@ -436,6 +436,13 @@ TEST_SUITE("serving simulator") {
                   return simulate_disaggregated({}, {1, 1}, EngineLimits{}, EngineLimits{}, FixedStep{1e-3},
                                                 FixedStep{1e-3}, half_ms);
               }) == "requests = 0: must be at least 1");
+        // A closed loop needs its answers from the decode pool, which each instance's own run cannot give.
+        EngineLimits loop;
+        loop.clients = 2;
+        CHECK(test::error_of([&] {
+                  return simulate_disaggregated({{0.0, 16, 3}}, {1, 1}, loop, loop, FixedStep{1e-3}, FixedStep{1e-3},
+                                                half_ms);
+              }) == "clients = 2: must be 0 for disaggregated pools: give the requests' arrivals");
     }
 
     TEST_CASE("disaggregated Llama 3.1 8B, H100 prompts and H200 tokens: a lone request's TTFT is prefill_time") {

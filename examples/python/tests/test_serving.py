@@ -378,6 +378,9 @@ def test_simulate_serving_disaggregated_equals_napkin_serve_json(napkin_cli):
     with pytest.raises(ValueError, match="prefill instances"):
         napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
                                 napkin.ServingLayout(), 10, 10, arrival_rate=1, disaggregate=(0, 1))
+    with pytest.raises(ValueError, match="clients = \"4\": runs one engine"):
+        napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
+                                napkin.ServingLayout(), 10, 10, clients=4, disaggregate=(1, 1))
 
 
 def test_simulate_serving_clients_equals_napkin_serve_json(napkin_cli):

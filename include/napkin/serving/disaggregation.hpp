@@ -43,7 +43,8 @@ struct DisaggregatedPools {
 /// the decode's; the gap between them is the transfer, the wait and the first decode
 /// step. Steps and KV blocks are both pools' together, and the transfers' time is
 /// the run's time between engines (Little's law counts it). The front end
-/// (`prefill_limits.front_end_latency`) is applied once, to the joined run.
+/// (`prefill_limits.front_end_latency`) is applied once, to the joined run. The
+/// requests arrive on their own (EngineLimits::clients 0: no closed loop).
 template <class PrefillPrice, class DecodePrice, class Transfer>
 [[nodiscard]] SimulationResult simulate_disaggregated(const std::vector<Request>& requests,
                                                       const DisaggregatedPools& pools, EngineLimits prefill_limits,
@@ -54,6 +55,11 @@ template <class PrefillPrice, class DecodePrice, class Transfer>
     require(pools.decode_instances >= 1 && pools.decode_instances <= (1LL << 20), "decode instances",
             count(pools.decode_instances), "must be from 1 to 2^20");
     require(!requests.empty(), "requests", 0.0, "must be at least 1");
+    // Each instance is simulated alone, so a closed loop (a client waiting for its answer from the
+    // decode pool) cannot be: the pools take the requests' arrivals.
+    require(prefill_limits.clients == 0 && decode_limits.clients == 0, "clients",
+            count(std::max(prefill_limits.clients, decode_limits.clients)),
+            "must be 0 for disaggregated pools: give the requests' arrivals");
     const double front_end = prefill_limits.front_end_latency;
     require(front_end >= 0.0 && front_end <= 3600.0, "front-end latency (s)", front_end, "must be from 0 to 3600 s");
     prefill_limits.front_end_latency = decode_limits.front_end_latency = 0.0;
