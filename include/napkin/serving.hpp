@@ -619,8 +619,10 @@ namespace detail {
 }
 
 // ---------------------------------------------------------------------------
-/// The roofline: the seam for a finer GEMM model. A pass moving `traffic` bytes
-/// and doing `work` FLOPs takes the longer of the two at the GPU's rates.
+/// The roofline (Williams et al. 2009): work that reads for `memory` seconds and
+/// computes for `compute` seconds takes the longer of the two — a whole pass
+/// under the roofline profile, each kernel group (GEMMs, attention) under the
+/// measured one.
 struct ServingRoofline {
     Seconds memory;
     Seconds compute;
@@ -656,8 +658,9 @@ struct DecodeStep {
     // (weights read, their math) and the attention (cache read, its math) run one after the other,
     // each the longer of its reading and computing.
     [[nodiscard]] constexpr Seconds busy() const {
-        if (!kernels_in_turn) return std::max(reading(), compute);
-        return std::max(weights_read, compute - attention) + std::max(kv_read + kv_offload, attention);
+        if (!kernels_in_turn) return ServingRoofline{reading(), compute}.time();
+        return ServingRoofline{weights_read, compute - attention}.time() +
+               ServingRoofline{kv_read + kv_offload, attention}.time();
     }
     [[nodiscard]] constexpr Seconds reading() const { return weights_read + kv_read + kv_offload; }
     [[nodiscard]] constexpr Seconds communication() const { return tp + pp + ep; }

@@ -68,9 +68,9 @@ struct ServingStepTime {
     Seconds attention_memory{}, attention_compute{};  // parts of memory and compute
     bool kernels_in_turn = false;
     [[nodiscard]] constexpr Seconds busy() const {
-        if (!kernels_in_turn) return std::max(memory, compute);
-        return std::max(memory - attention_memory, compute - attention_compute) +
-               std::max(attention_memory, attention_compute);
+        if (!kernels_in_turn) return ServingRoofline{memory, compute}.time();
+        return ServingRoofline{memory - attention_memory, compute - attention_compute}.time() +
+               ServingRoofline{attention_memory, attention_compute}.time();
     }
     [[nodiscard]] constexpr Seconds total() const { return busy() + comm + overhead; }
 };
