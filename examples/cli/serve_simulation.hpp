@@ -161,7 +161,8 @@ struct SimulatedPools {
 };
 
 inline nlohmann::json distribution_json(const Distribution& d) {
-    return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99}};
+    return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99},
+            {"min", d.min},   {"p75", d.p75}, {"p95", d.p95}, {"max", d.max}};
 }
 
 inline std::string steps_csv(const SimulationResult& r) {

@@ -38,6 +38,7 @@ auto per_second_field(PerSecond T::*member) {
 py::dict distribution_dict(const Distribution& d) {
     py::dict out;
     out["mean"] = d.mean, out["p50"] = d.p50, out["p90"] = d.p90, out["p99"] = d.p99;
+    out["min"] = d.min, out["p75"] = d.p75, out["p95"] = d.p95, out["max"] = d.max;
     return out;
 }
 

@@ -76,16 +76,16 @@ std::vector<std::vector<double>> other_gpus_errors(const std::vector<MeasuredInf
         const InflightSourceFit g = fit_batch_limits(others).front();
         for (std::size_t j = k; j < f.rows.size(); ++j)
             if (runs[f.rows[j]].header.gpu.name == gpu)
-                errors[j] =
-                    inflight_errors(runs[f.rows[j]], g.max_num_seqs, default_serving_profile, g.front_end_latency);
+                errors[j] = inflight_errors(runs[f.rows[j]], g.max_num_seqs, default_serving_profile,
+                                            g.front_end_latency, g.scheduler);
     }
     return errors;
 }
 
 std::string inflight_table(const std::vector<MeasuredInflightRun>& runs, const std::vector<InflightSourceFit>& fits) {
     std::ostringstream out;
-    out << "| source | searched batch limit | fitted front end | measured | rows | mean | max | bias | other GPU's fit "
-           "|\n|---|---|---|---|---|---|---|---|---|\n";
+    out << "| source | scheduler | searched batch limit | fitted front end | measured | rows | mean | max | bias | "
+           "other GPU's fit |\n|---|---|---|---|---|---|---|---|---|---|\n";
     for (const InflightSourceFit& f : fits) {
         const std::vector<std::vector<double>> held_out = other_gpus_errors(runs, f);
         bool has_ttft = false;
@@ -105,10 +105,11 @@ std::string inflight_table(const std::vector<MeasuredInflightRun>& runs, const s
             }
             if (n == 0) continue;
             const auto rows = static_cast<double>(n);
-            out << "| " << f.source << " | " << f.max_num_seqs << " | "
-                << (has_ttft ? format_fixed(f.front_end_latency * 1e3, 1) + " ms" : "–") << " | " << named.name << " | "
-                << n << " | " << percent(sum / rows) << " | " << percent(most) << " | " << signed_percent(bias / rows)
-                << " | " << (held_out.empty() ? "–" : percent(other / rows)) << " |\n";
+            const bool stated = runs[f.rows.front()].scheduler.has_value();
+            out << "| " << f.source << " | " << to_string(f.scheduler) << (stated ? "" : " (searched)") << " | "
+                << f.max_num_seqs << " | " << (has_ttft ? format_fixed(f.front_end_latency * 1e3, 1) + " ms" : "–")
+                << " | " << named.name << " | " << n << " | " << percent(sum / rows) << " | " << percent(most) << " | "
+                << signed_percent(bias / rows) << " | " << (held_out.empty() ? "–" : percent(other / rows)) << " |\n";
         }
     }
     return out.str();
@@ -247,6 +248,47 @@ TEST_SUITE("serving simulator") {
         many.clients = -1;
         CHECK(test::error_of([&] { return simulate(ten, many, FixedStep{1e-3}); }) ==
               "clients = -1: must be from 0 to 2^24");
+        four.client_start_gap = -1e-3;
+        CHECK(test::error_of([&] { return simulate(forty, four, FixedStep{1e-3}); }) ==
+              "client start gap (s) = -0.001: must be from 0 to 3600 s");
+    }
+
+    TEST_CASE("clients started in turn: the first request runs alone, the others join the next step") {
+        // Four clients 1 µs apart, requests of 16 + 3 tokens, every step 1 ms whatever it holds. The
+        // first request arrives at 0 to an idle engine: its prompt is the first step's alone (TTFT
+        // 1 ms). The other three, arrived meanwhile, prefill in the second step, 1 µs to 3 µs after they
+        // were sent: TTFT 2 ms less their start (1.999, 1.998, 1.997 ms). Started together instead, every
+        // request's prompt is in the first step: TTFT 1 ms each.
+        const std::vector<Request> four_requests(4, Request{0.0, 16, 3, 0});
+        EngineLimits turn;
+        turn.clients = 4;
+        turn.client_start_gap = 1e-6;
+        const SimulationSummary s = summarize(simulate(four_requests, turn, FixedStep{1e-3}));
+        CHECK(s.ttft.min == doctest::Approx(1e-3));
+        CHECK(s.ttft.max == doctest::Approx(1.999e-3));
+        CHECK(s.ttft.mean == doctest::Approx((1.0 + 1.999 + 1.998 + 1.997) / 4.0 * 1e-3));
+        turn.client_start_gap = 0.0;
+        const SimulationSummary together = summarize(simulate(four_requests, turn, FixedStep{1e-3}));
+        CHECK(together.ttft.min == doctest::Approx(1e-3));
+        CHECK(together.ttft.max == doctest::Approx(1e-3));
+    }
+
+    TEST_CASE("a distribution's least, greatest and percentiles, numpy's linear rule") {
+        // 1..101 once each: the q-th percentile is 1 + 100·q (rank q·100, exact); min 1, max 101.
+        std::vector<std::pair<double, long long>> samples;
+        for (int v = 101; v >= 1; --v) samples.emplace_back(v, 1);
+        const Distribution d = distribution(samples);
+        CHECK(d.min == 1.0);
+        CHECK(d.max == 101.0);
+        CHECK(d.p50 == doctest::Approx(51.0));
+        CHECK(d.p75 == doctest::Approx(76.0));
+        CHECK(d.p95 == doctest::Approx(96.0));
+        CHECK(d.p99 == doctest::Approx(100.0));
+        // Weights count as repeats: {1 ×3, 10 ×1}: max 10, p75 at rank 2.25 of 0..3, 1 + 0.25·9 = 3.25.
+        const Distribution w = distribution({{10.0, 1}, {1.0, 3}});
+        CHECK(w.max == 10.0);
+        CHECK(w.min == 1.0);
+        CHECK(w.p75 == doctest::Approx(3.25));
     }
 
     TEST_CASE("front_end_fit: the weighted median of measured − predicted TTFT, weights 1 / measured") {
@@ -588,10 +630,11 @@ TEST_SUITE("serving simulator") {
     TEST_CASE("measured-serving-runs.json's in-flight rows, replayed — the README's table") {
         const io::ServingRunFile file =
             io::read_serving_runs("measured-serving-runs.json", NAPKIN_TEST_DATA_DIR "/measured-serving-runs.json");
-        // 36 online rows of 5 measures (TensorRT-LLM 0.14) and 18 offline rows of one (0.17).
-        REQUIRE(file.inflight.size() == 54);
+        // 36 online rows of 5 measures (TensorRT-LLM 0.14), 18 offline rows of one (0.17) and LMDeploy's 40
+        // closed loops of 8 (its fixed-batch rows, each also replayed as profile_generation ran it).
+        REQUIRE(file.inflight.size() == 94);
         const std::vector<InflightSourceFit> fits = fit_batch_limits(file.inflight);
-        REQUIRE(fits.size() == 2);
+        REQUIRE(fits.size() == 3);
         const std::string table = inflight_table(file.inflight, fits);
         MESSAGE(table);
         const test::ReadmeBlock block = test::readme_block("serving-simulation-validation", table);

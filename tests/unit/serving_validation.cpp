@@ -153,8 +153,10 @@ TEST_SUITE("serving validation") {
     TEST_CASE("measured-serving-runs.json: every fixed-batch measurement read, in-flight rows left to the simulator") {
         const io::ServingRunFile file = fitting_set();
         // 72 TensorRT-LLM 0.9 rows (48 throughput, 24 batch-1 TTFT) and 40 LMDeploy rows of
-        // three kinds each (throughput, mean first-token latency, p50 per-token latency).
+        // three kinds each (throughput, mean first-token latency, p50 per-token latency); the LMDeploy
+        // rows' other kinds go to their closed-loop replay, but the GPU memory (the pre-allocated cache).
         CHECK(file.runs.size() == 72 + 3 * 40);
+        CHECK(file.skipped == 40);
         for (const MeasuredServingRun& r : file.runs) {
             CAPTURE(r.id);
             CHECK(std::isfinite(predicted(r, default_serving_profile)));
@@ -183,6 +185,38 @@ TEST_SUITE("serving validation") {
         const test::ReadmeBlock block = test::readme_block("serving-validation", table);
         REQUIRE(block.found);
         CHECK(block.current == table);
+    }
+
+    TEST_CASE("a fixed-batch row with a closed loop's kinds is also replayed as batch_size clients") {
+        // LMDeploy's profile_generation prints the least and greatest first-token latency and per-token
+        // percentiles: the row is read as a static batch (its mean TTFT, tokens/s and median per-token
+        // latency) and as a closed loop of 4 clients of 3 requests each, its scheduler left to the search.
+        const io::ServingRunFile file = io::parse_serving_runs(
+            R"json({"runs": [{"id": "r4", "model_shape": {"layers": 2, "hidden": 64, "heads": 4, "ffn": 128,
+                "vocab": 100}, "gpu": "a100-80gb-sxm", "batching": "static (fixed batch of concurrent requests)",
+                "batch_size": 4, "input_tokens": 8, "output_tokens": 16, "measurements": [
+                {"kind": "output_tokens_per_s_total", "value": 100}, {"kind": "first_token_latency_s_avg", "value": 0.02},
+                {"kind": "first_token_latency_s_min", "value": 0.01}, {"kind": "first_token_latency_s_max", "value": 0.03},
+                {"kind": "per_token_latency_s_p50", "value": 0.005}, {"kind": "per_token_latency_s_p99", "value": 0.009},
+                {"kind": "gpu_mem_gb", "value": 70}]}]})json",
+            "RUNS", "f.json");
+        CHECK(file.runs.size() == 3);
+        CHECK(file.skipped == 1);  // the GPU memory: LMDeploy's pre-allocated cache, compared by neither
+        REQUIRE(file.inflight.size() == 1);
+        const MeasuredInflightRun& loop = file.inflight.front();
+        CHECK(loop.clients == 4);
+        CHECK(loop.requests == 4 * closed_loop_rounds);
+        CHECK_FALSE(loop.scheduler.has_value());
+        REQUIRE(loop.measured.size() == 6);
+        CHECK(loop.measured[2] == std::pair{InflightMeasure::ttft_min, 0.01});
+        CHECK(loop.measured[5] == std::pair{InflightMeasure::itl_p99, 0.009});
+        CHECK(test::fields_of([] {
+                  return io::parse_serving_runs(
+                      R"({"runs": [{"id": "r5", "model_shape": {"layers": 2, "hidden": 64, "heads": 4, "ffn": 128,
+                          "vocab": 100}, "gpu": "a100-80gb-sxm", "batch_size": 100000, "input_tokens": 8,
+                          "output_tokens": 16, "measurements": [{"kind": "first_token_latency_s_max", "value": 1}]}]})",
+                      "RUNS", "f.json");
+              }) == "r5.batch_size | 100000 | must be at most 65,536 clients for a closed loop's replay | ");
     }
 
     TEST_CASE("a serving-runs file with a wrong field is one error naming the row and field") {

@@ -23,7 +23,12 @@
 // MeasuredInflightRun (the request-level simulator's): their num_requests and
 // request_rate_qps (a number, or "inf" or null: every request at once), and
 // the kinds ttft_ms_mean, itl_ms_mean, output_tokens_per_s_total,
-// total_tokens_per_s and request_throughput.
+// total_tokens_per_s and request_throughput. A static row that prints what
+// only requests arriving one by one give (first_token_latency_s_min or _max,
+// per_token_latency_s_p75, _p95 or _p99: LMDeploy's profile_generation) is
+// also a closed loop of batch_size clients, closed_loop_rounds requests each,
+// with those kinds and output_tokens_per_s_total, first_token_latency_s_avg
+// and per_token_latency_s_p50.
 #pragma once
 
 #include <napkin/catalog/clusters.hpp>
@@ -117,6 +122,19 @@ inline constexpr std::array<InflightMeasureKind, 5> inflight_kinds{{
     {"total_tokens_per_s", InflightMeasure::total_tokens_per_s, 1.0},
     {"request_throughput", InflightMeasure::requests_per_s, 1.0},
 }};
+/// The kinds of a closed-loop benchmark (LMDeploy's profile_generation: `batch_size` client threads,
+/// each sending its next request when its last one ends): its first-token latencies, per-token
+/// (inter-token) latency percentiles and generated tokens over the whole time.
+inline constexpr std::array<InflightMeasureKind, 8> closed_loop_kinds{{
+    {"output_tokens_per_s_total", InflightMeasure::output_tokens_per_s, 1.0},
+    {"first_token_latency_s_avg", InflightMeasure::ttft_mean, 1.0},
+    {"first_token_latency_s_min", InflightMeasure::ttft_min, 1.0},
+    {"first_token_latency_s_max", InflightMeasure::ttft_max, 1.0},
+    {"per_token_latency_s_p50", InflightMeasure::itl_p50, 1.0},
+    {"per_token_latency_s_p75", InflightMeasure::itl_p75, 1.0},
+    {"per_token_latency_s_p95", InflightMeasure::itl_p95, 1.0},
+    {"per_token_latency_s_p99", InflightMeasure::itl_p99, 1.0},
+}};
 
 inline constexpr std::array<MeasureKind, 5> measure_kinds{{
     {"output_tokens_per_s_total", ServingMeasure::output_tokens_per_s, 1.0},
@@ -171,10 +189,49 @@ inline MeasuredServingRun parse_run_header(const nlohmann::json& row, const std:
     return run;
 }
 
-inline InflightMeasureKind const* inflight_kind(std::string_view kind) {
-    const auto k = std::find_if(inflight_kinds.begin(), inflight_kinds.end(),
-                                [&](const InflightMeasureKind& m) { return m.kind == kind; });
-    return k == inflight_kinds.end() ? nullptr : &*k;
+template <std::size_t N>
+inline InflightMeasureKind const* inflight_kind(std::string_view kind,
+                                                const std::array<InflightMeasureKind, N>& kinds) {
+    const auto k =
+        std::find_if(kinds.begin(), kinds.end(), [&](const InflightMeasureKind& m) { return m.kind == kind; });
+    return k == kinds.end() ? nullptr : &*k;
+}
+
+/// The row's measurements of the kinds given, converted (the others counted in `skipped`).
+template <std::size_t N>
+inline std::vector<std::pair<InflightMeasure, double>> inflight_measurements(
+    const nlohmann::json& measurements, const std::string& where, const std::array<InflightMeasureKind, N>& kinds,
+    std::size_t& skipped) {
+    std::vector<std::pair<InflightMeasure, double>> out;
+    std::size_t j = 0;
+    for (const nlohmann::json& measurement : measurements) {
+        const std::string mwhere = where + ".measurements[" + std::to_string(j++) + "]";
+        const InflightMeasureKind* known = inflight_kind(text_field(measurement, "kind", mwhere), kinds);
+        if (known == nullptr) {
+            ++skipped;
+            continue;
+        }
+        if (!measurement.contains("value") || !measurement["value"].is_number())
+            reject(mwhere + ".value", measurement.value("value", nlohmann::json()).dump(), "must be a number");
+        const double value = measurement["value"].get<double>() * known->to_base;
+        require_positive(mwhere + ".value", value);
+        out.push_back({known->measure, value});
+    }
+    return out;
+}
+
+/// Whether a fixed-batch row is a closed loop of `batch_size` clients: it prints what only requests
+/// arriving one by one give (the least or greatest first-token latency, a per-token percentile above
+/// the median), as LMDeploy's profile_generation does.
+inline bool closed_loop_row(const nlohmann::json& measurements, const std::string& where) {
+    std::size_t j = 0;
+    for (const nlohmann::json& measurement : measurements) {
+        const std::string kind = text_field(measurement, "kind", where + ".measurements[" + std::to_string(j++) + "]");
+        if (kind == "first_token_latency_s_min" || kind == "first_token_latency_s_max" ||
+            kind == "per_token_latency_s_p75" || kind == "per_token_latency_s_p95" || kind == "per_token_latency_s_p99")
+            return true;
+    }
+    return false;
 }
 
 /// An in-flight row: the header, its lengths, the offered rate ("inf" or none:
@@ -195,20 +252,25 @@ inline MeasuredInflightRun parse_inflight_row(const nlohmann::json& row, const s
     } else if (!rate.is_null() && !(rate.is_string() && rate.get<std::string>() == "inf")) {
         reject(where + ".request_rate_qps", printable(rate.dump()), "must be a number, \"inf\" or null");
     }
-    std::size_t j = 0;
-    for (const nlohmann::json& measurement : measurements) {
-        const std::string mwhere = where + ".measurements[" + std::to_string(j++) + "]";
-        const InflightMeasureKind* known = inflight_kind(text_field(measurement, "kind", mwhere));
-        if (known == nullptr) {
-            ++skipped;
-            continue;
-        }
-        if (!measurement.contains("value") || !measurement["value"].is_number())
-            reject(mwhere + ".value", measurement.value("value", nlohmann::json()).dump(), "must be a number");
-        const double value = measurement["value"].get<double>() * known->to_base;
-        require_positive(mwhere + ".value", value);
-        run.measured.push_back({known->measure, value});
-    }
+    run.measured = inflight_measurements(measurements, where, inflight_kinds, skipped);
+    return run;
+}
+
+/// A closed-loop row replayed as its benchmark ran it: `batch_size` clients, each sending
+/// `rounds` requests one after another, and the closed loop's kinds.
+inline MeasuredInflightRun parse_closed_loop_row(const nlohmann::json& row, const std::string& where,
+                                                 const std::string& path, const nlohmann::json& measurements) {
+    MeasuredInflightRun run;
+    run.header = parse_run_header(row, where, path);
+    run.input_tokens = whole_field(row, "input_tokens", where, 0, true);
+    run.output_tokens = whole_field(row, "output_tokens", where, 0, true);
+    run.clients = whole_field(row, "batch_size", where, 1, false);
+    require(run.clients <= (1LL << 16), where + ".batch_size", count(run.clients),
+            "must be at most 65,536 clients for a closed loop's replay");
+    run.requests = checked_mul(run.clients, closed_loop_rounds, where + ".batch_size × rounds");
+    run.scheduler = std::nullopt;  // the doc does not say how the engine batches: searched
+    std::size_t ignored = 0;       // the fixed-batch reading counts what neither compares
+    run.measured = inflight_measurements(measurements, where, closed_loop_kinds, ignored);
     return run;
 }
 }  // namespace detail
@@ -243,6 +305,8 @@ inline MeasuredInflightRun parse_inflight_row(const nlohmann::json& row, const s
             file.skipped += measurements.size();
             continue;
         }
+        const bool closed_loop = detail::closed_loop_row(measurements, where);
+        if (closed_loop) file.inflight.push_back(detail::parse_closed_loop_row(row, where, path, measurements));
         MeasuredServingRun run = detail::parse_run_header(row, where, path);
         run.workload = {.input_tokens = detail::whole_field(row, "input_tokens", where, 0, true),
                         .output_tokens = detail::whole_field(row, "output_tokens", where, 0, true),
@@ -255,7 +319,7 @@ inline MeasuredInflightRun parse_inflight_row(const nlohmann::json& row, const s
             const auto known = std::find_if(detail::measure_kinds.begin(), detail::measure_kinds.end(),
                                             [&](const detail::MeasureKind& k) { return k.kind == kind; });
             if (known == detail::measure_kinds.end()) {
-                ++file.skipped;
+                if (!(closed_loop && detail::inflight_kind(kind, detail::closed_loop_kinds))) ++file.skipped;
                 continue;
             }
             if (!measurement.contains("value") || !measurement["value"].is_number())

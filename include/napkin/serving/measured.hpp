@@ -23,6 +23,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,8 +32,22 @@
 
 namespace napkin {
 
-/// What an in-flight benchmark prints: mean TTFT and inter-token latency, tokens/s (output or total), requests/s.
-enum class InflightMeasure { ttft_mean, itl_mean, output_tokens_per_s, total_tokens_per_s, requests_per_s };
+/// What a request-level benchmark prints: mean TTFT and inter-token latency, tokens/s (output or total),
+/// requests/s; LMDeploy's profile_generation also the least and greatest TTFT and the inter-token
+/// latency's 50th, 75th, 95th and 99th percentiles.
+enum class InflightMeasure {
+    ttft_mean,
+    itl_mean,
+    output_tokens_per_s,
+    total_tokens_per_s,
+    requests_per_s,
+    ttft_min,
+    ttft_max,
+    itl_p50,
+    itl_p75,
+    itl_p95,
+    itl_p99
+};
 
 /// The measures' names, as to_string writes them.
 inline constexpr std::array inflight_measure_names{
@@ -41,17 +56,27 @@ inline constexpr std::array inflight_measure_names{
     Named{InflightMeasure::output_tokens_per_s, "output tokens/s"},
     Named{InflightMeasure::total_tokens_per_s, "total tokens/s"},
     Named{InflightMeasure::requests_per_s, "requests/s"},
+    Named{InflightMeasure::ttft_min, "least TTFT"},
+    Named{InflightMeasure::ttft_max, "greatest TTFT"},
+    Named{InflightMeasure::itl_p50, "p50 ITL"},
+    Named{InflightMeasure::itl_p75, "p75 ITL"},
+    Named{InflightMeasure::itl_p95, "p95 ITL"},
+    Named{InflightMeasure::itl_p99, "p99 ITL"},
 };
 /// The measure's name: "mean TTFT", "output tokens/s"…
 [[nodiscard]] constexpr std::string_view to_string(InflightMeasure m) { return name_of(m, inflight_measure_names); }
 
 /// One row of an in-flight benchmark: its setup, the requests' fixed lengths and number, the offered
-/// rate, and each number it measured.
+/// rate or the clients of a closed loop, and each number it measured.
 struct MeasuredInflightRun {
     MeasuredServingRun header;  // id, source, model, GPU, link, layout and formats (its workload unused)
     long long input_tokens = 1, output_tokens = 1;
     long long requests = 1000;
-    double request_rate = 0.0;                                 // offered requests/s; 0: all at once (offline)
+    double request_rate = 0.0;  // offered requests/s; 0: all at once (offline) or a closed loop
+    long long clients = 0;      // a closed loop of this many clients (EngineLimits::clients); 0: none
+    // How the engine batches: TensorRT-LLM's in-flight batching where the row says "in-flight";
+    // none where it does not say (a search tries each scheduler that batches in flight).
+    std::optional<Scheduler> scheduler = Scheduler::inflight;
     std::vector<std::pair<InflightMeasure, double>> measured;  // seconds, tokens/s, requests/s
 };
 
@@ -73,16 +98,33 @@ inline constexpr long long replayed_requests = 3000;
             return s.total_tokens_per_s;
         case InflightMeasure::requests_per_s:
             return s.requests_per_s;
+        case InflightMeasure::ttft_min:
+            return s.ttft.min;
+        case InflightMeasure::ttft_max:
+            return s.ttft.max;
+        case InflightMeasure::itl_p50:
+            return s.itl.p50;
+        case InflightMeasure::itl_p75:
+            return s.itl.p75;
+        case InflightMeasure::itl_p95:
+            return s.itl.p95;
+        case InflightMeasure::itl_p99:
+            return s.itl.p99;
     }
     return 0.0;
 }
 
+/// The gap between a closed loop's clients starting, seconds: a microsecond, far below any step.
+inline constexpr double client_start_gap = 1e-6;
+
 /// The row replayed with at most `max_num_seqs` sequences running, the engine's own times
 /// (no front end: with_front_end_latency adds it).
 [[nodiscard]] inline SimulationResult replay_run(const MeasuredInflightRun& run, long long max_num_seqs,
-                                                 const ServingProfile& profile = default_serving_profile) {
+                                                 const ServingProfile& profile = default_serving_profile,
+                                                 Scheduler scheduler = Scheduler::inflight) {
     TrafficSpec traffic;
-    traffic.requests = run.request_rate > 0.0 ? run.requests : std::min(run.requests, replayed_requests);
+    traffic.requests =
+        run.request_rate > 0.0 || run.clients > 0 ? run.requests : std::min(run.requests, replayed_requests);
     traffic.arrivals = {run.request_rate > 0.0 ? Arrivals::Kind::poisson : Arrivals::Kind::at_once,
                         run.request_rate > 0.0 ? run.request_rate : 1.0, 1.0};
     traffic.input = fixed_length(run.input_tokens);
@@ -90,9 +132,14 @@ inline constexpr long long replayed_requests = 3000;
     ServingSetup setup = run.header.setup;
     setup.profile = profile;
     EngineLimits limits;
-    limits.scheduler = Scheduler::inflight;
+    limits.scheduler = run.scheduler.value_or(scheduler);
     limits.max_num_seqs = max_num_seqs;
+    limits.clients = run.clients;
     const MeasuredServingRun& h = run.header;
+    // A closed loop's clients start one after another (profile_generation starts a thread per
+    // client in turn), so the first request reaches an idle engine alone and the others join
+    // the steps after it; any gap far below a step gives the same run.
+    limits.client_start_gap = client_start_gap;
     return simulate_serving(h.shape, h.gpu, h.link, h.layout, generate_requests(traffic), limits, setup);
 }
 
@@ -100,8 +147,9 @@ inline constexpr long long replayed_requests = 3000;
 /// `front_end_latency` seconds, summarised as its benchmark prints it.
 [[nodiscard]] inline SimulationSummary replay(const MeasuredInflightRun& run, long long max_num_seqs,
                                               const ServingProfile& profile = default_serving_profile,
-                                              double front_end_latency = 0.0) {
-    return summarize(with_front_end_latency(replay_run(run, max_num_seqs, profile), front_end_latency));
+                                              double front_end_latency = 0.0,
+                                              Scheduler scheduler = Scheduler::inflight) {
+    return summarize(with_front_end_latency(replay_run(run, max_num_seqs, profile, scheduler), front_end_latency));
 }
 
 /// Predicted over measured, minus one, per measurement of the row, from its summary.
@@ -114,13 +162,38 @@ inline constexpr long long replayed_requests = 3000;
 /// Predicted over measured, minus one, per measurement of the row replayed with these settings.
 [[nodiscard]] inline std::vector<double> inflight_errors(const MeasuredInflightRun& run, long long max_num_seqs,
                                                          const ServingProfile& profile = default_serving_profile,
-                                                         double front_end_latency = 0.0) {
-    return inflight_errors(run, replay(run, max_num_seqs, profile, front_end_latency));
+                                                         double front_end_latency = 0.0,
+                                                         Scheduler scheduler = Scheduler::inflight) {
+    return inflight_errors(run, replay(run, max_num_seqs, profile, front_end_latency, scheduler));
 }
 
 /// The batch limits a search tries: powers of two, 64 to 4,096 (TensorRT-LLM's
 /// max_batch_size is a build setting; its benchmarks do not print it).
 inline constexpr std::array<long long, 7> batch_limits{64, 128, 256, 512, 1024, 2048, 4096};
+
+/// A closed loop's requests: each client sends this many, one after another. LMDeploy's doc does not
+/// print profile_generation's rounds; 3 and 10 give means within a point of each other (the README).
+inline constexpr long long closed_loop_rounds = 3;
+
+/// The schedulers a search tries for rows that do not say how their engine batches: the three that
+/// batch in flight (serving/simulator.hpp).
+inline constexpr std::array<Scheduler, 3> searched_schedulers{Scheduler::continuous, Scheduler::prefill_first,
+                                                              Scheduler::inflight};
+
+/// The batch limits worth trying for a source's rows: batch_limits, or for closed loops alone the
+/// powers of two from 8 to the most clients (a larger limit holds every client too, so runs the same).
+[[nodiscard]] inline std::vector<long long> limits_to_search(std::span<const MeasuredInflightRun> runs,
+                                                             std::span<const std::size_t> rows) {
+    long long most = 0;
+    for (std::size_t i : rows) {
+        if (runs[i].clients == 0) return {batch_limits.begin(), batch_limits.end()};
+        most = std::max(most, runs[i].clients);
+    }
+    std::vector<long long> limits;
+    for (long long limit = 8; limit < most; limit *= 2) limits.push_back(limit);
+    limits.push_back(most);
+    return limits;
+}
 
 /// The front-end latency c ≥ 0 that minimises Σ |predicted + c − measured| / measured over
 /// {predicted, measured} TTFT pairs: a weighted median of measured − predicted, weights
@@ -148,6 +221,7 @@ struct InflightSourceFit {
     std::string source;
     long long max_num_seqs = 0;      // the searched limit
     double front_end_latency = 0.0;  // seconds, fitted with the limit (0 for a source without TTFT)
+    Scheduler scheduler = Scheduler::inflight;  // the rows' own, or the searched one where they say none
     std::vector<std::size_t> rows;
     std::vector<std::vector<double>> errors;  // per row, per measurement
 };
@@ -171,36 +245,44 @@ struct InflightSourceFit {
 /// One batch limit and one front-end latency per source (one engine build and one
 /// server per table): for each limit the latency that fits the TTFTs best
 /// (front_end_fit), and of the limits the one with the least sum of mean |error|
-/// over the measures.
+/// over the measures; the scheduler too where the rows do not say it.
 [[nodiscard]] inline std::vector<InflightSourceFit> fit_batch_limits(
     std::span<const MeasuredInflightRun> runs, const ServingProfile& profile = default_serving_profile) {
     std::vector<InflightSourceFit> fits;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         auto f = std::find_if(fits.begin(), fits.end(),
                               [&](const InflightSourceFit& g) { return g.source == runs[i].header.source; });
-        if (f == fits.end()) f = fits.insert(fits.end(), {runs[i].header.source, 0, 0.0, {}, {}});
+        if (f == fits.end()) f = fits.insert(fits.end(), {runs[i].header.source, 0, 0.0, Scheduler::inflight, {}, {}});
         f->rows.push_back(i);
     }
     for (InflightSourceFit& f : fits) {
         double best = std::numeric_limits<double>::infinity();
-        for (long long limit : batch_limits) {
-            std::vector<SimulationResult> replays;
-            std::vector<std::pair<double, double>> ttft;
-            for (std::size_t i : f.rows) {
-                replays.push_back(replay_run(runs[i], limit, profile));
-                const double predicted = summarize(replays.back()).ttft.mean;
-                for (const auto& [measure, value] : runs[i].measured)
-                    if (measure == InflightMeasure::ttft_mean) ttft.emplace_back(predicted, value);
+        // The rows' own scheduler where the first says it (a table is one engine), else each in turn.
+        const std::optional<Scheduler> stated = runs[f.rows.front()].scheduler;
+        const std::vector<Scheduler> schedulers =
+            stated ? std::vector{*stated}
+                   : std::vector<Scheduler>(searched_schedulers.begin(), searched_schedulers.end());
+        for (const Scheduler scheduler : schedulers)
+            for (long long limit : limits_to_search(runs, f.rows)) {
+                std::vector<SimulationResult> replays;
+                std::vector<std::pair<double, double>> ttft;
+                for (std::size_t i : f.rows) {
+                    replays.push_back(replay_run(runs[i], limit, profile, scheduler));
+                    const double predicted = summarize(replays.back()).ttft.mean;
+                    for (const auto& [measure, value] : runs[i].measured)
+                        if (measure == InflightMeasure::ttft_mean) ttft.emplace_back(predicted, value);
+                }
+                const double latency = front_end_fit(ttft);
+                std::vector<std::vector<double>> errors;
+                for (std::size_t k = 0; k < f.rows.size(); ++k)
+                    errors.push_back(
+                        inflight_errors(runs[f.rows[k]], summarize(with_front_end_latency(replays[k], latency))));
+                const double score = sum_of_mean_errors(runs, f.rows, errors);
+                if (score < best) {
+                    best = score, f.max_num_seqs = limit, f.front_end_latency = latency, f.errors = std::move(errors);
+                    f.scheduler = scheduler;
+                }
             }
-            const double latency = front_end_fit(ttft);
-            std::vector<std::vector<double>> errors;
-            for (std::size_t k = 0; k < f.rows.size(); ++k)
-                errors.push_back(
-                    inflight_errors(runs[f.rows[k]], summarize(with_front_end_latency(replays[k], latency))));
-            const double score = sum_of_mean_errors(runs, f.rows, errors);
-            if (score < best)
-                best = score, f.max_num_seqs = limit, f.front_end_latency = latency, f.errors = std::move(errors);
-        }
     }
     return fits;
 }

@@ -82,6 +82,9 @@ struct EngineLimits {
     // previous one reaches it (a benchmark's --concurrency); the requests' own arrivals are then
     // ignored. 0: the requests arrive when they say.
     long long clients = 0;
+    // Seconds between a closed loop's clients starting: the k-th sends its first request at k times
+    // this (a benchmark that starts a thread per client in turn); 0: all at once.
+    double client_start_gap = 0.0;
 };
 
 /// One request's life.
@@ -154,6 +157,8 @@ public:
                 limits.front_end_latency, "must be from 0 to 3600 s");
         require(limits.clients >= 0 && limits.clients <= (1LL << 24), "clients", count(limits.clients),
                 "must be from 0 to 2^24");
+        require(limits.client_start_gap >= 0.0 && limits.client_start_gap <= 3600.0, "client start gap (s)",
+                limits.client_start_gap, "must be from 0 to 3600 s");
         long long prefix = 0;
         for (std::size_t i = 0; i < requests.size(); ++i) {
             const Request& r = requests[i];
@@ -181,12 +186,19 @@ public:
         arrival_.resize(requests.size());
         for (std::size_t i = 0; i < requests.size(); ++i) {
             const Request& r = requests[i];
-            // A closed loop's first requests leave their clients at 0; the rest wait for a client.
+            // A closed loop's first requests leave their clients as they start; the rest wait for a client.
             const bool open = limits.clients == 0;
+            const double start = count(static_cast<long long>(i)) * limits.client_start_gap;
             arrival_[i] = open                               ? r.arrival
-                          : std::cmp_less(i, limits.clients) ? 0.0
+                          : std::cmp_less(i, limits.clients) ? start
                                                              : std::numeric_limits<double>::infinity();
-            result_.requests[i] = {open ? r.arrival : 0.0, 0.0, 0.0, r.input, r.output, r.prefix, 0};
+            result_.requests[i] = {open ? r.arrival : std::cmp_less(i, limits.clients) ? start : 0.0,
+                                   0.0,
+                                   0.0,
+                                   r.input,
+                                   r.output,
+                                   r.prefix,
+                                   0};
         }
         released_ =
             limits.clients == 0 ? requests.size() : std::min(requests.size(), static_cast<std::size_t>(limits.clients));
@@ -463,9 +475,11 @@ template <class Price>
 // ---------------------------------------------------------------------------
 // What a benchmark prints
 
-/// The mean and the 50th, 90th and 99th percentiles of a set of samples.
+/// The mean, the least and the greatest, and the 50th, 75th, 90th, 95th and 99th percentiles of a set
+/// of samples (what vLLM's and LMDeploy's benchmarks print).
 struct Distribution {
     double mean = 0.0, p50 = 0.0, p90 = 0.0, p99 = 0.0;
+    double min = 0.0, p75 = 0.0, p95 = 0.0, max = 0.0;
 };
 
 /// Mean and percentiles of weighted samples: the q-th is linear between the
@@ -492,6 +506,7 @@ struct Distribution {
         return lo + (rank - count(below)) * (hi - lo);
     };
     d.p50 = at(0.50), d.p90 = at(0.90), d.p99 = at(0.99);
+    d.min = samples.front().first, d.p75 = at(0.75), d.p95 = at(0.95), d.max = value_at(total - 1);
     return d;
 }
 
