@@ -61,21 +61,26 @@ constexpr EngineLimits one_at_a_time{Scheduler::static_batch, 1, 8192, 1LL << 30
 using test::percent;
 using test::signed_percent;
 
-// Each row's errors under the fit of its source's other GPUs' rows (leave one GPU out); empty
-// for a source measured on one GPU only.
-std::vector<std::vector<double>> other_gpus_errors(const std::vector<MeasuredInflightRun>& runs,
-                                                   const InflightSourceFit& f) {
+// Each row's errors under the fit of its source's rows on other GPUs (leave one GPU out), or on
+// other models where the source ran one GPU; empty for a source of one GPU and one model.
+std::vector<std::vector<double>> held_out_errors(const std::vector<MeasuredInflightRun>& runs,
+                                                 const InflightSourceFit& f) {
+    bool gpus = false;
+    for (std::size_t i : f.rows) gpus = gpus || runs[i].header.gpu.name != runs[f.rows.front()].header.gpu.name;
+    const auto group = [&](std::size_t i) -> std::string_view {
+        return gpus ? runs[i].header.gpu.name : std::string_view(runs[i].header.model);
+    };
     std::vector<std::vector<double>> errors(f.rows.size());
     for (std::size_t k = 0; k < f.rows.size(); ++k) {
         if (!errors[k].empty()) continue;
-        const std::string_view gpu = runs[f.rows[k]].header.gpu.name;
+        const std::string_view own = group(f.rows[k]);
         std::vector<MeasuredInflightRun> others;
         for (std::size_t i : f.rows)
-            if (runs[i].header.gpu.name != gpu) others.push_back(runs[i]);
+            if (group(i) != own) others.push_back(runs[i]);
         if (others.empty()) return {};
         const InflightSourceFit g = fit_batch_limits(others).front();
         for (std::size_t j = k; j < f.rows.size(); ++j)
-            if (runs[f.rows[j]].header.gpu.name == gpu)
+            if (group(f.rows[j]) == own)
                 errors[j] = inflight_errors(runs[f.rows[j]], g.max_num_seqs, default_serving_profile,
                                             g.front_end_latency, g.scheduler);
     }
@@ -85,9 +90,9 @@ std::vector<std::vector<double>> other_gpus_errors(const std::vector<MeasuredInf
 std::string inflight_table(const std::vector<MeasuredInflightRun>& runs, const std::vector<InflightSourceFit>& fits) {
     std::ostringstream out;
     out << "| source | scheduler | searched batch limit | fitted front end | measured | rows | mean | max | bias | "
-           "other GPU's fit |\n|---|---|---|---|---|---|---|---|---|---|\n";
+           "other GPU's (or model's) fit |\n|---|---|---|---|---|---|---|---|---|---|\n";
     for (const InflightSourceFit& f : fits) {
-        const std::vector<std::vector<double>> held_out = other_gpus_errors(runs, f);
+        const std::vector<std::vector<double>> held_out = held_out_errors(runs, f);
         bool has_ttft = false;
         for (std::size_t i : f.rows)
             for (const auto& m : runs[i].measured) has_ttft = has_ttft || m.first == InflightMeasure::ttft_mean;
