@@ -87,6 +87,38 @@ std::string ranking_table(const std::vector<MeasuredRun>& runs) {
     return out.str();
 }
 
+// A layout as the tables print it: "t8 p16 d8 v1 b1, full recompute".
+std::string layout_text(const Parallelism& p) {
+    std::ostringstream out;
+    out << "t" << p.tp << " p" << p.pp << " d" << p.dp << " v" << p.virtual_stages << " b" << p.micro_batch << ", "
+        << (p.recompute == Recompute::none ? "no" : to_string(p.recompute)) << " recompute";
+    return out.str();
+}
+
+// What ranks first where a 2021 Megatron-LM row's layout does not: for each such row, the published
+// layout and napkin's fastest in the same space, its memory per GPU and its step against the published.
+std::string first_in_2021_space_table(const std::vector<MeasuredRun>& runs) {
+    std::ostringstream out;
+    out << "| row | published | napkin's first among Megatron-LM (2021)'s choices | its memory per GPU | its step |\n"
+        << "|---|---|---|---|---|\n";
+    for (const MeasuredRun& row : runs) {
+        if (row.framework != "Megatron-LM (2021)") continue;
+        const MeasuredRun run = best_setting(row, default_profile);
+        TrainingPlanQuery q = framework_query(run);
+        q.options.profile = default_profile;
+        const TrainingPlan plan = plan_training(q);
+        REQUIRE(!plan.top.empty());
+        const TrainingCandidate& first = plan.top.front();
+        const double gib = first.estimate.memory.total().value() / (1024.0 * 1024.0 * 1024.0);
+        char memory[32];
+        std::snprintf(memory, sizeof memory, "%.1f GiB", gib);
+        out << "| " << row.label << " (" << (row.source.ends_with("Table 1") ? "Table 1" : "Table 2") << ") | "
+            << layout_text(run.layout) << " | " << layout_text(first.point.parallelism) << " | " << memory << " | "
+            << test::signed_percent(ratio(first.estimate.step, evaluated_step(run, default_profile)) - 1.0) << " |\n";
+    }
+    return out.str();
+}
+
 }  // namespace
 
 CrossValidation every_row_validation() {
@@ -215,6 +247,14 @@ TEST_SUITE("cross validation") {
             });
             CHECK(found);
         }
+    }
+
+    TEST_CASE("the README's table of what ranks first in the 2021 space, row by row") {
+        const std::string table = first_in_2021_space_table(catalog::fitting_runs());
+        MESSAGE(table);
+        const test::ReadmeBlock block = test::readme_block("first-in-2021-space", table);
+        REQUIRE(block.found);
+        CHECK(block.current == table);
     }
 
     TEST_CASE("the README's ranking table: each published layout among what its framework could run") {
