@@ -82,6 +82,7 @@ nlohmann::json collectives_json(const TransformerShape& m, const Cluster& c, con
                        {"nodes", x.nodes},
                        {"link", x.link},
                        {"calls_per_step", x.calls},
+                       {"base_latency_s", o.collective_base_latency.value()},
                        {"time_s", x.time.value()}});
     }
     return out;

@@ -793,6 +793,65 @@ TEST_SUITE("cli/run") {
         CHECK(contains(file_zero.output, "--microbatches = 0: must be at least 1"));
     }
 
+    TEST_CASE("train --json's collectives are napkin collective's for the same op, bytes, group and links") {
+        // GPT-3 175B on 1,024 A100s (NVLink 3 inside, HDR between): t8 p16 d8 with ZeRO-1 — the tensor-parallel
+        // reduce-scatter + all-gather of 48 MiB inside a node, the pipeline send across nodes, and the gradients'
+        // hierarchical reduce-scatter and the weights' all-gather over 8 nodes of one rank each. Each entry is
+        // priced again by `napkin collective` with its bytes, group and the links train names (intra_link, inter_link),
+        // the same base latency per call, and must come out the same time.
+        const auto json_of = [](const std::vector<std::string>& args) {
+            const auto r = run(args);
+            REQUIRE(r.exit_code == 0);
+            return nlohmann::json::parse(r.output);
+        };
+        for (const std::string tp_comm : {"all-reduce", "rs-ag"}) {
+            CAPTURE(tp_comm);
+            const nlohmann::json t =
+                json_of({"train", "--model", "gpt3-175b", "--gpu", "a100-80gb-sxm", "--tp", "8", "--pp", "16", "--dp",
+                         "8", "--global-batch", "1536", "--zero", "1", "--tp-comm", tp_comm, "--json"});
+            const auto link_flags = [&](const std::string& which, const std::string& prefix) {
+                const nlohmann::json& l = t[which + "_link"];
+                return std::vector<std::string>{
+                    "--" + prefix + "bandwidth-gbps", std::to_string(l["bandwidth_bytes_per_s"].get<double>() / 1e9),
+                    "--" + prefix + "latency-us", std::to_string(l["step_latency_s"].get<double>() * 1e6)};
+            };
+            REQUIRE(t["collectives"].size() == 4);
+            for (const nlohmann::json& c : t["collectives"]) {
+                const std::string name = c["name"], algorithm = c["algorithm"];
+                CAPTURE(name);
+                const long long group = c["group"], nodes = c["nodes"];
+                const std::vector<std::string> common{"--bytes",
+                                                      std::to_string(c["bytes"].get<long long>()),
+                                                      "--gpus",
+                                                      std::to_string(group),
+                                                      "--base-latency-us",
+                                                      std::to_string(c["base_latency_s"].get<double>() * 1e6),
+                                                      "--json"};
+                const auto time_of = [&](const std::string& op, std::vector<std::string> flags) {
+                    flags.insert(flags.begin(), {"collective", "--op", op});
+                    return json_of(with(flags, common))["time_s"].get<double>();
+                };
+                double expected = 0.0;
+                if (nodes == 1 && algorithm == "reduce-scatter + all-gather")
+                    expected = time_of("reduce-scatter", link_flags("intra", "")) +
+                               time_of("all-gather", link_flags("intra", ""));
+                else if (nodes == 1 && algorithm == "ring all-reduce")
+                    expected = time_of("all-reduce", with({"--algorithm", "ring"}, link_flags("intra", "")));
+                else if (algorithm == "point-to-point")
+                    expected = time_of("send-recv", link_flags(nodes > 1 ? "inter" : "intra", ""));
+                else if (algorithm.starts_with("hierarchical ")) {
+                    const std::string op = algorithm.substr(std::string("hierarchical ").size());
+                    expected = time_of(op, with(with({"--algorithm", "hierarchical", "--gpus-per-node",
+                                                      std::to_string(group / nodes), "--nic", "per-gpu"},
+                                                     link_flags("intra", "intra-")),
+                                                link_flags("inter", "inter-")));
+                } else
+                    FAIL("an entry this test does not price: " << algorithm);
+                CHECK(c["time_s"].get<double>() == doctest::Approx(expected).epsilon(1e-6));
+            }
+        }
+    }
+
     TEST_CASE("train --fragmentation has an upper bound: 1e308 would make the memory total inf") {
         const auto r = run({"train", "--model", "gpt2-small", "--micro-batch", "1", "--global-batch", "1",
                             "--fragmentation", "1e308"});
