@@ -219,8 +219,8 @@ inline constexpr std::array<Scheduler, 3> searched_schedulers{Scheduler::continu
 /// One source's searched batch limit and front-end latency, its rows, and each row's errors under them.
 struct InflightSourceFit {
     std::string source;
-    long long max_num_seqs = 0;      // the searched limit
-    double front_end_latency = 0.0;  // seconds, fitted with the limit (0 for a source without TTFT)
+    long long max_num_seqs = 0;                 // the searched limit
+    double front_end_latency = 0.0;             // seconds, fitted with the limit (0 for a source without TTFT)
     Scheduler scheduler = Scheduler::inflight;  // the rows' own, or the searched one where they say none
     std::vector<std::size_t> rows;
     std::vector<std::vector<double>> errors;  // per row, per measurement
