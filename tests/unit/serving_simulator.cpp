@@ -278,24 +278,6 @@ TEST_SUITE("serving simulator") {
         CHECK(together.ttft.max == doctest::Approx(1e-3));
     }
 
-    TEST_CASE("a distribution's least, greatest and percentiles, numpy's linear rule") {
-        // 1..101 once each: the q-th percentile is 1 + 100·q (rank q·100, exact); min 1, max 101.
-        std::vector<std::pair<double, long long>> samples;
-        for (int v = 101; v >= 1; --v) samples.emplace_back(v, 1);
-        const Distribution d = distribution(samples);
-        CHECK(d.min == 1.0);
-        CHECK(d.max == 101.0);
-        CHECK(d.p50 == doctest::Approx(51.0));
-        CHECK(d.p75 == doctest::Approx(76.0));
-        CHECK(d.p95 == doctest::Approx(96.0));
-        CHECK(d.p99 == doctest::Approx(100.0));
-        // Weights count as repeats: {1 ×3, 10 ×1}: max 10, p75 at rank 2.25 of 0..3, 1 + 0.25·9 = 3.25.
-        const Distribution w = distribution({{10.0, 1}, {1.0, 3}});
-        CHECK(w.max == 10.0);
-        CHECK(w.min == 1.0);
-        CHECK(w.p75 == doctest::Approx(3.25));
-    }
-
     TEST_CASE("front_end_fit: the weighted median of measured − predicted TTFT, weights 1 / measured") {
         // {predicted, measured} ms: gaps 10, 2, 1 with weights 1/20, 1/12, 1/11 (total 0.2242): the
         // weight below gap 2 reaches half (0.0909 + 0.0833 ≥ 0.1121), so c = 2 ms; the relative errors'
@@ -508,18 +490,27 @@ TEST_SUITE("serving simulator") {
         CHECK(r.requests[1].e2e() - r.requests[1].ttft() == doctest::Approx((transfer + step).value()).epsilon(1e-12));
     }
 
-    TEST_CASE("percentiles as numpy.percentile: 1 … 100 has p50 50.5, p90 90.1, p99 99.01") {
+    TEST_CASE("percentiles as numpy.percentile: 1 … 100 has p50 50.5, p75 75.25, p90 90.1, p95 95.05, p99 99.01") {
+        // The q-th is at rank q·99 of 0…99, linear between the two values beside it; min 1, max 100.
         std::vector<std::pair<double, long long>> samples;
         for (int i = 100; i >= 1; --i) samples.emplace_back(i, 1);
         const Distribution d = distribution(samples);
         CHECK(d.mean == doctest::Approx(50.5));
         CHECK(d.p50 == doctest::Approx(50.5));
+        CHECK(d.p75 == doctest::Approx(75.25));
         CHECK(d.p90 == doctest::Approx(90.1));
+        CHECK(d.p95 == doctest::Approx(95.05));
         CHECK(d.p99 == doctest::Approx(99.01));
-        // Weights count as repeats: {1 ×3, 10 ×1} is 1, 1, 1, 10: p50 1, mean 3.25.
+        CHECK(d.min == 1.0);
+        CHECK(d.max == 100.0);
+        // Weights count as repeats: {1 ×3, 10 ×1} is 1, 1, 1, 10: p50 1, mean 3.25, p75 at rank 2.25 of
+        // 0…3: 1 + 0.25·9 = 3.25; min 1, max 10.
         const Distribution w = distribution({{10.0, 1}, {1.0, 3}});
         CHECK(w.p50 == 1.0);
         CHECK(w.mean == doctest::Approx(3.25));
+        CHECK(w.p75 == doctest::Approx(3.25));
+        CHECK(w.min == 1.0);
+        CHECK(w.max == 10.0);
     }
 
     TEST_CASE("the traffic repeats from its seed and has the means asked for") {
