@@ -39,7 +39,8 @@ struct SimulationOptions {
     double prefix_share = 1.0;
     std::optional<std::string> slo_ttft, slo_tpot;
     std::string front_end_latency = "0s";
-    std::optional<long long> clients;  // a closed loop
+    std::optional<long long> clients;             // a closed loop
+    std::optional<std::string> client_start_gap;  // between its clients' first requests
     std::string csv;
     bool model_only = false;
     long long draft_tokens = 0;
@@ -70,6 +71,9 @@ inline void add_simulation_options(CLI::App* sub, SimulationOptions& o) {
     sub->add_option("--clients", o.clients,
                     "simulator: a closed loop of N clients, each sending its next request as its last answer ends "
                     "(a benchmark's --concurrency N; instead of --arrival-rate)");
+    sub->add_option("--client-start-gap", o.client_start_gap,
+                    "simulator: with --clients, the time between the clients' first requests, with its unit "
+                    "(0s: together; 1us: started one after another, the first alone on an idle engine)");
     sub->add_option("--front-end-latency", o.front_end_latency,
                     "simulator: time a request spends in the server in front of the engine (HTTP, tokenising), "
                     "added to its TTFT and end to end, with its unit: 3.7ms fits TensorRT-LLM behind Triton (0s)");
@@ -139,6 +143,7 @@ inline constexpr std::array simulation_flags{"--requests",
                                              "--slo-tpot",
                                              "--front-end-latency",
                                              "--clients",
+                                             "--client-start-gap",
                                              "--csv",
                                              "--trace",
                                              "--timeline",
@@ -230,6 +235,12 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
         reject("--front-end-latency", o.front_end_latency, "must be from 0 to 1 h");
     if (o.clients)
         require(*o.clients >= 1 && *o.clients <= (1LL << 24), "--clients", count(*o.clients), "must be from 1 to 2^24");
+    const double start_gap =
+        o.client_start_gap ? io::parse_time("--client-start-gap", *o.client_start_gap).value() : 0.0;
+    if (!(start_gap >= 0.0 && start_gap <= 3600.0))
+        reject("--client-start-gap", *o.client_start_gap, "must be from 0 to 1 h");
+    if (o.client_start_gap && !o.clients)
+        reject("--client-start-gap", *o.client_start_gap, "spaces the clients of a closed loop: give --clients");
     if (o.clients && split)  // each pool's instances are simulated alone: no client can wait on two of them
         reject("--clients", std::to_string(*o.clients), "runs one engine: give --arrival-rate with --disaggregate");
 
@@ -274,6 +285,7 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
     limits.max_num_batched_tokens = o.max_num_batched_tokens;
     limits.front_end_latency = front_end;
     limits.clients = o.clients.value_or(0);
+    limits.client_start_gap = start_gap;
     const std::vector<Request> requests =
         o.trace.empty() ? generate_requests(t) : io::read_serving_trace("--trace", o.trace);
     const SimulationResult r =
@@ -307,6 +319,7 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
                                           : at_once                     ? nlohmann::json("inf")
                                                                         : nlohmann::json(rate)},
                          {"clients", o.clients ? nlohmann::json(*o.clients) : nlohmann::json(nullptr)},
+                         {"client_start_gap_s", start_gap},
                          {"trace", o.trace.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.trace)},
                          {"requests", s.requests},
                          {"seed", o.seed},
@@ -339,11 +352,13 @@ void run_simulation(const SimulationOptions& o, double rate, const TransformerSh
                    split ? " per instance" : "", layout.tp, layout.pp, layout.ep, fabric_text(fabric, layout).c_str(),
                    std::string(to_string(setup.weights)).c_str(), std::string(to_string(setup.kv)).c_str(),
                    kv_reads_text(setup));
-    const std::string arrivals = o.clients             ? "a closed loop of " + std::to_string(*o.clients) + " clients"
-                                 : at_once             ? std::string("all at once")
-                                 : o.burstiness == 1.0 ? "Poisson at " + format_fixed(rate, 3) + " requests/s"
-                                                       : "gamma (burstiness " + format_fixed(o.burstiness, 2) +
-                                                             ") at " + format_fixed(rate, 3) + " requests/s";
+    const std::string arrivals =
+        o.clients ? "a closed loop of " + std::to_string(*o.clients) + " clients" +
+                        (start_gap > 0.0 ? " started " + to_string(seconds(start_gap)) + " apart" : "")
+        : at_once ? std::string("all at once")
+        : o.burstiness == 1.0
+            ? "Poisson at " + format_fixed(rate, 3) + " requests/s"
+            : "gamma (burstiness " + format_fixed(o.burstiness, 2) + ") at " + format_fixed(rate, 3) + " requests/s";
     if (o.trace.empty())
         printf_wrapped("simulated: %lld requests of %lld + %lld tokens (%s, %s), %s, seed %llu\n", s.requests, input,
                        output, o.input_distribution.c_str(), o.output_distribution.c_str(), arrivals.c_str(),

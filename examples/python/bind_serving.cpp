@@ -260,7 +260,7 @@ void bind_serving(py::module_& m) {
            long long request_count, std::uint64_t seed, const std::string& scheduler, long long max_num_seqs,
            long long max_num_batched_tokens, const ServingSetup& setup, const std::optional<double>& base_latency,
            double front_end_latency, const std::optional<std::pair<long long, long long>>& disaggregate,
-           const std::optional<Gpu>& decode_gpu, const std::optional<long long>& clients) {
+           const std::optional<Gpu>& decode_gpu, const std::optional<long long>& clients, double client_start_gap) {
             TrafficSpec t;
             t.requests = request_count;
             t.seed = seed;
@@ -289,6 +289,11 @@ void bind_serving(py::module_& m) {
                     "must be from 0 to 3600 s");
             limits.front_end_latency = front_end_latency;
             limits.clients = clients.value_or(0);
+            require(client_start_gap >= 0.0 && client_start_gap <= 3600.0, "client_start_gap", client_start_gap,
+                    "must be from 0 to 3600 s");
+            if (client_start_gap > 0.0 && !clients)
+                reject("client_start_gap", client_start_gap, "spaces a closed loop's clients: give clients");
+            limits.client_start_gap = client_start_gap;
             if (clients && disaggregate)
                 reject("clients", std::to_string(*clients), "runs one engine: give arrival_rate with disaggregate");
             if (decode_gpu && !disaggregate)
@@ -305,13 +310,15 @@ void bind_serving(py::module_& m) {
         py::arg("scheduler") = "continuous", py::arg("max_num_seqs") = 256, py::arg("max_num_batched_tokens") = 8192,
         py::arg("setup") = default_serving_setup, py::arg("base_latency") = py::none(),
         py::arg("front_end_latency") = 0.0, py::arg("disaggregate") = py::none(), py::arg("decode_gpu") = py::none(),
-        py::arg("clients") = py::none(),
+        py::arg("clients") = py::none(), py::arg("client_start_gap") = 0.0,
         "The request-level simulator, as `napkin serve --arrival-rate R`: Poisson arrivals (inf: all at once) of "
         "fixed lengths through the scheduler; front_end_latency: seconds a request spends in the server in front of "
         "the engine, in its TTFT and end to end (0.0037 fits TensorRT-LLM behind Triton); disaggregate=(P, D): P "
         "prefill instances of the layout on gpu and D decode instances on decode_gpu (default gpu), each prompt's "
         "cache sent between them (as `napkin serve --disaggregate`, which picks P and D); clients=N instead of "
-        "arrival_rate: a closed loop of N clients, each sending its next request as its last answer ends. Returns "
+        "arrival_rate: a closed loop of N clients, each sending its next request as its last answer ends, started "
+        "client_start_gap seconds apart (0: together; LMDeploy's profile_generation starts one thread after "
+        "another). Returns "
         "{'summary': "
         "percentiles and throughput, 'requests': one row "
         "per request (a pandas DataFrame when pandas imports)}.");

@@ -400,6 +400,28 @@ def test_simulate_serving_clients_equals_napkin_serve_json(napkin_cli):
                                 napkin.ServingLayout(), 10, 10, clients=0)
 
 
+def test_simulate_serving_client_start_gap_equals_napkin_serve_json(napkin_cli):
+    # Clients started 1 µs apart: the first prompt has the engine to itself, so the least TTFT is shorter than
+    # with all started together (8 prompts of 2,048 tokens in steps of 8,192); Python and the CLI agree.
+    args = ("serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--input-tokens", 2048, "--output-tokens", 16,
+            "--clients", 8, "--requests", 16)
+    together = napkin_cli(*args)
+    apart = napkin_cli(*args, "--client-start-gap", "1us")
+    r = napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
+                                napkin.ServingLayout(), 2048, 16, clients=8, requests=16,
+                                client_start_gap=1e-6)["summary"]
+    assert apart["client_start_gap_s"] == 1e-6
+    assert apart["ttft_s"]["min"] < together["ttft_s"]["min"]
+    for key in ("min", "mean", "max"):
+        assert close(r["ttft_s"][key], apart["ttft_s"][key]), key
+    with pytest.raises(ValueError, match="client_start_gap = -1: must be from 0 to 3600 s"):
+        napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
+                                napkin.ServingLayout(), 10, 10, clients=2, client_start_gap=-1.0)
+    with pytest.raises(ValueError, match="give clients"):
+        napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
+                                napkin.ServingLayout(), 10, 10, arrival_rate=1, client_start_gap=1e-6)
+
+
 def test_simulate_serving_bad_input_names_it():
     with pytest.raises(ValueError, match="scheduler"):
         napkin.simulate_serving(catalog.model("llama3.1-8b"), catalog.gpu("h100-sxm"), catalog.link("nvlink4"),
