@@ -41,15 +41,11 @@ NAPKIN_COMMAND(app) {
                   "also refit with each source left out and predict it (a row's \"source\" field)");
     sub->callback([o] {
         const io::ServingRunFile file = io::read_serving_runs("RUNS", o->runs);
-        // In-flight rows are the request-level simulator's (serving/measured.hpp): not compared here, but
-        // for a closed loop's mean first-token latency, tokens/s and median per-token latency, which its
-        // fixed-batch reading compares too.
-        std::size_t not_compared = file.skipped;
+        // In-flight rows and what only a closed loop's replay compares are the request-level simulator's
+        // (serving/measured.hpp): not compared here.
+        std::size_t not_compared = file.skipped + file.replay_only;
         for (const MeasuredInflightRun& r : file.inflight)
-            for (const auto& [measure, value] : r.measured)
-                not_compared += r.clients == 0 || !(measure == InflightMeasure::ttft_mean ||
-                                                    measure == InflightMeasure::output_tokens_per_s ||
-                                                    measure == InflightMeasure::itl_p50);
+            if (r.clients == 0) not_compared += r.measured.size();
         if (file.runs.size() < 2)
             throw napkin::invalid_argument("RUNS \"" + o->runs + "\": " + std::to_string(file.runs.size()) +
                                            " measurements napkin compares: give at least 2 for 2 overheads");

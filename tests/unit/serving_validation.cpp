@@ -157,6 +157,7 @@ TEST_SUITE("serving validation") {
         // rows' other kinds go to their closed-loop replay, but the GPU memory (the pre-allocated cache).
         CHECK(file.runs.size() == 72 + 3 * 40);
         CHECK(file.skipped == 40);
+        CHECK(file.replay_only == 5 * 40);  // least and greatest TTFT, per-token p75, p95, p99: the replay's
         for (const MeasuredServingRun& r : file.runs) {
             CAPTURE(r.id);
             CHECK(std::isfinite(predicted(r, default_serving_profile)));
@@ -202,6 +203,7 @@ TEST_SUITE("serving validation") {
             "RUNS", "f.json");
         CHECK(file.runs.size() == 3);
         CHECK(file.skipped == 1);  // the GPU memory: LMDeploy's pre-allocated cache, compared by neither
+        CHECK(file.replay_only == 3);
         REQUIRE(file.inflight.size() == 1);
         const MeasuredInflightRun& loop = file.inflight.front();
         CHECK(loop.clients == 4);

@@ -52,8 +52,9 @@ namespace napkin::io {
 /// A serving-runs file as read: one run per measured number, the in-flight rows, and the count of kinds skipped.
 struct ServingRunFile {
     std::vector<MeasuredServingRun> runs;
-    std::vector<MeasuredInflightRun> inflight;  // rows batched in flight (serving/measured.hpp)
+    std::vector<MeasuredInflightRun> inflight;  // rows batched in flight, and closed loops (serving/measured.hpp)
     std::size_t skipped = 0;                    // measurements of kinds napkin does not compare
+    std::size_t replay_only = 0;                // a closed loop's measurements only its replay compares
 };
 
 namespace detail {
@@ -220,18 +221,22 @@ inline std::vector<std::pair<InflightMeasure, double>> inflight_measurements(
     return out;
 }
 
-/// Whether a fixed-batch row is a closed loop of `batch_size` clients: it prints what only requests
-/// arriving one by one give (the least or greatest first-token latency, a per-token percentile above
-/// the median), as LMDeploy's profile_generation does.
-inline bool closed_loop_row(const nlohmann::json& measurements, const std::string& where) {
-    std::size_t j = 0;
+/// Whether a fixed-batch reading compares the kind (measure_kinds).
+inline bool fixed_batch_kind(std::string_view kind) {
+    return std::any_of(measure_kinds.begin(), measure_kinds.end(),
+                       [&](const MeasureKind& k) { return k.kind == kind; });
+}
+
+/// How many of a fixed-batch row's measurements only requests arriving one by one give — a closed
+/// loop's kinds that no static batch has (the least or greatest first-token latency, a per-token
+/// percentile above the median), as LMDeploy's profile_generation prints; 0 for a plain static batch.
+inline std::size_t closed_loop_only(const nlohmann::json& measurements, const std::string& where) {
+    std::size_t n = 0, j = 0;
     for (const nlohmann::json& measurement : measurements) {
         const std::string kind = text_field(measurement, "kind", where + ".measurements[" + std::to_string(j++) + "]");
-        if (kind == "first_token_latency_s_min" || kind == "first_token_latency_s_max" ||
-            kind == "per_token_latency_s_p75" || kind == "per_token_latency_s_p95" || kind == "per_token_latency_s_p99")
-            return true;
+        n += inflight_kind(kind, closed_loop_kinds) != nullptr && !fixed_batch_kind(kind) ? 1 : 0;
     }
-    return false;
+    return n;
 }
 
 /// An in-flight row: the header, its lengths, the offered rate ("inf" or none:
@@ -305,8 +310,9 @@ inline MeasuredInflightRun parse_closed_loop_row(const nlohmann::json& row, cons
             file.skipped += measurements.size();
             continue;
         }
-        const bool closed_loop = detail::closed_loop_row(measurements, where);
-        if (closed_loop) file.inflight.push_back(detail::parse_closed_loop_row(row, where, path, measurements));
+        const std::size_t replay_only = detail::closed_loop_only(measurements, where);
+        if (replay_only > 0) file.inflight.push_back(detail::parse_closed_loop_row(row, where, path, measurements));
+        file.replay_only += replay_only;
         MeasuredServingRun run = detail::parse_run_header(row, where, path);
         run.workload = {.input_tokens = detail::whole_field(row, "input_tokens", where, 0, true),
                         .output_tokens = detail::whole_field(row, "output_tokens", where, 0, true),
@@ -319,7 +325,7 @@ inline MeasuredInflightRun parse_closed_loop_row(const nlohmann::json& row, cons
             const auto known = std::find_if(detail::measure_kinds.begin(), detail::measure_kinds.end(),
                                             [&](const detail::MeasureKind& k) { return k.kind == kind; });
             if (known == detail::measure_kinds.end()) {
-                if (!(closed_loop && detail::inflight_kind(kind, detail::closed_loop_kinds))) ++file.skipped;
+                if (!(replay_only > 0 && detail::inflight_kind(kind, detail::closed_loop_kinds))) ++file.skipped;
                 continue;
             }
             if (!measurement.contains("value") || !measurement["value"].is_number())

@@ -115,7 +115,7 @@ inline constexpr long long replayed_requests = 3000;
 }
 
 /// The gap between a closed loop's clients starting, seconds: a microsecond, far below any step.
-inline constexpr double client_start_gap = 1e-6;
+inline constexpr double closed_loop_start_gap = 1e-6;
 
 /// The row replayed with at most `max_num_seqs` sequences running, the engine's own times
 /// (no front end: with_front_end_latency adds it).
@@ -139,7 +139,7 @@ inline constexpr double client_start_gap = 1e-6;
     // A closed loop's clients start one after another (profile_generation starts a thread per
     // client in turn), so the first request reaches an idle engine alone and the others join
     // the steps after it; any gap far below a step gives the same run.
-    limits.client_start_gap = client_start_gap;
+    limits.client_start_gap = closed_loop_start_gap;
     return simulate_serving(h.shape, h.gpu, h.link, h.layout, generate_requests(traffic), limits, setup);
 }
 
