@@ -187,18 +187,12 @@ public:
         for (std::size_t i = 0; i < requests.size(); ++i) {
             const Request& r = requests[i];
             // A closed loop's first requests leave their clients as they start; the rest wait for a client.
-            const bool open = limits.clients == 0;
-            const double start = count(static_cast<long long>(i)) * limits.client_start_gap;
-            arrival_[i] = open                               ? r.arrival
-                          : std::cmp_less(i, limits.clients) ? start
-                                                             : std::numeric_limits<double>::infinity();
-            result_.requests[i] = {open ? r.arrival : std::cmp_less(i, limits.clients) ? start : 0.0,
-                                   0.0,
-                                   0.0,
-                                   r.input,
-                                   r.output,
-                                   r.prefix,
-                                   0};
+            const bool open = limits.clients == 0, first = std::cmp_less(i, limits.clients);
+            const double sent = open    ? r.arrival
+                                : first ? count(static_cast<long long>(i)) * limits.client_start_gap
+                                        : 0.0;
+            arrival_[i] = open || first ? sent : std::numeric_limits<double>::infinity();
+            result_.requests[i] = {sent, 0.0, 0.0, r.input, r.output, r.prefix, 0};
         }
         released_ =
             limits.clients == 0 ? requests.size() : std::min(requests.size(), static_cast<std::size_t>(limits.clients));
