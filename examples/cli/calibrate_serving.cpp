@@ -9,6 +9,9 @@
 // one row per benchmark configuration with its measurements (throughput,
 // first-token latency, per-token latency of a static batch).
 // --cross-validate refits with each row's source left out and predicts it.
+// --replay also replays the in-flight rows and closed loops through the
+// request-level simulator (serving/measured.hpp, fit_batch_limits): per
+// source the searched batch limit, scheduler and front end, each measure's error.
 #include "command.hpp"
 #include "common.hpp"
 #include "serving_profile.hpp"
@@ -16,6 +19,7 @@
 #include <napkin/io/serving_runs.hpp>
 #include <napkin/io/text_file.hpp>
 #include <napkin/measured_serving.hpp>
+#include <napkin/serving/measured.hpp>
 
 #include <cstdio>
 #include <memory>
@@ -24,11 +28,75 @@
 
 namespace napkin::cli {
 
+namespace {
+
+// Each replayed source: its searched settings and, per row and measure, the measurement, napkin's value and the
+// error.
+nlohmann::json replay_json(const std::vector<InflightSourceFit>& fits, const std::vector<MeasuredInflightRun>& runs) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const InflightSourceFit& f : fits) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (std::size_t k = 0; k < f.rows.size(); ++k) {
+            const MeasuredInflightRun& r = runs[f.rows[k]];
+            for (std::size_t j = 0; j < r.measured.size(); ++j)
+                rows.push_back({{"id", r.header.id},
+                                {"measure", std::string(to_string(r.measured[j].first))},
+                                {"measured", r.measured[j].second},
+                                {"predicted", r.measured[j].second * (1.0 + f.errors[k][j])},
+                                {"error", f.errors[k][j]}});
+        }
+        out.push_back({{"source", f.source},
+                       {"scheduler", std::string(to_string(f.scheduler))},
+                       {"scheduler_searched", !runs[f.rows.front()].scheduler.has_value()},
+                       {"max_num_seqs", f.max_num_seqs},
+                       {"front_end_latency_s", f.front_end_latency},
+                       {"rows", rows}});
+    }
+    return out;
+}
+
+// The replay as a table: a head line per source, a line per measurement, each measure's mean |error|.
+void report_replay(const std::vector<InflightSourceFit>& fits, const std::vector<MeasuredInflightRun>& runs,
+                   bool json) {
+    if (json) {
+        print_json({{"replayed", replay_json(fits, runs)}});
+        return;
+    }
+    for (const InflightSourceFit& f : fits) {
+        const bool searched = !runs[f.rows.front()].scheduler.has_value();
+        printf_wrapped("\nreplayed request by request: %s — %s%s, at most %lld sequences, front end %s\n",
+                       f.source.c_str(), std::string(to_string(f.scheduler)).c_str(), searched ? " (searched)" : "",
+                       f.max_num_seqs, to_string(seconds(f.front_end_latency)).c_str());
+        std::printf("%-24s %12s %12s %8s\n", "row, then each measure", "measured", "napkin", "error");
+        std::array<double, inflight_measure_names.size()> sum{}, n{};
+        for (std::size_t k = 0; k < f.rows.size(); ++k) {
+            const MeasuredInflightRun& r = runs[f.rows[k]];
+            std::printf("%s\n", r.header.id.c_str());
+            for (std::size_t j = 0; j < r.measured.size(); ++j) {
+                const auto [measure, value] = r.measured[j];
+                const double e = f.errors[k][j];
+                std::printf("  %-22s %12.4g %12.4g %+7.1f%%\n", std::string(to_string(measure)).c_str(), value,
+                            value * (1.0 + e), 100.0 * e);
+                sum[static_cast<std::size_t>(measure)] += std::abs(e), n[static_cast<std::size_t>(measure)] += 1.0;
+            }
+        }
+        for (const auto& named : inflight_measure_names) {
+            const auto m = static_cast<std::size_t>(named.value);
+            if (n[m] > 0.0)
+                std::printf("  %-16s mean |error| %5.1f %% over %.0f rows\n", std::string(named.name).c_str(),
+                            100.0 * sum[m] / n[m], n[m]);
+        }
+    }
+}
+
+}  // namespace
+
 NAPKIN_COMMAND(app) {
     struct Options {
         std::string runs, out;
         bool json = false;
         bool cross_validate = false;
+        bool replay = false;
     };
     auto o = make_options<Options>();
     auto* sub = app.add_subcommand("calibrate-serving",
@@ -39,16 +107,29 @@ NAPKIN_COMMAND(app) {
     add_json_flag(sub, o->json);
     sub->add_flag("--cross-validate", o->cross_validate,
                   "also refit with each source left out and predict it (a row's \"source\" field)");
+    sub->add_flag("--replay", o->replay,
+                  "also replay the in-flight rows and closed loops request by request, searching each source's "
+                  "batch limit, front end and (where unstated) scheduler");
     sub->callback([o] {
         const io::ServingRunFile file = io::read_serving_runs("RUNS", o->runs);
         // In-flight rows and what only a closed loop's replay compares are the request-level simulator's
-        // (serving/measured.hpp): not compared here.
-        std::size_t not_compared = file.skipped + file.replay_only;
+        // (serving/measured.hpp, --replay): not in this fit.
+        std::size_t request_level = file.replay_only;
         for (const MeasuredInflightRun& r : file.inflight)
-            if (r.clients == 0) not_compared += r.measured.size();
-        if (file.runs.size() < 2)
-            throw napkin::invalid_argument("RUNS \"" + o->runs + "\": " + std::to_string(file.runs.size()) +
-                                           " measurements napkin compares: give at least 2 for 2 overheads");
+            if (r.clients == 0) request_level += r.measured.size();
+        const std::size_t not_compared = file.skipped + request_level;
+        if (o->replay && file.inflight.empty())
+            throw napkin::invalid_argument("--replay: RUNS \"" + o->runs +
+                                           "\" has no in-flight or closed-loop rows to replay");
+        if (file.runs.size() < 2 && !(o->replay && file.runs.empty()))
+            throw napkin::invalid_argument(
+                "RUNS \"" + o->runs + "\": " + std::to_string(file.runs.size()) +
+                " fixed-batch measurements: give at least 2 for 2 overheads" +
+                (file.inflight.empty() ? std::string() : ", or --replay for its request-level rows alone"));
+        if (o->replay && file.runs.empty()) {  // request-level rows alone: replayed with the default profile
+            report_replay(fit_batch_limits(file.inflight), file.inflight, o->json);
+            return;
+        }
         const ServingFit fit = fit_serving_profile(file.runs);
         std::optional<ServingCrossValidation> cv;
         if (o->cross_validate) cv = cross_validate_serving(file.runs);
@@ -72,6 +153,7 @@ NAPKIN_COMMAND(app) {
                              {"max_abs", fit.max_abs},
                              {"bias", fit.bias}};
             if (cv) j["left_out_mean"] = cv->left_out_mean;
+            if (o->replay) j["replayed"] = replay_json(fit_batch_limits(file.inflight, fit.profile), file.inflight);
             print_json(j);
             return;
         }
@@ -90,8 +172,11 @@ NAPKIN_COMMAND(app) {
         std::printf("GEMM share %.4f of the best GEMM's rate\n", fit.profile.gemm_share);
         std::printf("mean |error| %.1f %%, max %.1f %%, bias %+.1f %% over %zu measurements (%zu not compared)\n",
                     100.0 * fit.mean_abs, 100.0 * fit.max_abs, 100.0 * fit.bias, file.runs.size(), not_compared);
+        if (request_level > 0 && !o->replay)
+            std::printf("%zu of them request-level: --replay replays them\n", request_level);
         if (cv) std::printf("left out (each source): mean |error| %.1f %%\n", 100.0 * cv->left_out_mean);
         if (!o->out.empty()) std::printf("profile written to %s\n", o->out.c_str());
+        if (o->replay) report_replay(fit_batch_limits(file.inflight, fit.profile), file.inflight, false);
     });
 }
 

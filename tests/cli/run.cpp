@@ -7,6 +7,9 @@
 
 #include "run.hpp"
 
+#include <napkin/io/serving_runs.hpp>
+#include <napkin/serving/measured.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
@@ -850,6 +853,50 @@ TEST_SUITE("cli/run") {
                 CHECK(c["time_s"].get<double>() == doctest::Approx(expected).epsilon(1e-6));
             }
         }
+    }
+
+    TEST_CASE("calibrate-serving --replay: each request-level row as fit_batch_limits replays it, or one error line") {
+        // Three of the fitting set's TensorRT-LLM 0.14 online rows alone: no fixed-batch row to fit, so they are
+        // replayed with the default profile, and every measure's napkin value is the library's replay of it.
+        namespace fs = std::filesystem;
+        const fs::path dir = fs::temp_directory_path() / ("napkin-cli-replay-" + std::to_string(::getpid()));
+        fs::create_directories(dir);
+        std::ifstream in(NAPKIN_TEST_DATA_DIR "/measured-serving-runs.json");
+        nlohmann::json all = nlohmann::json::parse(in), online = all, fixed = all;
+        online["runs"] = nlohmann::json::array();
+        fixed["runs"] = nlohmann::json::array();
+        for (const nlohmann::json& row : all["runs"]) {
+            const bool in_flight = row.value("batching", "").starts_with("in-flight");
+            if (in_flight && online["runs"].size() < 3) online["runs"].push_back(row);
+            if (!in_flight && row.value("source", "").starts_with("NVIDIA") && fixed["runs"].size() < 3)
+                fixed["runs"].push_back(row);
+        }
+        const std::string online_file = (dir / "online.json").string(), fixed_file = (dir / "fixed.json").string();
+        std::ofstream(online_file) << online.dump();
+        std::ofstream(fixed_file) << fixed.dump();
+        const auto r = run({"calibrate-serving", online_file, "--replay", "--json"});
+        REQUIRE(r.exit_code == 0);
+        const nlohmann::json replayed = nlohmann::json::parse(r.output)["replayed"];
+        const napkin::io::ServingRunFile file = napkin::io::read_serving_runs("RUNS", online_file);
+        const std::vector<napkin::InflightSourceFit> fits = napkin::fit_batch_limits(file.inflight);
+        REQUIRE(replayed.size() == fits.size());
+        REQUIRE(fits.size() == 1);
+        CHECK(replayed[0]["max_num_seqs"] == fits[0].max_num_seqs);
+        CHECK(replayed[0]["scheduler"] == "inflight");
+        std::size_t k = 0;
+        for (std::size_t row = 0; row < fits[0].rows.size(); ++row)
+            for (std::size_t j = 0; j < fits[0].errors[row].size(); ++j, ++k)
+                CHECK(replayed[0]["rows"][k]["error"].get<double>() == doctest::Approx(fits[0].errors[row][j]));
+        CHECK(k == replayed[0]["rows"].size());
+        CHECK(contains(run({"calibrate-serving", online_file, "--replay"}).output, "replayed request by request"));
+        const auto without = run({"calibrate-serving", online_file});
+        CHECK(without.exit_code == 2);
+        CHECK(contains(without.output, "0 fixed-batch measurements: give at least 2 for 2 overheads, or --replay"));
+        const auto nothing = run({"calibrate-serving", fixed_file, "--replay"});
+        CHECK(nothing.exit_code == 2);
+        CHECK(contains(nothing.output, "--replay: RUNS"));
+        CHECK(contains(nothing.output, "has no in-flight or closed-loop rows to replay"));
+        fs::remove_all(dir);
     }
 
     TEST_CASE("train --fragmentation has an upper bound: 1e308 would make the memory total inf") {
