@@ -55,7 +55,8 @@ nlohmann::json replay_json(const std::vector<InflightSourceFit>& fits, const std
     return out;
 }
 
-// The replay as a table: a head line per source, a line per measurement, each measure's mean |error|.
+// The replay as a table: a head line per source, then each row's id and a line per measure, and each
+// measure's mean |error| over the source.
 void report_replay(const std::vector<InflightSourceFit>& fits, const std::vector<MeasuredInflightRun>& runs,
                    bool json) {
     if (json) {
