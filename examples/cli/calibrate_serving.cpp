@@ -45,12 +45,14 @@ nlohmann::json replay_json(const std::vector<InflightSourceFit>& fits, const std
                                 {"predicted", r.measured[j].second * (1.0 + f.errors[k][j])},
                                 {"error", f.errors[k][j]}});
         }
-        out.push_back({{"source", f.source},
-                       {"scheduler", std::string(to_string(f.scheduler))},
-                       {"scheduler_searched", !runs[f.rows.front()].scheduler.has_value()},
-                       {"max_num_seqs", f.max_num_seqs},
-                       {"front_end_latency_s", f.front_end_latency},
-                       {"rows", rows}});
+        out.push_back(
+            {{"source", f.source},
+             {"scheduler", std::string(to_string(f.settings.scheduler))},
+             {"scheduler_searched", !runs[f.rows.front()].scheduler.has_value()},
+             {"max_num_seqs", f.settings.max_num_seqs},
+             {"rounds", runs[f.rows.front()].clients > 0 ? nlohmann::json(f.settings.rounds) : nlohmann::json(nullptr)},
+             {"front_end_latency_s", f.settings.front_end_latency},
+             {"rows", rows}});
     }
     return out;
 }
@@ -65,9 +67,13 @@ void report_replay(const std::vector<InflightSourceFit>& fits, const std::vector
     }
     for (const InflightSourceFit& f : fits) {
         const bool searched = !runs[f.rows.front()].scheduler.has_value();
-        printf_wrapped("\nreplayed request by request: %s — %s%s, at most %lld sequences, front end %s\n",
-                       f.source.c_str(), std::string(to_string(f.scheduler)).c_str(), searched ? " (searched)" : "",
-                       f.max_num_seqs, to_string(seconds(f.front_end_latency)).c_str());
+        const std::string rounds = runs[f.rows.front()].clients > 0
+                                       ? ", " + std::to_string(f.settings.rounds) + " requests a client"
+                                       : std::string();
+        printf_wrapped("\nreplayed request by request: %s — %s%s, at most %lld sequences%s, front end %s\n",
+                       f.source.c_str(), std::string(to_string(f.settings.scheduler)).c_str(),
+                       searched ? " (searched)" : "", f.settings.max_num_seqs, rounds.c_str(),
+                       to_string(seconds(f.settings.front_end_latency)).c_str());
         std::printf("%-24s %12s %12s %8s\n", "row, then each measure", "measured", "napkin", "error");
         std::array<double, inflight_measure_names.size()> sum{}, n{};
         for (std::size_t k = 0; k < f.rows.size(); ++k) {

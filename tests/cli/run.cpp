@@ -881,7 +881,7 @@ TEST_SUITE("cli/run") {
         const std::vector<napkin::InflightSourceFit> fits = napkin::fit_batch_limits(file.inflight);
         REQUIRE(replayed.size() == fits.size());
         REQUIRE(fits.size() == 1);
-        CHECK(replayed[0]["max_num_seqs"] == fits[0].max_num_seqs);
+        CHECK(replayed[0]["max_num_seqs"] == fits[0].settings.max_num_seqs);
         CHECK(replayed[0]["scheduler"] == "inflight");
         std::size_t k = 0;
         for (std::size_t row = 0; row < fits[0].rows.size(); ++row)

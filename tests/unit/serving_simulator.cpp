@@ -80,9 +80,7 @@ std::vector<std::vector<double>> held_out_errors(const std::vector<MeasuredInfli
         if (others.empty()) return {};
         const InflightSourceFit g = fit_batch_limits(others).front();
         for (std::size_t j = k; j < f.rows.size(); ++j)
-            if (group(f.rows[j]) == own)
-                errors[j] = inflight_errors(runs[f.rows[j]], g.max_num_seqs, default_serving_profile,
-                                            g.front_end_latency, g.scheduler);
+            if (group(f.rows[j]) == own) errors[j] = inflight_errors(runs[f.rows[j]], g.settings);
     }
     return errors;
 }
@@ -111,9 +109,10 @@ std::string inflight_table(const std::vector<MeasuredInflightRun>& runs, const s
             if (n == 0) continue;
             const auto rows = static_cast<double>(n);
             const bool stated = runs[f.rows.front()].scheduler.has_value();
-            out << "| " << f.source << " | " << to_string(f.scheduler) << (stated ? "" : " (searched)") << " | "
-                << f.max_num_seqs << " | " << (has_ttft ? format_fixed(f.front_end_latency * 1e3, 1) + " ms" : "–")
-                << " | " << named.name << " | " << n << " | " << percent(sum / rows) << " | " << percent(most) << " | "
+            out << "| " << f.source << " | " << to_string(f.settings.scheduler) << (stated ? "" : " (searched)")
+                << " | " << f.settings.max_num_seqs << " | "
+                << (has_ttft ? format_fixed(f.settings.front_end_latency * 1e3, 1) + " ms" : "–") << " | " << named.name
+                << " | " << n << " | " << percent(sum / rows) << " | " << percent(most) << " | "
                 << signed_percent(bias / rows) << " | " << (held_out.empty() ? "–" : percent(other / rows)) << " |\n";
         }
     }

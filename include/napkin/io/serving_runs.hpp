@@ -26,7 +26,7 @@
 // total_tokens_per_s and request_throughput. A static row that prints what
 // only requests arriving one by one give (first_token_latency_s_min or _max,
 // per_token_latency_s_p75, _p95 or _p99: LMDeploy's profile_generation) is
-// also a closed loop of batch_size clients, closed_loop_rounds requests each,
+// also a closed loop of batch_size clients (closed_loop_rounds requests each when replayed),
 // with those kinds and output_tokens_per_s_total, first_token_latency_s_avg
 // and per_token_latency_s_p50.
 #pragma once
@@ -261,8 +261,8 @@ inline MeasuredInflightRun parse_inflight_row(const nlohmann::json& row, const s
     return run;
 }
 
-/// A closed-loop row replayed as its benchmark ran it: `batch_size` clients, each sending
-/// `rounds` requests one after another, and the closed loop's kinds.
+/// A closed-loop row replayed as its benchmark ran it: `batch_size` clients, each sending its
+/// requests one after another (how many, the replay's rounds), and the closed loop's kinds.
 inline MeasuredInflightRun parse_closed_loop_row(const nlohmann::json& row, const std::string& where,
                                                  const std::string& path, const nlohmann::json& measurements) {
     MeasuredInflightRun run;
@@ -272,7 +272,7 @@ inline MeasuredInflightRun parse_closed_loop_row(const nlohmann::json& row, cons
     run.clients = whole_field(row, "batch_size", where, 1, false);
     require(run.clients <= (1LL << 16), where + ".batch_size", count(run.clients),
             "must be at most 65,536 clients for a closed loop's replay");
-    run.requests = checked_mul(run.clients, closed_loop_rounds, where + ".batch_size × rounds");
+    run.requests = run.clients;    // a round; the replay's rounds multiply it
     run.scheduler = std::nullopt;  // the doc does not say how the engine batches: searched
     std::size_t ignored = 0;       // the fixed-batch reading counts what neither compares
     run.measured = inflight_measurements(measurements, where, closed_loop_kinds, ignored);

@@ -12,6 +12,7 @@
 // output and total tokens/s and requests/s over the run.
 #pragma once
 
+#include <napkin/checked.hpp>
 #include <napkin/error.hpp>
 #include <napkin/measured_serving.hpp>
 #include <napkin/names.hpp>
@@ -117,14 +118,24 @@ inline constexpr long long replayed_requests = 3000;
 /// The gap between a closed loop's clients starting, seconds: a microsecond, far below any step.
 inline constexpr double closed_loop_start_gap = 1e-6;
 
-/// The row replayed with at most `max_num_seqs` sequences running, the engine's own times
-/// (no front end: with_front_end_latency adds it).
-[[nodiscard]] inline SimulationResult replay_run(const MeasuredInflightRun& run, long long max_num_seqs,
-                                                 const ServingProfile& profile = default_serving_profile,
-                                                 Scheduler scheduler = Scheduler::inflight) {
+/// What a replay takes that a row does not print: the engine's batch limit, its scheduler (where the
+/// row does not say it), a closed loop's requests a client, and the front end before the engine.
+struct ReplaySettings {
+    long long max_num_seqs = 256;
+    Scheduler scheduler = Scheduler::inflight;  // for rows without their own
+    long long rounds = 1;                       // a closed loop's requests a client, one after another
+    double front_end_latency = 0.0;             // seconds (with_front_end_latency)
+};
+
+/// The row replayed under `settings`, the engine's own times (no front end: with_front_end_latency adds it).
+[[nodiscard]] inline SimulationResult replay_run(const MeasuredInflightRun& run, const ReplaySettings& settings,
+                                                 const ServingProfile& profile = default_serving_profile) {
+    require(settings.rounds >= 1 && settings.rounds <= 1000, "rounds", count(settings.rounds),
+            "must be from 1 to 1,000 requests a client");
     TrafficSpec traffic;
-    traffic.requests =
-        run.request_rate > 0.0 || run.clients > 0 ? run.requests : std::min(run.requests, replayed_requests);
+    traffic.requests = run.clients > 0        ? checked_mul(run.clients, settings.rounds, "clients × rounds")
+                       : run.request_rate > 0 ? run.requests
+                                              : std::min(run.requests, replayed_requests);
     traffic.arrivals = {run.request_rate > 0.0 ? Arrivals::Kind::poisson : Arrivals::Kind::at_once,
                         run.request_rate > 0.0 ? run.request_rate : 1.0, 1.0};
     traffic.input = fixed_length(run.input_tokens);
@@ -132,8 +143,8 @@ inline constexpr double closed_loop_start_gap = 1e-6;
     ServingSetup setup = run.header.setup;
     setup.profile = profile;
     EngineLimits limits;
-    limits.scheduler = run.scheduler.value_or(scheduler);
-    limits.max_num_seqs = max_num_seqs;
+    limits.scheduler = run.scheduler.value_or(settings.scheduler);
+    limits.max_num_seqs = settings.max_num_seqs;
     limits.clients = run.clients;
     const MeasuredServingRun& h = run.header;
     // A closed loop's clients start one after another (profile_generation starts a thread per
@@ -143,13 +154,10 @@ inline constexpr double closed_loop_start_gap = 1e-6;
     return simulate_serving(h.shape, h.gpu, h.link, h.layout, generate_requests(traffic), limits, setup);
 }
 
-/// The row replayed with at most `max_num_seqs` sequences running behind a front end of
-/// `front_end_latency` seconds, summarised as its benchmark prints it.
-[[nodiscard]] inline SimulationSummary replay(const MeasuredInflightRun& run, long long max_num_seqs,
-                                              const ServingProfile& profile = default_serving_profile,
-                                              double front_end_latency = 0.0,
-                                              Scheduler scheduler = Scheduler::inflight) {
-    return summarize(with_front_end_latency(replay_run(run, max_num_seqs, profile, scheduler), front_end_latency));
+/// The row replayed under `settings`, behind its front end, summarised as its benchmark prints it.
+[[nodiscard]] inline SimulationSummary replay(const MeasuredInflightRun& run, const ReplaySettings& settings,
+                                              const ServingProfile& profile = default_serving_profile) {
+    return summarize(with_front_end_latency(replay_run(run, settings, profile), settings.front_end_latency));
 }
 
 /// Predicted over measured, minus one, per measurement of the row, from its summary.
@@ -159,20 +167,21 @@ inline constexpr double closed_loop_start_gap = 1e-6;
     return errors;
 }
 
-/// Predicted over measured, minus one, per measurement of the row replayed with these settings.
-[[nodiscard]] inline std::vector<double> inflight_errors(const MeasuredInflightRun& run, long long max_num_seqs,
-                                                         const ServingProfile& profile = default_serving_profile,
-                                                         double front_end_latency = 0.0,
-                                                         Scheduler scheduler = Scheduler::inflight) {
-    return inflight_errors(run, replay(run, max_num_seqs, profile, front_end_latency, scheduler));
+/// Predicted over measured, minus one, per measurement of the row replayed under `settings`.
+[[nodiscard]] inline std::vector<double> inflight_errors(const MeasuredInflightRun& run, const ReplaySettings& settings,
+                                                         const ServingProfile& profile = default_serving_profile) {
+    return inflight_errors(run, replay(run, settings, profile));
 }
 
 /// The batch limits a search tries: powers of two, 64 to 4,096 (TensorRT-LLM's
 /// max_batch_size is a build setting; its benchmarks do not print it).
 inline constexpr std::array<long long, 7> batch_limits{64, 128, 256, 512, 1024, 2048, 4096};
 
-/// A closed loop's requests: each client sends this many, one after another. LMDeploy's doc does not
-/// print profile_generation's rounds; 3 and 10 give means within a point of each other (the README).
+/// The requests a closed loop's client sends, one after another: LMDeploy's doc does not print
+/// profile_generation's rounds (its test_round). Searched over 1, 3 and 10 the fit picks 10 and
+/// gains 0.7 point of mean TTFT, but each model predicted from the other's search loses 2 (24.5 →
+/// 26.5 %) and its least TTFT 5 (20.4 → 25.5 %): a setting the rows do not pin down, so it stays
+/// fixed, at 3 (1 gives 27.2 % mean TTFT, 10 gives 23.3 %).
 inline constexpr long long closed_loop_rounds = 3;
 
 /// The schedulers a search tries for rows that do not say how their engine batches: the three that
@@ -216,12 +225,11 @@ inline constexpr std::array<Scheduler, 3> searched_schedulers{Scheduler::continu
     return 0.0;
 }
 
-/// One source's searched batch limit and front-end latency, its rows, and each row's errors under them.
+/// One source's searched settings (the batch limit; the scheduler where its rows say none; the front
+/// end, fitted with them: 0 for a source without TTFT), its rows, and each row's errors under them.
 struct InflightSourceFit {
     std::string source;
-    long long max_num_seqs = 0;                 // the searched limit
-    double front_end_latency = 0.0;             // seconds, fitted with the limit (0 for a source without TTFT)
-    Scheduler scheduler = Scheduler::inflight;  // the rows' own, or the searched one where they say none
+    ReplaySettings settings;
     std::vector<std::size_t> rows;
     std::vector<std::vector<double>> errors;  // per row, per measurement
 };
@@ -242,47 +250,66 @@ struct InflightSourceFit {
     return total;
 }
 
-/// One batch limit and one front-end latency per source (one engine build and one
-/// server per table): for each limit the latency that fits the TTFTs best
-/// (front_end_fit), and of the limits the one with the least sum of mean |error|
-/// over the measures; the scheduler too where the rows do not say it.
+/// A source replayed: its settings (the front end fitted), each row's errors, and their score.
+struct SourceReplay {
+    ReplaySettings settings;
+    std::vector<std::vector<double>> errors;
+    double score = std::numeric_limits<double>::infinity();
+};
+/// The source's rows replayed under `settings` with the front end that fits their TTFTs best
+/// (front_end_fit); the score is the sum over the measures of the mean |error| (sum_of_mean_errors).
+[[nodiscard]] inline SourceReplay replay_source(std::span<const MeasuredInflightRun> runs,
+                                                std::span<const std::size_t> rows, ReplaySettings settings,
+                                                const ServingProfile& profile) {
+    std::vector<SimulationResult> replays;
+    std::vector<std::pair<double, double>> ttft;
+    for (std::size_t i : rows) {
+        replays.push_back(replay_run(runs[i], settings, profile));
+        const double predicted = summarize(replays.back()).ttft.mean;
+        for (const auto& [measure, value] : runs[i].measured)
+            if (measure == InflightMeasure::ttft_mean) ttft.emplace_back(predicted, value);
+    }
+    settings.front_end_latency = front_end_fit(ttft);
+    std::vector<std::vector<double>> errors;
+    for (std::size_t k = 0; k < rows.size(); ++k)
+        errors.push_back(
+            inflight_errors(runs[rows[k]], summarize(with_front_end_latency(replays[k], settings.front_end_latency))));
+    const double score = sum_of_mean_errors(runs, rows, errors);
+    return {settings, std::move(errors), score};
+}
+
+/// One set of replay settings per source (one engine build and one server per table): each batch
+/// limit and, where the rows do not say it, each scheduler (closed loops at closed_loop_rounds),
+/// with the front end that fits the TTFTs best; the one with the least sum of mean |error| over the
+/// measures.
 [[nodiscard]] inline std::vector<InflightSourceFit> fit_batch_limits(
     std::span<const MeasuredInflightRun> runs, const ServingProfile& profile = default_serving_profile) {
     std::vector<InflightSourceFit> fits;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         auto f = std::find_if(fits.begin(), fits.end(),
                               [&](const InflightSourceFit& g) { return g.source == runs[i].header.source; });
-        if (f == fits.end()) f = fits.insert(fits.end(), {runs[i].header.source, 0, 0.0, Scheduler::inflight, {}, {}});
+        if (f == fits.end()) f = fits.insert(fits.end(), {runs[i].header.source, {}, {}, {}});
         f->rows.push_back(i);
     }
     for (InflightSourceFit& f : fits) {
-        double best = std::numeric_limits<double>::infinity();
         // The rows' own scheduler where the first says it (a table is one engine), else each in turn.
         const std::optional<Scheduler> stated = runs[f.rows.front()].scheduler;
         const std::vector<Scheduler> schedulers =
             stated ? std::vector{*stated}
                    : std::vector<Scheduler>(searched_schedulers.begin(), searched_schedulers.end());
+        const bool closed_loops =
+            std::any_of(f.rows.begin(), f.rows.end(), [&](std::size_t i) { return runs[i].clients > 0; });
+        SourceReplay best;
         for (const Scheduler scheduler : schedulers)
             for (long long limit : limits_to_search(runs, f.rows)) {
-                std::vector<SimulationResult> replays;
-                std::vector<std::pair<double, double>> ttft;
-                for (std::size_t i : f.rows) {
-                    replays.push_back(replay_run(runs[i], limit, profile, scheduler));
-                    const double predicted = summarize(replays.back()).ttft.mean;
-                    for (const auto& [measure, value] : runs[i].measured)
-                        if (measure == InflightMeasure::ttft_mean) ttft.emplace_back(predicted, value);
-                }
-                const double latency = front_end_fit(ttft);
-                std::vector<std::vector<double>> errors;
-                for (std::size_t k = 0; k < f.rows.size(); ++k)
-                    errors.push_back(
-                        inflight_errors(runs[f.rows[k]], summarize(with_front_end_latency(replays[k], latency))));
-                const double score = sum_of_mean_errors(runs, f.rows, errors);
-                if (score < best) {
-                    best = score, f.max_num_seqs = limit, f.front_end_latency = latency, f.errors = std::move(errors);
-                    f.scheduler = scheduler;
-                }
+                SourceReplay r = replay_source(
+                    runs, f.rows,
+                    {.max_num_seqs = limit, .scheduler = scheduler, .rounds = closed_loops ? closed_loop_rounds : 1},
+                    profile);
+                if (r.score < best.score) best = std::move(r);
             }
+        f.settings = best.settings;
+        f.errors = std::move(best.errors);
     }
     return fits;
 }
