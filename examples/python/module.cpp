@@ -84,7 +84,7 @@ void bind_shapes(py::module_& m) {
         .choice("architecture", &Gpu::architecture,
                 choices_of(Architecture::unknown, Architecture::ampere, Architecture::hopper, Architecture::blackwell,
                            Architecture::cdna2, Architecture::cdna3, Architecture::volta, Architecture::ada,
-                           Architecture::cdna4),
+                           Architecture::cdna4, Architecture::rtx_blackwell),
                 "what the GEMM model needs with sm_count; unknown: training uses the flat model")
         .quantity("board_power", &Gpu::board_power, Kind::watts, "what the card may draw at full load (0: not given)")
         .quantity("fp6_flops", &Gpu::fp6_flops, Kind::flops_per_second, "dense FP6 tensor throughput (0: none)")

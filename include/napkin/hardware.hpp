@@ -21,8 +21,12 @@
 namespace napkin {
 
 /// The GPU's architecture generation: the GEMM model (napkin/gemm.hpp) fits one
-/// achievable share of the tensor-core peak per generation.
-enum class Architecture { unknown, ampere, hopper, blackwell, cdna2, cdna3, volta, ada, cdna4 };
+/// achievable share of the tensor-core peak per generation. `blackwell` is the
+/// data-center part (compute capability 10.x: B200, GB200, B300, GB300, HBM3e);
+/// `rtx_blackwell` the workstation one (12.x: RTX PRO 6000, GDDR7, no NVLink),
+/// whose memory no data-center measurement speaks for (NVIDIA RTX Blackwell GPU
+/// architecture whitepaper, 2025).
+enum class Architecture { unknown, ampere, hopper, blackwell, cdna2, cdna3, volta, ada, cdna4, rtx_blackwell };
 
 /// The architecture's name in lower case ("?" for a value outside the enum).
 [[nodiscard]] constexpr std::string_view to_string(Architecture a) {
@@ -36,6 +40,7 @@ enum class Architecture { unknown, ampere, hopper, blackwell, cdna2, cdna3, volt
         case Architecture::volta: return "volta";
         case Architecture::ada: return "ada";
         case Architecture::cdna4: return "cdna4";
+        case Architecture::rtx_blackwell: return "rtx-blackwell";
     }
     return "?";
 }

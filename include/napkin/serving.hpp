@@ -156,7 +156,9 @@ inline constexpr double kv_quantization_head = 128.0;
             return has_fp8(gpu) ? "" : "no FP8 tensor cores (its data sheet gives no FP8 rate)";
         case WeightDType::nvfp4:
             if (!has_fp4(gpu)) return "no FP4 tensor cores (its data sheet gives no FP4 rate)";
-            return gpu.architecture == Architecture::blackwell ? "" : "no NVFP4 (its data sheet gives FP4 as MXFP4)";
+            return gpu.architecture == Architecture::blackwell || gpu.architecture == Architecture::rtx_blackwell
+                       ? ""
+                       : "no NVFP4 (its data sheet gives FP4 as MXFP4)";
         case WeightDType::mxfp4:
             return has_fp4(gpu) ? "" : "no FP4 tensor cores (its data sheet gives no FP4 rate)";
         case WeightDType::bf16:

@@ -97,6 +97,11 @@ TEST_SUITE("hardware") {
             CHECK(g->fp8_flops == g->peak_flops * 2.0);
             CHECK(g->fp4_flops == g->fp8_flops * 2.0);
         }
+        // Compute capability 10.x (HBM3e) and 12.x (GDDR7, no NVLink) are two architectures to the kernels.
+        for (const Gpu* g : {&catalog::b200, &catalog::gb200, &catalog::b300, &catalog::gb300})
+            CHECK(g->architecture == Architecture::blackwell);
+        CHECK(catalog::rtx_pro_6000.architecture == Architecture::rtx_blackwell);
+        CHECK(to_string(Architecture::rtx_blackwell) == "rtx-blackwell");
         // Blackwell Ultra raises dense FP4 1.5x over Blackwell at the same FP8: B300 108 PFLOP/s / 8 = 13.5,
         // GB300 1,080 / 72 = 15 (against 9 and 10).
         CHECK(catalog::b300.fp4_flops == petaflops_per_second(108.0 / 8));

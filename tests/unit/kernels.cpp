@@ -79,6 +79,9 @@ TEST_SUITE("kernels") {
         CHECK(gemm_ceiling(Architecture::hopper, DType::fp16, KernelProfile::measured) ==
               kernel_ceilings::hopper_16bit);
         CHECK(gemm_ceiling(Architecture::hopper, DType::bf16, KernelProfile::roofline) == 1.0);
+        // The workstation Blackwell has no MAMF row: B200's share, the same tensor-core generation.
+        CHECK(gemm_ceiling(catalog::rtx_pro_6000.architecture, DType::fp8, KernelProfile::measured) ==
+              kernel_ceilings::blackwell_fp8);
     }
 
     TEST_CASE("each achieved bandwidth is its STREAM triad row over the catalog's data-sheet bandwidth") {
@@ -95,29 +98,45 @@ TEST_SUITE("kernels") {
     }
 
     TEST_CASE("each GEMM streaming share is its vLLM rows' bandwidth: operands and result over 2·M·N·K / rate") {
-        // N = 12,288, K = 5,376 at M = 1, 16, 64: BF16 operands and result 2 bytes each; FP8 operands
-        // 1 byte, the BF16 result 2; the mean over the three rows, of the H100 SXM's 3,350 GB/s.
-        const auto stream = [](const std::string& kernel, double operand_bytes) {
+        // At M = 1, 16, 64: BF16 operands and result 2 bytes each; FP8 operands 1 byte, the BF16
+        // result 2; the mean over the three rows, of the card's data-sheet bandwidth.
+        const auto stream = [](const std::string& prefix, double n, double k, double operand_bytes, const Gpu& card) {
             double sum = 0.0;
             for (const double m : {1.0, 16.0, 64.0}) {
-                const nlohmann::json& r =
-                    row("vllm49363-h100-" + kernel + "-N12288K5376-M" + std::to_string(static_cast<int>(m)));
-                const double n = 12288.0, k = 5376.0;
+                const nlohmann::json& r = row(prefix + std::to_string(static_cast<int>(m)));
                 const double seconds = 2.0 * m * n * k / (r.at("measured").at("tflops").get<double>() * 1e12);
                 sum += ((m * k + k * n) * operand_bytes + m * n * 2.0) / seconds;
             }
-            return sum / 3.0 / in(catalog::h100_sxm.memory_bandwidth, units::Bps);
+            return sum / 3.0 / in(card.memory_bandwidth, units::Bps);
         };
-        CHECK(kernel_gemm_stream::hopper_16bit == doctest::Approx(stream("torch-bf16", 2.0)).epsilon(1e-4));
+        // H100 (vLLM PR 49363): N = 12,288, K = 5,376, of the SXM's 3,350 GB/s.
+        CHECK(kernel_gemm_stream::hopper_16bit == doctest::Approx(stream("vllm49363-h100-torch-bf16-N12288K5376-M",
+                                                                         12288.0, 5376.0, 2.0, catalog::h100_sxm))
+                                                      .epsilon(1e-4));
         CHECK(kernel_gemm_stream::hopper_fp8 ==
-              doctest::Approx(stream("fp8-tensor-w-tensor-a-noquant", 1.0)).epsilon(1e-4));
+              doctest::Approx(stream("vllm49363-h100-fp8-tensor-w-tensor-a-noquant-N12288K5376-M", 12288.0, 5376.0, 1.0,
+                                     catalog::h100_sxm))
+                  .epsilon(1e-4));
+        // SM100 (vLLM PR 20071): N = 28,672, K = 4,096, of B200's 8,000 GB/s: 5,428 and 5,292 GB/s.
+        CHECK(kernel_gemm_stream::blackwell_16bit ==
+              doctest::Approx(stream("vllm20071-sm100-torch-bf16-N28672K4096-M", 28672.0, 4096.0, 2.0, catalog::b200))
+                  .epsilon(1e-4));
+        CHECK(kernel_gemm_stream::blackwell_fp8 ==
+              doctest::Approx(stream("vllm20071-sm100-fp8-tensor-w-tensor-a-noquant-N28672K4096-M", 28672.0, 4096.0,
+                                     1.0, catalog::b200))
+                  .epsilon(1e-4));
         // Below the STREAM triad's 2,970 GB/s, FP8's kernels the more: 2,898 and 2,586 GB/s.
         CHECK(kernel_gemm_stream::hopper_fp8 < kernel_gemm_stream::hopper_16bit);
         CHECK(kernel_gemm_stream::hopper_16bit < kernel_bandwidth::hopper);
+        CHECK(kernel_gemm_stream::blackwell_fp8 < kernel_gemm_stream::blackwell_16bit);
         CHECK(gemm_stream_share(Architecture::hopper, DType::fp8, KernelProfile::measured) ==
               kernel_gemm_stream::hopper_fp8);
+        CHECK(gemm_stream_share(Architecture::blackwell, DType::bf16, KernelProfile::measured) ==
+              kernel_gemm_stream::blackwell_16bit);
         CHECK(gemm_stream_share(Architecture::ampere, DType::bf16, KernelProfile::measured) ==
               kernel_bandwidth::ampere);
+        // The workstation Blackwell (GDDR7) has no row of its own: the data sheet's bandwidth.
+        CHECK(gemm_stream_share(catalog::rtx_pro_6000.architecture, DType::bf16, KernelProfile::measured) == 1.0);
         CHECK(gemm_stream_share(Architecture::hopper, DType::fp8, KernelProfile::roofline) == 1.0);
     }
 

@@ -291,6 +291,9 @@ TEST_SUITE("serving") {
         CHECK(missing_for(h100, WeightDType::mxfp4) == "no FP4 tensor cores (its data sheet gives no FP4 rate)");
         CHECK(missing_for(catalog::mi355x, WeightDType::nvfp4) == "no NVFP4 (its data sheet gives FP4 as MXFP4)");
         CHECK(missing_for(catalog::mi355x, WeightDType::mxfp4).empty());
+        // NVFP4 on both Blackwells: the data-center B200 and the workstation RTX PRO 6000.
+        CHECK(missing_for(catalog::b200, WeightDType::nvfp4).empty());
+        CHECK(missing_for(catalog::rtx_pro_6000, WeightDType::nvfp4).empty());
         CHECK(missing_for(catalog::gb300, WeightDType::nvfp4).empty());
         CHECK(missing_for(catalog::mi300x, WeightDType::fp8).empty());  // MI300X: 2,614.9 TFLOP/s FP8 dense
         CHECK(computable_formats(a100) == "bf16, fp16, int8 or int4");

@@ -273,6 +273,8 @@ def test_gpu_gemm_fields():
     assert (g.sm_count, g.fp8_flops, g.architecture) == (100, 2e15, "blackwell")
     with pytest.raises(ValueError, match="Gpu.architecture"):
         g.architecture = "kepler"
+    # The workstation Blackwell (compute capability 12.x, GDDR7) is an architecture of its own.
+    assert catalog.gpu("rtx-pro-6000").architecture == "rtx-blackwell"
 
 
 def test_training_options_round_trip():

@@ -40,16 +40,24 @@ inline constexpr double hopper_16bit = (2871.1 + 2921.3 + 2901.8) / 3.0 / 3350.0
 /// vllm49363-h100-fp8-tensor-w-tensor-a-noquant-N12288K5376-M{1,16,64} (CUTLASS FP8, BF16 out):
 /// 2,582.6, 2,614.2 and 2,559.8 GB/s.
 inline constexpr double hopper_fp8 = (2582.6 + 2614.2 + 2559.8) / 3.0 / 3350.0;
+// vLLM PR 20071 (the same benchmark, SM100): N = 28,672, K = 4,096 at M = 1, 16 and 64. The card
+// is not named; every SM100 part (B200, GB200) has HBM3e at 8,000 GB/s.
+/// vllm20071-sm100-torch-bf16-N28672K4096-M{1,16,64}: 5,809.3, 5,266.5 and 5,206.8 GB/s.
+inline constexpr double blackwell_16bit = (5809.3 + 5266.5 + 5206.8) / 3.0 / 8000.0;
+/// vllm20071-sm100-fp8-tensor-w-tensor-a-noquant-N28672K4096-M{1,16,64}: 5,313.7, 5,322.3 and 5,239.7 GB/s.
+inline constexpr double blackwell_fp8 = (5313.7 + 5322.3 + 5239.7) / 3.0 / 8000.0;
 }  // namespace kernel_gemm_stream
 
 /// The share of the data sheet's HBM bandwidth a decode-shaped GEMM (a few rows, the weights
-/// streamed once) reaches: the measured GEMMs' on Hopper, per precision (FP8's kernels stream
-/// 11 % slower than BF16's); the STREAM triad's (hbm_share) on a generation without such a row;
-/// 1 under the roofline.
+/// streamed once) reaches: the measured GEMMs' on Hopper and data-center Blackwell, per precision
+/// (FP8's kernels stream 11 % and 2.5 % slower than BF16's); the STREAM triad's (hbm_share) on a
+/// generation without such a row; 1 under the roofline.
 [[nodiscard]] constexpr double gemm_stream_share(Architecture a, DType precision, KernelProfile p) {
     if (p == KernelProfile::roofline) return 1.0;
-    if (a == Architecture::hopper)
-        return precision == DType::fp8 ? kernel_gemm_stream::hopper_fp8 : kernel_gemm_stream::hopper_16bit;
+    const bool fp8 = precision == DType::fp8;
+    if (a == Architecture::hopper) return fp8 ? kernel_gemm_stream::hopper_fp8 : kernel_gemm_stream::hopper_16bit;
+    if (a == Architecture::blackwell)
+        return fp8 ? kernel_gemm_stream::blackwell_fp8 : kernel_gemm_stream::blackwell_16bit;
     return hbm_share(a, p);
 }
 

@@ -49,6 +49,7 @@ inline constexpr double cdna3_16bit = 668.4 / 1300.0;
         case Architecture::hopper:
             return fp8 ? kernel_ceilings::hopper_fp8 : kernel_ceilings::hopper_16bit;
         case Architecture::blackwell:
+        case Architecture::rtx_blackwell:  // no row of its own: the same fifth-generation tensor cores as B200's
             return fp8 ? kernel_ceilings::blackwell_fp8 : kernel_ceilings::blackwell_16bit;
         case Architecture::cdna2:
             return kernel_ceilings::cdna2_16bit;

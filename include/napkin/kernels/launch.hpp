@@ -35,6 +35,7 @@ inline constexpr double cdna2_us = 1.956;   ///< CDNA 2, µs per kernel (gpubenc
         case Architecture::cdna3:
         case Architecture::volta:
         case Architecture::ada:
+        case Architecture::rtx_blackwell:
         case Architecture::cdna4:
         case Architecture::unknown:
             return Seconds{};

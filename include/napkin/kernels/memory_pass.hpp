@@ -43,6 +43,7 @@ inline constexpr double cdna3 = 4090.0 / 5300.0;
         case Architecture::cdna2:
         case Architecture::volta:
         case Architecture::ada:
+        case Architecture::rtx_blackwell:
         case Architecture::cdna4:
         case Architecture::unknown:
             return 1.0;  // no STREAM row of the generation: the data sheet's bandwidth
