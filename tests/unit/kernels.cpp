@@ -70,6 +70,17 @@ TEST_SUITE("kernels") {
         CHECK(kernel_ceilings::cdna2_16bit ==
               doctest::Approx(mamf_share("mle-mamf-v1-bf16-mi250x-1gcd")).epsilon(1e-12));
         CHECK(kernel_ceilings::cdna3_16bit == doctest::Approx(mamf_share("mle-mamf-bf16-mi300x")).epsilon(1e-12));
+        // MI355X and L40S over the catalog's data-sheet peak (the MI355X row's "Theory" is the MI350X's
+        // 2,300; the L40S row gives none): the catalog card then runs at the measured TFLOP/s.
+        const auto measured_tflops = [](const std::string& id) {
+            return row(id).at("measured").at("tflops").get<double>();
+        };
+        CHECK(kernel_ceilings::cdna4_16bit * in(catalog::mi355x.peak_flops, units::TFLOPps) ==
+              doctest::Approx(measured_tflops("mle-mamf-bf16-mi355x")).epsilon(1e-12));
+        CHECK(kernel_ceilings::ada_16bit * in(catalog::l40s.peak_flops, units::TFLOPps) ==
+              doctest::Approx(measured_tflops("zzc-l40s-bf16")).epsilon(1e-12));
+        CHECK(gemm_ceiling(Architecture::ada, DType::fp8, KernelProfile::measured) == kernel_ceilings::ada_16bit);
+        CHECK(gemm_ceiling(Architecture::volta, DType::bf16, KernelProfile::measured) == 1.0);  // no row
         // The table prints the shares too: 86.9 % (A100), 80.3 % (H100 BF16), 70.9 % (H100 FP8).
         CHECK(100.0 * kernel_ceilings::ampere_16bit == doctest::Approx(86.9).epsilon(0.001));
         CHECK(100.0 * kernel_ceilings::hopper_16bit == doctest::Approx(80.3).epsilon(0.001));
@@ -94,6 +105,18 @@ TEST_SUITE("kernels") {
               doctest::Approx(share("azure-hbm-h100-80gb-hbm3-(sxm)-triad", catalog::h100_sxm)).epsilon(1e-12));
         CHECK(kernel_bandwidth::cdna3 ==
               doctest::Approx(share("azure-hbm-mi300x-triad", catalog::mi300x)).epsilon(1e-12));
+        // gpu-benches' cards, over their data sheets: L40 864 GB/s, V100 SXM 900, MI210 1,638.4.
+        const auto gpu_benches = [](const std::string& id, double data_sheet_gbps) {
+            return row(id).at("measured").at("gbps").get<double>() / data_sheet_gbps;
+        };
+        CHECK(kernel_bandwidth::ada ==
+              doctest::Approx(gpu_benches("gpubenches-stream-l40-triad", 864.0)).epsilon(1e-12));
+        CHECK(kernel_bandwidth::volta ==
+              doctest::Approx(gpu_benches("gpubenches-stream-v100-triad", 900.0)).epsilon(1e-12));
+        CHECK(kernel_bandwidth::cdna2 ==
+              doctest::Approx(gpu_benches("gpubenches-stream-mi210-triad", 1638.4)).epsilon(1e-12));
+        CHECK(in(catalog::v100_32gb_sxm.memory_bandwidth, units::GBps) == 900.0);
+        CHECK(hbm_share(Architecture::ada, KernelProfile::measured) == kernel_bandwidth::ada);
         CHECK(hbm_share(Architecture::blackwell, KernelProfile::measured) == 1.0);  // no row
     }
 

@@ -4,7 +4,8 @@
 // precision: the maximum achievable matmul FLOP/s (stas00/ml-engineering,
 // compute/accelerator/README.md @ 744d01e, "Maximum Achievable Matmul FLOPS
 // comparison table": mamf-finder's brute-force search over M, N, K, mean of
-// 100 iterations after 50 warm-up) over the same table's "Theory" peak. What
+// 100 iterations after 50 warm-up) over the same table's "Theory" peak (Ada,
+// which the table lacks: a square-GEMM sweep's best, zzc-l40s-bf16). What
 // a GEMM of a given shape loses below that (tiles, waves, memory) is
 // napkin/kernels/gemm.hpp's. The row ids are those of
 // tests/data/measured-kernels.json; tests/unit/kernels.cpp re-derives each
@@ -33,11 +34,17 @@ inline constexpr double blackwell_fp8 = 3432.5 / 4500.0;
 inline constexpr double cdna2_16bit = 147.0 / 191.5;
 /// mle-mamf-bf16-mi300x: 668.4 of 1,300 (MI300X, BF16).
 inline constexpr double cdna3_16bit = 668.4 / 1300.0;
+/// mle-mamf-bf16-mi355x: 1,565 of the data sheet's 2,516.6 (MI355X, BF16; the table's "Theory" column
+/// says 2,300, the MI350X's, so its 68.0 % would price a catalog MI355X 9 % above what was measured).
+inline constexpr double cdna4_16bit = 1565.0 / 2516.6;
+/// zzc-l40s-bf16 (zzc0721/torch-performance-test-data, database.md @ 9d82827: the best square torch.mm
+/// from 1,024 to 10,240): 269.15 of the L40S data sheet's 362.05 dense (Ada; no MAMF row).
+inline constexpr double ada_16bit = 269.15 / 362.05;
 }  // namespace kernel_ceilings
 
 /// The share of the precision's data-sheet peak the best GEMM reaches: 1 under
 /// the roofline profile and for a GPU of unknown generation; an FP8 GEMM on a
-/// generation without an FP8 row (CDNA) takes its 16-bit share.
+/// generation without an FP8 row (CDNA, Ada) takes its 16-bit share.
 [[nodiscard]] constexpr double gemm_ceiling(Architecture a, DType precision, KernelProfile p) {
     require(precision == DType::bf16 || precision == DType::fp16 || precision == DType::fp8, "GEMM precision",
             static_cast<double>(precision), "must be bf16, fp16 or fp8");
@@ -55,9 +62,11 @@ inline constexpr double cdna3_16bit = 668.4 / 1300.0;
             return kernel_ceilings::cdna2_16bit;
         case Architecture::cdna3:
             return kernel_ceilings::cdna3_16bit;
-        case Architecture::volta:  // no MAMF row of these generations: the data sheet's peak
-        case Architecture::ada:
         case Architecture::cdna4:
+            return kernel_ceilings::cdna4_16bit;
+        case Architecture::ada:  // no FP8 row: FP8 takes the 16-bit share, as on CDNA
+            return kernel_ceilings::ada_16bit;
+        case Architecture::volta:  // no GEMM row of these generations: the data sheet's peak
         case Architecture::unknown:
             return 1.0;
     }

@@ -7,8 +7,10 @@
 // The achieved share of the data sheet's HBM bandwidth is a STREAM triad
 // (a[i] = b[i] + s·c[i]; McCalpin 1995) over the catalog's data-sheet figure:
 // Azure AI-benchmarking-guide, Azure_Results/ND_*_results.md @ 8fd0c6e,
-// "Microbenchmarks / HBM Bandwidth". Blackwell has no row: the data sheet's
-// bandwidth (the roofline's). tests/unit/kernels.cpp re-derives each share.
+// "Microbenchmarks / HBM Bandwidth"; generations Azure did not run from
+// te42kyfo/gpu-benches' gpu-stream (its best over the occupancy sweep).
+// Blackwell has no row: the data sheet's bandwidth (the roofline's).
+// tests/unit/kernels.cpp re-derives each share.
 #pragma once
 
 #include <napkin/error.hpp>
@@ -26,6 +28,12 @@ inline constexpr double ampere = 1700.0 / 2039.0;
 inline constexpr double hopper = 2970.0 / 3350.0;
 /// azure-hbm-mi300x-triad: 4,090 GB/s of the MI300X's 5,300.
 inline constexpr double cdna3 = 4090.0 / 5300.0;
+/// gpubenches-stream-l40-triad: 803 GB/s of the L40's 864 (GDDR6; L40S and L4 are the same AD10x).
+inline constexpr double ada = 803.0 / 864.0;
+/// gpubenches-stream-v100-triad: 814 GB/s of the V100's 900.
+inline constexpr double volta = 814.0 / 900.0;
+/// gpubenches-stream-mi210-triad: 1,305 GB/s of the MI210's 1,638.4 (one CDNA 2 die; an MI250X is two).
+inline constexpr double cdna2 = 1305.0 / 1638.4;
 }  // namespace kernel_bandwidth
 
 /// The share of the data sheet's HBM bandwidth a streaming kernel achieves: the STREAM triad's under
@@ -39,10 +47,13 @@ inline constexpr double cdna3 = 4090.0 / 5300.0;
             return kernel_bandwidth::hopper;
         case Architecture::cdna3:
             return kernel_bandwidth::cdna3;
-        case Architecture::blackwell:
-        case Architecture::cdna2:
-        case Architecture::volta:
         case Architecture::ada:
+            return kernel_bandwidth::ada;
+        case Architecture::volta:
+            return kernel_bandwidth::volta;
+        case Architecture::cdna2:
+            return kernel_bandwidth::cdna2;
+        case Architecture::blackwell:
         case Architecture::rtx_blackwell:
         case Architecture::cdna4:
         case Architecture::unknown:
