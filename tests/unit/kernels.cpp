@@ -168,6 +168,7 @@ TEST_SUITE("kernels") {
               row("gpubenches-smallkernel-fit-a100-80gb").at("measured").at("us").get<double>());
         CHECK(kernel_launch::hopper_us == row("gpubenches-smallkernel-fit-h200").at("measured").at("us").get<double>());
         CHECK(kernel_launch::cdna2_us == row("gpubenches-smallkernel-fit-mi210").at("measured").at("us").get<double>());
+        CHECK(kernel_launch::ada_us == row("gpubenches-smallkernel-fit-l40").at("measured").at("us").get<double>());
         CHECK(us(launch_cost(Architecture::hopper, KernelProfile::roofline)) == 0.0);
     }
 

@@ -18,6 +18,7 @@ namespace kernel_launch {
 inline constexpr double ampere_us = 2.555;  ///< Ampere, µs per kernel (gpubenches-smallkernel-fit-a100-80gb)
 inline constexpr double hopper_us = 2.433;  ///< Hopper, µs per kernel (gpubenches-smallkernel-fit-h200)
 inline constexpr double cdna2_us = 1.956;   ///< CDNA 2, µs per kernel (gpubenches-smallkernel-fit-mi210)
+inline constexpr double ada_us = 1.6;       ///< Ada, µs per kernel (gpubenches-smallkernel-fit-l40)
 }  // namespace kernel_launch
 
 /// The startup overhead of one kernel, in seconds: the fitted per-kernel cost under `measured`, none under
@@ -31,10 +32,11 @@ inline constexpr double cdna2_us = 1.956;   ///< CDNA 2, µs per kernel (gpubenc
             return seconds(kernel_launch::hopper_us * 1e-6);
         case Architecture::cdna2:
             return seconds(kernel_launch::cdna2_us * 1e-6);
+        case Architecture::ada:
+            return seconds(kernel_launch::ada_us * 1e-6);
         case Architecture::blackwell:
         case Architecture::cdna3:
         case Architecture::volta:
-        case Architecture::ada:
         case Architecture::rtx_blackwell:
         case Architecture::cdna4:
         case Architecture::unknown:
