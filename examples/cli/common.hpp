@@ -194,7 +194,24 @@ struct GpuOptions {
     std::string name;
     std::optional<double> memory_gib, usable, bandwidth_gbps, tflops;
     std::optional<std::string> memory, bandwidth, peak;  // with their units: 80GiB, 2039GB/s, 989TFLOP/s
+    // What the GEMM model, the narrow formats and the energy figures need (Gpu's fields of the same meaning).
+    std::optional<long long> sms;
+    std::optional<std::string> architecture, fp8_peak, fp4_peak, power;
 };
+
+// The flags that state the GPU beyond --gpu, each once: what gpu_assumed_from looks for.
+inline constexpr std::array gpu_figure_flags{"--gpu-memory", "--gpu-memory-gib", "--gpu-bandwidth",
+                                             "--gpu-bandwidth-gbps", "--gpu-peak", "--gpu-tflops", "--gpu-usable",
+                                             "--gpu-sms", "--gpu-architecture", "--gpu-fp8-peak", "--gpu-fp4-peak",
+                                             "--gpu-power"};
+
+// "ampere, hopper, ..." : the architectures a GPU may name (unknown left out: it is the default).
+inline std::string architecture_choices() {
+    std::string names;
+    for (const Architecture a : architectures)
+        if (a != Architecture::unknown) names += (names.empty() ? "" : ", ") + std::string(to_string(a));
+    return names;
+}
 
 inline void add_gpu_options(CLI::App* sub, GpuOptions& o) {
     sub->add_option("--gpu", o.name, "catalog GPU (napkin list); or give all of --gpu-memory-gib, "
@@ -206,6 +223,41 @@ inline void add_gpu_options(CLI::App* sub, GpuOptions& o) {
     sub->add_option("--gpu-usable", o.usable, "usable share of the memory, in (0, 1] (default 0.92)");
     sub->add_option("--gpu-peak", o.peak, "peak dense 16-bit compute with its unit, 989TFLOP/s");
     sub->add_option("--gpu-tflops", o.tflops, "--gpu-peak in TFLOP/s");
+    sub->add_option("--gpu-sms", o.sms, "streaming multiprocessors (AMD: compute units) a GEMM's tiles spread over");
+    sub->add_option("--gpu-architecture", o.architecture,
+                    "the generation whose kernel measurements apply: " + architecture_choices());
+    sub->add_option("--gpu-fp8-peak", o.fp8_peak, "dense FP8 tensor peak with its unit, 1979TFLOP/s (0: none)");
+    sub->add_option("--gpu-fp4-peak", o.fp4_peak, "dense FP4 tensor peak with its unit, 9PFLOP/s (0: none)");
+    sub->add_option("--gpu-power", o.power, "board power with its unit, 700W (energy per token)");
+}
+
+// The figures beyond memory, bandwidth and peak that the flags state, each checked and named by its flag.
+inline void apply_gpu_facts(const GpuOptions& o, Gpu& gpu) {
+    if (o.sms) {
+        require(*o.sms >= 1 && *o.sms <= (1LL << 24), "--gpu-sms", static_cast<double>(*o.sms),
+                "must be a whole number from 1 to 2^24");
+        gpu.sm_count = *o.sms;
+    }
+    if (o.architecture) {
+        const std::optional<Architecture> a = parse_architecture(*o.architecture);
+        if (!a) reject("--gpu-architecture", *o.architecture, "must be one of " + architecture_choices());
+        gpu.architecture = *a;
+    }
+    const auto rate_or_none = [](const char* flag, const std::string& text) {
+        if (text == "0") return FlopsPerSecond{};
+        const FlopsPerSecond r = io::parse_flop_rate(flag, text);
+        require(r.value() >= limits::slowest_rate && r.value() <= limits::peak_flops_per_s, flag, r.value(),
+                "must be from 1 FLOP/s to 1e21 FLOP/s, or 0 for none");
+        return r;
+    };
+    if (o.fp8_peak) gpu.fp8_flops = rate_or_none("--gpu-fp8-peak", *o.fp8_peak);
+    if (o.fp4_peak) gpu.fp4_flops = rate_or_none("--gpu-fp4-peak", *o.fp4_peak);
+    if (o.power) {
+        const Watts w = io::parse_power("--gpu-power", *o.power);
+        require(w.value() >= 1.0 && w.value() <= limits::board_power_w, "--gpu-power", w.value(),
+                "must be from 1 W to 1e6 W");
+        gpu.board_power = w;
+    }
 }
 
 inline Gpu resolve_gpu(GpuOptions o) {
@@ -239,6 +291,7 @@ inline Gpu resolve_gpu(GpuOptions o) {
     require_positive_as_typed(o.bandwidth, "--gpu-bandwidth", "--gpu-bandwidth-gbps",
                               in(gpu.memory_bandwidth, units::GBps));
     require_positive_as_typed(o.peak, "--gpu-peak", "--gpu-tflops", in(gpu.peak_flops, units::TFLOPps));
+    apply_gpu_facts(o, gpu);
     return gpu;
 }
 
@@ -250,18 +303,20 @@ inline Gpu resolve_gpu(GpuOptions o) {
 // and its JSON as "gpu_assumed_from"); none when --gpu was typed or no figure.
 inline std::optional<std::string> gpu_assumed_from(const CLI::App& sub, const GpuOptions& o) {
     if (sub.count("--gpu") > 0 || o.name.empty()) return std::nullopt;
-    for (const char* flag : {"--gpu-memory", "--gpu-memory-gib", "--gpu-bandwidth", "--gpu-bandwidth-gbps",
-                             "--gpu-peak", "--gpu-tflops", "--gpu-usable"})
+    for (const char* flag : gpu_figure_flags)
         if (sub.count(flag) > 0) return o.name;
     return std::nullopt;
 }
 
-// "assumed from a100-80gb-sxm (no --gpu): 108 SMs, ampere, no FP8, 400 W, its links" (≤ 80 columns).
-inline std::string gpu_assumed_line(const std::string& from, const Gpu& gpu) {
-    const std::string fp8 = gpu.fp8_flops.value() > 0.0 ? "FP8 " + to_string(gpu.fp8_flops) : "no FP8";
-    return "assumed from " + from + " (no --gpu): " + std::to_string(gpu.sm_count) + " SMs, " +
-           std::string(to_string(gpu.architecture)) + ", " + fp8 + ", " +
-           format_fixed(in(gpu.board_power, units::W), 0) + " W, its links";
+// "assumed from a100-80gb-sxm (no --gpu): 108 SMs, ampere, no FP8, 400 W, its links" (≤ 80 columns):
+// the figures the flags in `o` did not state.
+inline std::string gpu_assumed_line(const std::string& from, const Gpu& gpu, const GpuOptions& o) {
+    std::string facts;
+    if (!o.sms) facts += std::to_string(gpu.sm_count) + " SMs, ";
+    if (!o.architecture) facts += std::string(to_string(gpu.architecture)) + ", ";
+    if (!o.fp8_peak) facts += gpu.fp8_flops.value() > 0.0 ? "FP8 " + to_string(gpu.fp8_flops) + ", " : "no FP8, ";
+    if (!o.power) facts += format_fixed(in(gpu.board_power, units::W), 0) + " W, ";
+    return "assumed from " + from + " (no --gpu): " + facts + "its links";
 }
 
 // --- a calibration (napkin calibrate --json) ----------------------------------------

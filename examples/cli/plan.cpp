@@ -551,7 +551,7 @@ NAPKIN_COMMAND(app) {
                            o->gpus_text.c_str(), std::string(node.gpu.name).c_str(), grouped(o->global_batch).c_str(),
                            grouped(o->sequence).c_str(), grouped(steps).c_str());
             std::printf("%s\n", wrap_line(links_line(o->gpu, o->node, node)).c_str());
-            if (assumed) std::printf("%s\n", wrap_line(gpu_assumed_line(*assumed, node.gpu)).c_str());
+            if (assumed) std::printf("%s\n", wrap_line(gpu_assumed_line(*assumed, node.gpu, o->gpu)).c_str());
             for (const auto& x : searches)
                 std::printf("%s\n", wrap_line("search on " + grouped(x["gpus"].get<long long>()) + " GPUs: " +
                                               grouped(x["points_evaluated"].get<long long>()) + " points evaluated, " +
@@ -655,7 +655,7 @@ NAPKIN_COMMAND(app) {
                     grouped(o->gpus).c_str(), std::string(node.gpu.name).c_str(), grouped(query.cluster.nodes).c_str(),
                     per_node, grouped(o->global_batch).c_str(), grouped(o->sequence).c_str());
         std::printf("%s\n", wrap_line(links_line(o->gpu, o->node, node)).c_str());
-        if (assumed) std::printf("%s\n", wrap_line(gpu_assumed_line(*assumed, node.gpu)).c_str());
+        if (assumed) std::printf("%s\n", wrap_line(gpu_assumed_line(*assumed, node.gpu, o->gpu)).c_str());
         // points = evaluated + pruned + schedule-rejected; skipped layouts are not points.
         std::printf("%s\n", wrap_line("search: " + grouped(plan.points) + " points = " + grouped(plan.points_evaluated) +
                                       " evaluated (" + grouped(plan.points_fitting) + " fit) + " +

@@ -304,7 +304,7 @@ NAPKIN_COMMAND(app) {
                                            " positions (context extension)")
                                      .c_str());
         std::printf("%s\n", wrap_line(links_line(o->gpu, o->node, node)).c_str());
-        if (assumed) std::printf("%s\n", wrap_line(gpu_assumed_line(*assumed, node.gpu)).c_str());
+        if (assumed) std::printf("%s\n", wrap_line(gpu_assumed_line(*assumed, node.gpu, o->gpu)).c_str());
         std::printf("memory per GPU: %s of %s usable (%s)\n", to_string(e.memory.total()).c_str(),
                     to_string(usable_memory(node.gpu)).c_str(), e.fits ? "fits" : "does not fit");
         std::printf("%s\n", wrap_line("  weights " + to_string(e.memory.weights) + ", gradients " +

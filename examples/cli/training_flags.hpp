@@ -69,7 +69,7 @@ inline void apply_framework_flags(const FrameworkFlags& f, const Gpu& gpu, Train
     if (f.communication_sms < 0 || (gpu.sm_count > 0 && f.communication_sms >= gpu.sm_count))
         throw napkin::invalid_argument("--comm-sms " + std::to_string(f.communication_sms) +
                                        ": must be at least 0 and below " + std::string(gpu.name) + "'s " +
-                                       std::to_string(gpu.sm_count) + " SMs");
+                                       std::to_string(gpu.sm_count) + " SMs (--gpu-sms)");
     o.communication_sms = f.communication_sms;
     o.gradient_reduce_dtype = parse_gradient_reduce_dtype(f.grad_reduce_dtype);
     if (!f.profile.empty()) o.profile = read_efficiency_profile(f.profile);

@@ -45,6 +45,19 @@ enum class Architecture { unknown, ampere, hopper, blackwell, cdna2, cdna3, volt
     return "?";
 }
 
+/// Every architecture, in the enum's order.
+inline constexpr std::array architectures{Architecture::unknown,   Architecture::ampere, Architecture::hopper,
+                                          Architecture::blackwell, Architecture::cdna2,  Architecture::cdna3,
+                                          Architecture::volta,     Architecture::ada,    Architecture::cdna4,
+                                          Architecture::rtx_blackwell};
+
+/// The architecture to_string names `name`, or nullopt.
+[[nodiscard]] constexpr std::optional<Architecture> parse_architecture(std::string_view name) {
+    for (const Architecture a : architectures)
+        if (to_string(a) == name) return a;
+    return std::nullopt;
+}
+
 /// A GPU as the models see it: its memory, memory bandwidth and dense tensor peaks, with the
 /// data sheet the figures come from.
 struct Gpu {

@@ -1255,4 +1255,59 @@ TEST_SUITE("cli/run") {
         CHECK(contains(text.output, "per million output tokens"));
         CHECK(contains(text.output, "J per output token at 700 W per GPU"));
     }
+
+    TEST_CASE("serve given an H100 SXM inline — SMs, architecture, FP8 peak, board power — prices as --gpu h100-sxm") {
+        // The catalog's H100 SXM typed as flags (NVIDIA's data sheet and Hopper whitepaper): 80 GiB at
+        // 3.35 TB/s, 989 TFLOP/s BF16 and 1,978.9 FP8 dense, 132 SMs, Hopper, 700 W. With every figure
+        // the kernels read stated, FP8 weights price the same step, to the last bit; before these flags
+        // an inline GPU had no FP8 (refused) and no architecture (the data sheet's shares).
+        const std::vector<std::string> serve{"serve", "--model", "llama3.1-8b", "--input-tokens", "1024",
+                                             "--output-tokens", "256", "--concurrency", "32", "--weight-dtype", "fp8",
+                                             "--gpu-hour-price", "2", "--json"};
+        const auto named = run(with(serve, {"--gpu", "h100-sxm"}));
+        const auto typed = run(with(serve, {"--gpu-memory", "80GiB", "--gpu-bandwidth", "3.35TB/s", "--gpu-peak",
+                                            "989TFLOP/s", "--gpu-fp8-peak", "1978.9TFLOP/s", "--gpu-sms", "132",
+                                            "--gpu-architecture", "hopper", "--gpu-power", "700W"}));
+        REQUIRE(named.exit_code == 0);
+        REQUIRE(typed.exit_code == 0);
+        const auto a = nlohmann::json::parse(named.output), b = nlohmann::json::parse(typed.output);
+        for (const char* key : {"tpot_s", "ttft_s", "output_tokens_per_s", "joules_per_output_token"}) {
+            CAPTURE(key);
+            CHECK(a[key] == b[key]);
+        }
+        // Without the architecture the kernels take the data sheet's figures: a faster, different step.
+        const auto bare = run(with(serve, {"--gpu-memory", "80GiB", "--gpu-bandwidth", "3.35TB/s", "--gpu-peak",
+                                           "989TFLOP/s", "--gpu-fp8-peak", "1978.9TFLOP/s", "--gpu-sms", "132"}));
+        REQUIRE(bare.exit_code == 0);
+        CHECK(nlohmann::json::parse(bare.output)["tpot_s"].get<double>() < a["tpot_s"].get<double>());
+        // Without an FP8 peak, FP8 weights are refused by what the GPU lacks.
+        const auto no_fp8 = run(with(serve, {"--gpu-memory", "80GiB", "--gpu-bandwidth", "3.35TB/s", "--gpu-peak",
+                                             "989TFLOP/s", "--gpu-fp8-peak", "0"}));
+        CHECK(no_fp8.exit_code == 2);
+        CHECK(contains(no_fp8.output, "no FP8 tensor cores"));
+        // train without --gpu says what it took from the default A100: only the figures not typed.
+        const auto train = run({"train", "--model", "llama3.1-8b", "--dp", "8", "--global-batch", "64",
+                                "--gpu-memory-gib", "80", "--gpu-bandwidth-gbps", "3350", "--gpu-tflops", "989",
+                                "--gpu-sms", "132", "--gpu-architecture", "hopper"});
+        REQUIRE(train.exit_code == 0);
+        CHECK(contains(train.output, "\nassumed from a100-80gb-sxm (no --gpu): no FP8, 400 W, its links\n"));
+    }
+
+    TEST_CASE("the inline GPU's facts: a bad SM count, architecture, peak or power is one line naming the flag") {
+        const std::vector<std::string> serve{"serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm"};
+        const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+            {{"--gpu-sms", "0"}, "--gpu-sms = 0: must be a whole number from 1 to 2^24"},
+            {{"--gpu-architecture", "kepler"}, "--gpu-architecture = \"kepler\": must be one of ampere, hopper"},
+            {{"--gpu-fp8-peak", "1979"}, "--gpu-fp8-peak = \"1979\": not a compute rate"},
+            {{"--gpu-fp4-peak", "-1PFLOP/s"}, "--gpu-fp4-peak = \"-1PFLOP/s\": not a compute rate"},
+            {{"--gpu-power", "12"}, "--gpu-power = \"12\": not a power"},
+            {{"--gpu-power", "2MW"}, "--gpu-power = 2000000: must be from 1 W to 1e6 W"}};
+        for (const auto& [flags, message] : cases) {
+            CAPTURE(flags.front());
+            const auto r = run(with(serve, flags));
+            CHECK(r.exit_code == 2);
+            CHECK(contains(r.output, message));
+            CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+        }
+    }
 }
