@@ -188,6 +188,11 @@ TEST_SUITE("kernels") {
                   kernel_attention::ampere_flash, 6);
         check_fit(points("fa-fig-h100-flash2_h100_fwd_bwd_benchmark-flashattention-2-d-", "seqlen", "tflops", 989.0),
                   kernel_attention::hopper_flash, 6);
+        check_fit(points("fa-pr2605-b200-fa4-fwd-hd128-causal-", "seqlen", "tflops", 2250.0),
+                  kernel_attention::blackwell_flash, 3);
+        // Below FlashAttention-4's best published rate on B200 (1,613 TFLOP/s, 71 %) at any sequence.
+        CHECK(kernel_attention::blackwell_flash.r_infinity <
+              row("fa4-abstract-b200-bf16-max").at("measured").at("tflops").get<double>() / 2250.0);
         check_fit(points("flashinfer-fig5-a100-flashinfer-split-", "kv_len", "bw_utilization_pct", 100.0),
                   kernel_attention::ampere_decode, 4);
         check_fit(points("flashinfer-fig5-h100-flashinfer-split-", "kv_len", "bw_utilization_pct", 100.0),

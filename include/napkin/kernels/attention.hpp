@@ -9,8 +9,11 @@
 //    Hockney's form, fitted to FlashAttention-2's own forward + backward
 //    benchmark (Dao-AILab/flash-attention @ 0251105, README "Performance",
 //    assets/flash2_{a100,h100}_fwd_bwd_benchmark.png, panel d: causal, head
-//    dimension 128, sequence 512 to 16k), never faster than its Q, K, V, O
-//    bytes at the data sheet's bandwidth;
+//    dimension 128, sequence 512 to 16k); on data-center Blackwell, where
+//    FlashAttention-2 does not use the new tensor cores, FlashAttention-4's
+//    forward (Dao-AILab/flash-attention PR 2605, "FWD" table: causal, head
+//    dimension 128, sequence 1k to 4k; no backward published). Never faster
+//    than its Q, K, V, O bytes at the data sheet's bandwidth;
 //  - paged decode attention (serving; one query token per sequence against its
 //    KV cache): bound by reading the cache, at the share of the data sheet's
 //    bandwidth FlashInfer's split-KV decode kernel reaches for that KV
@@ -38,6 +41,8 @@ namespace kernel_attention {
 inline constexpr Hockney ampere_flash{.r_infinity = 0.62078, .n_half = 486.51};
 /// fa-fig-h100-flash2_h100_fwd_bwd_benchmark-flashattention-2-d-s{512..16384}: 163 to 328 TFLOP/s of 989.
 inline constexpr Hockney hopper_flash{.r_infinity = 0.33743, .n_half = 533.82};
+/// fa-pr2605-b200-fa4-fwd-hd128-causal-s{1024..4096}: 659 to 1,061 TFLOP/s of B200's 2,250.
+inline constexpr Hockney blackwell_flash{.r_infinity = 0.59409, .n_half = 1051.43};
 /// flashinfer-fig5-a100-flashinfer-split-s{8192..65536}: 66.5 to 87.1 % of the A100's bandwidth.
 inline constexpr Hockney ampere_decode{.r_infinity = 0.91424, .n_half = 3055.8};
 /// flashinfer-fig5-h100-flashinfer-split-s{8192..65536}: 61.4 to 89.0 % of the H100's bandwidth.
@@ -54,6 +59,8 @@ inline constexpr Hockney hopper_decode{.r_infinity = 0.94842, .n_half = 4482.8};
             return hockney_rate(kernel_attention::ampere_flash, sequence);
         case Architecture::hopper:
             return hockney_rate(kernel_attention::hopper_flash, sequence);
+        case Architecture::blackwell:
+            return hockney_rate(kernel_attention::blackwell_flash, sequence);
         default:
             return 1.0;
     }
