@@ -3,6 +3,8 @@
 #include "command.hpp"
 #include "common.hpp"
 
+#include <napkin/kernels.hpp>
+
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -116,6 +118,42 @@ std::string narrow_formats(const Gpu& g) {
     return text + " (dense, per the data sheet)";
 }
 
+// What the measured kernel profile takes for the GPU (napkin/kernels/): its shares and launch cost.
+struct KernelFacts {
+    double gemm_16bit, gemm_fp8, stream_16bit, stream_fp8, element_wise;
+    Seconds launch;
+};
+KernelFacts kernel_facts(const Gpu& g) {
+    const Architecture a = g.architecture;
+    constexpr KernelProfile k = KernelProfile::measured;
+    return {.gemm_16bit = gemm_ceiling(a, DType::bf16, k),
+            .gemm_fp8 = gemm_ceiling(a, DType::fp8, k),
+            .stream_16bit = gemm_stream_share(a, DType::bf16, k),
+            .stream_fp8 = gemm_stream_share(a, DType::fp8, k),
+            .element_wise = hbm_share(a, k),
+            .launch = launch_cost(a, k)};
+}
+// "measured kernels (132 SMs, hopper): best GEMM 80.3 % of the peak (FP8 70.9 %), ...": what the
+// measured profile takes, "none measured" where the generation has no row (the data sheet's figure).
+std::string kernel_text(const Gpu& g) {
+    const KernelFacts f = kernel_facts(g);
+    const auto pct = [](double share) {
+        return share == 1.0 ? std::string("100 % (none measured)") : format_fixed(100.0 * share, 1) + " %";
+    };
+    const bool fp8 = g.fp8_flops.value() > 0;
+    return "measured kernels (" + std::to_string(g.sm_count) + " SMs, " + std::string(to_string(g.architecture)) +
+           "): best GEMM " + pct(f.gemm_16bit) + " of the peak" + (fp8 ? ", FP8 " + pct(f.gemm_fp8) : "") +
+           "; decode GEMMs stream " + pct(f.stream_16bit) + " of the bandwidth" +
+           (fp8 ? ", FP8 " + pct(f.stream_fp8) : "") + "; element-wise passes " + pct(f.element_wise) +
+           "; a launch " + (f.launch.value() > 0 ? to_string(f.launch) : std::string("none measured"));
+}
+nlohmann::json kernel_json(const Gpu& g) {
+    const KernelFacts f = kernel_facts(g);
+    return {{"gemm_ceiling_16bit", f.gemm_16bit}, {"gemm_ceiling_fp8", f.gemm_fp8},
+            {"gemm_stream_share_16bit", f.stream_16bit}, {"gemm_stream_share_fp8", f.stream_fp8},
+            {"element_wise_share", f.element_wise}, {"launch_s", f.launch.value()}};
+}
+
 bool looks_like_path(const std::string& name) { return name.find('/') != std::string::npos || name.ends_with(".json"); }
 
 std::string link_text(const Link& l) {
@@ -181,11 +219,12 @@ NAPKIN_COMMAND(app) {
                 text += "\n  vision tower: " + grouped(m->vision_weights) +
                         " of the weights (its compute is not modelled)";
         } else if (const auto g = catalog::find_gpu(o->name)) {
-            j = {{"kind", "gpu"}, {"gpu", io::json::gpu(*g)}};
+            j = {{"kind", "gpu"}, {"gpu", io::json::gpu(*g)}, {"kernels", kernel_json(*g)}};
             text = "gpu " + std::string(g->name) + ": " + to_string(g->memory) + " (" +
                    to_string(usable_memory(*g)) + " usable), " + to_string(g->memory_bandwidth) + ", " +
                    to_string(g->peak_flops) + " dense 16-bit";
             text += "\n  " + narrow_formats(*g);
+            text += "\n  " + kernel_text(*g);
         } else if (const auto l = catalog::find_link(o->name)) {
             j = {{"kind", "link"}, {"link", link_json(*l)}};
             text = "link " + link_text(*l) + "\n  bandwidth: " + std::string(catalog::bandwidth_convention(l->name));

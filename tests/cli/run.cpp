@@ -1293,6 +1293,27 @@ TEST_SUITE("cli/run") {
         CHECK(contains(train.output, "\nassumed from a100-80gb-sxm (no --gpu): no FP8, 400 W, its links\n"));
     }
 
+    TEST_CASE("show GPU says what the measured kernels take for it: H100 SXM's MAMF, vLLM, STREAM and launch rows") {
+        // ml-engineering's MAMF 794.5 of 989 TFLOP/s (BF16) and 1,402.6 of 1,979 (FP8); vLLM PR 49363's
+        // decode GEMMs 2,871.1, 2,921.3, 2,901.8 GB/s (BF16) and 2,582.6, 2,614.2, 2,559.8 (FP8) of 3,350;
+        // Azure's STREAM triad 2,970 of 3,350; gpu-benches' 2.433 µs launch (H200, the same generation).
+        const auto json = run({"show", "h100-sxm", "--json"});
+        REQUIRE(json.exit_code == 0);
+        const auto k = nlohmann::json::parse(json.output)["kernels"];
+        CHECK(k["gemm_ceiling_16bit"].get<double>() == doctest::Approx(794.5 / 989.0).epsilon(1e-12));
+        CHECK(k["gemm_ceiling_fp8"].get<double>() == doctest::Approx(1402.6 / 1979.0).epsilon(1e-12));
+        CHECK(k["gemm_stream_share_16bit"].get<double>() ==
+              doctest::Approx((2871.1 + 2921.3 + 2901.8) / 3.0 / 3350.0).epsilon(1e-12));
+        CHECK(k["gemm_stream_share_fp8"].get<double>() ==
+              doctest::Approx((2582.6 + 2614.2 + 2559.8) / 3.0 / 3350.0).epsilon(1e-12));
+        CHECK(k["element_wise_share"].get<double>() == doctest::Approx(2970.0 / 3350.0).epsilon(1e-12));
+        CHECK(k["launch_s"].get<double>() == doctest::Approx(2.433e-6).epsilon(1e-12));
+        const auto text = run({"show", "h100-sxm"}).output;
+        CHECK(contains(text, "measured kernels (132 SMs, hopper): best GEMM 80.3 % of the peak"));
+        // A generation without a STREAM row says so rather than print the data sheet's figure as measured.
+        CHECK(contains(run({"show", "rtx-pro-6000"}).output, "element-wise passes 100 % (none measured)"));
+    }
+
     TEST_CASE("the inline GPU's facts: a bad SM count, architecture, peak or power is one line naming the flag") {
         const std::vector<std::string> serve{"serve", "--model", "llama3.1-8b", "--gpu", "h100-sxm"};
         const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
