@@ -80,6 +80,10 @@ TEST_SUITE("kernels") {
         CHECK(kernel_ceilings::ada_16bit * in(catalog::l40s.peak_flops, units::TFLOPps) ==
               doctest::Approx(measured_tflops("zzc-l40s-bf16")).epsilon(1e-12));
         CHECK(gemm_ceiling(Architecture::ada, DType::fp8, KernelProfile::measured) == kernel_ceilings::ada_16bit);
+        // MI300X FP8: AMD's own max-achievable-FLOPs table over the catalog's data-sheet peak.
+        CHECK(kernel_ceilings::cdna3_fp8 * in(catalog::mi300x.fp8_flops, units::TFLOPps) ==
+              doctest::Approx(measured_tflops("amd-maf-mi300x-fp8")).epsilon(1e-12));
+        CHECK(gemm_ceiling(Architecture::cdna3, DType::fp8, KernelProfile::measured) == kernel_ceilings::cdna3_fp8);
         CHECK(gemm_ceiling(Architecture::volta, DType::bf16, KernelProfile::measured) == 1.0);  // no row
         // The table prints the shares too: 86.9 % (A100), 80.3 % (H100 BF16), 70.9 % (H100 FP8).
         CHECK(100.0 * kernel_ceilings::ampere_16bit == doctest::Approx(86.9).epsilon(0.001));

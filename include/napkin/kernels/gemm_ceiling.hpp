@@ -34,6 +34,9 @@ inline constexpr double blackwell_fp8 = 3432.5 / 4500.0;
 inline constexpr double cdna2_16bit = 147.0 / 191.5;
 /// mle-mamf-bf16-mi300x: 668.4 of 1,300 (MI300X, BF16).
 inline constexpr double cdna3_16bit = 668.4 / 1300.0;
+/// amd-maf-mi300x-fp8 (ROCm blogs, "Measuring max-achievable FLOPs, part 2", Table 1: hipBLASLt's best
+/// shape): 1,273 of the MI300X data sheet's 2,614.9 (FP8; the MAMF table has no FP8 row of CDNA 3).
+inline constexpr double cdna3_fp8 = 1273.0 / 2614.9;
 /// mle-mamf-bf16-mi355x: 1,565 of the data sheet's 2,516.6 (MI355X, BF16; the table's "Theory" column
 /// says 2,300, the MI350X's, so its 68.0 % would price a catalog MI355X 9 % above what was measured).
 inline constexpr double cdna4_16bit = 1565.0 / 2516.6;
@@ -44,7 +47,7 @@ inline constexpr double ada_16bit = 269.15 / 362.05;
 
 /// The share of the precision's data-sheet peak the best GEMM reaches: 1 under
 /// the roofline profile and for a GPU of unknown generation; an FP8 GEMM on a
-/// generation without an FP8 row (CDNA, Ada) takes its 16-bit share.
+/// generation without an FP8 row (CDNA 2 and 4, Ada) takes its 16-bit share.
 [[nodiscard]] constexpr double gemm_ceiling(Architecture a, DType precision, KernelProfile p) {
     require(precision == DType::bf16 || precision == DType::fp16 || precision == DType::fp8, "GEMM precision",
             static_cast<double>(precision), "must be bf16, fp16 or fp8");
@@ -61,7 +64,7 @@ inline constexpr double ada_16bit = 269.15 / 362.05;
         case Architecture::cdna2:
             return kernel_ceilings::cdna2_16bit;
         case Architecture::cdna3:
-            return kernel_ceilings::cdna3_16bit;
+            return fp8 ? kernel_ceilings::cdna3_fp8 : kernel_ceilings::cdna3_16bit;
         case Architecture::cdna4:
             return kernel_ceilings::cdna4_16bit;
         case Architecture::ada:  // no FP8 row: FP8 takes the 16-bit share, as on CDNA
