@@ -743,10 +743,12 @@ struct TileCounts {
 [[nodiscard]] constexpr double fewest_tile_slots(const TileCounts& rows, const TileCounts& cols, double batch,
                                                  double sms) {
     const auto slots = [sms](double tiles, double area) { return ceil_ratio(tiles, sms) * sms * area; };
-    // 256 × 128, 128 × 256, 128 × 128, 128 × 64, 64 × 128, 64 × 64.
-    return std::min({slots(batch * rows.of256 * cols.of128, 32768.0), slots(batch * rows.of128 * cols.of256, 32768.0),
-                     slots(batch * rows.of128 * cols.of128, 16384.0), slots(batch * rows.of128 * cols.of64, 8192.0),
-                     slots(batch * rows.of64 * cols.of128, 8192.0), slots(batch * rows.of64 * cols.of64, 4096.0)});
+    // 256 × 128 or 128 × 256, 128 × 128, 128 × 64 or 64 × 128, 64 × 64: of two tiles of one area the one
+    // with fewer tiles fills fewer slots (the slots grow with the tiles), so one wave count each.
+    return std::min({slots(batch * std::min(rows.of256 * cols.of128, rows.of128 * cols.of256), 32768.0),
+                     slots(batch * rows.of128 * cols.of128, 16384.0),
+                     slots(batch * std::min(rows.of128 * cols.of64, rows.of64 * cols.of128), 8192.0),
+                     slots(batch * rows.of64 * cols.of64, 4096.0)});
 }
 }  // namespace detail
 
