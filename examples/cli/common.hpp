@@ -246,6 +246,7 @@ inline void apply_gpu_facts(const GpuOptions& o, Gpu& gpu) {
     const auto rate_or_none = [](const char* flag, const std::string& text) {
         if (text == "0") return FlopsPerSecond{};
         const FlopsPerSecond r = io::parse_flop_rate(flag, text);
+        if (r.value() == 0.0) return FlopsPerSecond{};  // 0TFLOP/s: none, as 0
         require(r.value() >= limits::slowest_rate && r.value() <= limits::peak_flops_per_s, flag, r.value(),
                 "must be from 1 FLOP/s to 1e21 FLOP/s, or 0 for none");
         return r;

@@ -1281,10 +1281,12 @@ TEST_SUITE("cli/run") {
         REQUIRE(bare.exit_code == 0);
         CHECK(nlohmann::json::parse(bare.output)["tpot_s"].get<double>() < a["tpot_s"].get<double>());
         // Without an FP8 peak, FP8 weights are refused by what the GPU lacks.
-        const auto no_fp8 = run(with(serve, {"--gpu-memory", "80GiB", "--gpu-bandwidth", "3.35TB/s", "--gpu-peak",
-                                             "989TFLOP/s", "--gpu-fp8-peak", "0"}));
-        CHECK(no_fp8.exit_code == 2);
-        CHECK(contains(no_fp8.output, "no FP8 tensor cores"));
+        for (const char* none : {"0", "0TFLOP/s"}) {
+            const auto no_fp8 = run(with(serve, {"--gpu-memory", "80GiB", "--gpu-bandwidth", "3.35TB/s", "--gpu-peak",
+                                                 "989TFLOP/s", "--gpu-fp8-peak", none}));
+            CHECK(no_fp8.exit_code == 2);
+            CHECK(contains(no_fp8.output, "no FP8 tensor cores"));
+        }
         // train without --gpu says what it took from the default A100: only the figures not typed.
         const auto train = run({"train", "--model", "llama3.1-8b", "--dp", "8", "--global-batch", "64",
                                 "--gpu-memory-gib", "80", "--gpu-bandwidth-gbps", "3350", "--gpu-tflops", "989",
