@@ -1325,11 +1325,12 @@ TEST_SUITE("cli/run") {
             {{"--gpu-fp4-peak", "-1PFLOP/s"}, "--gpu-fp4-peak = \"-1PFLOP/s\": not a compute rate"},
             {{"--gpu-power", "12"}, "--gpu-power = \"12\": not a power"},
             {{"--gpu-power", "2MW"}, "--gpu-power = 2000000: must be from 1 W to 1e6 W"}};
-        for (const auto& [flags, message] : cases) {
-            CAPTURE(flags.front());
-            const auto r = run(with(serve, flags));
+        for (const auto& c : cases) {
+            const std::string& flag = c.first.front();
+            CAPTURE(flag);
+            const auto r = run(with(serve, c.first));
             CHECK(r.exit_code == 2);
-            CHECK(contains(r.output, message));
+            CHECK(contains(r.output, c.second));
             CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
         }
     }
