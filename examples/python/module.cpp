@@ -16,6 +16,7 @@
 #include <pybind11/pybind11.h>
 
 #include <string>
+#include <tuple>
 
 namespace napkin::python {
 
@@ -82,9 +83,7 @@ void bind_shapes(py::module_& m) {
         .value("sm_count", &Gpu::sm_count, "streaming multiprocessors (AMD: compute units); 0: not known")
         .quantity("fp8_flops", &Gpu::fp8_flops, Kind::flops_per_second, "dense FP8 tensor throughput (0: none)")
         .choice("architecture", &Gpu::architecture,
-                choices_of(Architecture::unknown, Architecture::ampere, Architecture::hopper, Architecture::blackwell,
-                           Architecture::cdna2, Architecture::cdna3, Architecture::volta, Architecture::ada,
-                           Architecture::cdna4, Architecture::rtx_blackwell),
+                std::apply([](auto... a) { return choices_of(a...); }, architectures),
                 "what the GEMM model needs with sm_count; unknown: training uses the flat model")
         .quantity("board_power", &Gpu::board_power, Kind::watts, "what the card may draw at full load (0: not given)")
         .quantity("fp6_flops", &Gpu::fp6_flops, Kind::flops_per_second, "dense FP6 tensor throughput (0: none)")
