@@ -30,6 +30,15 @@ namespace napkin::cli {
 
 namespace {
 
+// Whether the source's rows leave the scheduler unstated (so the replay searched it), and whether they are
+// closed loops (so the replay ran rounds of requests a client).
+bool scheduler_searched(const InflightSourceFit& f, const std::vector<MeasuredInflightRun>& runs) {
+    return !runs[f.rows.front()].scheduler.has_value();
+}
+bool closed_loop(const InflightSourceFit& f, const std::vector<MeasuredInflightRun>& runs) {
+    return runs[f.rows.front()].clients > 0;
+}
+
 // Each replayed source: its searched settings and, per row and measure, the measurement, napkin's value and the
 // error.
 nlohmann::json replay_json(const std::vector<InflightSourceFit>& fits, const std::vector<MeasuredInflightRun>& runs) {
@@ -45,14 +54,13 @@ nlohmann::json replay_json(const std::vector<InflightSourceFit>& fits, const std
                                 {"predicted", r.measured[j].second * (1.0 + f.errors[k][j])},
                                 {"error", f.errors[k][j]}});
         }
-        out.push_back(
-            {{"source", f.source},
-             {"scheduler", std::string(to_string(f.settings.scheduler))},
-             {"scheduler_searched", !runs[f.rows.front()].scheduler.has_value()},
-             {"max_num_seqs", f.settings.max_num_seqs},
-             {"rounds", runs[f.rows.front()].clients > 0 ? nlohmann::json(f.settings.rounds) : nlohmann::json(nullptr)},
-             {"front_end_latency_s", f.settings.front_end_latency},
-             {"rows", rows}});
+        out.push_back({{"source", f.source},
+                       {"scheduler", std::string(to_string(f.settings.scheduler))},
+                       {"scheduler_searched", scheduler_searched(f, runs)},
+                       {"max_num_seqs", f.settings.max_num_seqs},
+                       {"rounds", closed_loop(f, runs) ? nlohmann::json(f.settings.rounds) : nlohmann::json(nullptr)},
+                       {"front_end_latency_s", f.settings.front_end_latency},
+                       {"rows", rows}});
     }
     return out;
 }
@@ -66,10 +74,9 @@ void report_replay(const std::vector<InflightSourceFit>& fits, const std::vector
         return;
     }
     for (const InflightSourceFit& f : fits) {
-        const bool searched = !runs[f.rows.front()].scheduler.has_value();
-        const std::string rounds = runs[f.rows.front()].clients > 0
-                                       ? ", " + std::to_string(f.settings.rounds) + " requests a client"
-                                       : std::string();
+        const bool searched = scheduler_searched(f, runs);
+        const std::string rounds =
+            closed_loop(f, runs) ? ", " + std::to_string(f.settings.rounds) + " requests a client" : std::string();
         printf_wrapped("\nreplayed request by request: %s — %s%s, at most %lld sequences%s, front end %s\n",
                        f.source.c_str(), std::string(to_string(f.settings.scheduler)).c_str(),
                        searched ? " (searched)" : "", f.settings.max_num_seqs, rounds.c_str(),
