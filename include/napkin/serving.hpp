@@ -742,6 +742,9 @@ struct TileCounts {
 /// shape.
 [[nodiscard]] constexpr double fewest_tile_slots(const TileCounts& rows, const TileCounts& cols, double batch,
                                                  double sms) {
+    // One wave whatever the tile (a decode step's few rows): the smallest tile fills the fewest slots.
+    const double most_tiles = batch * rows.of64 * cols.of64;  // every other tile makes fewer
+    if (most_tiles > 0.0 && most_tiles <= sms) return sms * 4096.0;
     const auto slots = [sms](double tiles, double area) { return ceil_ratio(tiles, sms) * sms * area; };
     // 256 × 128 or 128 × 256, 128 × 128, 128 × 64 or 64 × 128, 64 × 64: of two tiles of one area the one
     // with fewer tiles fills fewer slots (the slots grow with the tiles), so one wave count each.

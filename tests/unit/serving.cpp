@@ -160,6 +160,11 @@ TEST_SUITE("serving") {
         CHECK(pass_gemm_quantization(llama2_7b, {}, 4096 * 108, a100, KernelProfile::measured) ==
               doctest::Approx(1.0));
         CHECK(pass_gemm_quantization(llama2_7b, {}, 128, a100, KernelProfile::roofline) == 1.0);
+        // A decode step of 16 sequences at tp 8: every GEMM is one wave even in 64 × 64 tiles (Q, K, V
+        // 1 × 24 tiles, output and down 1 × 64, gate and up 1 × 43, all ≤ 108), so each fills 108 × 4,096
+        // slots: Σ 16·n·k / Σ k·108·4,096 = 404,750,336 / 4,459,069,440 = 0.0907701.
+        CHECK(pass_gemm_quantization(llama2_7b, {.tp = 8}, 16, a100, KernelProfile::measured) ==
+              doctest::Approx(404750336.0 / 4459069440.0).epsilon(1e-12));
         // Its arguments are checked: a token count that is not a number, a tp that does not divide the heads.
         CHECK(test::fields_of([&] {
                   return pass_gemm_quantization(llama2_7b, {}, std::nan(""), a100, KernelProfile::measured);
