@@ -196,14 +196,14 @@ struct GpuOptions {
     std::optional<std::string> memory, bandwidth, peak;  // with their units: 80GiB, 2039GB/s, 989TFLOP/s
     // What the GEMM model, the narrow formats and the energy figures need (Gpu's fields of the same meaning).
     std::optional<long long> sms;
-    std::optional<std::string> architecture, fp8_peak, fp4_peak, power;
+    std::optional<std::string> architecture, fp8_peak, fp6_peak, fp4_peak, power;
 };
 
 // The flags that state the GPU beyond --gpu, each once: what gpu_assumed_from looks for.
 inline constexpr std::array gpu_figure_flags{"--gpu-memory", "--gpu-memory-gib", "--gpu-bandwidth",
                                              "--gpu-bandwidth-gbps", "--gpu-peak", "--gpu-tflops", "--gpu-usable",
-                                             "--gpu-sms", "--gpu-architecture", "--gpu-fp8-peak", "--gpu-fp4-peak",
-                                             "--gpu-power"};
+                                             "--gpu-sms", "--gpu-architecture", "--gpu-fp8-peak", "--gpu-fp6-peak",
+                                             "--gpu-fp4-peak", "--gpu-power"};
 
 // "ampere, hopper, ..." : the architectures a GPU may name (unknown left out: it is the default).
 inline std::string architecture_choices() {
@@ -227,6 +227,7 @@ inline void add_gpu_options(CLI::App* sub, GpuOptions& o) {
     sub->add_option("--gpu-architecture", o.architecture,
                     "the generation whose kernel measurements apply: " + architecture_choices());
     sub->add_option("--gpu-fp8-peak", o.fp8_peak, "dense FP8 tensor peak with its unit, 1979TFLOP/s (0: none)");
+    sub->add_option("--gpu-fp6-peak", o.fp6_peak, "dense FP6 tensor peak with its unit, 4.5PFLOP/s (0: none)");
     sub->add_option("--gpu-fp4-peak", o.fp4_peak, "dense FP4 tensor peak with its unit, 9PFLOP/s (0: none)");
     sub->add_option("--gpu-power", o.power, "board power with its unit, 700W (energy per token)");
 }
@@ -252,6 +253,7 @@ inline void apply_gpu_facts(const GpuOptions& o, Gpu& gpu) {
         return r;
     };
     if (o.fp8_peak) gpu.fp8_flops = rate_or_none("--gpu-fp8-peak", *o.fp8_peak);
+    if (o.fp6_peak) gpu.fp6_flops = rate_or_none("--gpu-fp6-peak", *o.fp6_peak);
     if (o.fp4_peak) gpu.fp4_flops = rate_or_none("--gpu-fp4-peak", *o.fp4_peak);
     if (o.power) {
         const Watts w = io::parse_power("--gpu-power", *o.power);

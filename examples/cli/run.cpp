@@ -356,6 +356,7 @@ const std::map<std::string, std::vector<std::string>>& field_flags() {
         {"Gpu.usable_fraction", {"--gpu-usable"}},
         {"Gpu.sm_count", {"--gpu-sms"}},
         {"Gpu.fp8_flops", {"--gpu-fp8-peak"}},
+        {"Gpu.fp6_flops", {"--gpu-fp6-peak"}},
         {"Gpu.fp4_flops", {"--gpu-fp4-peak"}},
         {"Gpu.board_power", {"--gpu-power"}},
         {"Link.bandwidth", {"--bandwidth-gbps", "--bandwidth", "--link-bandwidth-gbps"}},

@@ -206,7 +206,9 @@ NAPKIN_COMMAND(app) {
     sub->add_option("--tp", o->tp, "tensor-parallel GPUs per stage, dividing the heads (1)");
     sub->add_option("--pp", o->pp, "pipeline stages, dividing the layers (1)");
     sub->add_option("--ep", o->ep, "expert-parallel groups of a mixture of experts, dividing the experts (1)");
-    sub->add_option("--weight-dtype", o->weight_dtype, "bf16, fp16, fp8, int8 or int4 (group-quantized, 128), nvfp4 or mxfp4 (FP4 tensor cores) (bf16)");
+    sub->add_option("--weight-dtype", o->weight_dtype,
+                    "bf16, fp16, fp8, int8 or int4 (group-quantized, 128), nvfp4 or mxfp4 (FP4 tensor cores), "
+                    "mxfp6 (FP6 tensor cores) (bf16)");
     sub->add_option("--kv-dtype", o->kv_dtype, "bf16, fp8, int8 or int4 (bf16)");
     sub->add_option("--input-tokens", o->input, "prompt tokens per request (required but with --trace)");
     sub->add_option("--output-tokens", o->output, "generated tokens per request (required but with --trace)");

@@ -124,8 +124,8 @@ void bind_serving(py::module_& m) {
     Struct<ServingSetup>(m, "ServingSetup", "Number formats, paging, working memory and chunked prefill.")
         .choice("weights", &ServingSetup::weights,
                 choices_of(WeightDType::bf16, WeightDType::fp16, WeightDType::fp8, WeightDType::int8, WeightDType::int4,
-                           WeightDType::nvfp4, WeightDType::mxfp4),
-                "weight format (int8/int4 group-quantized, 128; nvfp4/mxfp4 block-scaled, 16/32)")
+                           WeightDType::nvfp4, WeightDType::mxfp4, WeightDType::mxfp6),
+                "weight format (int8/int4 group-quantized, 128; nvfp4/mxfp4/mxfp6 block-scaled, 16/32/32)")
         .choice("kv", &ServingSetup::kv, choices_of(KvDType::bf16, KvDType::fp8, KvDType::int8, KvDType::int4),
                 "KV cache format (int8/int4: a scale and zero point per head of 128)")
         .value("bytes_per_activation", &ServingSetup::bytes_per_activation, "hidden vectors on the wire")

@@ -61,8 +61,9 @@ using PerSecond = Quotient<double, Seconds>;
 // ---------------------------------------------------------------------------
 // Number formats
 
-/// Weight number formats: 16 bit, FP8, weight-only INT8 and INT4, and the 4-bit NVFP4 and MXFP4.
-enum class WeightDType { bf16, fp16, fp8, int8, int4, nvfp4, mxfp4 };
+/// Weight number formats: 16 bit, FP8, weight-only INT8 and INT4, the 4-bit NVFP4 and MXFP4, and the
+/// 6-bit MXFP6.
+enum class WeightDType { bf16, fp16, fp8, int8, int4, nvfp4, mxfp4, mxfp6 };
 /// KV-cache number formats: 16 bit, FP8, and INT8 or INT4 with a scale per head and token.
 enum class KvDType { bf16, fp8, int8, int4 };
 
@@ -70,7 +71,7 @@ enum class KvDType { bf16, fp8, int8, int4 };
 inline constexpr std::array weight_dtype_names{
     Named{WeightDType::bf16, "bf16"}, Named{WeightDType::fp16, "fp16"},   Named{WeightDType::fp8, "fp8"},
     Named{WeightDType::int8, "int8"}, Named{WeightDType::int4, "int4"},   Named{WeightDType::nvfp4, "nvfp4"},
-    Named{WeightDType::mxfp4, "mxfp4"}};
+    Named{WeightDType::mxfp4, "mxfp4"}, Named{WeightDType::mxfp6, "mxfp6"}};
 /// The KV-cache formats' names, as to_string writes and parse_kv_dtype reads them.
 inline constexpr std::array kv_dtype_names{Named{KvDType::bf16, "bf16"}, Named{KvDType::fp8, "fp8"},
                                            Named{KvDType::int8, "int8"}, Named{KvDType::int4, "int4"}};
@@ -95,9 +96,10 @@ inline constexpr double quantization_scale_bytes = 2.0;  ///< bytes of each grou
 /// "Introducing NVFP4 for Efficient and Accurate Low-Precision Inference", 2025;
 /// its per-tensor FP32 scale is not counted). MXFP4: 4-bit E2M1 values with one
 /// 8-bit E8M0 scale per block of 32 (OCP Microscaling Formats (MX) Specification
-/// v1.0, 2023, Sec. 5).
+/// v1.0, 2023, Sec. 5); MXFP6 the same with 6-bit E2M3 or E3M2 values.
 inline constexpr double nvfp4_block = 16.0;  ///< NVFP4 values per FP8 scale
 inline constexpr double mxfp4_block = 32.0;  ///< MXFP4 values per E8M0 scale
+inline constexpr double mxfp6_block = 32.0;  ///< MXFP6 values per E8M0 scale
 
 /// Bytes per weight, the group scales included. FP8 weights carry one FP32
 /// scale per tensor (Micikevicius et al. 2022, "FP8 Formats for Deep Learning",
@@ -117,6 +119,8 @@ inline constexpr double mxfp4_block = 32.0;  ///< MXFP4 values per E8M0 scale
             return 0.5 + 1.0 / nvfp4_block;  // 0.5625
         case WeightDType::mxfp4:
             return 0.5 + 1.0 / mxfp4_block;  // 0.53125
+        case WeightDType::mxfp6:
+            return 0.75 + 1.0 / mxfp6_block;  // 0.78125
     }
     return 2.0;
 }
@@ -148,6 +152,9 @@ inline constexpr double kv_quantization_head = 128.0;
 /// FP4 likewise (Gpu::fp4_flops: Blackwell, CDNA 4); NVFP4 is NVIDIA's format,
 /// MI355X's data sheet gives its FP4 as MXFP4 only.
 [[nodiscard]] constexpr bool has_fp4(const Gpu& gpu) { return gpu.fp4_flops.value() > 0.0; }
+/// FP6 likewise (Gpu::fp6_flops: NVIDIA's Blackwell data sheets give "FP8/FP6" one rate, AMD's
+/// CDNA 4 ones "MXFP6/MXFP4" one rate; Hopper, Ada, Ampere and CDNA 3 list no FP6).
+[[nodiscard]] constexpr bool has_fp6(const Gpu& gpu) { return gpu.fp6_flops.value() > 0.0; }
 
 /// What the GPU lacks, from its data sheet, to compute in a weight format ("": nothing).
 [[nodiscard]] constexpr std::string_view missing_for(const Gpu& gpu, WeightDType d) {
@@ -161,6 +168,8 @@ inline constexpr double kv_quantization_head = 128.0;
                        : "no NVFP4 (its data sheet gives FP4 as MXFP4)";
         case WeightDType::mxfp4:
             return has_fp4(gpu) ? "" : "no FP4 tensor cores (its data sheet gives no FP4 rate)";
+        case WeightDType::mxfp6:
+            return has_fp6(gpu) ? "" : "no FP6 tensor cores (its data sheet gives no FP6 rate)";
         case WeightDType::bf16:
         case WeightDType::fp16:
         case WeightDType::int8:
@@ -183,20 +192,23 @@ inline constexpr double kv_quantization_head = 128.0;
 }
 
 /// The matrix throughput a weight format runs at. FP8 weights run W8A8 on FP8
-/// tensor cores, NVFP4 and MXFP4 W4A4 on FP4 tensor cores; INT8 and INT4 are
+/// tensor cores, NVFP4 and MXFP4 W4A4 on FP4 tensor cores, MXFP6 W6A6 on FP6
+/// tensor cores (at the data sheet's FP6 rate: Blackwell's FP8, CDNA 4's FP4); INT8 and INT4 are
 /// weight-only (W8A16, W4A16): the kernels dequantize to 16 bit before the
 /// multiply (AWQ Sec. 4; TensorRT-LLM's weight-only GEMMs), so they run at the
 /// 16-bit peak on any GPU.
 [[nodiscard]] constexpr FlopsPerSecond serving_peak(const Gpu& gpu, WeightDType d) {
     if (d == WeightDType::fp8) return gpu.fp8_flops;
     if (d == WeightDType::nvfp4 || d == WeightDType::mxfp4) return gpu.fp4_flops;
+    if (d == WeightDType::mxfp6) return gpu.fp6_flops;
     return gpu.peak_flops;
 }
 /// The GEMMs' precision on the kernel layer, for the measured share of the peak:
-/// FP8 weights in FP8; FP4 has no measured GEMM row, so it takes its
+/// FP8 weights in FP8; FP4 and FP6 have no measured GEMM row, so they take their
 /// generation's FP8 share (the nearest precision measured); the rest 16 bit.
 [[nodiscard]] constexpr DType gemm_precision(WeightDType d) {
-    return d == WeightDType::fp8 || d == WeightDType::nvfp4 || d == WeightDType::mxfp4 ? DType::fp8 : DType::bf16;
+    const bool narrow = d == WeightDType::nvfp4 || d == WeightDType::mxfp4 || d == WeightDType::mxfp6;
+    return d == WeightDType::fp8 || narrow ? DType::fp8 : DType::bf16;
 }
 
 /// How an engine's passes are priced: the kernel layer's ceilings, and what the

@@ -1322,6 +1322,7 @@ TEST_SUITE("cli/run") {
             {{"--gpu-sms", "0"}, "--gpu-sms = 0: must be a whole number from 1 to 2^24"},
             {{"--gpu-architecture", "kepler"}, "--gpu-architecture = \"kepler\": must be one of ampere, hopper"},
             {{"--gpu-fp8-peak", "1979"}, "--gpu-fp8-peak = \"1979\": not a compute rate"},
+            {{"--gpu-fp6-peak", "fast"}, "--gpu-fp6-peak = \"fast\": not a compute rate"},
             {{"--gpu-fp4-peak", "-1PFLOP/s"}, "--gpu-fp4-peak = \"-1PFLOP/s\": not a compute rate"},
             {{"--gpu-power", "12"}, "--gpu-power = \"12\": not a power"},
             {{"--gpu-power", "2MW"}, "--gpu-power = 2000000: must be from 1 W to 1e6 W"}};

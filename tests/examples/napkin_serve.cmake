@@ -68,7 +68,20 @@ napkin_check_output(cli.serve.bad.nvfp4_on_h100
 napkin_check_output(cli.serve.bad.nvfp4_on_mi355x
   COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu mi355x --weight-dtype nvfp4
           --input-tokens 100 --output-tokens 100 --concurrency 1
-  EXPECT "--weight-dtype = \"nvfp4\": mi355x has no NVFP4 (its data sheet gives FP4 as MXFP4); use bf16, fp16, fp8, int8, int4 or mxfp4" EXIT_CODE 2)
+  EXPECT "--weight-dtype = \"nvfp4\": mi355x has no NVFP4 (its data sheet gives FP4 as MXFP4); use bf16, fp16, fp8, int8, int4, mxfp4 or mxfp6" EXIT_CODE 2)
+# FP6 weights need FP6 tensor cores: Blackwell's and CDNA 4's data sheets give them, Hopper's none; a GPU
+# typed inline states its rate with --gpu-fp6-peak.
+napkin_check_output(cli.serve.bad.mxfp6_on_h100
+  COMMAND $<TARGET_FILE:napkin-cli> ${serve_70b} --weight-dtype mxfp6 --input-tokens 100 --output-tokens 100 --concurrency 1
+  EXPECT "--weight-dtype = \"mxfp6\": h100-sxm has no FP6 tensor cores (its data sheet gives no FP6 rate); use bf16, fp16, fp8, int8 or int4" EXIT_CODE 2)
+napkin_check_output(cli.serve.mxfp6_on_mi355x
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-70b --gpu mi355x --weight-dtype mxfp6
+          --input-tokens 100 --output-tokens 100 --concurrency 1
+  EXPECT "mxfp6 weights")
+napkin_check_output(cli.serve.mxfp6_peak_inline
+  COMMAND $<TARGET_FILE:napkin-cli> serve --model llama3.1-8b --gpu h100-sxm --gpu-fp6-peak 1979TFLOP/s
+          --weight-dtype mxfp6 --input-tokens 100 --output-tokens 100 --concurrency 1
+  EXPECT "mxfp6 weights")
 # A KV cache that fits for no N, within the 131,072 positions: 70B on 2 H100 keeps 79,027,398,246
 # - 70,553,706,496 (weights) - 1,560,281,088 (working) = 6,913,410,662 B (6.44 GiB) for the cache; one sequence of
 # 131,000 tokens (131,008 paged) needs 327,680 / 2 x 131,008 = 21,464,350,720 B (19.99 GiB).

@@ -290,6 +290,34 @@ TEST_SUITE("serving") {
         CHECK(in(p4.compute, units::s) == doctest::Approx(in(p8.compute, units::s) / 2).epsilon(1e-12));
     }
 
+    TEST_CASE("MXFP6: 6 + 8/32 bits a weight, at the data sheet's FP6 rate (B200's FP8 rate, MI355X's FP4 rate)") {
+        // OCP MX v1.0: 6-bit E2M3/E3M2 values, one E8M0 scale per 32: 0.75 + 1/32 = 0.78125 B.
+        CHECK(bytes_per_weight(WeightDType::mxfp6) == 0.78125);
+        CHECK(parse_weight_dtype("mxfp6") == WeightDType::mxfp6);
+        CHECK(to_string(WeightDType::mxfp6) == "mxfp6");
+        // 70B in MXFP6 on one GPU: 70,553,706,496 × 0.78125 = 55,120,083,200 B.
+        CHECK(serving_weights_per_gpu(m70b, {}, WeightDType::mxfp6).value() == 55'120'083'200.0);
+        // HGX B200: "FP8/FP6" 4.5 PFLOP/s dense; MI355X: "MXFP6/MXFP4" 10,066.4 TFLOP/s dense.
+        CHECK(serving_peak(catalog::b200, WeightDType::mxfp6) == catalog::b200.fp8_flops);
+        CHECK(serving_peak(catalog::mi355x, WeightDType::mxfp6) == catalog::mi355x.fp4_flops);
+        CHECK(gemm_precision(WeightDType::mxfp6) == DType::fp8);
+        // A compute-bound prefill (8B, 8,192 tokens, one MI355X, roofline) takes half as long in MXFP6 as in
+        // FP8 (10,066.4 against 5,033.2 TFLOP/s), and reads 0.78125 B a weight where FP8 reads 1.
+        ServingSetup fp8 = lesson, mxfp6 = lesson;
+        fp8.weights = WeightDType::fp8;
+        mxfp6.weights = WeightDType::mxfp6;
+        const PrefillTime p8 = prefill_time(m8b, catalog::mi355x, catalog::nvlink5, {}, 1, 8192, fp8);
+        const PrefillTime p6 = prefill_time(m8b, catalog::mi355x, catalog::nvlink5, {}, 1, 8192, mxfp6);
+        CHECK(in(p6.compute, units::s) == doctest::Approx(in(p8.compute, units::s) / 2).epsilon(1e-12));
+        // Hopper, Ada, Ampere and CDNA 3 data sheets give no FP6 rate: refused, naming it.
+        CHECK(missing_for(h100, WeightDType::mxfp6) == "no FP6 tensor cores (its data sheet gives no FP6 rate)");
+        CHECK(missing_for(catalog::mi300x, WeightDType::mxfp6) ==
+              "no FP6 tensor cores (its data sheet gives no FP6 rate)");
+        for (const Gpu* g : {&catalog::b200, &catalog::gb200, &catalog::b300, &catalog::gb300, &catalog::rtx_pro_6000,
+                             &catalog::mi355x})
+            CHECK(missing_for(*g, WeightDType::mxfp6).empty());
+    }
+
     TEST_CASE("a format the GPU cannot compute in is refused, naming what its data sheet lacks") {
         CHECK(missing_for(a100, WeightDType::fp8) == "no FP8 tensor cores (its data sheet gives no FP8 rate)");
         CHECK(missing_for(h100, WeightDType::nvfp4) == "no FP4 tensor cores (its data sheet gives no FP4 rate)");
@@ -302,7 +330,7 @@ TEST_SUITE("serving") {
         CHECK(missing_for(catalog::gb300, WeightDType::nvfp4).empty());
         CHECK(missing_for(catalog::mi300x, WeightDType::fp8).empty());  // MI300X: 2,614.9 TFLOP/s FP8 dense
         CHECK(computable_formats(a100) == "bf16, fp16, int8 or int4");
-        CHECK(computable_formats(catalog::b200) == "bf16, fp16, fp8, int8, int4, nvfp4 or mxfp4");
+        CHECK(computable_formats(catalog::b200) == "bf16, fp16, fp8, int8, int4, nvfp4, mxfp4 or mxfp6");
         CHECK(error_of([] {
                   ServingSetup s = lesson;
                   s.weights = WeightDType::mxfp4;

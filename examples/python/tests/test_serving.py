@@ -143,6 +143,17 @@ def test_serving_profile_roofline_and_nvfp4_equal_napkin_serve_json(napkin_cli):
         napkin.ServingProfile(gemm_share=1.5)
 
 
+def test_mxfp6_on_mi355x_equals_napkin_serve_json(napkin_cli):
+    # MXFP6 weights at MI355X's FP6 rate (its data sheet's MXFP6/MXFP4 row), as `serve --weight-dtype mxfp6`.
+    j = napkin_cli("serve", "--model", "llama3.1-70b", "--gpu", "mi355x", "--input-tokens", 2048, "--output-tokens", 256,
+                   "--concurrency", 64, "--weight-dtype", "mxfp6")
+    e = napkin.evaluate_serving(catalog.model("llama3.1-70b"), catalog.gpu("mi355x"),
+                                catalog.link("infinity-fabric-mi355x"), napkin.ServingLayout(),
+                                napkin.ServingWorkload(input_tokens=2048, output_tokens=256, concurrency=64),
+                                napkin.ServingSetup(weights="mxfp6"))
+    assert_estimate_equals_json(e, j)
+
+
 def test_static_chunked_sweep_equals_napkin_serve_json(napkin_cli):
     j = napkin_cli("serve", "--model", "llama3.1-8b", "--gpu", "a100-80gb-sxm", "--tp", 2, "--pp", 2,
                    "--weight-dtype", "int4", "--input-tokens", 2000, "--output-tokens", 100, "--batch", 8,
