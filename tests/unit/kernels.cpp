@@ -5,10 +5,12 @@
 #include <napkin/catalog/hardware.hpp>
 #include <napkin/gemm.hpp>
 #include <napkin/kernels.hpp>
+#include <napkin/serving.hpp>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -69,6 +71,17 @@ TEST_SUITE("kernels") {
         CHECK(kernel_ceilings::blackwell_fp8 == doctest::Approx(mamf_share("mle-mamf-fp8-b200-sxm")).epsilon(1e-12));
         CHECK(kernel_ceilings::cdna2_16bit ==
               doctest::Approx(mamf_share("mle-mamf-v1-bf16-mi250x-1gcd")).epsilon(1e-12));
+        // FP4 GEMMs take Blackwell's FP8 share (serving.hpp's gemm_precision): the best of Azure's cuBLASLt FP4
+        // sweep on GB200 (7,627.6 TFLOP/s at 16,384³) over the data sheet's 10,000 dense is 76.28 %, B200's
+        // MAMF FP8 share 3,432.5 / 4,500 = 76.28 % — within 0.1 %.
+        double best_fp4 = 0.0;
+        for (const nlohmann::json& r : kernel_rows())
+            if (r.at("id").get<std::string>().starts_with("azure-gb200-185gb-fp4-"))
+                best_fp4 = std::max(best_fp4, r.at("measured").at("tflops").get<double>());
+        CHECK(best_fp4 == 7627.6);
+        CHECK(best_fp4 / in(catalog::gb200.fp4_flops, units::TFLOPps) ==
+              doctest::Approx(kernel_ceilings::blackwell_fp8).epsilon(1e-3));
+        CHECK(gemm_precision(WeightDType::nvfp4) == DType::fp8);
         CHECK(kernel_ceilings::cdna3_16bit == doctest::Approx(mamf_share("mle-mamf-bf16-mi300x")).epsilon(1e-12));
         // MI355X and L40S over the catalog's data-sheet peak (the MI355X row's "Theory" is the MI350X's
         // 2,300; the L40S row gives none): the catalog card then runs at the measured TFLOP/s.
