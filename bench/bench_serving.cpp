@@ -260,49 +260,37 @@ void BM_serving_evaluation_raw(benchmark::State& state) {
 }
 BENCHMARK(BM_serving_evaluation_raw);
 
+// The 64 concurrencies of sweep_points in one serving_sweep, inputs hidden as in time_evaluations.
+void time_sweeps(benchmark::State& state, const ServingSetup& setup) {
+    const std::vector<long long> ns = sweep_points();
+    TransformerShape model = catalog::llama3_1_70b;
+    Gpu gpu = catalog::h100_sxm;
+    Link link = catalog::nvlink4;
+    ServingLayout layout = layout_70b;
+    ServingWorkload workload = chat;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(model);
+        benchmark::DoNotOptimize(gpu);
+        benchmark::DoNotOptimize(link);
+        benchmark::DoNotOptimize(layout);
+        benchmark::DoNotOptimize(workload);
+        const auto out = serving_sweep(model, gpu, link, layout, workload, ns, setup);
+        benchmark::DoNotOptimize(out.data());
+    }
+}
+
 void BM_serving_sweep_64(benchmark::State& state) {
     const std::vector<long long> ns = sweep_points();
     const auto rows = serving_sweep(catalog::llama3_1_70b, catalog::h100_sxm, catalog::nvlink4, layout_70b, chat, ns,
                                   roofline);
     for (std::size_t i = 0; i < ns.size(); ++i) check_agreement(rows[i], raw_serve(raw_70b, ns[i]));
-    TransformerShape model = catalog::llama3_1_70b;
-    Gpu gpu = catalog::h100_sxm;
-    Link link = catalog::nvlink4;
-    ServingLayout layout = layout_70b;
-    ServingWorkload workload = chat;
-    for (auto _ : state) {
-        benchmark::DoNotOptimize(model);
-        benchmark::DoNotOptimize(gpu);
-        benchmark::DoNotOptimize(link);
-        benchmark::DoNotOptimize(layout);
-        benchmark::DoNotOptimize(workload);
-        const auto out = serving_sweep(model, gpu, link, layout, workload, ns, roofline);
-        benchmark::DoNotOptimize(out.data());
-    }
+    time_sweeps(state, roofline);
 }
 BENCHMARK(BM_serving_sweep_64);
 
 // The same sweep at the measured default (kernel rates, tile quantization): issue 23's goal of
 // 20 µs for 64 points is set for the model users get, not only the roofline.
-void BM_serving_sweep_64_measured(benchmark::State& state) {
-    const std::vector<long long> ns = sweep_points();
-    TransformerShape model = catalog::llama3_1_70b;
-    Gpu gpu = catalog::h100_sxm;
-    Link link = catalog::nvlink4;
-    ServingLayout layout = layout_70b;
-    ServingWorkload workload = chat;
-    ServingSetup setup = default_serving_setup;
-    for (auto _ : state) {
-        benchmark::DoNotOptimize(model);
-        benchmark::DoNotOptimize(gpu);
-        benchmark::DoNotOptimize(link);
-        benchmark::DoNotOptimize(layout);
-        benchmark::DoNotOptimize(workload);
-        benchmark::DoNotOptimize(setup);
-        const auto out = serving_sweep(model, gpu, link, layout, workload, ns, setup);
-        benchmark::DoNotOptimize(out.data());
-    }
-}
+void BM_serving_sweep_64_measured(benchmark::State& state) { time_sweeps(state, default_serving_setup); }
 BENCHMARK(BM_serving_sweep_64_measured);
 
 void BM_serving_sweep_64_raw(benchmark::State& state) {
