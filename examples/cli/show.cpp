@@ -4,6 +4,7 @@
 #include "common.hpp"
 
 #include <napkin/kernels.hpp>
+#include <napkin/serving.hpp>
 
 #include <cstdio>
 #include <map>
@@ -219,12 +220,16 @@ NAPKIN_COMMAND(app) {
                 text += "\n  vision tower: " + grouped(m->vision_weights) +
                         " of the weights (its compute is not modelled)";
         } else if (const auto g = catalog::find_gpu(o->name)) {
-            j = {{"kind", "gpu"}, {"gpu", io::json::gpu(*g)}, {"kernels", kernel_json(*g)}};
+            std::vector<std::string> formats;  // serve's --weight-dtype choices the data sheet allows
+            for (const auto& named : weight_dtype_names)
+                if (missing_for(*g, named.value).empty()) formats.emplace_back(named.name);
+            j = {{"kind", "gpu"}, {"gpu", io::json::gpu(*g)}, {"kernels", kernel_json(*g)}, {"weight_dtypes", formats}};
             text = "gpu " + std::string(g->name) + ": " + to_string(g->memory) + " (" +
                    to_string(usable_memory(*g)) + " usable), " + to_string(g->memory_bandwidth) + ", " +
                    to_string(g->peak_flops) + " dense 16-bit";
             text += "\n  " + narrow_formats(*g);
             text += "\n  " + kernel_text(*g);
+            text += "\n  serves weights in " + computable_formats(*g) + " (serve --weight-dtype)";
         } else if (const auto l = catalog::find_link(o->name)) {
             j = {{"kind", "link"}, {"link", link_json(*l)}};
             text = "link " + link_text(*l) + "\n  bandwidth: " + std::string(catalog::bandwidth_convention(l->name));

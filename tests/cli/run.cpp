@@ -1312,6 +1312,11 @@ TEST_SUITE("cli/run") {
         CHECK(k["launch_s"].get<double>() == doctest::Approx(2.433e-6).epsilon(1e-12));
         const auto text = run({"show", "h100-sxm"}).output;
         CHECK(contains(text, "measured kernels (132 SMs, hopper): best GEMM 80.3 % of the peak"));
+        // The weight formats serve takes on it: H100's data sheet gives FP8 but no FP6 or FP4; MI355X's FP8,
+        // MXFP6 and MXFP4 (its FP4 is MXFP4 only, so no NVFP4).
+        CHECK(contains(text, "serves weights in bf16, fp16, fp8, int8 or int4 (serve --weight-dtype)"));
+        CHECK(nlohmann::json::parse(run({"show", "mi355x", "--json"}).output)["weight_dtypes"] ==
+              nlohmann::json{"bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "mxfp6"});
         // A generation without a STREAM row says so rather than print the data sheet's figure as measured.
         CHECK(contains(run({"show", "rtx-pro-6000"}).output, "element-wise passes 100 % (none measured)"));
     }
