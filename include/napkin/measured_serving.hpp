@@ -14,13 +14,24 @@
 //  - first-token latency at batch B: the batch's prefill (ttft);
 //  - per-token latency: a decode step at the batch's mean context (tpot; the
 //    median, p50, of a static batch's steps, which differ little).
+// A batch its benchmark ran as a closed loop of B clients on an engine that
+// batches in flight (LMDeploy's profile_generation on TurboMind) is replayed
+// request by request instead (serving/engine.hpp): the prompts arrive as the
+// clients start, the KV cache holds what the memory leaves, and a batch it
+// cannot hold runs as the engine runs it — the newest sequences wait or are
+// preempted — so its throughput, mean first-token latency and median gap
+// between tokens are the replay's.
 #pragma once
 
+#include <napkin/checked.hpp>
 #include <napkin/error.hpp>
 #include <napkin/hardware.hpp>
 #include <napkin/model.hpp>
 #include <napkin/names.hpp>
 #include <napkin/serving.hpp>
+#include <napkin/serving/engine.hpp>
+#include <napkin/serving/simulator.hpp>
+#include <napkin/serving/workload.hpp>
 #include <napkin/units.hpp>
 
 #include <algorithm>
@@ -69,10 +80,61 @@ struct MeasuredServingRun {
     ServingWorkload workload;
     ServingMeasure measure = ServingMeasure::output_tokens_per_s;
     double measured = 0.0;  // tokens/s or seconds
+    // How the benchmark ran the batch: a static batch (false: TensorRT-LLM's gptSessionBenchmark),
+    // or a closed loop of its workload.concurrency clients on an engine that batches in flight
+    // (true: LMDeploy's profile_generation), replayed as closed_loop_run does.
+    bool closed_loop = false;
 };
+
+/// The gap between a closed loop's clients starting, seconds: a microsecond, far below any step.
+inline constexpr double closed_loop_start_gap = 1e-6;
+
+/// A closed-loop batch replayed as its benchmark ran it: B clients started one after another
+/// (profile_generation starts a thread per client in turn, so the first prompt reaches an idle
+/// engine alone and the others join the steps after it), one request each, through prefill-first
+/// batching — a step of the waiting prompts whole, then decode steps of every running sequence,
+/// the scheduler the request-level replay's search picks for LMDeploy's rows — with the batch's
+/// own limits (B sequences, B prompts a step) and the KV cache the memory leaves
+/// (kv_cache_blocks): blocks taken as tokens arrive, the newest sequence preempted and recomputed
+/// when none is free. Its summary: output tokens/s, mean TTFT and the gaps' median.
+[[nodiscard]] inline SimulationSummary closed_loop_run(const MeasuredServingRun& run, const ServingProfile& profile) {
+    const ServingWorkload& w = run.workload;
+    TrafficSpec traffic;
+    traffic.requests = w.concurrency;
+    traffic.arrivals = {Arrivals::Kind::at_once, 1.0, 1.0};  // the clients' starts set the arrivals
+    traffic.input = fixed_length(w.input_tokens);
+    traffic.output = fixed_length(w.output_tokens);
+    ServingSetup setup = run.setup;
+    setup.profile = profile;
+    EngineLimits limits;
+    limits.scheduler = Scheduler::prefill_first;
+    limits.max_num_seqs = w.concurrency;
+    limits.max_num_batched_tokens = checked_mul(w.concurrency, w.input_tokens, "batch × input tokens");
+    limits.clients = w.concurrency;
+    limits.client_start_gap = closed_loop_start_gap;
+    return summarize(
+        simulate_serving(run.shape, run.gpu, run.link, run.layout, generate_requests(traffic), limits, setup));
+}
+
+/// The summary's value of the run's measure: the replay's output tokens/s (per GPU: over the
+/// layout's GPUs), mean TTFT, or median gap between tokens.
+[[nodiscard]] inline double replayed_measure(const MeasuredServingRun& run, const SimulationSummary& s) {
+    switch (run.measure) {
+        case ServingMeasure::output_tokens_per_s:
+            return s.output_tokens_per_s;
+        case ServingMeasure::output_tokens_per_s_per_gpu:
+            return s.output_tokens_per_s / count(run.layout.gpus());
+        case ServingMeasure::ttft:
+            return s.ttft.mean;
+        case ServingMeasure::tpot:
+            return s.itl.p50;
+    }
+    return 0.0;
+}
 
 /// napkin's value of the run's measure under `profile`.
 [[nodiscard]] inline double predicted(const MeasuredServingRun& run, const ServingProfile& profile) {
+    if (run.closed_loop) return replayed_measure(run, closed_loop_run(run, profile));
     ServingSetup setup = run.setup;
     setup.profile = profile;
     const ServingEstimate e = evaluate_serving(run.shape, run.gpu, run.link, run.layout, run.workload, setup);
@@ -104,12 +166,44 @@ struct MeasuredServingRun {
     return count(run.workload.concurrency) * count(run.workload.output_tokens) / (value * gpus);
 }
 
+/// napkin's value of each run's measure under `profile`, as predicted() gives it, a closed-loop
+/// batch replayed once for all the measures read from it (the runs one row gives, one after another).
+[[nodiscard]] inline std::vector<double> predictions(std::span<const MeasuredServingRun> runs,
+                                                     const ServingProfile& profile) {
+    std::vector<double> values;
+    values.reserve(runs.size());
+    SimulationSummary replayed;
+    const MeasuredServingRun* replayed_run = nullptr;
+    const auto same_batch = [](const MeasuredServingRun& a, const MeasuredServingRun& b) {
+        return a.id == b.id && a.workload.input_tokens == b.workload.input_tokens &&
+               a.workload.output_tokens == b.workload.output_tokens &&
+               a.workload.concurrency == b.workload.concurrency && a.gpu.name == b.gpu.name &&
+               a.layout.tp == b.layout.tp && a.layout.pp == b.layout.pp && a.layout.ep == b.layout.ep &&
+               a.setup.weights == b.setup.weights && a.setup.kv == b.setup.kv;
+    };
+    for (const MeasuredServingRun& run : runs) {
+        if (!run.closed_loop) {
+            values.push_back(predicted(run, profile));
+            continue;
+        }
+        if (replayed_run == nullptr || !same_batch(*replayed_run, run)) {
+            replayed = closed_loop_run(run, profile);
+            replayed_run = &run;
+        }
+        values.push_back(replayed_measure(run, replayed));
+    }
+    return values;
+}
+
 // ---------------------------------------------------------------------------
 // The fit minimises Σ (predicted time / measured time − 1)² over the rows.
 // At a given GEMM share, every time napkin predicts is its kernels' time plus
 // a whole number of pass overheads and layer overheads (evaluate_serving adds
-// them per pass), t₀ + a·pass + b·layer, linear in the two: a two-unknown
-// linear least squares, solved exactly, each overhead kept ≥ 0 (the better
+// them per pass; a replay's steps do not depend on how long each takes: its
+// clients start together and each sends one request), t₀ + a·pass + b·layer,
+// linear in the two, and the counts of passes and layers do not depend on the
+// GEMM share: they are found once, and at each share a two-unknown linear
+// least squares is solved exactly, each overhead kept ≥ 0 (the better
 // one-parameter solution when the joint one goes negative). The GEMM share is
 // searched on (0, 1]: a grid of 0.01, then golden-section within its best cell.
 
@@ -123,17 +217,23 @@ struct ServingFit {
 };
 
 namespace detail {
-struct LinearTime {
-    double base = 0.0, per_pass = 0.0, per_layer = 0.0, measured = 0.0;  // seconds
+/// Each run's time (measured_time) added by a second of pass overhead and of layer overhead, and its measured time.
+struct OverheadSlopes {
+    std::vector<double> per_pass, per_layer, measured;  // seconds per second; seconds
 };
-inline LinearTime linear_time(const MeasuredServingRun& run, KernelProfile kernels, double gemm_share) {
-    const auto time_with = [&](Seconds pass, Seconds layer) {
-        return measured_time(run, predicted(run, {kernels, pass, layer, gemm_share}));
-    };
+inline OverheadSlopes overhead_slopes(std::span<const MeasuredServingRun> runs, KernelProfile kernels) {
     const Seconds unit = seconds(1e-3);
-    const double base = time_with({}, {});
-    return {base, (time_with(unit, {}) - base) / unit.value(), (time_with({}, unit) - base) / unit.value(),
-            measured_time(run, run.measured)};
+    const std::vector<double> base = predictions(runs, {kernels, {}, {}, 1.0});
+    const std::vector<double> pass = predictions(runs, {kernels, unit, {}, 1.0});
+    const std::vector<double> layer = predictions(runs, {kernels, {}, unit, 1.0});
+    OverheadSlopes slopes;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const double t = measured_time(runs[i], base[i]);
+        slopes.per_pass.push_back((measured_time(runs[i], pass[i]) - t) / unit.value());
+        slopes.per_layer.push_back((measured_time(runs[i], layer[i]) - t) / unit.value());
+        slopes.measured.push_back(measured_time(runs[i], runs[i].measured));
+    }
+    return slopes;
 }
 
 /// The overheads' least squares at one GEMM share: the profile and its Σr².
@@ -141,20 +241,22 @@ struct OverheadFit {
     ServingProfile profile;
     double sum_of_squares = 0.0;
 };
-inline OverheadFit fit_overheads(std::span<const MeasuredServingRun> runs, KernelProfile kernels, double gemm_share) {
+inline OverheadFit fit_overheads(std::span<const MeasuredServingRun> runs, const OverheadSlopes& slopes,
+                                 KernelProfile kernels, double gemm_share) {
     // Rows scaled by the measured time: minimise Σ (x·p + y·l − r)², r = 1 − t₀/t.
+    const std::vector<double> values = predictions(runs, {kernels, {}, {}, gemm_share});
+    std::vector<double> base(runs.size());
     double pp = 0, pl = 0, ll = 0, pr = 0, lr = 0;
-    std::vector<LinearTime> rows;
-    for (const MeasuredServingRun& run : runs) {
-        const LinearTime t = linear_time(run, kernels, gemm_share);
-        rows.push_back(t);
-        const double p = t.per_pass / t.measured, l = t.per_layer / t.measured, r = 1.0 - t.base / t.measured;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        base[i] = measured_time(runs[i], values[i]);
+        const double t = slopes.measured[i];
+        const double p = slopes.per_pass[i] / t, l = slopes.per_layer[i] / t, r = 1.0 - base[i] / t;
         pp += p * p, pl += p * l, ll += l * l, pr += p * r, lr += l * r;
     }
     const auto squares = [&](double x, double y) {
         double s = 0;
-        for (const LinearTime& t : rows) {
-            const double e = (t.base + x * t.per_pass + y * t.per_layer) / t.measured - 1.0;
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            const double e = (base[i] + x * slopes.per_pass[i] + y * slopes.per_layer[i]) / slopes.measured[i] - 1.0;
             s += e * e;
         }
         return s;
@@ -170,6 +272,13 @@ inline OverheadFit fit_overheads(std::span<const MeasuredServingRun> runs, Kerne
         if (c[0] >= 0.0 && c[1] >= 0.0 && squares(c[0], c[1]) < squares(best[0], best[1])) best = c;
     return {{kernels, seconds(best[0]), seconds(best[1]), gemm_share}, squares(best[0], best[1])};
 }
+
+/// Each run's serving_error from its prediction.
+inline std::vector<double> errors_of(std::span<const MeasuredServingRun> runs, const std::vector<double>& values) {
+    std::vector<double> errors;
+    for (std::size_t i = 0; i < runs.size(); ++i) errors.push_back(values[i] / runs[i].measured - 1.0);
+    return errors;
+}
 }  // namespace detail
 
 /// The profile (overheads and GEMM share) that best fits the runs' times, as above; at least 3 runs.
@@ -178,9 +287,10 @@ inline OverheadFit fit_overheads(std::span<const MeasuredServingRun> runs, Kerne
     require(runs.size() >= 3, "serving runs (count)", static_cast<double>(runs.size()),
             "need at least 3 to fit 3 parameters");
     for (const MeasuredServingRun& run : runs) require_positive("MeasuredServingRun.measured", run.measured);
-    detail::OverheadFit best = detail::fit_overheads(runs, kernels, 1.0);
+    const detail::OverheadSlopes slopes = detail::overhead_slopes(runs, kernels);
+    detail::OverheadFit best = detail::fit_overheads(runs, slopes, kernels, 1.0);
     for (int i = 1; i < 100; ++i) {
-        const detail::OverheadFit f = detail::fit_overheads(runs, kernels, 0.01 * i);
+        const detail::OverheadFit f = detail::fit_overheads(runs, slopes, kernels, 0.01 * i);
         if (f.sum_of_squares < best.sum_of_squares) best = f;
     }
     // Golden-section search within a cell either side of the grid's best.
@@ -188,8 +298,8 @@ inline OverheadFit fit_overheads(std::span<const MeasuredServingRun> runs, Kerne
     constexpr double golden = 0.6180339887498949;
     for (int i = 0; i < 30; ++i) {
         const double a = hi - golden * (hi - lo), b = lo + golden * (hi - lo);
-        const detail::OverheadFit fa = detail::fit_overheads(runs, kernels, a);
-        const detail::OverheadFit fb = detail::fit_overheads(runs, kernels, b);
+        const detail::OverheadFit fa = detail::fit_overheads(runs, slopes, kernels, a);
+        const detail::OverheadFit fb = detail::fit_overheads(runs, slopes, kernels, b);
         if (fa.sum_of_squares < best.sum_of_squares) best = fa;
         if (fb.sum_of_squares < best.sum_of_squares) best = fb;
         (fa.sum_of_squares < fb.sum_of_squares ? hi : lo) = fa.sum_of_squares < fb.sum_of_squares ? b : a;
@@ -197,10 +307,9 @@ inline OverheadFit fit_overheads(std::span<const MeasuredServingRun> runs, Kerne
     ServingFit fit;
     fit.profile = best.profile;
     fit.sum_of_squares = best.sum_of_squares;
+    fit.errors = detail::errors_of(runs, predictions(runs, fit.profile));
     double sum = 0.0;
-    for (const MeasuredServingRun& run : runs) {
-        const double e = serving_error(run, fit.profile);
-        fit.errors.push_back(e);
+    for (const double e : fit.errors) {
         fit.mean_abs += std::abs(e);
         fit.max_abs = std::max(fit.max_abs, std::abs(e));
         sum += e;
@@ -244,8 +353,12 @@ struct ServingCrossValidation {
         for (const MeasuredServingRun& r : runs)
             if (r.source != source) kept.push_back(r);
         const ServingProfile without = fit_serving_profile(kept, kernels).profile;
-        for (std::size_t i = 0; i < runs.size(); ++i)
-            if (runs[i].source == source) cv.left_out_errors[i] = serving_error(runs[i], without);
+        std::vector<MeasuredServingRun> left_out;
+        for (const MeasuredServingRun& r : runs)
+            if (r.source == source) left_out.push_back(r);
+        const std::vector<double> errors = detail::errors_of(left_out, predictions(left_out, without));
+        for (std::size_t i = 0, k = 0; i < runs.size(); ++i)
+            if (runs[i].source == source) cv.left_out_errors[i] = errors[k++];
     }
     for (std::size_t i = 0; i < runs.size(); ++i) {
         auto g = std::find_if(cv.groups.begin(), cv.groups.end(), [&](const ServingSourceValidation& v) {

@@ -10,6 +10,8 @@
 #include <napkin/io/serving_runs.hpp>
 #include <napkin/measured_serving.hpp>
 #include <napkin/serving.hpp>
+#include <napkin/serving/engine.hpp>
+#include <napkin/serving/simulator.hpp>
 
 #include "support.hpp"
 
@@ -29,6 +31,13 @@ namespace {
 
 io::ServingRunFile fitting_set() {
     return io::read_serving_runs("measured-serving-runs.json", NAPKIN_TEST_DATA_DIR "/measured-serving-runs.json");
+}
+
+// The fitting set's cross-validation, worked out once for the tests that read it (each fit
+// replays LMDeploy's closed loops at every GEMM share it tries: seconds, not microseconds).
+const ServingCrossValidation& fitting_set_cross_validation() {
+    static const ServingCrossValidation cv = cross_validate_serving(fitting_set().runs);
+    return cv;
 }
 
 using test::percent;
@@ -166,7 +175,7 @@ TEST_SUITE("serving validation") {
 
     TEST_CASE("the defaults are the fit to every row — each source left out is reported") {
         const io::ServingRunFile file = fitting_set();
-        const ServingCrossValidation cv = cross_validate_serving(file.runs);
+        const ServingCrossValidation& cv = fitting_set_cross_validation();
         MESSAGE(std::setprecision(9) << "pass " << cv.fit.profile.pass_overhead.value() * 1e6 << " us, layer "
                                      << cv.fit.profile.layer_overhead.value() * 1e6 << " us, gemm share "
                                      << cv.fit.profile.gemm_share << "; mean " << percent(cv.fit.mean_abs) << ", bias "
@@ -182,7 +191,7 @@ TEST_SUITE("serving validation") {
 
     TEST_CASE("the README's serving validation table is the one cross_validate_serving gives") {
         const io::ServingRunFile file = fitting_set();
-        const std::string table = validation_table(file.runs, cross_validate_serving(file.runs));
+        const std::string table = validation_table(file.runs, fitting_set_cross_validation());
         const test::ReadmeBlock block = test::readme_block("serving-validation", table);
         REQUIRE(block.found);
         CHECK(block.current == table);
@@ -202,6 +211,7 @@ TEST_SUITE("serving validation") {
                 {"kind": "gpu_mem_gb", "value": 70}]}]})json",
             "RUNS", "f.json");
         CHECK(file.runs.size() == 3);
+        for (const MeasuredServingRun& r : file.runs) CHECK(r.closed_loop);  // its batch replayed too
         CHECK(file.skipped == 1);  // the GPU memory: LMDeploy's pre-allocated cache, compared by neither
         CHECK(file.replay_only == 3);
         REQUIRE(file.inflight.size() == 1);
@@ -219,6 +229,54 @@ TEST_SUITE("serving validation") {
                           "output_tokens": 16, "measurements": [{"kind": "first_token_latency_s_max", "value": 1}]}]})",
                       "RUNS", "f.json");
               }) == "r5.batch_size | 100000 | must be at most 65,536 clients for a closed loop's replay | ");
+    }
+
+    TEST_CASE("a closed loop of one client is the static batch of one: the same prefill, steps at each context") {
+        // LMDeploy, Llama-2-7B on an A100, one client of 2,048 + 128 tokens: prefill-first runs the
+        // prompt in a step of its own (the first token: the static batch's prefill, as prefill_time
+        // prices it) and then 127 decode steps at contexts 2,049 … 2,175, whose median is the step
+        // at the middle context, 2,112 = I + O/2 (memory-bound: a step's time is affine in its
+        // context), the static batch's one step, to rounding of a step's context.
+        const io::ServingRunFile file = fitting_set();
+        const auto row = std::find_if(file.runs.begin(), file.runs.end(), [](const MeasuredServingRun& r) {
+            return r.id == "lmdeploy-a100-llama2-7b-tp1-b1-2048-128";
+        });
+        REQUIRE(row != file.runs.end());
+        REQUIRE(row->closed_loop);
+        const SimulationSummary replayed = closed_loop_run(*row, default_serving_profile);
+        ServingSetup setup = row->setup;
+        setup.profile = default_serving_profile;
+        const ServingEstimate batch =
+            evaluate_serving(row->shape, row->gpu, row->link, row->layout, row->workload, setup);
+        CHECK(replayed.ttft.mean == doctest::Approx(batch.ttft.value()).epsilon(1e-9));
+        CHECK(replayed.itl.p50 == doctest::Approx(batch.tpot.value()).epsilon(1e-3));
+        CHECK(replayed.preemptions == 0);
+    }
+
+    TEST_CASE("a closed loop the KV cache cannot hold runs as many sequences as it holds, not the whole batch") {
+        // LMDeploy, Llama-2-13B on an A100 (80 GiB, 92 % usable): 26 GB of weights leave the cache
+        // about 49 GiB, 0.78 MiB a token (2 · 40 layers · 5,120 · 2 B): 15 sequences of 4,096 tokens
+        // (max_concurrency). 64 clients of 2,048 + 2,048 tokens: no step runs more sequences than
+        // the cache holds at 2,049 tokens each (a running sequence has its prompt and a token), so
+        // sequences are preempted, and the time-weighted batch is at most the cache's tokens over 2,049.
+        const io::ServingRunFile file = fitting_set();
+        const auto row = std::find_if(file.runs.begin(), file.runs.end(), [](const MeasuredServingRun& r) {
+            return r.id == "lmdeploy-a100-llama2-13b-tp1-b64-2048-2048";
+        });
+        REQUIRE(row != file.runs.end());
+        ServingSetup setup = row->setup;
+        const ServingEstimate batch =
+            evaluate_serving(row->shape, row->gpu, row->link, row->layout, row->workload, setup);
+        CHECK(batch.max_concurrency == 15);
+        CHECK_FALSE(batch.memory.fits());
+        const SimulationSummary replayed = closed_loop_run(*row, default_serving_profile);
+        const double cache_tokens =
+            count(kv_cache_blocks(row->shape, row->gpu, row->layout, setup) * setup.kv_block_tokens);
+        CHECK(replayed.preemptions > 0);
+        CHECK(replayed.mean_batch <= cache_tokens / 2049.0);
+        CHECK(replayed.mean_batch < 64.0 / 2.0);
+        // A step of fewer sequences is shorter: the replay's median gap is below the static batch's step.
+        CHECK(replayed.itl.p50 < batch.tpot.value());
     }
 
     TEST_CASE("a serving-runs file with a wrong field is one error naming the row and field") {

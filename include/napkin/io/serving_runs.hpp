@@ -318,6 +318,7 @@ inline MeasuredInflightRun parse_closed_loop_row(const nlohmann::json& row, cons
                         .output_tokens = detail::whole_field(row, "output_tokens", where, 0, true),
                         .concurrency = detail::whole_field(row, "batch_size", where, 1, false),
                         .batching = Batching::static_batch};
+        run.closed_loop = replay_only > 0;  // a closed loop's kinds: its batch is replayed as the loop ran
         std::size_t j = 0;
         for (const nlohmann::json& measurement : measurements) {
             const std::string mwhere = where + ".measurements[" + std::to_string(j++) + "]";

@@ -115,9 +115,6 @@ inline constexpr long long replayed_requests = 3000;
     return 0.0;
 }
 
-/// The gap between a closed loop's clients starting, seconds: a microsecond, far below any step.
-inline constexpr double closed_loop_start_gap = 1e-6;
-
 /// What a replay takes that a row does not print: the engine's batch limit, its scheduler (where the
 /// row does not say it), a closed loop's requests a client, and the front end before the engine.
 struct ReplaySettings {
