@@ -205,7 +205,7 @@ inline constexpr double closed_loop_start_gap = 1e-6;
 // GEMM share: they are found once, and at each share a two-unknown linear
 // least squares is solved exactly, each overhead kept ≥ 0 (the better
 // one-parameter solution when the joint one goes negative). The GEMM share is
-// searched on (0, 1]: a grid of 0.01, then golden-section within its best cell.
+// searched on (0, 1]: a grid of 0.02, then golden-section within its best cell.
 
 /// The fitted profile and its sum of squares, with each run's serving_error under it: their mean and
 /// largest magnitude, and their mean (the bias).
@@ -288,22 +288,30 @@ inline std::vector<double> errors_of(std::span<const MeasuredServingRun> runs, c
             "need at least 3 to fit 3 parameters");
     for (const MeasuredServingRun& run : runs) require_positive("MeasuredServingRun.measured", run.measured);
     const detail::OverheadSlopes slopes = detail::overhead_slopes(runs, kernels);
-    detail::OverheadFit best = detail::fit_overheads(runs, slopes, kernels, 1.0);
-    for (int i = 1; i < 100; ++i) {
-        const detail::OverheadFit f = detail::fit_overheads(runs, slopes, kernels, 0.01 * i);
+    const auto at = [&](double share) { return detail::fit_overheads(runs, slopes, kernels, share); };
+    detail::OverheadFit best = at(1.0);
+    for (int i = 1; i < 50; ++i) {
+        const detail::OverheadFit f = at(0.02 * i);
         if (f.sum_of_squares < best.sum_of_squares) best = f;
     }
-    // Golden-section search within a cell either side of the grid's best.
-    double lo = std::max(0.005, best.profile.gemm_share - 0.01), hi = std::min(1.0, best.profile.gemm_share + 0.01);
+    // Golden-section search within a cell either side of the grid's best, one new share a step.
     constexpr double golden = 0.6180339887498949;
+    double lo = std::max(0.005, best.profile.gemm_share - 0.02), hi = std::min(1.0, best.profile.gemm_share + 0.02);
+    double a = hi - golden * (hi - lo), b = lo + golden * (hi - lo);
+    detail::OverheadFit fa = at(a), fb = at(b);
     for (int i = 0; i < 30; ++i) {
-        const double a = hi - golden * (hi - lo), b = lo + golden * (hi - lo);
-        const detail::OverheadFit fa = detail::fit_overheads(runs, slopes, kernels, a);
-        const detail::OverheadFit fb = detail::fit_overheads(runs, slopes, kernels, b);
         if (fa.sum_of_squares < best.sum_of_squares) best = fa;
         if (fb.sum_of_squares < best.sum_of_squares) best = fb;
-        (fa.sum_of_squares < fb.sum_of_squares ? hi : lo) = fa.sum_of_squares < fb.sum_of_squares ? b : a;
+        if (fa.sum_of_squares < fb.sum_of_squares) {
+            hi = b, b = a, fb = fa;
+            a = hi - golden * (hi - lo), fa = at(a);
+        } else {
+            lo = a, a = b, fa = fb;
+            b = lo + golden * (hi - lo), fb = at(b);
+        }
     }
+    if (fa.sum_of_squares < best.sum_of_squares) best = fa;
+    if (fb.sum_of_squares < best.sum_of_squares) best = fb;
     ServingFit fit;
     fit.profile = best.profile;
     fit.sum_of_squares = best.sum_of_squares;
