@@ -155,13 +155,19 @@ NAPKIN_COMMAND(app) {
                 nlohmann::json row{{"id", r.id},
                                    {"measure", std::string(to_string(r.measure))},
                                    {"measured", r.measured},
-                                   {"predicted", predicted(r, fit.profile)},
+                                   {"predicted", fit.predicted[i]},
                                    {"error", fit.errors[i]}};
                 if (cv) row["left_out_error"] = cv->left_out_errors[i];
                 rows.push_back(row);
             }
+            nlohmann::json searched = nlohmann::json::array();
+            for (const DecodeAttentionChoice& c : fit.decode_attention)
+                searched.push_back({{"source", c.source},
+                                    {"model", c.model},
+                                    {"decode_attention", c.grouped ? "grouped" : "per_query_head"}});
             nlohmann::json j{{"profile", serving_profile_json(fit.profile)},
                              {"rows", rows},
+                             {"decode_attention_searched", searched},
                              {"skipped", not_compared},
                              {"mean_abs", fit.mean_abs},
                              {"max_abs", fit.max_abs},
@@ -176,14 +182,16 @@ NAPKIN_COMMAND(app) {
         for (std::size_t i = 0; i < file.runs.size(); ++i) {
             const MeasuredServingRun& r = file.runs[i];
             std::printf("%-44.44s %-24s %10.4g %10.4g %+7.1f%%", r.id.c_str(),
-                        std::string(to_string(r.measure)).c_str(), r.measured, predicted(r, fit.profile),
-                        100.0 * fit.errors[i]);
+                        std::string(to_string(r.measure)).c_str(), r.measured, fit.predicted[i], 100.0 * fit.errors[i]);
             if (cv) std::printf(" %+8.1f%%", 100.0 * cv->left_out_errors[i]);
             std::printf("\n");
         }
         std::printf("pass overhead %.2f us a forward pass and stage\n", fit.profile.pass_overhead.value() * 1e6);
         std::printf("layer overhead %.2f us a layer and pass\n", fit.profile.layer_overhead.value() * 1e6);
         std::printf("GEMM share %.4f of the best GEMM's rate\n", fit.profile.gemm_share);
+        for (const DecodeAttentionChoice& c : fit.decode_attention)
+            std::printf("decode attention of %s (%s), searched: %s\n", c.model.c_str(), c.source.c_str(),
+                        c.grouped ? "grouped" : "per query head");
         std::printf("mean |error| %.1f %%, max %.1f %%, bias %+.1f %% over %zu measurements (%zu not compared)\n",
                     100.0 * fit.mean_abs, 100.0 * fit.max_abs, 100.0 * fit.bias, file.runs.size(), not_compared);
         if (request_level > 0 && !o->replay)

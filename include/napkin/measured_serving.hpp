@@ -37,6 +37,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -84,6 +85,9 @@ struct MeasuredServingRun {
     // or a closed loop of its workload.concurrency clients on an engine that batches in flight
     // (true: LMDeploy's profile_generation), replayed as closed_loop_run does.
     bool closed_loop = false;
+    // Whether the row says which decode attention kernel ran (setup.grouped_decode_attention); when it
+    // does not, the fit searches it, one choice for each source's model (search_decode_attention).
+    bool decode_attention_known = true;
 };
 
 /// The gap between a closed loop's clients starting, seconds: a microsecond, far below any step.
@@ -195,6 +199,54 @@ inline constexpr double closed_loop_start_gap = 1e-6;
     return values;
 }
 
+/// A source's model whose rows do not say which decode attention kernel ran, and the one the search
+/// chose: grouped (the cache read once per KV head) or per query head.
+struct DecodeAttentionChoice {
+    std::string source, model;
+    bool grouped = true;
+};
+
+namespace detail {
+/// Σ (predicted time / measured time − 1)² over the runs, from their predictions.
+inline double time_squares(std::span<const MeasuredServingRun> runs, const std::vector<double>& values) {
+    double sum = 0.0;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const double e = measured_time(runs[i], values[i]) / measured_time(runs[i], runs[i].measured) - 1.0;
+        sum += e * e;
+    }
+    return sum;
+}
+}  // namespace detail
+
+/// Each source's model whose rows do not say which decode attention kernel ran
+/// (decode_attention_known false) set to the kernel, grouped or per query head, under which `profile`
+/// gives its rows' times the smaller Σ (predicted / measured time − 1)²: a setting the row leaves
+/// unstated, searched on the rows themselves (an engine build is one model's, so one choice a model).
+[[nodiscard]] inline std::vector<DecodeAttentionChoice> search_decode_attention(std::vector<MeasuredServingRun>& runs,
+                                                                                const ServingProfile& profile) {
+    std::vector<DecodeAttentionChoice> choices;
+    for (const MeasuredServingRun& r : runs)
+        if (!r.decode_attention_known && std::none_of(choices.begin(), choices.end(), [&](const auto& c) {
+                return c.source == r.source && c.model == r.model;
+            }))
+            choices.push_back({r.source, r.model, true});
+    for (DecodeAttentionChoice& c : choices) {
+        std::vector<MeasuredServingRun> rows;
+        for (const MeasuredServingRun& r : runs)
+            if (!r.decode_attention_known && r.source == c.source && r.model == c.model) rows.push_back(r);
+        double best = std::numeric_limits<double>::infinity();
+        for (const bool grouped : {true, false}) {
+            for (MeasuredServingRun& r : rows) r.setup.grouped_decode_attention = grouped;
+            const double squares = detail::time_squares(rows, predictions(rows, profile));
+            if (squares < best) best = squares, c.grouped = grouped;
+        }
+        for (MeasuredServingRun& r : runs)
+            if (!r.decode_attention_known && r.source == c.source && r.model == c.model)
+                r.setup.grouped_decode_attention = c.grouped;
+    }
+    return choices;
+}
+
 // ---------------------------------------------------------------------------
 // The fit minimises Σ (predicted time / measured time − 1)² over the rows.
 // At a given GEMM share, every time napkin predicts is its kernels' time plus
@@ -211,9 +263,11 @@ inline constexpr double closed_loop_start_gap = 1e-6;
 /// largest magnitude, and their mean (the bias).
 struct ServingFit {
     ServingProfile profile;
-    double sum_of_squares = 0.0;  // of the relative time residuals
-    std::vector<double> errors;   // serving_error per run, in the measure's own terms
+    double sum_of_squares = 0.0;    // of the relative time residuals
+    std::vector<double> predicted;  // per run, under the profile and the searched decode attention
+    std::vector<double> errors;     // serving_error per run, in the measure's own terms
     double mean_abs = 0.0, max_abs = 0.0, bias = 0.0;
+    std::vector<DecodeAttentionChoice> decode_attention;  // searched, where rows leave it unstated
 };
 
 namespace detail {
@@ -281,12 +335,9 @@ inline std::vector<double> errors_of(std::span<const MeasuredServingRun> runs, c
 }
 }  // namespace detail
 
-/// The profile (overheads and GEMM share) that best fits the runs' times, as above; at least 3 runs.
-[[nodiscard]] inline ServingFit fit_serving_profile(std::span<const MeasuredServingRun> runs,
-                                                    KernelProfile kernels = KernelProfile::measured) {
-    require(runs.size() >= 3, "serving runs (count)", static_cast<double>(runs.size()),
-            "need at least 3 to fit 3 parameters");
-    for (const MeasuredServingRun& run : runs) require_positive("MeasuredServingRun.measured", run.measured);
+namespace detail {
+/// The profile that best fits the runs' times at their decode attention, as above.
+inline ServingFit fit_profile(std::span<const MeasuredServingRun> runs, KernelProfile kernels) {
     const detail::OverheadSlopes slopes = detail::overhead_slopes(runs, kernels);
     const auto at = [&](double share) { return detail::fit_overheads(runs, slopes, kernels, share); };
     detail::OverheadFit best = at(1.0);
@@ -315,15 +366,42 @@ inline std::vector<double> errors_of(std::span<const MeasuredServingRun> runs, c
     ServingFit fit;
     fit.profile = best.profile;
     fit.sum_of_squares = best.sum_of_squares;
-    fit.errors = detail::errors_of(runs, predictions(runs, fit.profile));
+    return fit;
+}
+}  // namespace detail
+
+/// The profile (overheads and GEMM share) that best fits the runs' times, as above, with the decode
+/// attention the runs leave unstated searched in turn (search_decode_attention under the fitted
+/// profile, then the profile refitted, until the choices stay); at least 3 runs.
+[[nodiscard]] inline ServingFit fit_serving_profile(std::span<const MeasuredServingRun> runs,
+                                                    KernelProfile kernels = KernelProfile::measured) {
+    require(runs.size() >= 3, "serving runs (count)", static_cast<double>(runs.size()),
+            "need at least 3 to fit 3 parameters");
+    for (const MeasuredServingRun& run : runs) require_positive("MeasuredServingRun.measured", run.measured);
+    std::vector<MeasuredServingRun> rows(runs.begin(), runs.end());
+    const auto settings = [&] {
+        std::vector<bool> grouped(rows.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) grouped[i] = rows[i].setup.grouped_decode_attention;
+        return grouped;
+    };
+    ServingFit fit = detail::fit_profile(rows, kernels);
+    for (int round = 0; round < 4; ++round) {  // a choice settles in a round or two
+        const std::vector<bool> before = settings();
+        std::vector<DecodeAttentionChoice> choices = search_decode_attention(rows, fit.profile);
+        if (settings() != before) fit = detail::fit_profile(rows, kernels);
+        fit.decode_attention = std::move(choices);
+        if (settings() == before) break;
+    }
+    fit.predicted = predictions(rows, fit.profile);
+    fit.errors = detail::errors_of(rows, fit.predicted);
     double sum = 0.0;
     for (const double e : fit.errors) {
         fit.mean_abs += std::abs(e);
         fit.max_abs = std::max(fit.max_abs, std::abs(e));
         sum += e;
     }
-    fit.mean_abs /= static_cast<double>(runs.size());
-    fit.bias = sum / static_cast<double>(runs.size());
+    fit.mean_abs /= static_cast<double>(rows.size());
+    fit.bias = sum / static_cast<double>(rows.size());
     return fit;
 }
 
@@ -364,6 +442,7 @@ struct ServingCrossValidation {
         std::vector<MeasuredServingRun> left_out;
         for (const MeasuredServingRun& r : runs)
             if (r.source == source) left_out.push_back(r);
+        (void)search_decode_attention(left_out, without);  // the rows' own unstated setting, on themselves
         const std::vector<double> errors = detail::errors_of(left_out, predictions(left_out, without));
         for (std::size_t i = 0, k = 0; i < runs.size(); ++i)
             if (runs[i].source == source) cv.left_out_errors[i] = errors[k++];

@@ -279,6 +279,35 @@ TEST_SUITE("serving validation") {
         CHECK(replayed.itl.p50 < batch.tpot.value());
     }
 
+    TEST_CASE("the decode attention a model's rows leave unstated is searched: the kernel that made them is found") {
+        // Llama-2-70B's TensorRT-LLM 0.9 rows (GQA: 64 query heads over 8 KV heads, so a per-query-head
+        // kernel reads the cache 8 times) made under a known profile, once with each kernel: the search
+        // finds the one that made them, and the fit its profile, every row then exact; the other model's
+        // rows, whose kernel is stated, are not touched.
+        const io::ServingRunFile file = fitting_set();
+        const ServingProfile truth{KernelProfile::measured, seconds(20e-6), seconds(30e-6), 0.75};
+        for (const bool grouped : {true, false}) {
+            CAPTURE(grouped);
+            std::vector<MeasuredServingRun> rows;
+            for (const MeasuredServingRun& r : file.runs)
+                if (r.id.starts_with("trt09-") && (r.model == "Llama-2-70B" || r.model == "Mistral-7B"))
+                    rows.push_back(r);
+            REQUIRE(rows.size() == 24);  // 2 models × 2 GPUs × (4 throughput + 2 first-token rows)
+            for (MeasuredServingRun& r : rows) {
+                MeasuredServingRun made = r;
+                made.setup.grouped_decode_attention =
+                    r.decode_attention_known ? r.setup.grouped_decode_attention : grouped;
+                r.measured = predicted(made, truth);
+            }
+            const ServingFit fit = fit_serving_profile(rows);
+            REQUIRE(fit.decode_attention.size() == 1);
+            CHECK(fit.decode_attention[0].model == "Llama-2-70B");
+            CHECK(fit.decode_attention[0].grouped == grouped);
+            CHECK(fit.profile.gemm_share == doctest::Approx(0.75).epsilon(1e-3));
+            CHECK(fit.max_abs < 1e-3);
+        }
+    }
+
     TEST_CASE("a serving-runs file with a wrong field is one error naming the row and field") {
         CHECK(test::error_of([] { return io::parse_serving_runs(R"({"runs": 3})", "RUNS", "f.json"); }) ==
               "RUNS = \"f.json\": must be an object with a \"runs\" array");
@@ -297,19 +326,24 @@ TEST_SUITE("serving validation") {
     }
 
     TEST_CASE("decode attention per row: as stated, else per query head for TensorRT-LLM 0.9 without its XQA build") {
-        // The performance doc of 0.9.0 sets TRTLLM_ENABLE_XQA=1 for Llama-70B and Falcon only (the rows' notes).
+        // The performance doc of 0.9.0 sets TRTLLM_ENABLE_XQA=1 for Llama-70B and Falcon only (the rows' notes):
+        // which kernel those two ran (XQA takes only the shapes its kernels take) is left to the fit's search.
         const io::ServingRunFile file = fitting_set();
-        long long per_head = 0;
+        long long per_head = 0, unstated = 0;
         for (const MeasuredServingRun& r : file.runs) {
             CAPTURE(r.id);
             const bool xqa = r.model.find("70B") != std::string::npos || r.model.find("Falcon") != std::string::npos;
             const bool trt_0_9 = r.id.starts_with("trt09-");
             CHECK(r.setup.grouped_decode_attention == (!trt_0_9 || xqa));
+            CHECK(r.decode_attention_known == !(trt_0_9 && xqa));
             per_head += r.setup.grouped_decode_attention ? 0 : 1;
+            unstated += r.decode_attention_known ? 0 : 1;
         }
         // 6 models × 2 GPUs × (4 throughput + 2 first-token rows) = 72 rows of 0.9; GPT-J, Mistral, Mixtral and
-        // Llama-2-7B: 48 of them, read per query head (GPT-J and Llama-2-7B have no GQA: one read either way).
+        // Llama-2-7B: 48 of them, read per query head (GPT-J and Llama-2-7B have no GQA: one read either way);
+        // Llama-2-70B and Falcon-180B the other 24, searched.
         CHECK(per_head == 48);
+        CHECK(unstated == 24);
         const auto row = [](const std::string& extra) {
             return io::parse_serving_runs(R"({"runs": [{"id": "r3", "model_shape": {"layers": 2, "hidden": 64,
                 "heads": 4, "kv_heads": 2, "ffn": 128, "vocab": 100}, "gpu": "h100-sxm", "batching": "static",
@@ -319,6 +353,7 @@ TEST_SUITE("serving validation") {
                                           "RUNS", "f.json");
         };
         CHECK(row("").runs.at(0).setup.grouped_decode_attention);
+        CHECK(row("").runs.at(0).decode_attention_known);
         CHECK_FALSE(row(R"(, "decode_attention": "per_query_head")").runs.at(0).setup.grouped_decode_attention);
         CHECK(test::fields_of([&] { return row(R"(, "decode_attention": "xqa")"); }) ==
               "r3.decode_attention | \"xqa\" | must be grouped or per_query_head | ");

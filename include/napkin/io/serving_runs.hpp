@@ -82,19 +82,29 @@ inline std::string text_field(const nlohmann::json& object, const std::string& k
     return object[key].get<std::string>();
 }
 
-/// Whether the row's engine decodes with a GQA-aware attention kernel: the row's "decode_attention"
-/// ("grouped" or "per_query_head") when it says; else grouped, but for TensorRT-LLM 0.9.0, whose
-/// performance doc builds its engines with TRTLLM_ENABLE_XQA=1 for Llama-70B and Falcon only (the
-/// rows' notes): its other models decode through the masked multi-head attention kernel.
-inline bool grouped_decode_attention(const nlohmann::json& row, const std::string& where, const std::string& model) {
+/// The row's decode attention kernel: GQA-aware (grouped) or per query head, and whether the row
+/// says which ran.
+struct DecodeAttention {
+    bool grouped = true;
+    bool known = true;
+};
+/// The row's "decode_attention" ("grouped" or "per_query_head") when it says; else grouped, but for
+/// TensorRT-LLM 0.9.0, whose performance doc builds its engines with TRTLLM_ENABLE_XQA=1 for
+/// Llama-70B and Falcon only (the rows' notes): its other models decode through the masked
+/// multi-head attention kernel, which reads the cache per query head, and for those two XQA runs
+/// only if its kernels take the model's shape, which the doc does not say — unknown, so searched
+/// with the fit (measured_serving.hpp, search_decode_attention), grouped until then.
+inline DecodeAttention decode_attention_of(const nlohmann::json& row, const std::string& where,
+                                           const std::string& model) {
     const std::string stated = text_field(row, "decode_attention", where);
-    if (stated == "grouped") return true;
-    if (stated == "per_query_head") return false;
+    if (stated == "grouped") return {true, true};
+    if (stated == "per_query_head") return {false, true};
     if (!stated.empty()) reject(where + ".decode_attention", stated, "must be grouped or per_query_head");
     const bool trt_0_9 = text_field(row, "engine", where).rfind("TensorRT-LLM", 0) == 0 &&
                          text_field(row, "engine_version", where) == "0.9.0";
+    if (!trt_0_9) return {true, true};
     const bool xqa_build = model.find("70B") != std::string::npos || model.find("Falcon") != std::string::npos;
-    return !trt_0_9 || xqa_build;
+    return xqa_build ? DecodeAttention{true, false} : DecodeAttention{false, true};
 }
 
 inline Gpu serving_gpu(const std::string& name, const std::string& where) {
@@ -185,7 +195,9 @@ inline MeasuredServingRun parse_run_header(const nlohmann::json& row, const std:
     const auto k = kv == "fp16" ? std::optional{KvDType::bf16} : parse_kv_dtype(kv);  // a 16-bit cache either way
     if (!k) reject(where + ".kv_dtype", kv, "must be fp16 or " + names_of(kv_dtype_names));
     run.setup.kv = *k;
-    run.setup.grouped_decode_attention = detail::grouped_decode_attention(row, where, run.model);
+    const detail::DecodeAttention attention = detail::decode_attention_of(row, where, run.model);
+    run.setup.grouped_decode_attention = attention.grouped;
+    run.decode_attention_known = attention.known;
     require_computable(run.gpu, run.setup.weights);
     return run;
 }
