@@ -183,7 +183,8 @@ inline constexpr double closed_loop_start_gap = 1e-6;
                a.workload.output_tokens == b.workload.output_tokens &&
                a.workload.concurrency == b.workload.concurrency && a.gpu.name == b.gpu.name &&
                a.layout.tp == b.layout.tp && a.layout.pp == b.layout.pp && a.layout.ep == b.layout.ep &&
-               a.setup.weights == b.setup.weights && a.setup.kv == b.setup.kv;
+               a.setup.weights == b.setup.weights && a.setup.kv == b.setup.kv &&
+               a.setup.grouped_decode_attention == b.setup.grouped_decode_attention;
     };
     for (const MeasuredServingRun& run : runs) {
         if (!run.closed_loop) {

@@ -355,7 +355,8 @@ TEST_SUITE("serving validation") {
         CHECK(row("").runs.at(0).setup.grouped_decode_attention);
         CHECK(row("").runs.at(0).decode_attention_known);
         CHECK_FALSE(row(R"(, "decode_attention": "per_query_head")").runs.at(0).setup.grouped_decode_attention);
+        CHECK_FALSE(row(R"(, "decode_attention": "searched")").runs.at(0).decode_attention_known);
         CHECK(test::fields_of([&] { return row(R"(, "decode_attention": "xqa")"); }) ==
-              "r3.decode_attention | \"xqa\" | must be grouped or per_query_head | ");
+              "r3.decode_attention | \"xqa\" | must be grouped, per_query_head or searched | ");
     }
 }

@@ -88,7 +88,8 @@ struct DecodeAttention {
     bool grouped = true;
     bool known = true;
 };
-/// The row's "decode_attention" ("grouped" or "per_query_head") when it says; else grouped, but for
+/// The row's "decode_attention" ("grouped" or "per_query_head") when it says ("searched": it does
+/// not know, the fit searches it); else grouped, but for
 /// TensorRT-LLM 0.9.0, whose performance doc builds its engines with TRTLLM_ENABLE_XQA=1 for
 /// Llama-70B and Falcon only (the rows' notes): its other models decode through the masked
 /// multi-head attention kernel, which reads the cache per query head, and for those two XQA runs
@@ -99,7 +100,8 @@ inline DecodeAttention decode_attention_of(const nlohmann::json& row, const std:
     const std::string stated = text_field(row, "decode_attention", where);
     if (stated == "grouped") return {true, true};
     if (stated == "per_query_head") return {false, true};
-    if (!stated.empty()) reject(where + ".decode_attention", stated, "must be grouped or per_query_head");
+    if (stated == "searched") return {true, false};
+    if (!stated.empty()) reject(where + ".decode_attention", stated, "must be grouped, per_query_head or searched");
     const bool trt_0_9 = text_field(row, "engine", where).rfind("TensorRT-LLM", 0) == 0 &&
                          text_field(row, "engine_version", where) == "0.9.0";
     if (!trt_0_9) return {true, true};
