@@ -33,13 +33,6 @@ io::ServingRunFile fitting_set() {
     return io::read_serving_runs("measured-serving-runs.json", NAPKIN_TEST_DATA_DIR "/measured-serving-runs.json");
 }
 
-// The fitting set's cross-validation, worked out once for the tests that read it (each fit
-// replays LMDeploy's closed loops at every GEMM share it tries: seconds, not microseconds).
-const ServingCrossValidation& fitting_set_cross_validation() {
-    static const ServingCrossValidation cv = cross_validate_serving(fitting_set().runs);
-    return cv;
-}
-
 using test::percent;
 using test::signed_percent;
 
@@ -173,9 +166,9 @@ TEST_SUITE("serving validation") {
         }
     }
 
-    TEST_CASE("the defaults are the fit to every row — each source left out is reported") {
+    TEST_CASE("the defaults are the fit to every row — each source left out is reported, as the README's table") {
         const io::ServingRunFile file = fitting_set();
-        const ServingCrossValidation& cv = fitting_set_cross_validation();
+        const ServingCrossValidation cv = cross_validate_serving(file.runs);
         MESSAGE(std::setprecision(9) << "pass " << cv.fit.profile.pass_overhead.value() * 1e6 << " us, layer "
                                      << cv.fit.profile.layer_overhead.value() * 1e6 << " us, gemm share "
                                      << cv.fit.profile.gemm_share << "; mean " << percent(cv.fit.mean_abs) << ", bias "
@@ -187,11 +180,9 @@ TEST_SUITE("serving validation") {
         CHECK(std::abs(cv.fit.profile.layer_overhead.value() - default_serving_profile.layer_overhead.value()) < 5e-9);
         CHECK(std::abs(cv.fit.profile.gemm_share - default_serving_profile.gemm_share) < 5e-5);
         CHECK(cv.groups.size() >= 5);
-    }
-
-    TEST_CASE("the README's serving validation table is the one cross_validate_serving gives") {
-        const io::ServingRunFile file = fitting_set();
-        const std::string table = validation_table(file.runs, fitting_set_cross_validation());
+        // The README's serving validation table is this cross-validation (one test: each replays
+        // LMDeploy's closed loops at every GEMM share the fits try).
+        const std::string table = validation_table(file.runs, cv);
         const test::ReadmeBlock block = test::readme_block("serving-validation", table);
         REQUIRE(block.found);
         CHECK(block.current == table);
