@@ -339,18 +339,18 @@ inline std::vector<double> errors_of(std::span<const MeasuredServingRun> runs, c
 namespace detail {
 /// The profile that best fits the runs' times at their decode attention, as above.
 inline ServingFit fit_profile(std::span<const MeasuredServingRun> runs, KernelProfile kernels) {
-    const detail::OverheadSlopes slopes = detail::overhead_slopes(runs, kernels);
-    const auto at = [&](double share) { return detail::fit_overheads(runs, slopes, kernels, share); };
-    detail::OverheadFit best = at(1.0);
+    const OverheadSlopes slopes = overhead_slopes(runs, kernels);
+    const auto at = [&](double share) { return fit_overheads(runs, slopes, kernels, share); };
+    OverheadFit best = at(1.0);
     for (int i = 1; i < 50; ++i) {
-        const detail::OverheadFit f = at(0.02 * i);
+        const OverheadFit f = at(0.02 * i);
         if (f.sum_of_squares < best.sum_of_squares) best = f;
     }
     // Golden-section search within a cell either side of the grid's best, one new share a step.
     constexpr double golden = 0.6180339887498949;
     double lo = std::max(0.005, best.profile.gemm_share - 0.02), hi = std::min(1.0, best.profile.gemm_share + 0.02);
     double a = hi - golden * (hi - lo), b = lo + golden * (hi - lo);
-    detail::OverheadFit fa = at(a), fb = at(b);
+    OverheadFit fa = at(a), fb = at(b);
     for (int i = 0; i < 30; ++i) {
         if (fa.sum_of_squares < best.sum_of_squares) best = fa;
         if (fb.sum_of_squares < best.sum_of_squares) best = fb;

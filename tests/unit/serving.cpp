@@ -40,6 +40,13 @@ constexpr ServingSetup lesson{.profile = roofline_serving};
 
 double ms(Seconds t) { return in(t, units::ms); }
 
+// The compute of one 8,192-token prefill of Llama 3.1 8B on one GPU at the roofline, its weights in `weights`.
+double prefill_compute_s(const Gpu& gpu, WeightDType weights) {
+    ServingSetup s = lesson;
+    s.weights = weights;
+    return in(prefill_time(m8b, gpu, catalog::nvlink5, {}, 1, 8192, s).compute, units::s);
+}
+
 std::string error_of(auto&& f) {
     try {
         f();
@@ -282,12 +289,8 @@ TEST_SUITE("serving") {
         CHECK(serving_peak(catalog::b200, WeightDType::nvfp4) == catalog::b200.fp4_flops);
         CHECK(serving_peak(catalog::mi355x, WeightDType::mxfp4) == catalog::mi355x.fp4_flops);
         // A compute-bound prefill (8B, 8,192 tokens, one B200, roofline) takes half as long in NVFP4 as in FP8.
-        ServingSetup fp8 = lesson, nvfp4 = lesson;
-        fp8.weights = WeightDType::fp8;
-        nvfp4.weights = WeightDType::nvfp4;
-        const PrefillTime p8 = prefill_time(m8b, catalog::b200, catalog::nvlink5, {}, 1, 8192, fp8);
-        const PrefillTime p4 = prefill_time(m8b, catalog::b200, catalog::nvlink5, {}, 1, 8192, nvfp4);
-        CHECK(in(p4.compute, units::s) == doctest::Approx(in(p8.compute, units::s) / 2).epsilon(1e-12));
+        CHECK(prefill_compute_s(catalog::b200, WeightDType::nvfp4) ==
+              doctest::Approx(prefill_compute_s(catalog::b200, WeightDType::fp8) / 2).epsilon(1e-12));
     }
 
     TEST_CASE("MXFP6: 6 + 8/32 bits a weight, at the data sheet's FP6 rate (B200's FP8 rate, MI355X's FP4 rate)") {
@@ -303,12 +306,8 @@ TEST_SUITE("serving") {
         CHECK(gemm_precision(WeightDType::mxfp6) == DType::fp8);
         // A compute-bound prefill (8B, 8,192 tokens, one MI355X, roofline) takes half as long in MXFP6 as in
         // FP8 (10,066.4 against 5,033.2 TFLOP/s), and reads 0.78125 B a weight where FP8 reads 1.
-        ServingSetup fp8 = lesson, mxfp6 = lesson;
-        fp8.weights = WeightDType::fp8;
-        mxfp6.weights = WeightDType::mxfp6;
-        const PrefillTime p8 = prefill_time(m8b, catalog::mi355x, catalog::nvlink5, {}, 1, 8192, fp8);
-        const PrefillTime p6 = prefill_time(m8b, catalog::mi355x, catalog::nvlink5, {}, 1, 8192, mxfp6);
-        CHECK(in(p6.compute, units::s) == doctest::Approx(in(p8.compute, units::s) / 2).epsilon(1e-12));
+        CHECK(prefill_compute_s(catalog::mi355x, WeightDType::mxfp6) ==
+              doctest::Approx(prefill_compute_s(catalog::mi355x, WeightDType::fp8) / 2).epsilon(1e-12));
         // Hopper, Ada, Ampere and CDNA 3 data sheets give no FP6 rate: refused, naming it.
         CHECK(missing_for(h100, WeightDType::mxfp6) == "no FP6 tensor cores (its data sheet gives no FP6 rate)");
         CHECK(missing_for(catalog::mi300x, WeightDType::mxfp6) ==
