@@ -29,14 +29,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace {
 
 using namespace napkin;
 
+[[noreturn, gnu::cold, gnu::noinline]] void raw_fail() { throw std::invalid_argument("bad input"); }
 void raw_check(bool ok) {
-    if (!ok) throw std::invalid_argument("bad input");
+    if (!ok) [[unlikely]]
+        raw_fail();
 }
 double raw_ceil(double v) {
     const auto t = static_cast<double>(static_cast<long long>(v));
@@ -95,8 +98,17 @@ BENCHMARK(read_time_raw);
 struct RawCollective {
     double latency, bandwidth;
 };
+// collectives.hpp's check_collective on plain numbers: ranks in [1, limits::gpus], the link's rate in
+// [1 B/s, 1e18 B/s] and its α 0 or in [DBL_MIN, an hour], the base 0 or normal, the message 0 or in
+// [DBL_MIN, 1e18 B].
+bool raw_zero_or_within(double x, double high) {
+    return x == 0.0 || (x >= std::numeric_limits<double>::min() && x <= high);
+}
 void raw_check_collective(double message, long long ranks, double bandwidth, double step, double base) {
-    raw_check(message >= 0 && ranks >= 1 && bandwidth > 0 && step >= 0 && base >= 0);
+    raw_check(ranks >= 1 && ranks <= limits::gpus && bandwidth >= limits::slowest_rate &&
+              bandwidth <= limits::bandwidth_bytes_per_s && raw_zero_or_within(step, limits::latency_s) &&
+              raw_zero_or_within(base, std::numeric_limits<double>::max()));
+    raw_check(raw_zero_or_within(message, limits::message_bytes));
 }
 RawCollective raw_ring(double m, long long n, double bw, double step, double base) {
     raw_check_collective(m, n, bw, step, base);
@@ -286,7 +298,8 @@ struct RawStates {
     double weights, gradients, optimizer;
 };
 RawStates raw_model_states(double psi, long long shards, const Parallelism& par) {
-    raw_check(psi >= 0 && shards >= 1);
+    // memory.hpp's checks: the parameters 0 or finite and normal, at least one shard.
+    raw_check(raw_zero_or_within(psi, std::numeric_limits<double>::max()) && shards >= 1);
     const double n = static_cast<double>(shards);
     const bool opt = par.sharding != Sharding::none;
     const bool grads = par.sharding == Sharding::zero2 || par.sharding == Sharding::zero3;
@@ -408,17 +421,35 @@ void layer_forward_flops_units(benchmark::State& state) {
         benchmark::DoNotOptimize(layer_forward_flops(gpt3, megatron.sequence));
     }
 }
+// compute.hpp's arithmetic: GQA or latent projections (the integer weight count is shared), dense or
+// routed + shared experts + router, the attention core over the whole sequence or a sliding window's band
+// on the local layers (model.hpp's attention_score_flops_per_sequence), not causal.
 double raw_layer_forward_flops(const TransformerShape& m, long long sequence) {
     const double s = static_cast<double>(sequence);
     const double h = static_cast<double>(m.hidden);
+    const bool latent = m.kv_lora_rank > 0;
     const double q = static_cast<double>(m.heads * head_dim(m));
     const double kv = static_cast<double>(m.kv_heads * head_dim(m));
+    const double attention = latent ? static_cast<double>(latent_attention_weights(m)) : 2.0 * h * q + 2.0 * h * kv;
     const double per_ffn = m.feed_forward == FeedForward::gated ? 3.0 : 2.0;
     const double ffn = m.experts == 0 ? per_ffn * h * static_cast<double>(m.ffn)
                                       : static_cast<double>(m.experts_per_token) * per_ffn * h *
                                                 static_cast<double>(m.expert_ffn) +
+                                            static_cast<double>(m.shared_experts) * per_ffn * h *
+                                                static_cast<double>(m.shared_expert_ffn) +
                                             h * static_cast<double>(m.experts);
-    return 2.0 * s * (2.0 * h * q + 2.0 * h * kv + ffn) + 4.0 * s * s * q;
+    const double qk_width = latent ? static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim)
+                                   : static_cast<double>(head_dim(m));
+    const double v_width = latent ? static_cast<double>(m.v_head_dim) : static_cast<double>(head_dim(m));
+    const double per_position = 2.0 * static_cast<double>(m.heads) * (qk_width + v_width);
+    const double full = s * per_position * s;
+    const double w = static_cast<double>(m.sliding_window);
+    const double core = m.sliding_window == 0 || s <= w
+                            ? full
+                            : (static_cast<double>(global_attention_layers(m)) * full +
+                               static_cast<double>(local_attention_layers(m)) * per_position * (s * s - (s - w) * (s - w))) /
+                                  static_cast<double>(m.layers);
+    return 2.0 * s * (attention + ffn) + core;
 }
 void layer_forward_flops_raw(benchmark::State& state) {
     NAPKIN_TWIN_MUST_AGREE(

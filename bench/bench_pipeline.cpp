@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -30,79 +31,107 @@ namespace {
 using namespace napkin;
 
 // --- the closed forms ------------------------------------------------------
+// Each twin runs the library's checks (pipeline.hpp's check_step) on plain
+// numbers: p, m and v in range with their products formed without wrapping,
+// each stage time 0 or normal and at most limits::stage_seconds, W within B,
+// then the schedule's own. Every input is laundered, in both, each iteration.
+[[noreturn, gnu::cold, gnu::noinline]] void raw_fail() { throw std::invalid_argument("bad input"); }
 void raw_check(bool ok) {
-    if (!ok) throw std::invalid_argument("bad input");
+    if (!ok) [[unlikely]]
+        raw_fail();
 }
 bool same(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
 
+struct RawPipeline {
+    long long p, m, v;
+    double f, b, w;
+};
+bool raw_usual_seconds(double x) {
+    return x == 0.0 || (x >= std::numeric_limits<double>::min() && x <= limits::stage_seconds);
+}
+void raw_check_step(const RawPipeline& in) {
+    long long mv = 0, pv = 0;
+    raw_check(in.p >= 1 && in.p <= limits::gpus && in.m >= 1 && in.m <= limits::batch && in.v >= 1 &&
+              in.v <= limits::layers && !__builtin_mul_overflow(in.m, in.v, &mv) && mv <= limits::tokens &&
+              !__builtin_mul_overflow(in.p, in.v, &pv) && pv <= limits::passes);
+    raw_check(raw_usual_seconds(in.f) && raw_usual_seconds(in.b) && raw_usual_seconds(in.w) && in.w <= in.b);
+}
+RawPipeline raw_of(const PipelineShape& s, const StageTimes& t) {
+    return {s.stages, s.microbatches, s.chunks, t.forward.value(), t.backward.value(), t.weight_grad.value()};
+}
+
+const PipelineShape interleaved_shape{8, 64, 4}, one_chunk_shape{8, 64};
+const StageTimes stage_times{milliseconds(1.5), milliseconds(3), milliseconds(1)};
+
 void BM_bubble_interleaved(benchmark::State& state) {
-    PipelineShape shape{8, 64, 4};
-    StageTimes t{milliseconds(1.5), milliseconds(3), milliseconds(1)};
+    PipelineShape shape = interleaved_shape;
+    StageTimes t = stage_times;
+    Interleaved schedule{};
     for (auto _ : state) {
         benchmark::DoNotOptimize(shape);
         benchmark::DoNotOptimize(t);
-        benchmark::DoNotOptimize(bubble_share_of_step(Interleaved{}, shape, t));
+        benchmark::DoNotOptimize(schedule);
+        benchmark::DoNotOptimize(bubble_share_of_step(schedule, shape, t));
     }
 }
-double raw_bubble_share_interleaved(long long p, long long m, long long v, double f, double b, double w) {
-    // The same checks as the library: shape, times, divisibility, positive F + B.
-    raw_check(p >= 1 && m >= 1 && v >= 1 && f >= 0 && b >= 0 && w >= 0 && w <= b);
-    raw_check(v == 1 || m % p == 0);
-    raw_check(f + b > 0);
-    const double bubble = static_cast<double>(p - 1) * (f + b) / static_cast<double>(v);
-    return bubble / (static_cast<double>(m) * (f + b) + bubble);
+double raw_bubble_share_interleaved(const RawPipeline& in, long long extra_warmup) {
+    raw_check_step(in);
+    // Interleaved's own: extra_warmup in [0, m·v], m a multiple of p when v > 1; then F + B > 0.
+    raw_check(extra_warmup >= 0 && extra_warmup <= in.m * in.v);
+    raw_check(in.v == 1 || in.m % in.p == 0);
+    raw_check(in.f + in.b > 0);
+    const double bubble = static_cast<double>(in.p - 1) * (in.f + in.b) / static_cast<double>(in.v);
+    return bubble / (static_cast<double>(in.m) * (in.f + in.b) + bubble);
 }
 void BM_bubble_interleaved_raw(benchmark::State& state) {
-    long long p = 8, m = 64, v = 4;
-    double f = 1.5e-3, b = 3e-3, w = 1e-3;
-    if (!same(raw_bubble_share_interleaved(p, m, v, f, b, w),
-              bubble_share_of_step(Interleaved{}, {8, 64, 4}, {milliseconds(1.5), milliseconds(3), milliseconds(1)}))) {
+    RawPipeline in = raw_of(interleaved_shape, stage_times);
+    long long extra_warmup = 0;
+    if (!same(raw_bubble_share_interleaved(in, extra_warmup),
+              bubble_share_of_step(Interleaved{}, interleaved_shape, stage_times))) {
         state.SkipWithError("the raw-double twin does not reproduce bubble_share_of_step(Interleaved)");
         return;
     }
     for (auto _ : state) {
-        benchmark::DoNotOptimize(p);
-        benchmark::DoNotOptimize(f);
-        benchmark::DoNotOptimize(raw_bubble_share_interleaved(p, m, v, f, b, w));
+        benchmark::DoNotOptimize(in);
+        benchmark::DoNotOptimize(extra_warmup);
+        benchmark::DoNotOptimize(raw_bubble_share_interleaved(in, extra_warmup));
     }
 }
 BENCHMARK(BM_bubble_interleaved);
 BENCHMARK(BM_bubble_interleaved_raw);
 
 void BM_bubble_zb_h1(benchmark::State& state) {
-    PipelineShape shape{8, 64};
-    StageTimes t{milliseconds(1.5), milliseconds(3), milliseconds(1)};
+    PipelineShape shape = one_chunk_shape;
+    StageTimes t = stage_times;
     for (auto _ : state) {
         benchmark::DoNotOptimize(shape);
         benchmark::DoNotOptimize(t);
         benchmark::DoNotOptimize(step_time(ZeroBubbleH1{}, shape, t));
     }
 }
-double raw_step_zb_h1(long long p, long long m, long long v, double f, double b, double w) {
-    raw_check(p >= 1 && m >= 1 && v == 1 && f >= 0 && b >= 0 && w >= 0 && w <= b);
-    const double bubble = std::max(0.0, static_cast<double>(p - 1) * (f + b - 2 * w));
-    return static_cast<double>(m) * (f + b) + bubble;
+double raw_step_zb_h1(const RawPipeline& in) {
+    raw_check_step(in);
+    raw_check(in.v == 1);
+    const double bubble = std::max(0.0, static_cast<double>(in.p - 1) * (in.f + in.b - 2 * in.w));
+    return static_cast<double>(in.m) * (in.f + in.b) + bubble;
 }
 void BM_bubble_zb_h1_raw(benchmark::State& state) {
-    long long p = 8, m = 64, v = 1;
-    double f = 1.5e-3, b = 3e-3, w = 1e-3;
-    if (!same(raw_step_zb_h1(p, m, v, f, b, w),
-              step_time(ZeroBubbleH1{}, {8, 64}, {milliseconds(1.5), milliseconds(3), milliseconds(1)}).value())) {
+    RawPipeline in = raw_of(one_chunk_shape, stage_times);
+    if (!same(raw_step_zb_h1(in), step_time(ZeroBubbleH1{}, one_chunk_shape, stage_times).value())) {
         state.SkipWithError("the raw-double twin does not reproduce step_time(ZeroBubbleH1)");
         return;
     }
     for (auto _ : state) {
-        benchmark::DoNotOptimize(p);
-        benchmark::DoNotOptimize(f);
-        benchmark::DoNotOptimize(raw_step_zb_h1(p, m, v, f, b, w));
+        benchmark::DoNotOptimize(in);
+        benchmark::DoNotOptimize(raw_step_zb_h1(in));
     }
 }
 BENCHMARK(BM_bubble_zb_h1);
 BENCHMARK(BM_bubble_zb_h1_raw);
 
 void BM_bubble_dualpipe(benchmark::State& state) {
-    PipelineShape shape{8, 64};
-    StageTimes t{milliseconds(1.5), milliseconds(3), milliseconds(1)};
+    PipelineShape shape = one_chunk_shape;
+    StageTimes t = stage_times;
     DualPipe schedule{milliseconds(4)};
     for (auto _ : state) {
         benchmark::DoNotOptimize(shape);
@@ -111,26 +140,29 @@ void BM_bubble_dualpipe(benchmark::State& state) {
         benchmark::DoNotOptimize(bubble_share_of_step(schedule, shape, t));
     }
 }
-double raw_bubble_share_dualpipe(long long p, long long m, long long v, double f, double b, double w, double fb) {
-    raw_check(p >= 1 && m >= 1 && v == 1 && f >= 0 && b >= 0 && w >= 0 && w <= b && p % 2 == 0 && fb >= 0);
-    raw_check(f + b > 0);
-    const double bubble = std::max(0.0, (static_cast<double>(p) / 2 - 1) * (fb + b - 3 * w));
-    return bubble / (static_cast<double>(m) * (f + b) + bubble);
+// DualPipe's F&B is optional: set (the flag) and its value, as std::optional holds them.
+double raw_bubble_share_dualpipe(const RawPipeline& in, bool has_fb, double fb) {
+    raw_check_step(in);
+    raw_check(in.v == 1 && in.p % 2 == 0 && (!has_fb || fb >= 0));
+    raw_check(in.f + in.b > 0);
+    const double paired = has_fb ? fb : in.f + in.b;
+    const double bubble = std::max(0.0, (static_cast<double>(in.p) / 2 - 1) * (paired + in.b - 3 * in.w));
+    return bubble / (static_cast<double>(in.m) * (in.f + in.b) + bubble);
 }
 void BM_bubble_dualpipe_raw(benchmark::State& state) {
-    long long p = 8, m = 64, v = 1;
-    double f = 1.5e-3, b = 3e-3, w = 1e-3, fb = 4e-3;
-    if (!same(raw_bubble_share_dualpipe(p, m, v, f, b, w, fb),
-              bubble_share_of_step(DualPipe{milliseconds(4)}, {8, 64},
-                                   {milliseconds(1.5), milliseconds(3), milliseconds(1)}))) {
+    RawPipeline in = raw_of(one_chunk_shape, stage_times);
+    bool has_fb = true;
+    double fb = 4e-3;
+    if (!same(raw_bubble_share_dualpipe(in, has_fb, fb),
+              bubble_share_of_step(DualPipe{milliseconds(4)}, one_chunk_shape, stage_times))) {
         state.SkipWithError("the raw-double twin does not reproduce bubble_share_of_step(DualPipe)");
         return;
     }
     for (auto _ : state) {
-        benchmark::DoNotOptimize(p);
-        benchmark::DoNotOptimize(f);
+        benchmark::DoNotOptimize(in);
+        benchmark::DoNotOptimize(has_fb);
         benchmark::DoNotOptimize(fb);
-        benchmark::DoNotOptimize(raw_bubble_share_dualpipe(p, m, v, f, b, w, fb));
+        benchmark::DoNotOptimize(raw_bubble_share_dualpipe(in, has_fb, fb));
     }
 }
 BENCHMARK(BM_bubble_dualpipe);

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace {
@@ -20,16 +21,15 @@ namespace {
 using namespace napkin;
 
 // --- the raw-double twin: the same formulas and checks on plain numbers ------
-// It mirrors the library step by step (the general weight count with its
-// branches, every input check, the ring with its own checks), so the only
-// difference left is the unit types.
-struct RawModel {
-    long long layers, hidden, ffn, heads, kv_heads, head_dim, vocabulary;
-    bool tied, gated, biases;
-    long long positions, experts, experts_per_token, expert_ffn;
-};
+// It mirrors the library step by step: every check of the GPU, the link and the
+// setup (hardware.hpp's and inference.hpp's, each range as the library states
+// it), the counts' ranges, the ring with its own checks, the weight share
+// rounded up to a whole byte. The model is integers only, no quantity: its
+// checks and weight counts are the library's, shared (detail::counted), as
+// bench_formulas shares them. The only difference left is the unit types.
 struct RawGpu {
-    double memory, usable, bandwidth, flops;
+    double memory, usable, bandwidth, flops, fp8, fp6, fp4, int8, board_power;
+    long long sm_count;
 };
 struct RawLink {
     double bandwidth, step;
@@ -40,49 +40,44 @@ struct RawSetup {
 };
 const RawSetup raw_lesson{2, 2, 2, 8192, 2048, 1073741824.0, 2};
 constexpr double raw_base = 6.6e-6;
+constexpr double tiny = std::numeric_limits<double>::min(), huge = std::numeric_limits<double>::max();
 
+[[noreturn, gnu::cold, gnu::noinline]] void raw_fail() { throw std::invalid_argument("bad input"); }
 void raw_check(bool ok) {
-    if (!ok) throw std::invalid_argument("bad input");
+    if (!ok) [[unlikely]]
+        raw_fail();
 }
+bool within(double x, double low, double high) { return x >= low && x <= high; }
+bool zero_or_within(double x, double low, double high) { return x == 0.0 || within(x, low, high); }
 double raw_ceil(double v) {
+    raw_check(v == v && v <= huge && v >= -huge);
+    if (v >= 4503599627370496.0 || v <= -4503599627370496.0) return v;
     const auto t = static_cast<double>(static_cast<long long>(v));
     return t < v ? t + 1 : t;
 }
-long long raw_head_dim(const RawModel& m) { return m.head_dim != 0 ? m.head_dim : m.hidden / m.heads; }
-void raw_check_model(const RawModel& m) {
-    raw_check(m.layers >= 1 && m.hidden >= 1 && m.ffn >= 1 && m.heads >= 1 && m.kv_heads >= 1 && m.vocabulary >= 1);
-    raw_check(m.head_dim >= 0 && m.heads % m.kv_heads == 0 && (m.head_dim != 0 || m.hidden % m.heads == 0));
-    raw_check(m.experts >= 0 && (m.experts == 0 || (m.experts_per_token >= 1 && m.experts_per_token <= m.experts)));
-    raw_check(m.experts == 0 || m.expert_ffn >= 1);
-}
-long long raw_ffn_weights(const RawModel& m, long long width) {
-    if (m.gated) return 3 * m.hidden * width + (m.biases ? 2 * width + m.hidden : 0);
-    return 2 * m.hidden * width + (m.biases ? width + m.hidden : 0);
-}
-long long raw_norm(const RawModel& m) { return (m.biases ? 2 : 1) * m.hidden; }
-long long raw_parameters(const RawModel& m) {
-    const long long q = m.heads * raw_head_dim(m), kv = m.kv_heads * raw_head_dim(m);
-    const long long attention = 2 * m.hidden * q + 2 * m.hidden * kv + (m.biases ? q + 2 * kv + m.hidden : 0);
-    const long long ffn = m.experts == 0 ? raw_ffn_weights(m, m.ffn)
-                                         : m.experts * raw_ffn_weights(m, m.expert_ffn) + m.hidden * m.experts;
-    const long long layer = attention + ffn + 2 * raw_norm(m);
-    return m.layers * layer + m.vocabulary * m.hidden * (m.tied ? 1 : 2) + m.positions * m.hidden + raw_norm(m);
-}
-long long raw_active(const RawModel& m) {
-    if (m.experts == 0) return raw_parameters(m);
-    return raw_parameters(m) - m.layers * (m.experts - m.experts_per_token) * raw_ffn_weights(m, m.expert_ffn);
-}
-void raw_check_all(const RawModel& m, const RawGpu& g, const RawLink& l, const RawSetup& s, long long n,
-                   long long w) {
-    raw_check_model(m);
-    raw_check(g.memory > 0 && g.usable > 0 && g.usable <= 1 && g.bandwidth > 0 && g.flops > 0);
-    raw_check(l.bandwidth > 0 && l.step >= 0);
-    raw_check(s.bytes_per_weight > 0 && s.bytes_per_cache_value > 0 && s.bytes_per_activation > 0);
-    raw_check(s.context >= 0 && s.working_tokens >= 0 && s.allowance >= 0 && s.all_reduces_per_layer >= 0);
-    raw_check(n >= 1 && w >= 1);
+void raw_check_all(const RawGpu& g, const RawLink& l, const RawSetup& s, long long n, long long w) {
+    // hardware.hpp's usual_gpu and usual link, inference.hpp's check_setup, the counts' ranges.
+    raw_check(within(g.memory, 1.0, limits::memory_bytes) && within(g.usable, tiny, 1.0) &&
+              within(g.bandwidth, limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
+              within(g.flops, limits::slowest_rate, limits::peak_flops_per_s) && g.sm_count >= 0 &&
+              g.sm_count <= (1LL << 24) && zero_or_within(g.fp8, limits::slowest_rate, limits::peak_flops_per_s) &&
+              zero_or_within(g.fp6, limits::slowest_rate, limits::peak_flops_per_s) &&
+              zero_or_within(g.fp4, limits::slowest_rate, limits::peak_flops_per_s) &&
+              zero_or_within(g.int8, limits::slowest_rate, limits::peak_flops_per_s) &&
+              zero_or_within(g.board_power, 1.0, limits::board_power_w));
+    raw_check(within(l.bandwidth, limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
+              zero_or_within(l.step, tiny, limits::latency_s));
+    raw_check(within(s.bytes_per_weight, tiny, huge) && within(s.bytes_per_cache_value, tiny, huge) &&
+              within(s.bytes_per_activation, tiny, huge) && zero_or_within(s.context, tiny, huge) &&
+              zero_or_within(s.working_tokens, tiny, huge) && zero_or_within(s.allowance, tiny, huge) &&
+              s.all_reduces_per_layer >= 0 && s.all_reduces_per_layer <= 1024);
+    raw_check(n >= 1 && n <= limits::gpus && w >= 1 && w <= limits::tokens);
 }
 double raw_ring(double message, long long n, const RawLink& l) {
-    raw_check(message >= 0 && n >= 1 && l.bandwidth > 0 && l.step >= 0);
+    // collectives.hpp's check_collective.
+    raw_check(n >= 1 && n <= limits::gpus && within(l.bandwidth, limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
+              zero_or_within(l.step, tiny, limits::latency_s) && zero_or_within(raw_base, tiny, huge));
+    raw_check(zero_or_within(message, tiny, limits::message_bytes));
     if (n == 1) return 0;
     const double steps = 2.0 * static_cast<double>(n - 1);
     return raw_base + steps * l.step + steps / static_cast<double>(n) * (message / l.bandwidth);
@@ -90,41 +85,50 @@ double raw_ring(double message, long long n, const RawLink& l) {
 struct RawTime {
     double read, transfer;
 };
-RawTime raw_token_time_of(const RawModel& m, const RawGpu& g, const RawLink& l, const RawSetup& s, long long n,
-                          long long w) {
+RawTime raw_token_time_of(const detail::CountedModel& counts, const RawGpu& g, const RawLink& l, const RawSetup& s,
+                          long long n, long long w) {
+    const TransformerShape& m = counts.shape;
     const double gpus = static_cast<double>(n);
-    const double read = raw_ceil(static_cast<double>(raw_parameters(m)) * s.bytes_per_weight / gpus) / g.bandwidth;
-    const double compute = 2.0 * static_cast<double>(raw_active(m)) * static_cast<double>(w) / gpus / g.flops;
+    const double read = raw_ceil(static_cast<double>(counts.parameters) * s.bytes_per_weight / gpus) / g.bandwidth;
+    const double compute = 2.0 * static_cast<double>(counts.active) * static_cast<double>(w) / gpus / g.flops;
     const double busy = std::max(read, compute);
     const double message = static_cast<double>(m.hidden) * s.bytes_per_activation * static_cast<double>(w);
     return {busy, static_cast<double>(s.all_reduces_per_layer * m.layers) * raw_ring(message, n, l)};
 }
-RawTime raw_token_time(const RawModel& m, const RawGpu& g, const RawLink& l, long long n, long long w) {
-    raw_check_all(m, g, l, raw_lesson, n, w);
-    return raw_token_time_of(m, g, l, raw_lesson, n, w);
+RawTime raw_token_time(const TransformerShape& m, const RawGpu& g, const RawLink& l, long long n, long long w) {
+    const detail::CountedModel counts = detail::counted(m);
+    raw_check_all(g, l, raw_lesson, n, w);
+    return raw_token_time_of(counts, g, l, raw_lesson, n, w);
 }
-long long raw_best(const RawModel& m, const RawGpu& g, const RawLink& l) {
+long long raw_best(const TransformerShape& m, const RawGpu& g, const RawLink& l) {
     const RawSetup& s = raw_lesson;
-    raw_check_all(m, g, l, s, 1, 1);
+    raw_check(64 <= limits::gpu_scan);
+    const detail::CountedModel counts = detail::counted(m);
+    raw_check_all(g, l, s, 1, 1);
     const auto usable = static_cast<double>(static_cast<long long>(g.memory * g.usable));
     const double working = static_cast<double>(3 * m.ffn + 4 * m.hidden) * s.bytes_per_activation * s.working_tokens +
                            s.allowance;
     long long best = 0;
     double best_time = 0;
     for (long long n = 1; n <= 64; ++n) {
-        const double weights = raw_ceil(static_cast<double>(raw_parameters(m)) * s.bytes_per_weight / static_cast<double>(n));
-        const double cache = raw_ceil(static_cast<double>(2 * m.layers * m.kv_heads * raw_head_dim(m)) *
+        const double weights = raw_ceil(static_cast<double>(counts.parameters) * s.bytes_per_weight / static_cast<double>(n));
+        const double cache = raw_ceil(static_cast<double>(2 * m.layers * m.kv_heads * head_dim(m)) *
                                       s.bytes_per_cache_value * s.context / static_cast<double>(std::min(n, m.kv_heads)));
         if (weights + cache + working > usable) continue;
-        const RawTime t = raw_token_time_of(m, g, l, s, n, 1);
+        const RawTime t = raw_token_time_of(counts, g, l, s, n, 1);
         if (best == 0 || t.read + t.transfer < best_time) best = n, best_time = t.read + t.transfer;
     }
     return best;
 }
 
-const RawModel raw_70b{80, 8192, 28672, 64, 8, 128, 128256, false, true, false, 0, 0, 0, 0};
-const RawGpu raw_a100{85899345920.0, 0.92, 2039e9, 312e12};
-const RawLink raw_nvlink{600e9, 0.6e-6};
+RawGpu raw_of(const Gpu& g) {
+    return {g.memory.value(),   g.usable_fraction, g.memory_bandwidth.value(), g.peak_flops.value(),
+            g.fp8_flops.value(), g.fp6_flops.value(), g.fp4_flops.value(),     g.int8_ops.value(),
+            g.board_power.value(), g.sm_count};
+}
+const TransformerShape raw_70b = catalog::llama3_1_70b;  // integers only: the twin's model as it is
+const RawGpu raw_a100 = raw_of(catalog::a100_80gb_sxm);
+const RawLink raw_nvlink{catalog::nvlink_a100.bandwidth.value(), catalog::nvlink_a100.step_latency.value()};
 
 // --- the twins agree with the library -----------------------------------------------
 bool same(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
@@ -162,7 +166,7 @@ void token_time_raw_double(benchmark::State& state) {
         state.SkipWithError("the raw-double twin does not reproduce token_time");
         return;
     }
-    RawModel model = raw_70b;
+    TransformerShape model = raw_70b;
     RawGpu gpu = raw_a100;
     RawLink link = raw_nvlink;
     long long n = 4;
@@ -196,7 +200,7 @@ void best_count_raw_double(benchmark::State& state) {
         state.SkipWithError("the raw-double twin does not reproduce best_gpu_count");
         return;
     }
-    RawModel model = raw_70b;
+    TransformerShape model = raw_70b;
     RawGpu gpu = raw_a100;
     RawLink link = raw_nvlink;
     for (auto _ : state) {

@@ -73,11 +73,9 @@ namespace detail {
 /// and latency, ranks in range, a valid link); the naming checks run only on a fault.
 constexpr void check_collective(Bytes message, long long ranks, const Link& link, Seconds base_latency) {
     constexpr double tiny = std::numeric_limits<double>::min();
-    const double m = message.value(), base = base_latency.value(), alpha = link.step_latency.value();
+    const double m = message.value(), base = base_latency.value();
     // One test per argument, so a loop over messages tests the link, ranks and base once.
-    const bool usual_link = within(link.bandwidth.value(), limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
-                            (alpha == 0.0 || within(alpha, tiny, limits::latency_s));
-    if (!(ranks >= 1 && ranks <= limits::gpus && usual_link &&
+    if (!(ranks >= 1 && ranks <= limits::gpus && usual_link(link) &&
           (base == 0.0 || within(base, tiny, std::numeric_limits<double>::max())))) [[unlikely]]
         name_collective_fault(message, ranks, link, base_latency);
     if (!(m == 0.0 || within(m, tiny, limits::message_bytes))) [[unlikely]]
@@ -95,6 +93,14 @@ constexpr void check_collective(Bytes message, long long ranks, const Link& link
                                                   Seconds base_latency) {
     return {base_latency + steps * link.step_latency, share * (message / link.bandwidth)};
 }
+
+/// The ring all-reduce's formula for inputs already checked (a caller that validated its topology once).
+[[nodiscard]] constexpr CollectiveTime ring_all_reduce_of(Bytes message, long long ranks, const Link& link,
+                                                          Seconds base_latency) {
+    if (ranks == 1) return {};
+    const double steps = 2.0 * count(ranks - 1);
+    return {base_latency + steps * link.step_latency, steps / count(ranks) * (message / link.bandwidth)};
+}
 }  // namespace detail
 
 /// Ring all-reduce (Patarasuk & Yuan 2009; NCCL tests doc/PERFORMANCE.md):
@@ -103,9 +109,7 @@ constexpr void check_collective(Bytes message, long long ranks, const Link& link
 [[nodiscard]] constexpr CollectiveTime ring_all_reduce(Bytes message, long long ranks, const Link& link,
                                                       Seconds base_latency = Seconds{}) {
     detail::check_collective(message, ranks, link, base_latency);
-    if (ranks == 1) return {};
-    const double steps = 2.0 * count(ranks - 1);
-    return {base_latency + steps * link.step_latency, steps / count(ranks) * (message / link.bandwidth)};
+    return detail::ring_all_reduce_of(message, ranks, link, base_latency);
 }
 
 /// Tree all-reduce as the communication lab defines it: reduce up a binary tree,
@@ -123,12 +127,17 @@ constexpr void check_collective(Bytes message, long long ranks, const Link& link
 namespace detail {
 /// n − 1 ring steps that each move 1/n of the buffer: the shape reduce-scatter,
 /// all-gather and all-to-all share. T = base + (n−1)·α + (n−1)/n · M/B.
-[[nodiscard]] constexpr CollectiveTime ring_pass(Bytes buffer, long long ranks, const Link& link,
-                                                 Seconds base_latency) {
-    check_collective(buffer, ranks, link, base_latency);
+[[nodiscard]] constexpr CollectiveTime ring_pass_of(Bytes buffer, long long ranks, const Link& link,
+                                                    Seconds base_latency) {
     if (ranks == 1) return {};
     const double steps = count(ranks - 1);
     return alpha_beta(steps, steps / count(ranks), buffer, link, base_latency);
+}
+/// The same with its inputs checked.
+[[nodiscard]] constexpr CollectiveTime ring_pass(Bytes buffer, long long ranks, const Link& link,
+                                                 Seconds base_latency) {
+    check_collective(buffer, ranks, link, base_latency);
+    return ring_pass_of(buffer, ranks, link, base_latency);
 }
 }  // namespace detail
 
@@ -215,9 +224,9 @@ struct HierarchicalTopology {
     double oversubscription = 1.0;  // r in r:1; 1 is full bisection bandwidth
 };
 
-/// The topology unchanged when its counts (at most 2^40 GPUs), both links and its oversubscription
-/// (in [1, 1e6]) are in range; otherwise rejects it, naming the field.
-[[nodiscard]] constexpr const HierarchicalTopology& validated(const HierarchicalTopology& t) {
+namespace detail {
+/// validated(HierarchicalTopology)'s checks one by one, naming the first field that fails.
+[[gnu::cold, gnu::noinline]] constexpr void name_topology_fault(const HierarchicalTopology& t) {
     require_count("HierarchicalTopology.nodes", t.nodes, limits::gpus);
     require_count("HierarchicalTopology.gpus_per_node", t.gpus_per_node, limits::gpus);
     require(checked_mul(t.nodes, t.gpus_per_node, "HierarchicalTopology GPUs (nodes × gpus_per_node)") <=
@@ -234,6 +243,18 @@ struct HierarchicalTopology {
                     "must be at least 1 (r in r:1)");
     require(t.oversubscription <= 1e6, "HierarchicalTopology.oversubscription", t.oversubscription,
             "must be at most 1e6");
+}
+}  // namespace detail
+
+/// The topology unchanged when its counts (at most 2^40 GPUs), both links and its oversubscription
+/// (in [1, 1e6]) are in range; otherwise rejects it, naming the field. The usual topology passes in one
+/// branch (its GPU count formed without wrapping); the checks that name what is wrong run only on a fault.
+[[nodiscard]] constexpr const HierarchicalTopology& validated(const HierarchicalTopology& t) {
+    long long gpus = 0;
+    if (!(t.nodes >= 1 && t.gpus_per_node >= 1 && !__builtin_mul_overflow(t.nodes, t.gpus_per_node, &gpus) &&
+          gpus <= limits::gpus && detail::usual_link(t.intra) && detail::usual_link(t.inter) &&
+          within(t.oversubscription, 1.0, 1e6))) [[unlikely]]
+        detail::name_topology_fault(t);
     return t;
 }
 
@@ -248,30 +269,44 @@ struct HierarchicalTopology {
 }
 
 namespace detail {
+[[gnu::cold, gnu::noinline]] constexpr void name_message_fault(Bytes message) {
+    require_non_negative("message (bytes)", message.value());
+    require(message.value() <= limits::message_bytes, "message (bytes)", message.value(), "must be at most 1e18 bytes");
+}
+/// A message of 0 or [DBL_MIN, 1e18] bytes, in one branch.
+constexpr void check_message(Bytes message) {
+    const double m = message.value();
+    if (!(m == 0.0 || within(m, std::numeric_limits<double>::min(), limits::message_bytes))) [[unlikely]]
+        name_message_fault(message);
+}
 /// The hierarchical collectives below for a topology and base latency already checked (a caller that
-/// built the topology from a checked cluster prices many messages on it); the message is still checked.
+/// built the topology from a checked cluster prices many messages on it); the message is checked here,
+/// once, and the phases are priced without checking again.
 [[nodiscard]] constexpr CollectiveTime hierarchical_all_reduce_of(Bytes message, const HierarchicalTopology& topology,
                                                                   Seconds base_latency) {
+    check_message(message);
     const long long g = topology.gpus_per_node;
     if (ranks(topology) == 1) return {};
-    return CollectiveTime{base_latency, {}} + reduce_scatter(message, g, topology.intra) +
-           ring_all_reduce(message / count(g), topology.nodes, inter_node_link(topology)) +
-           all_gather(message, g, topology.intra);
+    return CollectiveTime{base_latency, {}} + ring_pass_of(message, g, topology.intra, {}) +
+           ring_all_reduce_of(message / count(g), topology.nodes, inter_node_link(topology), {}) +
+           ring_pass_of(message, g, topology.intra, {});
 }
 [[nodiscard]] constexpr CollectiveTime hierarchical_reduce_scatter_of(Bytes full_buffer,
                                                                       const HierarchicalTopology& topology,
                                                                       Seconds base_latency) {
+    check_message(full_buffer);
     if (ranks(topology) == 1) return {};
-    return CollectiveTime{base_latency, {}} + reduce_scatter(full_buffer, topology.gpus_per_node, topology.intra) +
-           reduce_scatter(full_buffer / count(topology.gpus_per_node), topology.nodes, inter_node_link(topology));
+    return CollectiveTime{base_latency, {}} + ring_pass_of(full_buffer, topology.gpus_per_node, topology.intra, {}) +
+           ring_pass_of(full_buffer / count(topology.gpus_per_node), topology.nodes, inter_node_link(topology), {});
 }
 [[nodiscard]] constexpr CollectiveTime hierarchical_all_gather_of(Bytes full_buffer,
                                                                   const HierarchicalTopology& topology,
                                                                   Seconds base_latency) {
+    check_message(full_buffer);
     if (ranks(topology) == 1) return {};
     return CollectiveTime{base_latency, {}} +
-           all_gather(full_buffer / count(topology.gpus_per_node), topology.nodes, inter_node_link(topology)) +
-           all_gather(full_buffer, topology.gpus_per_node, topology.intra);
+           ring_pass_of(full_buffer / count(topology.gpus_per_node), topology.nodes, inter_node_link(topology), {}) +
+           ring_pass_of(full_buffer, topology.gpus_per_node, topology.intra, {});
 }
 }  // namespace detail
 
@@ -286,8 +321,7 @@ namespace detail {
 [[nodiscard]] constexpr CollectiveTime hierarchical_all_reduce(Bytes message, const HierarchicalTopology& topology,
                                                               Seconds base_latency = Seconds{}) {
     (void)validated(topology);
-    require_non_negative("message (bytes)", message.value());
-    require(message.value() <= limits::message_bytes, "message (bytes)", message.value(), "must be at most 1e18 bytes");
+    detail::check_message(message);
     require_non_negative("base_latency (s)", base_latency.value());
     return detail::hierarchical_all_reduce_of(message, topology, base_latency);
 }

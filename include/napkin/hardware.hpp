@@ -183,14 +183,18 @@ namespace detail {
     require(link.step_latency.value() <= limits::latency_s, "Link.step_latency (s)", link.step_latency.value(),
             "must be at most 3600 s");
 }
+/// A link's physical ranges in one test: a rate in [1 B/s, 1e18 B/s], α 0 or in [DBL_MIN, an hour].
+[[nodiscard]] constexpr bool usual_link(const Link& link) {
+    const double latency = link.step_latency.value();
+    return within(link.bandwidth.value(), limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
+           (latency == 0.0 || within(latency, std::numeric_limits<double>::min(), limits::latency_s));
+}
 }  // namespace detail
 
 /// The link unchanged when its bandwidth is in [1, 1e18] bytes/s and its step latency in
 /// [0, 3600] s; otherwise rejects it, naming the field.
 [[nodiscard]] constexpr const Link& validated(const Link& link) {
-    const double latency = link.step_latency.value();
-    if (!(within(link.bandwidth.value(), limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
-          (latency == 0.0 || within(latency, std::numeric_limits<double>::min(), limits::latency_s)))) [[unlikely]]
+    if (!detail::usual_link(link)) [[unlikely]]
         detail::name_link_fault(link);
     return link;
 }

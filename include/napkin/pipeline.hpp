@@ -179,6 +179,15 @@ struct Interleaved {
 
     static constexpr std::string_view name = "interleaved";
     constexpr void validate(const PipelineShape& s) const {
+        // The usual shape in one branch (extra_warmup in [0, m·v], m·v formed without wrapping, p | m when
+        // v > 1); the checks below name what is wrong.
+        long long virtual_microbatches = 0;
+        if (!(extra_warmup >= 0 && !__builtin_mul_overflow(s.microbatches, s.chunks, &virtual_microbatches) &&
+              extra_warmup <= virtual_microbatches && (s.chunks == 1 || (s.stages >= 1 && s.microbatches % s.stages == 0))))
+            [[unlikely]]
+            name_fault(s);
+    }
+    [[gnu::cold, gnu::noinline]] constexpr void name_fault(const PipelineShape& s) const {
         require_non_negative("Interleaved.extra_warmup", count(extra_warmup));
         // Past m·v extra forwards every forward already runs first: a larger
         // count changes nothing but the arithmetic's range.
@@ -269,6 +278,13 @@ struct DualPipe {
 
     static constexpr std::string_view name = "dualpipe";
     constexpr void validate(const PipelineShape& s) const {
+        // The usual shape in one branch; the checks below name what is wrong.
+        if (!(s.chunks == 1 && s.stages % 2 == 0 &&
+              (!overlapped_forward_backward || detail::usual_stage_seconds(overlapped_forward_backward->value()))))
+            [[unlikely]]
+            name_fault(s);
+    }
+    [[gnu::cold, gnu::noinline]] constexpr void name_fault(const PipelineShape& s) const {
         detail::require_one_chunk(s);
         require(s.stages % 2 == 0, "PipelineShape.stages", count(s.stages), "must be even for DualPipe");
         if (overlapped_forward_backward)
