@@ -187,6 +187,7 @@ struct Interleaved {
             [[unlikely]]
             name_fault(s);
     }
+    /// validate's checks one by one, naming the first that fails (out of line: a usual shape never runs them).
     [[gnu::cold, gnu::noinline]] constexpr void name_fault(const PipelineShape& s) const {
         require_non_negative("Interleaved.extra_warmup", count(extra_warmup));
         // Past m·v extra forwards every forward already runs first: a larger
@@ -195,7 +196,7 @@ struct Interleaved {
             reject_exact("Interleaved.extra_warmup", std::to_string(extra_warmup),
                    "must be at most PipelineShape.microbatches × chunks = " + std::to_string(s.microbatches * s.chunks),
                          {"PipelineShape.microbatches", "PipelineShape.chunks"});
-        if (s.chunks > 1 && s.microbatches % s.stages != 0)
+        if (s.chunks > 1 && (s.stages < 1 || s.microbatches % s.stages != 0))
             reject("PipelineShape.microbatches", count(s.microbatches),
                            "must be a multiple of PipelineShape.stages = " + std::to_string(s.stages) +
                                " in Megatron's interleaved schedule",
@@ -279,11 +280,14 @@ struct DualPipe {
     static constexpr std::string_view name = "dualpipe";
     constexpr void validate(const PipelineShape& s) const {
         // The usual shape in one branch; the checks below name what is wrong.
+        const auto non_negative = [](double x) {
+            return x == 0.0 || within(x, std::numeric_limits<double>::min(), std::numeric_limits<double>::max());
+        };
         if (!(s.chunks == 1 && s.stages % 2 == 0 &&
-              (!overlapped_forward_backward || detail::usual_stage_seconds(overlapped_forward_backward->value()))))
-            [[unlikely]]
+              (!overlapped_forward_backward || non_negative(overlapped_forward_backward->value())))) [[unlikely]]
             name_fault(s);
     }
+    /// validate's checks one by one, naming the first that fails (out of line: a usual shape never runs them).
     [[gnu::cold, gnu::noinline]] constexpr void name_fault(const PipelineShape& s) const {
         detail::require_one_chunk(s);
         require(s.stages % 2 == 0, "PipelineShape.stages", count(s.stages), "must be even for DualPipe");

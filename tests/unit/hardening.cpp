@@ -501,6 +501,38 @@ TEST_SUITE("hardening") {
         CHECK(usual > trials / 8);  // both sides of every test are reached
         CHECK(usual < trials * 7 / 8);
 
+        // The hierarchical topology (its GPU count formed without wrapping), the message the hierarchical
+        // collectives check once, and the schedules' own shape checks (Interleaved's extra warm-up and
+        // divisibility, DualPipe's even stages and F&B), each on a shape that passed its own checks.
+        int usual_topologies = 0;
+        for (int i = 0; i < trials; ++i) {
+            HierarchicalTopology t{8, 8, catalog::nvlink4, catalog::ib_ndr, Nic::per_gpu, 2.0};
+            PipelineShape shape{8, 64, 4};
+            Interleaved interleaved{};
+            DualPipe dualpipe{milliseconds(4)};
+            Bytes message = bytes(1e6);
+            const std::vector<std::function<void()>> fields{
+                [&] { t.nodes = pick(counts); }, [&] { t.gpus_per_node = pick(counts); },
+                [&] { t.intra.bandwidth = bytes_per_second(pick(reals)); },
+                [&] { t.inter.step_latency = seconds(pick(reals)); }, [&] { t.oversubscription = pick(reals); },
+                [&] { shape.stages = pick(counts); }, [&] { shape.microbatches = pick(counts); },
+                [&] { shape.chunks = pick(counts); }, [&] { interleaved.extra_warmup = pick(counts); },
+                [&] { dualpipe.overlapped_forward_backward = seconds(pick(reals)); },
+                [&] { message = bytes(pick(reals)); }};
+            for (int k = 1 + i % 3; k > 0; --k) pick(fields)();
+            const bool usual_topology = accepts([&] { (void)validated(t); });
+            usual_topologies += usual_topology ? 1 : 0;
+            CHECK(usual_topology == accepts([&] { detail::name_topology_fault(t); }));
+            CHECK(accepts([&] { detail::check_message(message); }) ==
+                  accepts([&] { detail::name_message_fault(message); }));
+            if (!detail::usual_shape(shape)) continue;
+            CHECK(accepts([&] { interleaved.validate(shape); }) == accepts([&] { interleaved.name_fault(shape); }));
+            const PipelineShape one_chunk{shape.stages, shape.microbatches, 1};  // DualPipe's (chunks > 1: refused)
+            CHECK(accepts([&] { dualpipe.validate(one_chunk); }) == accepts([&] { dualpipe.name_fault(one_chunk); }));
+        }
+        CHECK(usual_topologies > trials / 20);
+        CHECK(usual_topologies < trials * 19 / 20);
+
         // The model's fields: a dense, a mixture and a latent-attention shape.
         const std::vector<TransformerShape> models{catalog::llama3_1_70b, catalog::mixtral_8x22b,
                                                    catalog::deepseek_v3};
