@@ -31,7 +31,11 @@ using namespace napkin;
 // --- the raw-double twin (dense model, continuous batching, no queue, no chunks) ---
 // It computes every output the library's estimate holds (memory at N, the
 // largest N, TTFT, TPOT, e2e, requests/s, tokens/s in all, per GPU and per
-// user) with the same checks; it does not keep the parts apart.
+// user); it does not keep the parts apart. What it leaves out (the ratio counts
+// it with the types): the checks beyond each field's sign (the library tests
+// every range, the setup's fields and the workload's), the placement of the
+// tensor, pipeline and expert groups on the fabric, and the engine overheads
+// (zero under roofline_serving).
 struct RawModel {
     long long layers, hidden, ffn, heads, kv_heads, head_dim, vocabulary, max_positions;
     bool tied, gated, biases;

@@ -4,9 +4,12 @@
 // same order, the same integer divisions, the placement of every group on the
 // nodes, the hierarchical all-reduce of the data-parallel gradients, the
 // expert-parallel and ZeRO branches the layout takes, and pipeline.hpp's 1F1B
-// bubble from the stage's F, B and W. Only the types differ, so the ratio of
-// the two is the cost of the unit types. Before timing, both must give the
+// bubble from the stage's F, B and W. Before timing, both must give the
 // same step, memory and MFU (to 1e-12), or the benchmark reports an error.
+// What the twin leaves out (the ratio counts it with the types): the model's
+// and the cluster's checks beyond the sign of each field, the context-parallel
+// exchange (zero at cp = 1), the memory allowances, optimizers other than Adam
+// and the FP8 utilisation.
 // The twin is of the flat compute model (TrainingOptions::compute_model =
 // flat, compute.hpp's EfficiencyModel); the GEMM model, the default, is timed
 // on its own (evaluate_with_units) and has no twin.
