@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -28,176 +29,254 @@ namespace {
 
 using namespace napkin;
 
-// --- the raw-double twin (dense model, continuous batching, no queue, no chunks) ---
+// --- the raw-double twin (dense model, continuous batching, no chunks, no offload) ---
 // It computes every output the library's estimate holds (memory at N, the
 // largest N, TTFT, TPOT, e2e, requests/s, tokens/s in all, per GPU and per
-// user); it does not keep the parts apart. What it leaves out (the ratio counts
-// it with the types): the checks beyond each field's sign (the library tests
-// every range, the setup's fields and the workload's), the placement of the
-// tensor, pipeline and expert groups on the fabric, and the engine overheads
-// (zero under roofline_serving).
-struct RawModel {
-    long long layers, hidden, ffn, heads, kv_heads, head_dim, vocabulary, max_positions;
-    bool tied, gated, biases;
-    long long positions, experts, experts_per_token, expert_ffn;
-};
+// user) as serving.hpp does under roofline_serving, step by step: every check
+// of the GPU, the fabric, the setup and the workload, each range as the library
+// states it; the groups' placement on the fabric (tensor, pipeline, expert);
+// the collectives with their own checks; the engine's overheads; the cache in
+// paged blocks, the weights in whole bytes. The model and the layout are
+// integers only, no quantity: their checks, weight counts and placements are
+// the library's, shared (as bench_formulas shares them). It does not keep the
+// parts apart, and it takes a model without latent attention or sliding windows
+// (the library's branches for them are not mirrored).
 struct RawGpu {
-    double memory, usable, bandwidth, flops;
+    double memory, usable, bandwidth, flops, fp8, fp6, fp4, int8, board_power;
+    long long sm_count;
 };
 struct RawLink {
     double bandwidth, step;
+};
+struct RawSetup {  // ServingSetup's numbers (16-bit weights and cache, the roofline profile)
+    double bytes_per_activation;
+    long long all_reduces_per_layer, kv_block_tokens;
+    double working_tokens, working_allowance;
+    long long prefill_chunk, pipeline_micro_batches;
+    double offload_capacity, offload_bandwidth, pass_overhead, layer_overhead, gemm_share, expert_skew;
 };
 struct RawOut {
     double ttft, tpot, e2e, tokens_per_s, per_gpu, per_user, requests_per_s, memory;
     long long most;
 };
-constexpr double raw_base = 6.6e-6;                  // NCCL ring LL base latency, as the library's default
-constexpr double raw_working_allowance = 1073741824.0;  // 1 GiB
-constexpr double raw_working_tokens = 2048;
-constexpr long long raw_block = 16;
+constexpr double raw_base = 6.6e-6;  // NCCL ring LL base latency, as the library's default collective
+constexpr double bytes_per_value = 2.0;  // bf16 weights and cache
+constexpr double tiny = std::numeric_limits<double>::min(), huge = std::numeric_limits<double>::max();
 
+[[noreturn, gnu::cold, gnu::noinline]] void raw_fail() { throw std::invalid_argument("bad input"); }
 void raw_check(bool ok) {
-    if (!ok) throw std::invalid_argument("bad input");
+    if (!ok) [[unlikely]]
+        raw_fail();
 }
+bool within(double x, double low, double high) { return x >= low && x <= high; }
+bool zero_or_within(double x, double low, double high) { return x == 0.0 || within(x, low, high); }
+bool usual_link(const RawLink& l) {
+    return within(l.bandwidth, limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
+           zero_or_within(l.step, tiny, limits::latency_s);
+}
+// units.hpp's ceil_whole and floor_whole: finite, and left alone from 2^52 on.
 double raw_ceil(double v) {
+    raw_check(v == v && v <= huge && v >= -huge);
+    if (v >= 4503599627370496.0 || v <= -4503599627370496.0) return v;
     const auto t = static_cast<double>(static_cast<long long>(v));
     return t < v ? t + 1 : t;
 }
 double raw_floor(double v) {
+    raw_check(v == v && v <= huge && v >= -huge);
+    if (v >= 4503599627370496.0 || v <= -4503599627370496.0) return v;
     const auto t = static_cast<double>(static_cast<long long>(v));
     return t > v ? t - 1 : t;
 }
-// The general weight count with its branches, as model.hpp computes it (the
-// twin's model is dense, gated, untied and without biases, but takes the same paths).
-long long raw_ffn_weights(const RawModel& m, long long width) {
-    if (m.gated) return 3 * m.hidden * width + (m.biases ? 2 * width + m.hidden : 0);
-    return 2 * m.hidden * width + (m.biases ? width + m.hidden : 0);
-}
-long long raw_norm(const RawModel& m) { return (m.biases ? 2 : 1) * m.hidden; }
-double raw_parameters(const RawModel& m) {
-    const long long hd = m.head_dim != 0 ? m.head_dim : m.hidden / m.heads;
-    const long long q = m.heads * hd, kv = m.kv_heads * hd;
-    const long long attention = 2 * m.hidden * q + 2 * m.hidden * kv + (m.biases ? q + 2 * kv + m.hidden : 0);
-    const long long ffn = m.experts == 0 ? raw_ffn_weights(m, m.ffn)
-                                         : m.experts * raw_ffn_weights(m, m.expert_ffn) + m.hidden * m.experts;
-    const long long layer = attention + ffn + 2 * raw_norm(m);
-    return static_cast<double>(m.layers * layer + m.vocabulary * m.hidden * (m.tied ? 1 : 2) +
-                               m.positions * m.hidden + raw_norm(m));
-}
-double raw_active(const RawModel& m) {
-    if (m.experts == 0) return raw_parameters(m);
-    return raw_parameters(m) - static_cast<double>(m.layers * (m.experts - m.experts_per_token) *
-                                                   raw_ffn_weights(m, m.expert_ffn));
-}
 struct RawServing {
-    RawModel m;
+    TransformerShape m;  // integers only: shared
     RawGpu g;
-    RawLink l;
-    long long tp, pp, input, output;
+    RawLink intra, inter;
+    long long gpus_per_node;
+    ServingLayout l;  // integers only: shared
+    long long input, output, concurrency;
+    double arrival;
+    RawSetup s;
 };
+// collectives.hpp's check_collective, then the ring and the point-to-point.
+void raw_check_collective(double message, long long n, const RawLink& l, double base) {
+    raw_check(n >= 1 && n <= limits::gpus && usual_link(l) && zero_or_within(base, tiny, huge));
+    raw_check(zero_or_within(message, tiny, limits::message_bytes));
+}
 double raw_allreduce(double message, long long n, const RawLink& l) {
+    raw_check_collective(message, n, l, raw_base);
     if (n == 1) return 0;
     const double steps = 2.0 * static_cast<double>(n - 1);
     return raw_base + steps * l.step + steps / static_cast<double>(n) * (message / l.bandwidth);
 }
-double raw_p2p(double message, const RawLink& l) { return raw_base + l.step + message / l.bandwidth; }
-
-struct RawMemory {
-    double total, usable;
-};
-RawMemory raw_memory(const RawServing& s, long long sequences) {
-    const double length = static_cast<double>((s.input + s.output + raw_block - 1) / raw_block * raw_block);
-    const double per_token = static_cast<double>(2 * s.m.layers * s.m.kv_heads * s.m.head_dim) * 2.0;
-    const double share = static_cast<double>(s.pp) * static_cast<double>(std::min(s.tp, s.m.kv_heads));
-    const double weights = raw_ceil(raw_parameters(s.m) * 2.0 / static_cast<double>(s.tp * s.pp));
-    const double kv = raw_ceil(per_token * length * static_cast<double>(sequences) / share);
-    const double working =
-        static_cast<double>(3 * s.m.ffn + 4 * s.m.hidden) * 2.0 * raw_working_tokens + raw_working_allowance;
-    return {weights + kv + working, raw_floor(s.g.memory * s.g.usable)};
+double raw_p2p(double message, const RawLink& l) {
+    raw_check_collective(message, 2, l, raw_base);
+    return raw_base + l.step + message / l.bandwidth;
 }
-long long raw_most(const RawServing& s) {
-    const RawMemory empty = raw_memory(s, 0);
-    if (empty.total >= empty.usable) return 0;
-    const double one = raw_memory(s, 1).total - empty.total;
-    long long n = std::max(0LL, static_cast<long long>((empty.usable - empty.total) / one) - 1);
-    while (raw_memory(s, n + 1).total <= empty.usable) ++n;
-    while (n > 0 && raw_memory(s, n).total > empty.usable) --n;
-    return n;
+const RawLink& raw_link_for(const GroupPlacement& g, const RawServing& s) { return g.crosses_nodes() ? s.inter : s.intra; }
+// One pass's communication over n tokens of each group (serving.hpp's pass_communication).
+double raw_pass_communication(const RawServing& s, double n) {
+    const TransformerShape& m = s.m;
+    const ServingLayout& l = s.l;
+    const double message = static_cast<double>(m.hidden) * s.s.bytes_per_activation * n;
+    const double tp = l.tp == 1 ? 0.0
+                                : static_cast<double>(s.s.all_reduces_per_layer * m.layers) *
+                                      raw_allreduce(message, l.tp, raw_link_for(place_group(l.tp, 1, s.gpus_per_node), s));
+    const long long between = place_group(l.pp, l.tp * l.ep, s.gpus_per_node).nodes - 1;
+    const double pp = static_cast<double>(l.pp - 1 - between) * raw_p2p(message, s.intra) +
+                      static_cast<double>(between) * raw_p2p(message, s.inter);
+    (void)raw_link_for(place_group(l.ep, l.tp, s.gpus_per_node), s);  // the expert group's link (ep = 1: no all-to-all)
+    return tp + pp;
 }
-// The layout's constants both parts use: cache bytes per token, the cache's split, the weights' split, the
-// stages, attention FLOPs per token pair, all-reduces per pass, one token's hidden state in bytes.
-struct RawTerms {
-    double per_token, share, split, stages, attention, all_reduces, hidden_bytes;
-};
-RawTerms raw_terms(const RawServing& s) {
-    const RawModel& m = s.m;
-    return {static_cast<double>(2 * m.layers * m.kv_heads * m.head_dim) * 2.0,
-            static_cast<double>(s.pp) * static_cast<double>(std::min(s.tp, m.kv_heads)),
-            static_cast<double>(s.tp * s.pp),
-            static_cast<double>(s.pp),
-            4.0 * static_cast<double>(m.layers) * static_cast<double>(m.heads * m.head_dim),
-            static_cast<double>(2 * m.layers),
-            static_cast<double>(m.hidden) * 2.0};
+double raw_overhead(const RawServing& s) {
+    return static_cast<double>(s.l.pp) * s.s.pass_overhead + static_cast<double>(s.m.layers) * s.s.layer_overhead;
 }
-
-// What no concurrency changes, as serving_sweep works it out once: the checks (the concurrency's
-// aside), the most sequences that fit and one prompt's prefill in one pass.
+// The cache: bytes per token (2 · layers · kv_heads · head_dim values, formed without wrapping) over the
+// GPUs sharing a sequence's (pp · min(tp, kv_heads)).
+double raw_cache_per_token(const TransformerShape& m) {
+    long long a = 0, b = 0;
+    raw_check(!__builtin_mul_overflow(2 * m.layers, m.kv_heads, &a) && !__builtin_mul_overflow(a, head_dim(m), &b));
+    return static_cast<double>(b) * bytes_per_value;
+}
+double raw_share(const RawServing& s) {
+    return static_cast<double>(s.l.pp) * static_cast<double>(std::min(s.l.tp, s.m.kv_heads));
+}
+long long raw_micro_batches(const RawServing& s, long long sequences) {
+    const long long asked = s.s.pipeline_micro_batches == 0 ? s.l.pp : s.s.pipeline_micro_batches;
+    return std::max(1LL, std::min({asked, s.l.pp, sequences}));
+}
 struct RawShared {
+    detail::CountedModel counts;
+    double weights, working, usable;  // one GPU's memory without cache
     long long most;
-    double prefill;
+    double prefill;  // one prompt's
 };
+double raw_weights(const RawShared& sh, const ServingLayout& l) {
+    return raw_ceil(static_cast<double>(sh.counts.parameters) * bytes_per_value / static_cast<double>(l.tp * l.pp));
+}
 RawShared raw_shared(const RawServing& s) {
-    const RawModel& m = s.m;
-    raw_check(m.layers >= 1 && m.hidden >= 1 && m.ffn >= 1 && m.heads >= 1 && m.kv_heads >= 1 && m.vocabulary >= 1);
-    raw_check(m.heads % m.kv_heads == 0 && m.max_positions >= 0 && m.head_dim >= 0);
-    raw_check(m.experts >= 0 && (m.experts == 0 || (m.experts_per_token >= 1 && m.experts_per_token <= m.experts)));
-    raw_check(s.g.memory > 0 && s.g.usable > 0 && s.g.usable <= 1 && s.g.bandwidth > 0 && s.g.flops > 0);
-    raw_check(s.l.bandwidth > 0 && s.l.step >= 0);
-    raw_check(s.tp >= 1 && s.pp >= 1 && m.heads % s.tp == 0 && m.layers % s.pp == 0);
-    raw_check(s.input >= 1 && s.output >= 1);
-    raw_check(m.max_positions == 0 || s.input + s.output <= m.max_positions);
-    const auto [per_token, share, split, stages, attention, all_reduces, hidden_bytes] = raw_terms(s);
-    // prefill of one prompt in one pass
-    const double in = static_cast<double>(s.input);
-    const double traffic = raw_ceil(raw_parameters(m) * 2.0 / split) + per_token * in / share;
-    const double work = 2.0 * raw_active(m) * in + attention * (in * (in + 1.0) / 2.0);
-    const double prefill = stages * std::max(traffic / s.g.bandwidth, work / split / s.g.flops) +
-                           all_reduces * raw_allreduce(hidden_bytes * in, s.tp, s.l) +
-                           static_cast<double>(s.pp - 1) * raw_p2p(hidden_bytes * in, s.l);
-    return {raw_most(s), prefill};
+    RawShared sh{detail::counted(s.m), 0, 0, 0, 0, 0};  // the model's checks and weight counts, shared
+    const TransformerShape& m = s.m;
+    const RawGpu& g = s.g;
+    // hardware.hpp's usual_gpu; the fabric's links and GPUs per node.
+    raw_check(within(g.memory, 1.0, limits::memory_bytes) && within(g.usable, tiny, 1.0) &&
+              within(g.bandwidth, limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
+              within(g.flops, limits::slowest_rate, limits::peak_flops_per_s) && g.sm_count >= 0 &&
+              g.sm_count <= (1LL << 24) && zero_or_within(g.fp8, limits::slowest_rate, limits::peak_flops_per_s) &&
+              zero_or_within(g.fp6, limits::slowest_rate, limits::peak_flops_per_s) &&
+              zero_or_within(g.fp4, limits::slowest_rate, limits::peak_flops_per_s) &&
+              zero_or_within(g.int8, limits::slowest_rate, limits::peak_flops_per_s) &&
+              zero_or_within(g.board_power, 1.0, limits::board_power_w));
+    raw_check(usual_link(s.intra) && usual_link(s.inter) && s.gpus_per_node >= 1 && s.gpus_per_node <= limits::gpus);
+    (void)validated(s.l, m);  // the layout against the model: integers, shared
+    // serving.hpp's check_serving_setup, field by field.
+    const RawSetup& st = s.s;
+    raw_check(within(st.bytes_per_activation, tiny, huge) && st.all_reduces_per_layer >= 0 && st.kv_block_tokens >= 1 &&
+              zero_or_within(st.working_tokens, tiny, huge) && zero_or_within(st.working_allowance, tiny, huge) &&
+              st.prefill_chunk >= 0 && st.pipeline_micro_batches >= 0 &&
+              within(st.offload_capacity, -huge, huge) && within(st.offload_capacity, 0.0, 0x1p50) &&
+              (!(st.offload_capacity > 0) || st.offload_bandwidth > 0) && zero_or_within(st.pass_overhead, tiny, huge) &&
+              zero_or_within(st.layer_overhead, tiny, huge) && st.gemm_share > 0.0 && st.gemm_share <= 1.0 &&
+              within(st.expert_skew, -huge, huge) && within(st.expert_skew, 0.0, 10.0));
+    // The workload; 16-bit weights need nothing of the GPU.
+    raw_check(s.input >= 1 && s.output >= 1 && s.concurrency >= 1 && zero_or_within(s.arrival, tiny, huge));
+    raw_check(m.max_position_embeddings == 0 || s.input + s.output <= m.max_position_embeddings);
+    const ServingLayout& l = s.l;
+    sh.weights = raw_weights(sh, l);
+    sh.working = static_cast<double>(3 * m.ffn + 4 * m.hidden) * st.bytes_per_activation * st.working_tokens +
+                 st.working_allowance;
+    sh.usable = raw_floor(g.memory * g.usable);
+    // The most sequences whose cache, reserved whole in blocks, fits beside the weights and working memory.
+    const long long length = s.input + s.output;
+    const double paged = static_cast<double>((length + st.kv_block_tokens - 1) / st.kv_block_tokens * st.kv_block_tokens);
+    const double per_token = raw_cache_per_token(m), share = raw_share(s);
+    const auto total_of = [&](long long k) {
+        return sh.weights + raw_ceil(per_token * (paged * static_cast<double>(k)) / share) + sh.working;
+    };
+    const double empty = total_of(0);
+    if (empty >= sh.usable) {
+        sh.most = 0;
+    } else {
+        const double one = raw_ceil(per_token * paged / share);  // one sequence's cache
+        long long k = std::max(0LL, static_cast<long long>((sh.usable - empty + st.offload_capacity) / one) - 1);
+        while (total_of(k + 1) <= sh.usable) ++k;
+        while (k > 0 && total_of(k) > sh.usable) --k;
+        sh.most = k * l.ep;
+    }
+    // One prompt's prefill in one pass: the weights and the prompt's cache read, 2 FLOPs per active
+    // weight per token and causal attention, at the data sheet's rates; its communication and overhead.
+    const double b = static_cast<double>((1 + raw_micro_batches(s, 1) - 1) / raw_micro_batches(s, 1));
+    const double c = static_cast<double>(s.input), gpus = static_cast<double>(l.tp * l.pp);
+    const double cache = per_token * (c * b) / share;
+    const double gemms = 2.0 * static_cast<double>(sh.counts.active) * (b * c);
+    const double attention = 4.0 * static_cast<double>(m.layers) * static_cast<double>(m.heads * head_dim(m)) *
+                             (b * (c * 0.0 + c * (c + 1.0) / 2.0));
+    const double pass = std::max((sh.weights + cache) / g.bandwidth, (gemms + attention) / gpus / g.flops);
+    sh.prefill = static_cast<double>(l.pp) * pass + raw_pass_communication(s, b * c) + raw_overhead(s);
+    return sh;
 }
 // One concurrency n from the shared parts.
-RawOut raw_serve_at(const RawServing& s, const RawShared& shared, long long n) {
-    const RawModel& m = s.m;
+RawOut raw_serve_at(const RawServing& s, const RawShared& sh, long long n) {
+    const TransformerShape& m = s.m;
+    const ServingLayout& l = s.l;
     raw_check(n >= 1);
     RawOut out{};
-    out.memory = raw_memory(s, n).total;
-    out.most = shared.most;
-    const auto [per_token, share, split, stages, attention, all_reduces, hidden_bytes] = raw_terms(s);
-    // decode step at the mean context
-    const double b = static_cast<double>(n), context = static_cast<double>(s.input) + static_cast<double>(s.output) / 2;
-    const double read = stages * (raw_ceil(raw_parameters(m) * 2.0 / split) / s.g.bandwidth) + stages * (per_token * context * b / share / s.g.bandwidth);
-    const double compute = stages * ((2.0 * raw_active(m) * b + attention * (b * context)) / split / s.g.flops);
-    const double step = std::max(read, compute) + all_reduces * raw_allreduce(hidden_bytes * b, s.tp, s.l) +
-                        static_cast<double>(s.pp - 1) * raw_p2p(hidden_bytes * b, s.l);
+    const long long length = s.input + s.output;
+    const long long group = (n + l.ep - 1) / l.ep;
+    const double paged = static_cast<double>((length + s.s.kv_block_tokens - 1) / s.s.kv_block_tokens * s.s.kv_block_tokens);
+    const double per_token = raw_cache_per_token(m), share = raw_share(s);
+    out.memory = sh.weights + raw_ceil(per_token * (paged * static_cast<double>(group)) / share) + sh.working;
+    out.most = sh.most;
+    // The decode step at the mean context: the weights and every sequence's cache read (decode attention
+    // at its share of the bandwidth: 1 under the roofline, for a positive context), compute at the peak.
+    const long long micro = raw_micro_batches(s, group);
+    const double b = static_cast<double>((group + micro - 1) / micro), stages = static_cast<double>(l.pp);
+    const double context = static_cast<double>(s.input) + static_cast<double>(s.output) / 2.0;
+    const double cached = b * context;
+    raw_check(within(cached, tiny, huge));
+    const double weights_read = stages * (raw_weights(sh, l) / s.g.bandwidth);
+    const double kv_read = stages * 1.0 * ((per_token * (context * b) / share - 0.0) / s.g.bandwidth);
+    const double gemms = 2.0 * static_cast<double>(sh.counts.active) * b;
+    const double attention = 4.0 * static_cast<double>(m.layers) * static_cast<double>(m.heads * head_dim(m)) * (b * context);
+    const double compute = stages * ((gemms + attention) / static_cast<double>(l.tp * l.pp) / s.g.flops);
+    const double step = std::max(weights_read + kv_read + 0.0, compute) + raw_pass_communication(s, b) + raw_overhead(s);
     const double o = static_cast<double>(s.output);
-    out.tpot = step + b / o * shared.prefill;
-    out.ttft = step + shared.prefill;
-    out.e2e = step + shared.prefill + (o - 1.0) * out.tpot;
-    out.requests_per_s = b / out.e2e;
+    out.tpot = step + b / o * sh.prefill;
+    const double service = step + sh.prefill + (o - 1.0) * out.tpot;
+    out.requests_per_s = static_cast<double>(n) / service;
+    double queue = 0.0;
+    if (s.arrival > 0) {  // M/D/1 (serving.hpp's md1_wait)
+        raw_check(within(out.requests_per_s, tiny, huge));
+        const double rho = s.arrival / out.requests_per_s;
+        raw_check(rho < 1.0);
+        queue = rho / (2.0 * (1.0 - rho)) / out.requests_per_s;
+    }
+    out.ttft = queue + step + sh.prefill;
+    out.e2e = queue + service;
     out.tokens_per_s = o * out.requests_per_s;
-    out.per_gpu = out.tokens_per_s / split;
+    out.per_gpu = out.tokens_per_s / static_cast<double>(l.tp * l.pp * l.ep);
     out.per_user = 1.0 / out.tpot;
     return out;
 }
 RawOut raw_serve(const RawServing& s, long long n) { return raw_serve_at(s, raw_shared(s), n); }
 
-const RawServing raw_70b{{80, 8192, 28672, 64, 8, 128, 128256, 0, false, true, false, 0, 0, 0, 0},
-                         {80.0 * 1073741824.0, 0.92, 3.35e12, 989e12},
-                         {450e9, 0.6e-6},
-                         8, 1, 2048, 512};
+RawGpu raw_of(const Gpu& g) {
+    return {g.memory.value(),   g.usable_fraction, g.memory_bandwidth.value(), g.peak_flops.value(),
+            g.fp8_flops.value(), g.fp6_flops.value(), g.fp4_flops.value(),     g.int8_ops.value(),
+            g.board_power.value(), g.sm_count};
+}
+RawSetup raw_of(const ServingSetup& s) {
+    return {s.bytes_per_activation, s.all_reduces_per_layer, s.kv_block_tokens, s.working_tokens.value(),
+            s.working_allowance.value(), s.prefill_chunk, s.pipeline_micro_batches, s.kv_offload.capacity.value(),
+            s.kv_offload.bandwidth.value(), s.profile.pass_overhead.value(), s.profile.layer_overhead.value(),
+            s.profile.gemm_share, s.expert_skew};
+}
 constexpr ServingLayout layout_70b{.tp = 8};
 constexpr ServingWorkload chat{.input_tokens = 2048, .output_tokens = 512, .concurrency = 128};
+constexpr ServingSetup roofline{.profile = roofline_serving};
+const RawLink raw_nvlink4{catalog::nvlink4.bandwidth.value(), catalog::nvlink4.step_latency.value()};
+// A single link is a fabric of one node holding every GPU (serving.hpp's ServingFabric).
+const RawServing raw_70b{catalog::llama3_1_70b, raw_of(catalog::h100_sxm), raw_nvlink4, raw_nvlink4, limits::gpus,
+                         layout_70b, chat.input_tokens, chat.output_tokens, chat.concurrency, 0.0, raw_of(roofline)};
 
 bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
 
@@ -212,8 +291,6 @@ void check_agreement(const ServingEstimate& e, const RawOut& r) {
         std::abort();
     }
 }
-
-constexpr ServingSetup roofline{.profile = roofline_serving};
 
 std::vector<long long> sweep_points() {
     std::vector<long long> ns;
