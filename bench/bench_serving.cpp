@@ -17,6 +17,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "raw_twin.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -41,13 +43,8 @@ using namespace napkin;
 // the library's, shared (as bench_formulas shares them). It does not keep the
 // parts apart, and it takes a model without latent attention or sliding windows
 // (the library's branches for them are not mirrored).
-struct RawGpu {
-    double memory, usable, bandwidth, flops, fp8, fp6, fp4, int8, board_power;
-    long long sm_count;
-};
-struct RawLink {
-    double bandwidth, step;
-};
+using RawGpu = raw_twin::Gpu;
+using RawLink = raw_twin::Link;
 struct RawSetup {  // ServingSetup's numbers (16-bit weights and cache, the roofline profile)
     double bytes_per_activation;
     long long all_reduces_per_layer, kv_block_tokens;
@@ -61,32 +58,14 @@ struct RawOut {
 };
 constexpr double raw_base = 6.6e-6;  // NCCL ring LL base latency, as the library's default collective
 constexpr double bytes_per_value = 2.0;  // bf16 weights and cache
-constexpr double tiny = std::numeric_limits<double>::min(), huge = std::numeric_limits<double>::max();
-
-[[noreturn, gnu::cold, gnu::noinline]] void raw_fail() { throw std::invalid_argument("bad input"); }
-void raw_check(bool ok) {
-    if (!ok) [[unlikely]]
-        raw_fail();
-}
-bool within(double x, double low, double high) { return x >= low && x <= high; }
-bool zero_or_within(double x, double low, double high) { return x == 0.0 || within(x, low, high); }
-bool usual_link(const RawLink& l) {
-    return within(l.bandwidth, limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
-           zero_or_within(l.step, tiny, limits::latency_s);
-}
-// units.hpp's ceil_whole and floor_whole: finite, and left alone from 2^52 on.
-double raw_ceil(double v) {
-    raw_check(v == v && v <= huge && v >= -huge);
-    if (v >= 4503599627370496.0 || v <= -4503599627370496.0) return v;
-    const auto t = static_cast<double>(static_cast<long long>(v));
-    return t < v ? t + 1 : t;
-}
-double raw_floor(double v) {
-    raw_check(v == v && v <= huge && v >= -huge);
-    if (v >= 4503599627370496.0 || v <= -4503599627370496.0) return v;
-    const auto t = static_cast<double>(static_cast<long long>(v));
-    return t > v ? t - 1 : t;
-}
+using raw_twin::huge;
+using raw_twin::tiny;
+using raw_twin::within;
+using raw_twin::zero_or_within;
+constexpr auto raw_check = raw_twin::check;
+constexpr auto raw_ceil = raw_twin::ceil_whole;
+constexpr auto raw_floor = raw_twin::floor_whole;
+bool usual_link(const RawLink& l) { return raw_twin::usual(l); }
 struct RawServing {
     TransformerShape m;  // integers only: shared
     RawGpu g;
@@ -158,14 +137,7 @@ RawShared raw_shared(const RawServing& s) {
     const TransformerShape& m = s.m;
     const RawGpu& g = s.g;
     // hardware.hpp's usual_gpu; the fabric's links and GPUs per node.
-    raw_check(within(g.memory, 1.0, limits::memory_bytes) && within(g.usable, tiny, 1.0) &&
-              within(g.bandwidth, limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
-              within(g.flops, limits::slowest_rate, limits::peak_flops_per_s) && g.sm_count >= 0 &&
-              g.sm_count <= (1LL << 24) && zero_or_within(g.fp8, limits::slowest_rate, limits::peak_flops_per_s) &&
-              zero_or_within(g.fp6, limits::slowest_rate, limits::peak_flops_per_s) &&
-              zero_or_within(g.fp4, limits::slowest_rate, limits::peak_flops_per_s) &&
-              zero_or_within(g.int8, limits::slowest_rate, limits::peak_flops_per_s) &&
-              zero_or_within(g.board_power, 1.0, limits::board_power_w));
+    raw_check(raw_twin::usual(g));
     raw_check(usual_link(s.intra) && usual_link(s.inter) && s.gpus_per_node >= 1 && s.gpus_per_node <= limits::gpus);
     (void)validated(s.l, m);  // the layout against the model: integers, shared
     // serving.hpp's check_serving_setup, field by field.
@@ -259,11 +231,6 @@ RawOut raw_serve_at(const RawServing& s, const RawShared& sh, long long n) {
 }
 RawOut raw_serve(const RawServing& s, long long n) { return raw_serve_at(s, raw_shared(s), n); }
 
-RawGpu raw_of(const Gpu& g) {
-    return {g.memory.value(),   g.usable_fraction, g.memory_bandwidth.value(), g.peak_flops.value(),
-            g.fp8_flops.value(), g.fp6_flops.value(), g.fp4_flops.value(),     g.int8_ops.value(),
-            g.board_power.value(), g.sm_count};
-}
 RawSetup raw_of(const ServingSetup& s) {
     return {s.bytes_per_activation, s.all_reduces_per_layer, s.kv_block_tokens, s.working_tokens.value(),
             s.working_allowance.value(), s.prefill_chunk, s.pipeline_micro_batches, s.kv_offload.capacity.value(),
@@ -275,7 +242,7 @@ constexpr ServingWorkload chat{.input_tokens = 2048, .output_tokens = 512, .conc
 constexpr ServingSetup roofline{.profile = roofline_serving};
 const RawLink raw_nvlink4{catalog::nvlink4.bandwidth.value(), catalog::nvlink4.step_latency.value()};
 // A single link is a fabric of one node holding every GPU (serving.hpp's ServingFabric).
-const RawServing raw_70b{catalog::llama3_1_70b, raw_of(catalog::h100_sxm), raw_nvlink4, raw_nvlink4, limits::gpus,
+const RawServing raw_70b{catalog::llama3_1_70b, raw_twin::of(catalog::h100_sxm), raw_nvlink4, raw_nvlink4, limits::gpus,
                          layout_70b, chat.input_tokens, chat.output_tokens, chat.concurrency, 0.0, raw_of(roofline)};
 
 bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }

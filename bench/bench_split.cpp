@@ -11,6 +11,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "raw_twin.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -27,46 +29,23 @@ using namespace napkin;
 // rounded up to a whole byte. The model is integers only, no quantity: its
 // checks and weight counts are the library's, shared (detail::counted), as
 // bench_formulas shares them. The only difference left is the unit types.
-struct RawGpu {
-    double memory, usable, bandwidth, flops, fp8, fp6, fp4, int8, board_power;
-    long long sm_count;
-};
-struct RawLink {
-    double bandwidth, step;
-};
+using RawGpu = raw_twin::Gpu;
+using RawLink = raw_twin::Link;
 struct RawSetup {
     double bytes_per_weight, bytes_per_cache_value, bytes_per_activation, context, working_tokens, allowance;
     long long all_reduces_per_layer;
 };
 const RawSetup raw_lesson{2, 2, 2, 8192, 2048, 1073741824.0, 2};
 constexpr double raw_base = 6.6e-6;
-constexpr double tiny = std::numeric_limits<double>::min(), huge = std::numeric_limits<double>::max();
-
-[[noreturn, gnu::cold, gnu::noinline]] void raw_fail() { throw std::invalid_argument("bad input"); }
-void raw_check(bool ok) {
-    if (!ok) [[unlikely]]
-        raw_fail();
-}
-bool within(double x, double low, double high) { return x >= low && x <= high; }
-bool zero_or_within(double x, double low, double high) { return x == 0.0 || within(x, low, high); }
-double raw_ceil(double v) {
-    raw_check(v == v && v <= huge && v >= -huge);
-    if (v >= 4503599627370496.0 || v <= -4503599627370496.0) return v;
-    const auto t = static_cast<double>(static_cast<long long>(v));
-    return t < v ? t + 1 : t;
-}
+using raw_twin::huge;
+using raw_twin::tiny;
+using raw_twin::within;
+using raw_twin::zero_or_within;
+constexpr auto raw_check = raw_twin::check;
+constexpr auto raw_ceil = raw_twin::ceil_whole;
 void raw_check_all(const RawGpu& g, const RawLink& l, const RawSetup& s, long long n, long long w) {
     // hardware.hpp's usual_gpu and usual link, inference.hpp's check_setup, the counts' ranges.
-    raw_check(within(g.memory, 1.0, limits::memory_bytes) && within(g.usable, tiny, 1.0) &&
-              within(g.bandwidth, limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
-              within(g.flops, limits::slowest_rate, limits::peak_flops_per_s) && g.sm_count >= 0 &&
-              g.sm_count <= (1LL << 24) && zero_or_within(g.fp8, limits::slowest_rate, limits::peak_flops_per_s) &&
-              zero_or_within(g.fp6, limits::slowest_rate, limits::peak_flops_per_s) &&
-              zero_or_within(g.fp4, limits::slowest_rate, limits::peak_flops_per_s) &&
-              zero_or_within(g.int8, limits::slowest_rate, limits::peak_flops_per_s) &&
-              zero_or_within(g.board_power, 1.0, limits::board_power_w));
-    raw_check(within(l.bandwidth, limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
-              zero_or_within(l.step, tiny, limits::latency_s));
+    raw_check(raw_twin::usual(g) && raw_twin::usual(l));
     raw_check(within(s.bytes_per_weight, tiny, huge) && within(s.bytes_per_cache_value, tiny, huge) &&
               within(s.bytes_per_activation, tiny, huge) && zero_or_within(s.context, tiny, huge) &&
               zero_or_within(s.working_tokens, tiny, huge) && zero_or_within(s.allowance, tiny, huge) &&
@@ -75,8 +54,7 @@ void raw_check_all(const RawGpu& g, const RawLink& l, const RawSetup& s, long lo
 }
 double raw_ring(double message, long long n, const RawLink& l) {
     // collectives.hpp's check_collective.
-    raw_check(n >= 1 && n <= limits::gpus && within(l.bandwidth, limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
-              zero_or_within(l.step, tiny, limits::latency_s) && zero_or_within(raw_base, tiny, huge));
+    raw_check(n >= 1 && n <= limits::gpus && raw_twin::usual(l) && zero_or_within(raw_base, tiny, huge));
     raw_check(zero_or_within(message, tiny, limits::message_bytes));
     if (n == 1) return 0;
     const double steps = 2.0 * static_cast<double>(n - 1);
@@ -121,13 +99,8 @@ long long raw_best(const TransformerShape& m, const RawGpu& g, const RawLink& l)
     return best;
 }
 
-RawGpu raw_of(const Gpu& g) {
-    return {g.memory.value(),   g.usable_fraction, g.memory_bandwidth.value(), g.peak_flops.value(),
-            g.fp8_flops.value(), g.fp6_flops.value(), g.fp4_flops.value(),     g.int8_ops.value(),
-            g.board_power.value(), g.sm_count};
-}
 const TransformerShape raw_70b = catalog::llama3_1_70b;  // integers only: the twin's model as it is
-const RawGpu raw_a100 = raw_of(catalog::a100_80gb_sxm);
+const RawGpu raw_a100 = raw_twin::of(catalog::a100_80gb_sxm);
 const RawLink raw_nvlink{catalog::nvlink_a100.bandwidth.value(), catalog::nvlink_a100.step_latency.value()};
 
 // --- the twins agree with the library -----------------------------------------------
