@@ -58,10 +58,7 @@ struct RawOut {
 };
 constexpr double raw_base = 6.6e-6;  // NCCL ring LL base latency, as the library's default collective
 constexpr double bytes_per_value = 2.0;  // bf16 weights and cache
-using raw_twin::huge;
-using raw_twin::tiny;
-using raw_twin::within;
-using raw_twin::zero_or_within;
+using raw_twin::huge, raw_twin::tiny, raw_twin::within, raw_twin::zero_or_within;
 constexpr auto raw_check = raw_twin::check;
 constexpr auto raw_ceil = raw_twin::ceil_whole;
 constexpr auto raw_floor = raw_twin::floor_whole;

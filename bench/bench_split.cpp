@@ -37,10 +37,7 @@ struct RawSetup {
 };
 const RawSetup raw_lesson{2, 2, 2, 8192, 2048, 1073741824.0, 2};
 constexpr double raw_base = 6.6e-6;
-using raw_twin::huge;
-using raw_twin::tiny;
-using raw_twin::within;
-using raw_twin::zero_or_within;
+using raw_twin::huge, raw_twin::tiny, raw_twin::within, raw_twin::zero_or_within;
 constexpr auto raw_check = raw_twin::check;
 constexpr auto raw_ceil = raw_twin::ceil_whole;
 void raw_check_all(const RawGpu& g, const RawLink& l, const RawSetup& s, long long n, long long w) {
