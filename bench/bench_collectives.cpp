@@ -10,6 +10,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "raw_twin.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -20,24 +22,16 @@ namespace {
 using namespace napkin;
 
 // --- the raw-double twins ----------------------------------------------------------
-struct RawLink {
-    double bandwidth, step;
-};
+using RawLink = raw_twin::Link;
 struct RawTime {
     double latency, bandwidth;
 };
-[[noreturn, gnu::cold, gnu::noinline]] void raw_fail() { throw std::invalid_argument("bad input"); }
-void raw_check(bool ok) {
-    if (!ok) [[unlikely]]
-        raw_fail();
-}
+void raw_check(bool ok) { raw_twin::check(ok); }
 // collectives.hpp's check_collective: ranks in [1, limits::gpus], the link's rate in [1 B/s, 1e18 B/s]
 // and its α 0 or in [DBL_MIN, an hour], the base 0 or normal, the message 0 or in [DBL_MIN, 1e18 B].
-bool zero_or_within(double x, double high) { return x == 0.0 || (x >= std::numeric_limits<double>::min() && x <= high); }
+bool zero_or_within(double x, double high) { return raw_twin::zero_or_within(x, raw_twin::tiny, high); }
 void raw_check(double m, long long n, const RawLink& l, double base) {
-    raw_check(n >= 1 && n <= limits::gpus && l.bandwidth >= limits::slowest_rate &&
-              l.bandwidth <= limits::bandwidth_bytes_per_s && zero_or_within(l.step, limits::latency_s) &&
-              zero_or_within(base, std::numeric_limits<double>::max()));
+    raw_check(n >= 1 && n <= limits::gpus && raw_twin::usual(l) && zero_or_within(base, std::numeric_limits<double>::max()));
     raw_check(zero_or_within(m, limits::message_bytes));
 }
 // ⌈log₂ n⌉ as the library forms it: the bit width of n − 1.
@@ -71,16 +65,12 @@ RawTime raw_one_pass_of(double m, long long n, const RawLink& l) {
     const double steps = static_cast<double>(n - 1);
     return {steps * l.step, steps / static_cast<double>(n) * (m / l.bandwidth)};
 }
-bool usual_link(const RawLink& l) {
-    return l.bandwidth >= limits::slowest_rate && l.bandwidth <= limits::bandwidth_bytes_per_s &&
-           zero_or_within(l.step, limits::latency_s);
-}
 RawTime raw_hierarchical(double m, long long nodes, long long g, const RawLink& intra, const RawLink& inter,
                          double r, double base) {
     // collectives.hpp's validated(HierarchicalTopology), the message's and the base's checks.
     long long gpus = 0;
     raw_check(nodes >= 1 && g >= 1 && !__builtin_mul_overflow(nodes, g, &gpus) && gpus <= limits::gpus &&
-              usual_link(intra) && usual_link(inter) && r >= 1.0 && r <= 1e6);
+              raw_twin::usual(intra) && raw_twin::usual(inter) && r >= 1.0 && r <= 1e6);
     raw_check(zero_or_within(m, limits::message_bytes));
     raw_check(zero_or_within(base, std::numeric_limits<double>::max()));
     if (nodes * g == 1) return {0, 0};

@@ -27,6 +27,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "raw_twin.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -36,11 +38,7 @@ namespace {
 
 using namespace napkin;
 
-[[noreturn, gnu::cold, gnu::noinline]] void raw_fail() { throw std::invalid_argument("bad input"); }
-void raw_check(bool ok) {
-    if (!ok) [[unlikely]]
-        raw_fail();
-}
+constexpr auto raw_check = raw_twin::check;
 double raw_ceil(double v) {
     const auto t = static_cast<double>(static_cast<long long>(v));
     return t < v ? t + 1 : t;
@@ -101,10 +99,7 @@ struct RawCollective {
 // collectives.hpp's check_collective on plain numbers: ranks in [1, limits::gpus], the link's rate in
 // [1 B/s, 1e18 B/s] and its α 0 or in [DBL_MIN, an hour], the base 0 or normal, the message 0 or in
 // [DBL_MIN, 1e18 B].
-bool raw_within(double x, double low, double high) { return x >= low && x <= high; }
-bool raw_zero_or_within(double x, double high) {
-    return x == 0.0 || (x >= std::numeric_limits<double>::min() && x <= high);
-}
+bool raw_zero_or_within(double x, double high) { return raw_twin::zero_or_within(x, raw_twin::tiny, high); }
 void raw_check_collective(double message, long long ranks, double bandwidth, double step, double base) {
     raw_check(ranks >= 1 && ranks <= limits::gpus && bandwidth >= limits::slowest_rate &&
               bandwidth <= limits::bandwidth_bytes_per_s && raw_zero_or_within(step, limits::latency_s) &&
@@ -206,27 +201,19 @@ double raw_combined_token_time(const Inputs& in, const TransformerShape& m) {
     const long long tp = in.ranks / 2, pp = 2, k = 16;
     // The same checks: model, GPU, link, setup, split.
     (void)validated(m);  // integer-only checks, shared
-    // hardware.hpp's usual_gpu: every field of the catalog's A100 (its rates and memory in range, the
-    // low-precision rates 0 or in range), the two the inputs set among them.
-    const Gpu& a100 = catalog::a100_80gb_sxm;
-    const auto rate_or_none = [](double v) { return v == 0.0 || raw_within(v, limits::slowest_rate, limits::peak_flops_per_s); };
-    raw_check(raw_within(a100.memory.value(), 1.0, limits::memory_bytes) &&
-              raw_within(usable_fraction, std::numeric_limits<double>::min(), 1.0) &&
-              raw_within(in.gpu_bandwidth, limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
-              raw_within(in.gpu_flops, limits::slowest_rate, limits::peak_flops_per_s) && a100.sm_count >= 0 &&
-              a100.sm_count <= (1LL << 24) && rate_or_none(a100.fp8_flops.value()) &&
-              rate_or_none(a100.fp6_flops.value()) && rate_or_none(a100.fp4_flops.value()) &&
-              rate_or_none(a100.int8_ops.value()) &&
-              (a100.board_power.value() == 0.0 || raw_within(a100.board_power.value(), 1.0, limits::board_power_w)));
-    raw_check(raw_within(in.bandwidth, limits::slowest_rate, limits::bandwidth_bytes_per_s) &&
-              raw_zero_or_within(in.step, limits::latency_s));
+    // hardware.hpp's usual_gpu over every field of the catalog's A100 with the two the inputs set, the link's.
+    raw_twin::Gpu a100 = raw_twin::of(catalog::a100_80gb_sxm);
+    a100.usable = usable_fraction;
+    a100.bandwidth = in.gpu_bandwidth;
+    a100.flops = in.gpu_flops;
+    raw_check(raw_twin::usual(a100) && raw_twin::usual(raw_twin::Link{in.bandwidth, in.step}));
     // The setup's checks (bytes per weight, cache value, activation positive; context, working tokens,
     // allowance 0 or normal; all-reduces per layer in [0, 1024]), then the split's, then the share's and
     // the compute time's own checks of the GPU count and the tokens.
     constexpr double weight_bytes = 2.0, cache_bytes = 2.0, activation_bytes = 2.0, huge = std::numeric_limits<double>::max();
     constexpr double tiny = std::numeric_limits<double>::min();
-    raw_check(raw_within(weight_bytes, tiny, huge) && raw_within(cache_bytes, tiny, huge) &&
-              raw_within(activation_bytes, tiny, huge) && raw_zero_or_within(8192.0, huge) &&
+    raw_check(raw_twin::within(weight_bytes, tiny, huge) && raw_twin::within(cache_bytes, tiny, huge) &&
+              raw_twin::within(activation_bytes, tiny, huge) && raw_zero_or_within(8192.0, huge) &&
               raw_zero_or_within(2048.0, huge) && raw_zero_or_within(1073741824.0, huge) && 2 >= 0 && 2 <= 1024);
     raw_check(tp >= 1 && pp >= 1 && k >= 1);
     const long long gpus = tp * pp;

@@ -17,6 +17,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "raw_twin.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -35,11 +37,7 @@ using namespace napkin;
 // numbers: p, m and v in range with their products formed without wrapping,
 // each stage time 0 or normal and at most limits::stage_seconds, W within B,
 // then the schedule's own. Every input is laundered, in both, each iteration.
-[[noreturn, gnu::cold, gnu::noinline]] void raw_fail() { throw std::invalid_argument("bad input"); }
-void raw_check(bool ok) {
-    if (!ok) [[unlikely]]
-        raw_fail();
-}
+constexpr auto raw_check = raw_twin::check;
 bool same(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
 
 struct RawPipeline {

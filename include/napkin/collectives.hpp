@@ -69,16 +69,19 @@ namespace detail {
     (void)validated(link);
     require_non_negative("base_latency (s)", base_latency.value());
 }
+/// A message of 0 or [DBL_MIN, 1e18] bytes: what the checks above pass.
+[[nodiscard]] constexpr bool usual_message(double bytes) {
+    return bytes == 0.0 || within(bytes, std::numeric_limits<double>::min(), limits::message_bytes);
+}
 /// Every check above in one branch for the usual call (zero or a normal size
 /// and latency, ranks in range, a valid link); the naming checks run only on a fault.
 constexpr void check_collective(Bytes message, long long ranks, const Link& link, Seconds base_latency) {
-    constexpr double tiny = std::numeric_limits<double>::min();
     const double m = message.value(), base = base_latency.value();
     // One test per argument, so a loop over messages tests the link, ranks and base once.
     if (!(ranks >= 1 && ranks <= limits::gpus && usual_link(link) &&
-          (base == 0.0 || within(base, tiny, std::numeric_limits<double>::max())))) [[unlikely]]
+          usual_non_negative(base))) [[unlikely]]
         name_collective_fault(message, ranks, link, base_latency);
-    if (!(m == 0.0 || within(m, tiny, limits::message_bytes))) [[unlikely]]
+    if (!usual_message(m)) [[unlikely]]
         name_collective_fault(message, ranks, link, base_latency);
 }
 
@@ -269,14 +272,14 @@ namespace detail {
 }
 
 namespace detail {
+/// check_message's checks one by one, naming the fault (out of line: a usual message never runs them).
 [[gnu::cold, gnu::noinline]] constexpr void name_message_fault(Bytes message) {
     require_non_negative("message (bytes)", message.value());
     require(message.value() <= limits::message_bytes, "message (bytes)", message.value(), "must be at most 1e18 bytes");
 }
 /// A message of 0 or [DBL_MIN, 1e18] bytes, in one branch.
 constexpr void check_message(Bytes message) {
-    const double m = message.value();
-    if (!(m == 0.0 || within(m, std::numeric_limits<double>::min(), limits::message_bytes))) [[unlikely]]
+    if (!usual_message(message.value())) [[unlikely]]
         name_message_fault(message);
 }
 /// The hierarchical collectives below for a topology and base latency already checked (a caller that

@@ -148,10 +148,14 @@ constexpr void require_positive(std::string_view argument, double value) {
     if (!within(value, std::numeric_limits<double>::min(), std::numeric_limits<double>::max())) [[unlikely]]
         detail::name_not_positive(argument, value);
 }
+/// 0 or a finite number of at least 2.2e-308 (not negative, not a denormal): what require_non_negative passes.
+[[nodiscard]] constexpr bool usual_non_negative(double value) {
+    return value == 0.0 || within(value, std::numeric_limits<double>::min(), std::numeric_limits<double>::max());
+}
 /// Rejects `value` unless it is 0 or a finite number of at least 2.2e-308 (not negative, not a denormal).
 constexpr void require_non_negative(std::string_view argument, double value) {
-    if (!(value == 0.0 || within(value, std::numeric_limits<double>::min(), std::numeric_limits<double>::max())))
-        [[unlikely]] detail::name_negative(argument, value);
+    if (!usual_non_negative(value)) [[unlikely]]
+        detail::name_negative(argument, value);
 }
 /// A finite value in [low, high].
 constexpr void require_in_range(std::string_view argument, double value, double low, double high,

@@ -280,11 +280,9 @@ struct DualPipe {
     static constexpr std::string_view name = "dualpipe";
     constexpr void validate(const PipelineShape& s) const {
         // The usual shape in one branch; the checks below name what is wrong.
-        const auto non_negative = [](double x) {
-            return x == 0.0 || within(x, std::numeric_limits<double>::min(), std::numeric_limits<double>::max());
-        };
         if (!(s.chunks == 1 && s.stages % 2 == 0 &&
-              (!overlapped_forward_backward || non_negative(overlapped_forward_backward->value())))) [[unlikely]]
+              (!overlapped_forward_backward || usual_non_negative(overlapped_forward_backward->value()))))
+            [[unlikely]]
             name_fault(s);
     }
     /// validate's checks one by one, naming the first that fails (out of line: a usual shape never runs them).
